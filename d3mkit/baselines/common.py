@@ -1,0 +1,83 @@
+"""Device choice, seeding, batching and writing a baseline's solution.
+
+``choose_device("auto")`` picks CUDA when torch sees a GPU and the CPU otherwise;
+``write_solution`` writes ``<name>_solution/predictions.csv`` atomically and scores it
+through the same path as ``d3mkit score``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import UsageError
+from d3mkit.taskroot import TaskRoot
+from d3mkit.tables import write_table
+
+
+def require_torch():
+    """Import torch or raise a usage error naming the extra to install."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise UsageError("this baseline needs torch: pip install -e '.[baselines]'") from None
+    return torch
+
+
+def choose_device(preference: str = "auto") -> str:
+    """'cuda' when requested or available (auto), else 'cpu'. Asking for cuda without a
+    GPU is a usage error."""
+    torch = require_torch()
+    if preference not in ("auto", "cpu", "cuda"):
+        raise UsageError(f"unknown device {preference!r} (auto, cpu or cuda)")
+    if preference == "cpu":
+        return "cpu"
+    if torch.cuda.is_available():
+        return "cuda"
+    if preference == "cuda":
+        raise UsageError("--device cuda was asked for but torch sees no CUDA device")
+    return "cpu"
+
+
+def seed_everything(seed: int) -> "np.random.Generator":
+    """Seed torch (CPU and CUDA) and return a numpy Generator for the caller to pass down."""
+    torch = require_torch()
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+    return np.random.default_rng(seed)
+
+
+def batches(n: int, batch_size: int, rng: np.random.Generator | None = None) -> Iterator[np.ndarray]:
+    """Index batches over ``range(n)``, shuffled when ``rng`` is given."""
+    order = rng.permutation(n) if rng is not None else np.arange(n)
+    for start in range(0, n, batch_size):
+        yield order[start:start + batch_size]
+
+
+def write_solution(task: TaskRoot, predictions: pd.DataFrame, *, model: str,
+                   info: dict | None = None):
+    """Write predictions.csv (+ scores.csv, + baseline.json) into ``<name>_solution/``
+    and return the score report from :func:`d3mkit.scoring.score.score_task_root`."""
+    from d3mkit.docs.jsonio import save_json
+    from d3mkit.scoring.score import score_task_root, write_scores
+
+    sol = task.solution_dir
+    sol.mkdir(parents=True, exist_ok=True)
+    pred_path = sol / task.problem.predictions_file
+    fd, tmp = tempfile.mkstemp(prefix=".predictions.", suffix=".csv", dir=sol)
+    os.close(fd)
+    try:
+        write_table(predictions, tmp)
+        os.replace(tmp, pred_path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    report = score_task_root(task, pred_path)
+    write_scores(report, sol / task.problem.scores_file)
+    save_json(sol / "baseline.json", {"model": model, **(info or {})})
+    return report

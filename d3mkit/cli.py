@@ -1,0 +1,73 @@
+"""The ``d3mkit`` command line: argparse wiring and error handling, nothing else.
+
+Each subcommand lives in ``d3mkit/commands/<name>.py`` with ``add_parser(subparsers)``
+(which sets ``func``) and is a thin call into the module that does the work. Errors
+become messages and exit codes here: 0 success, 1 invalid input, 2 usage/unreadable path.
+Set ``D3MKIT_DEBUG=1`` to see the traceback of an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from importlib import import_module
+
+from d3mkit import __version__
+from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError
+
+COMMANDS = ["validate", "score", "metrics", "split", "views", "convert",
+            "build", "baseline", "demo", "value", "prism"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors: exit 2, one line, no traceback
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="d3mkit", description="Benchmark tasks as D3M problems: build, validate, split, score, baselines.")
+    parser.add_argument("--version", action="version", version=f"d3mkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        try:
+            mod = import_module(f"d3mkit.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"d3mkit.commands.{name}":
+                continue
+            raise
+        mod.add_parser(sub)
+    return parser
+
+
+def print_issues(issues, stream=None) -> None:
+    stream = stream or sys.stderr
+    for i in issues:
+        print(i.format(), file=stream)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except D3MKitError as exc:
+        print_issues(exc.issues)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug in d3mkit, not bad input
+        if os.environ.get("D3MKIT_DEBUG"):
+            raise
+        print(f"d3mkit: internal error: {type(exc).__name__}: {exc} "
+              f"(set D3MKIT_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+        return EXIT_INVALID
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""``d3mkit build BENCHMARK --out DIR ...``: write task roots, print each path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from d3mkit.benchmarks import BUILDERS, optional_module
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("build", help="turn a benchmark into D3M task roots")
+    bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", parser_class=type(p))
+    bench.required = True
+    for name, path in BUILDERS.items():
+        mod = optional_module(path)
+        if mod is None:
+            continue
+        bp = bench.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0] if mod.__doc__ else None)
+        bp.add_argument("--out", type=Path, required=True, help="directory to write task roots into")
+        bp.add_argument("--seed", type=int, default=0, help="random seed (same seed, same bytes)")
+        bp.add_argument("--force", action="store_true", help="replace existing task roots")
+        bp.add_argument("--quiet", action="store_true", help="no progress bars")
+        mod.add_build_arguments(bp)
+        bp.set_defaults(func=_run, _builder=mod)
+
+
+def _run(args) -> int:
+    for root in args._builder.build(args):
+        print(root)
+    return 0

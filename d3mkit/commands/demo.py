@@ -1,0 +1,39 @@
+"""``d3mkit demo``: every benchmark end to end on the data d3mkit ships or generates."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from d3mkit.benchmarks import DEMOS, optional_module
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("demo", help="build, validate, train and score every benchmark on embedded data")
+    p.add_argument("--out", type=Path, default=Path("d3mkit-demo"), help="output directory (replaced)")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--only", action="append", default=None,
+                   help="run only these parts (tabular, value, visudo, abstraction, prism)")
+    p.set_defaults(func=_run)
+
+
+def _echo(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+def _run(args) -> int:
+    args.out.mkdir(parents=True, exist_ok=True)
+    for path in DEMOS:
+        part = path.split(".")[2]
+        if args.only and part not in args.only:
+            continue
+        mod = optional_module(path)
+        if mod is None:
+            continue
+        t0 = time.perf_counter()
+        _echo(f"== {part} ==")
+        mod.run_demo(args.out / part, args.device, _echo)
+        _echo(f"   ({time.perf_counter() - t0:.1f} s)")
+    _echo(f"demo output in {args.out}")
+    return 0

@@ -1,0 +1,107 @@
+"""Locating and reading a task root (``<name>_dataset``, ``<name>_problem``, ...).
+
+A task root is a directory holding ``<name>_dataset/`` and ``<name>_problem/`` (and, when
+written by d3mkit, ``<name>_debug/`` and later ``<name>_solution/``). :meth:`TaskRoot.open`
+accepts the root itself or any of those subdirectories.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.docs.jsonio import load_json
+from d3mkit.errors import UsageError
+from d3mkit.tables import read_table
+
+SUFFIXES = ("_dataset", "_problem", "_solution", "_debug")
+
+
+def find_name(root: Path) -> str | None:
+    """The ``<name>`` of a task root directory, or None if ``root`` is not one."""
+    try:
+        problems = sorted(p.name[:-len("_problem")] for p in root.iterdir()
+                          if p.is_dir() and p.name.endswith("_problem"))
+    except OSError:
+        return None
+    for name in problems:
+        if (root / f"{name}_dataset").is_dir():
+            return name
+    return problems[0] if problems else None
+
+
+@dataclass
+class TaskRoot:
+    root: Path
+    name: str
+
+    @classmethod
+    def open(cls, path: Path | str) -> "TaskRoot":
+        p = Path(path)
+        if not p.exists():
+            raise UsageError("path does not exist", str(p))
+        if p.is_file():
+            p = p.parent
+        for suffix in SUFFIXES:
+            if p.name.endswith(suffix) and (p.parent / (p.name[:-len(suffix)] + "_problem")).is_dir():
+                return cls(p.parent, p.name[:-len(suffix)])
+        name = find_name(p)
+        if name is None:
+            raise UsageError("not a task root: expected <name>_problem/ and <name>_dataset/ inside", str(p))
+        return cls(p, name)
+
+    @property
+    def dataset_dir(self) -> Path:
+        return self.root / f"{self.name}_dataset"
+
+    @property
+    def problem_dir(self) -> Path:
+        return self.root / f"{self.name}_problem"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.root / f"{self.name}_solution"
+
+    @property
+    def debug_dir(self) -> Path:
+        return self.root / f"{self.name}_debug"
+
+    @cached_property
+    def problem(self) -> ProblemDoc:
+        return ProblemDoc.load(self.problem_dir / "problemDoc.json")
+
+    @cached_property
+    def dataset(self) -> DatasetDoc:
+        return DatasetDoc.load(self.dataset_dir / "datasetDoc.json")
+
+    @cached_property
+    def manifest(self) -> dict:
+        p = self.debug_dir / "manifest.json"
+        return load_json(p) if p.exists() else {}
+
+    @property
+    def benchmark(self) -> str | None:
+        return self.manifest.get("benchmark")
+
+    def learning_data(self) -> pd.DataFrame:
+        """learningData as strings (see :mod:`d3mkit.tables`)."""
+        res = self.dataset.learning_data
+        if res is None:
+            raise UsageError("dataset has no learningData table", str(self.dataset.path))
+        return read_table(self.dataset.resource_path(res))
+
+    def splits(self) -> pd.DataFrame:
+        return read_table(self.problem_dir / self.problem.splits_file)
+
+    def split_indices(self, repeat: int = 0, fold: int = 0) -> tuple[list[str], list[str]]:
+        """(TRAIN d3mIndex values, TEST d3mIndex values) for one repeat and fold, in
+        file order, without duplicates (objectDetection lists an index per box)."""
+        s = self.splits()
+        sel = s[(s["repeat"].astype(int) == repeat) & (s["fold"].astype(int) == fold)]
+        train = list(dict.fromkeys(sel.loc[sel["type"] == "TRAIN", "d3mIndex"]))
+        test = list(dict.fromkeys(sel.loc[sel["type"] == "TEST", "d3mIndex"]))
+        return train, test

@@ -1,0 +1,18 @@
+"""The package imports without torch and the CLI answers."""
+
+import subprocess
+import sys
+
+
+def test_import_does_not_pull_torch():
+    code = "import sys, d3mkit, d3mkit.cli; d3mkit.cli.build_parser(); print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_cli_version():
+    from d3mkit.cli import main
+    try:
+        main(["--version"])
+    except SystemExit as exc:
+        assert exc.code == 0
