@@ -118,7 +118,8 @@ def test_unconvertible_311(about_patch, code):
     assert out is None and [i.code for i in issues] == [code]
 
 
-@pytest.mark.parametrize("doc", [[], "x", {"about": []}, {"inputs": {}}, {"about": {"problemID": "p"}}])
+@pytest.mark.parametrize("doc", [[], "x", {"about": []}, {"inputs": {}}, {"about": {"problemID": "p"}},
+                                 {"about": {"datasetID": "d"}, "dataResources": []}])
 def test_not_a_problem_doc(doc):
     out, issues = convert_problem(doc, "4.0.0")
     assert out is None and issues and all(i.is_error for i in issues)

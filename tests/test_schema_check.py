@@ -3,6 +3,8 @@
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from d3mkit.docs.dataset import Column, DatasetDoc, Resource
 from d3mkit.docs.problem import ProblemDoc, Target
@@ -136,3 +138,23 @@ def test_check_does_not_modify_input():
     check_problem_schema(d)
     cerberus_errors("problem", d)
     assert d == before
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["about", "inputs", "data", "targets", "dataResources", "columns", "metric",
+                         "resObject", "refersTo", "qualities", "x", ""]) | st.text(max_size=3),
+        inner, max_size=4),
+    max_leaves=15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values, st.sampled_from(["problem", "dataset"]))
+def test_arbitrary_json_gives_issues_never_exceptions(value, kind):
+    check = check_problem_schema if kind == "problem" else check_dataset_schema
+    issues = check(value, "doc.json")
+    assert all(i.code.startswith("schema.") and i.path == "doc.json" and "\n" not in i.message
+               for i in issues)
+    if not isinstance(value, dict):
+        assert issues

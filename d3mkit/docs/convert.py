@@ -193,6 +193,10 @@ def convert_problem(doc: Any, to: str, path: str = "") -> tuple[dict | None, lis
     """
     if to not in VERSIONS:
         raise ValueError(f"unknown target version {to!r}; expected one of {', '.join(VERSIONS)}")
+    if isinstance(doc, dict) and "dataResources" in doc:
+        return None, [error("convert.not_problem", "",
+                            "this is a datasetDoc; convert handles problemDocs (datasetSchema 3.1.2 "
+                            "documents load in the D3M reference package unchanged)", path)]
     if not isinstance(doc, dict) or not isinstance(doc.get("about"), dict):
         return None, [error("convert.not_problem", "about",
                             "not a problemDoc: expected an object with an \"about\" object", path)]
