@@ -57,7 +57,7 @@ def _ok_datetime(v: np.ndarray) -> np.ndarray:
     s = pd.Series(v, dtype=object)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ok = pd.to_datetime(s, format="ISO8601", errors="coerce").notna().to_numpy()
+        ok = pd.to_datetime(s, format="ISO8601", errors="coerce").notna().to_numpy().copy()
         rest = ~ok
         if rest.any():   # numbers (years, epoch seconds) are dates too
             ok[rest] = ~np.isnan(_numbers(v[rest]))
@@ -103,7 +103,7 @@ def bad_rows(series: pd.Series, col_type: str) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     if isinstance(dtype, pd.CategoricalDtype):
         codes = series.cat.codes.to_numpy()
-        values = series.cat.categories.to_numpy(dtype=object).astype(str)
+        values = series.cat.categories.to_numpy(dtype=object).astype(str).astype(object)
     else:   # a column parsed as a number (e.g. a boolean column of 0/1) or strings
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
         values = np.asarray([str(u) for u in uniques], dtype=object)
