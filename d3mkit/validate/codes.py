@@ -1,6 +1,6 @@
 """The catalogue of validator issue codes: each stable code, its usual severity and a
-one-line description. Every issue the validator emits uses a code listed here (schema
-violations use the ``schema.*`` family owned by :mod:`d3mkit.validate.schema`).
+one-line description. Every issue the validator emits uses a code listed here (the
+``schema.*`` codes are emitted by :mod:`d3mkit.validate.schema`).
 
 ``d3mkit validate --list-codes`` prints this table.
 
@@ -28,7 +28,17 @@ CODES: dict[str, tuple[str, str]] = {
     "json.syntax": (E, "JSON syntax error (trailing comma, comment, quote, ...), with line and column"),
     "doc.not_object": (E, "the top level of a problemDoc/datasetDoc is not a JSON object"),
     "doc.unknown_kind": (E, "a JSON file is neither a problemDoc nor a datasetDoc"),
-    "schema.*": (E, "problemSchema 3.1.1 / datasetSchema 3.1.2 violation (d3mkit.validate.schema)"),
+    # schema violations (emitted by d3mkit.validate.schema; other JSON Schema keywords
+    # fall back to schema.<keyword>)
+    "schema.required": (E, "a required field is missing"),
+    "schema.unknown_field": (E, "a field the schema does not allow in a closed object"),
+    "schema.type": (E, "a value has the wrong JSON type"),
+    "schema.enum": (E, "a value is not one of the allowed values"),
+    "schema.range": (E, "a number is out of its allowed range"),
+    "schema.empty": (E, "an empty string where a value is needed"),
+    "schema.min_items": (E, "a list is shorter than allowed (e.g. no targets)"),
+    "schema.dependency": (E, "a field is only allowed with another value (K without precisionAtTopK, ...)"),
+    "schema.one_of": (E, "a value matches none of the allowed forms (e.g. resObject)"),
     # CSV reading
     "csv.empty": (E, "a CSV file has no header row"),
     "csv.parse": (E, "a CSV file cannot be parsed (e.g. an unclosed quote)"),

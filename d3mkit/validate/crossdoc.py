@@ -82,8 +82,8 @@ def check_targets(problem: dict, datasets: dict[int, DatasetContext | None], p: 
             ci, cn = as_int(t.get("colIndex")), as_str(t.get("colName"))
             by_index = next((c for c in cols if c["colIndex"] == ci), None)
             by_name = next((c for c in cols if c["colName"] == cn), None)
-            if ci is None and cn is None:
-                continue   # the schema reports the missing or mistyped fields
+            if ci is None or cn is None:
+                continue   # the schema reports the missing or mistyped field
             if by_index is None and by_name is None:
                 out.append(make("target.column_missing", f"{loc}.colName",
                                 f"resource {rid!r} has neither a column at colIndex {ci} nor one named {cn!r}", p))
