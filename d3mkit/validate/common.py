@@ -51,8 +51,12 @@ def row_location(pos: int, column: str | None = None) -> str:
 
 
 def short(value: Any, limit: int = 60) -> str:
-    """``repr`` of a cell value, cut to ``limit`` characters."""
-    r = repr(value)
+    """Quoted text of a cell value (numbers as read), cut to ``limit`` characters."""
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()   # numpy scalar -> Python
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    r = repr(value if isinstance(value, str) else str(value))
     return r if len(r) <= limit else r[:limit - 3] + "..."
 
 
