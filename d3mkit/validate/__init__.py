@@ -1,17 +1,15 @@
-"""Validation of D3M documents and task roots (interim: document loading only)."""
+"""Validation of D3M documents and task roots (``d3mkit validate``).
+
+Modules, each owning one thing: :mod:`.discover` (PATH -> documents, problem -> dataset),
+:mod:`.files` (dataset resources and tables), :mod:`.crossdoc` (problem <-> dataset),
+:mod:`.splitcheck` (dataSplits.csv), :mod:`.coltypes` (colType value checks),
+:mod:`.csvread` (CSV reading that never raises), :mod:`.paths` (containment),
+:mod:`.report` (report data and text), :mod:`.codes` (the issue-code catalogue),
+:mod:`.run` (the driver). Schema checks (``schema.*`` codes) live in :mod:`.schema`.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from d3mkit.validate.run import validate_paths, validate_task_root
 
-from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.errors import Issue
-
-
-def validate_task_root(root: Path, datasets: tuple[Path, ...] = ()) -> list[Issue]:
-    """All issues of the task root at ``root`` (problem, dataset, splits, files)."""
-    issues: list[Issue] = []
-    for doc in sorted(Path(root).glob("*_problem/problemDoc.json")) + \
-            sorted(Path(root).glob("*_dataset/datasetDoc.json")):
-        issues += load_json_issues(doc)[1]
-    return issues
+__all__ = ["validate_paths", "validate_task_root"]

@@ -1,0 +1,85 @@
+"""Small helpers every check uses: type-guarded access to parsed JSON (documents can hold
+anything), CSV row locations, and bounded per-row issue lists.
+
+Rows are numbered as CSV records with the header as row 1, so the first data row is
+row 2 (the line number in a file without quoted newlines).
+
+>>> as_int(True), as_int(3), as_int("3")
+(None, 3, None)
+>>> row_location(0, "d3mIndex")
+'row 2, column d3mIndex'
+>>> [i.location for i in row_issues("index.empty", [0, 1], "d3mIndex", lambda r: "empty", max_rows=1)]
+['row 2, column d3mIndex', 'column d3mIndex']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from d3mkit.errors import Issue
+from d3mkit.validate.codes import make
+
+MAX_ROW_ISSUES = 10
+
+
+def as_dict(x: Any) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def as_list(x: Any) -> list:
+    return x if isinstance(x, list) else []
+
+
+def as_int(x: Any) -> int | None:
+    return x if isinstance(x, int) and not isinstance(x, bool) else None
+
+
+def as_str(x: Any) -> str | None:
+    return x if isinstance(x, str) else None
+
+
+def as_number(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def row_location(pos: int, column: str | None = None) -> str:
+    """Location of data row ``pos`` (0-based position after the header)."""
+    loc = f"row {int(pos) + 2}"
+    return f"{loc}, column {column}" if column is not None else loc
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """Quoted text of a cell value (numbers as read), cut to ``limit`` characters."""
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()   # numpy scalar -> Python
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    r = repr(value if isinstance(value, str) else str(value))
+    return r if len(r) <= limit else r[:limit - 3] + "..."
+
+
+def row_issues(code: str, rows: Sequence[int] | np.ndarray, column: str | None,
+               message: Callable[[int], str], path: str = "", severity: str | None = None,
+               max_rows: int = MAX_ROW_ISSUES, what: str = "rows") -> list[Issue]:
+    """One issue per row in ``rows`` up to ``max_rows``, then one summary issue."""
+    rows = np.asarray(rows)
+    out = [make(code, row_location(r, column), message(int(r)), path, severity)
+           for r in rows[:max_rows]]
+    if len(rows) > max_rows:
+        where = f"column {column}" if column is not None else ""
+        out.append(make(code, where, f"... and {len(rows) - max_rows} more {what} with the same problem "
+                                     f"({len(rows)} in all)", path, severity))
+    return out
+
+
+def bounded(issues: Iterable[Issue], code: str, max_items: int = MAX_ROW_ISSUES,
+            location: str = "", path: str = "") -> list[Issue]:
+    """At most ``max_items`` of ``issues`` plus a summary of the rest."""
+    items = list(issues)
+    if len(items) <= max_items:
+        return items
+    rest = len(items) - max_items
+    return items[:max_items] + [make(code, location, f"... and {rest} more of the same ({len(items)} in all)",
+                                     path, items[0].severity)]

@@ -1,0 +1,432 @@
+"""Dataset checks beyond the schema: resources on disk and the tables they hold.
+
+* every resPath stays inside the dataset root (``path.escape``) and exists as a file, or a
+  directory for a collection;
+* declared columns: colIndex 0..n-1 once each, colNames unique;
+* each table's CSV header matches its declared columns by name and colIndex order;
+* index columns: exactly one (learningData: ``d3mIndex``; objectDetection: ``d3mIndex``
+  plus the image column), no empty and no repeated values;
+* colType of every value in every row;
+* ``refersTo``: the resource and column exist; foreign-key values exist; every collection
+  item a row names is on disk (and inside the root).
+
+:func:`check_dataset` loads a datasetDoc, runs all of this and records issues in a
+:class:`~d3mkit.validate.report.Report`; the :class:`DatasetContext` it returns is what the
+problem and dataSplits checks read (learningData, target columns, index keys).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.docs.jsonio import load_json_issues
+from d3mkit.errors import Issue
+from d3mkit.validate import coltypes
+from d3mkit.validate.codes import make
+from d3mkit.validate.common import as_dict, as_int, as_list, as_str, row_issues, short
+from d3mkit.validate.csvread import Table, read_csv_checked
+from d3mkit.validate.keys import isin, keys
+from d3mkit.validate.paths import escape_reason, lexical_escape, walk_files
+from d3mkit.validate.report import Report
+
+TABLE_TYPES = ("table", "timeseries", "edgeList")
+INDEX_ROLES = ("index", "multiIndex")
+
+
+@dataclass
+class DatasetContext:
+    """A loaded dataset: the parsed doc (or None) and what the checks read from disk."""
+
+    doc_path: Path
+    data: dict | None = None
+    resources: list[tuple[int, dict]] = field(default_factory=list)
+    tables: dict[str, Table] = field(default_factory=dict)
+    learning_id: str | None = None
+    object_detection: bool = False
+    _collections: dict[str, tuple[set[str], dict[str, str]]] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.doc_path.parent
+
+    @property
+    def dataset_id(self) -> str | None:
+        return as_str(as_dict(as_dict(self.data).get("about")).get("datasetID"))
+
+    def resource(self, res_id) -> tuple[int, dict] | None:
+        for i, r in self.resources:
+            if r.get("resID") == res_id:
+                return i, r
+        return None
+
+    @property
+    def learning_table(self) -> Table | None:
+        return self.tables.get(self.learning_id) if self.learning_id is not None else None
+
+    def learning_columns(self) -> list[dict]:
+        found = self.resource(self.learning_id)
+        return declared_columns(found[1]) if found else []
+
+    def index_column(self) -> str | None:
+        """Name of learningData's d3mIndex (or its only index) column."""
+        idx = [c["colName"] for c in self.learning_columns() if _roles(c) & set(INDEX_ROLES)]
+        if "d3mIndex" in idx:
+            return "d3mIndex"
+        return idx[0] if len(idx) == 1 else None
+
+    def image_column(self) -> str | None:
+        """objectDetection: the index column beside d3mIndex (the image), or None."""
+        idx = [c["colName"] for c in self.learning_columns()
+               if _roles(c) & set(INDEX_ROLES) and c["colName"] != "d3mIndex"]
+        return idx[0] if len(idx) == 1 else None
+
+    def collection_files(self, res: dict) -> tuple[set[str], dict[str, str]]:
+        rid = str(res.get("resID"))
+        if rid not in self._collections:
+            self._collections[rid] = walk_files(self.root, as_str(res.get("resPath")) or "")
+        return self._collections[rid]
+
+
+def _roles(col: dict) -> set:
+    r = col.get("role")
+    return {x for x in r if isinstance(x, str)} if isinstance(r, list) else set()
+
+
+def declared_columns(res: dict) -> list[dict]:
+    """Column dicts with an int colIndex and a str colName, in colIndex order."""
+    cols = [c for c in as_list(res.get("columns")) if isinstance(c, dict)
+            and as_int(c.get("colIndex")) is not None and isinstance(c.get("colName"), str)]
+    return sorted(cols, key=lambda c: c["colIndex"])
+
+
+def _is_table(res: dict) -> bool:
+    return res.get("resType") in TABLE_TYPES and res.get("isCollection") is not True
+
+
+def find_learning(resources: list[tuple[int, dict]]) -> str | None:
+    tables = [r for _, r in resources if _is_table(r) and isinstance(r.get("resID"), str)]
+    for r in tables:
+        if str(r.get("resPath", "")).endswith("learningData.csv"):
+            return r["resID"]
+    for r in tables:
+        if r["resID"] == "learningData":
+            return r["resID"]
+    return tables[0]["resID"] if len(tables) == 1 else None
+
+
+def _schema(data: dict, path: str) -> list[Issue]:
+    try:
+        from d3mkit.validate.schema import check_dataset_schema
+    except ImportError:
+        return []
+    return list(check_dataset_schema(data, path))
+
+
+# ----------------------------------------------------------------------------- resources
+def _check_resources(ctx: DatasetContext, p: str) -> list[Issue]:
+    out: list[Issue] = []
+    seen: dict = {}
+    for i, r in ctx.resources:
+        loc = f"dataResources[{i}]"
+        rid = r.get("resID")
+        if isinstance(rid, (str, int)) and not isinstance(rid, bool):
+            if rid in seen:
+                out.append(make("resource.duplicate_id", f"{loc}.resID",
+                                f"resID {rid!r} is also dataResources[{seen[rid]}]", p))
+            else:
+                seen[rid] = i
+        rel = as_str(r.get("resPath"))
+        if rel is None:
+            continue
+        why = escape_reason(ctx.root, rel)
+        if why:
+            out.append(make("path.escape", f"{loc}.resPath", f"resPath {rel!r} leaves the dataset root: {why}", p))
+            continue
+        full = ctx.root / rel
+        if not full.exists():
+            out.append(make("resource.missing", f"{loc}.resPath", f"{rel!r} does not exist under {ctx.root}", p))
+        elif r.get("isCollection") is True and not full.is_dir():
+            out.append(make("resource.kind", f"{loc}.resPath", f"collection resPath {rel!r} is not a directory", p))
+        elif r.get("isCollection") is not True and full.is_dir():
+            out.append(make("resource.kind", f"{loc}.resPath",
+                            f"resPath {rel!r} is a directory but isCollection is not true", p))
+    return out
+
+
+def _check_declarations(ctx: DatasetContext, p: str) -> list[Issue]:
+    out: list[Issue] = []
+    for i, r in ctx.resources:
+        cols = as_list(r.get("columns"))
+        if not cols:
+            continue
+        loc = f"dataResources[{i}].columns"
+        idx = [as_int(c.get("colIndex")) for c in cols if isinstance(c, dict)]
+        idx = [x for x in idx if x is not None]
+        if sorted(idx) != list(range(len(idx))):
+            dup = sorted({x for x in idx if idx.count(x) > 1})
+            gaps = sorted(set(range(len(idx))) - set(idx))
+            detail = "; ".join(filter(None, [f"repeated: {dup}" if dup else "",
+                                             f"missing: {gaps}" if gaps else ""]))
+            out.append(make("columns.col_index", loc,
+                            f"colIndex values must be 0..{len(idx) - 1}, each once ({detail})", p))
+        names: dict[str, int] = {}
+        for j, c in enumerate(cols):
+            name = as_str(as_dict(c).get("colName"))
+            if name is None:
+                continue
+            if name in names:
+                out.append(make("columns.duplicate_name", f"{loc}[{j}].colName",
+                                f"colName {name!r} is also {loc}[{names[name]}]", p))
+            else:
+                names[name] = j
+    return out
+
+
+# ----------------------------------------------------------------------------- tables
+def _check_header(t: Table, cols: list[dict]) -> list[Issue]:
+    p = str(t.path)
+    out: list[Issue] = []
+    header = t.header or []
+    declared = [c["colName"] for c in cols]
+    for pos in range(max(len(header), len(declared))):
+        have = header[pos] if pos < len(header) else None
+        want = declared[pos] if pos < len(declared) else None
+        if have == want:
+            continue
+        if want is None:
+            msg = f"file column {pos} {have!r} is not declared in datasetDoc"
+        elif have is None:
+            msg = f"declared column {want!r} (colIndex {cols[pos]['colIndex']}) is missing from the file header"
+        else:
+            msg = f"file column {pos} is {have!r} but datasetDoc declares {want!r} at colIndex {cols[pos]['colIndex']}"
+        out.append(make("table.header", f"row 1, column {have if have is not None else want}", msg, p))
+    return out
+
+
+def _check_index(ctx: DatasetContext, res_id: str, t: Table, cols: list[dict], loc: str) -> list[Issue]:
+    p = str(t.path)
+    out: list[Issue] = []
+    is_learning = res_id == ctx.learning_id
+    idx_cols = [c for c in cols if _roles(c) & set(INDEX_ROLES)]
+    names = [c["colName"] for c in idx_cols]
+    if is_learning and ctx.object_detection:
+        others = [n for n in names if n != "d3mIndex"]
+        if "d3mIndex" not in names or len(others) != 1:
+            out.append(make("index.count", loc, "an objectDetection learningData needs the multi-index "
+                                                f"(d3mIndex, image); index columns declared: {names}", str(ctx.doc_path)))
+    elif is_learning and len(idx_cols) != 1:
+        out.append(make("index.count", loc, f"learningData needs exactly one index column; declared: {names}",
+                        str(ctx.doc_path)))
+    elif len(idx_cols) > 1:
+        out.append(make("index.count", loc, f"a table can have only one index column; declared: {names}",
+                        str(ctx.doc_path)))
+    if is_learning and idx_cols and "d3mIndex" not in names:
+        out.append(make("index.name", loc, f"learningData's index column must be called d3mIndex, not {names[0]!r}",
+                        str(ctx.doc_path)))
+    if t.df is None:
+        return out
+    for name in names:
+        s = t.column(name)
+        if s is None:
+            continue
+        empty = np.flatnonzero(s.isna().to_numpy())
+        out += row_issues("index.empty", empty, name, lambda r: "index value is empty", p)
+    main = "d3mIndex" if "d3mIndex" in names else (names[0] if len(names) == 1 else None)
+    s = t.column(main) if main else None
+    if s is None:
+        return out
+    if is_learning and ctx.object_detection and len(names) == 2:
+        other = [n for n in names if n != "d3mIndex"][0]
+        img = t.column(other)
+        if img is not None:   # one d3mIndex must name one image (its boxes may repeat)
+            pairs = pd.DataFrame({"i": s.to_numpy(), "m": img.to_numpy()}).dropna()
+            first = pairs.drop_duplicates("i").set_index("i")["m"]
+            clash = pairs["m"].to_numpy() != first.reindex(pairs["i"]).to_numpy()
+            rows = pairs.index.to_numpy()[clash]
+            out += row_issues("index.duplicate", rows, main,
+                              lambda r: f"d3mIndex {short(s.iloc[r])} names image {short(img.iloc[r])}, "
+                                        f"but an earlier row gives it image {short(first[s.iloc[r]])}", p)
+        return out
+    dup = s.duplicated(keep="first").to_numpy() & s.notna().to_numpy()
+    rows = np.flatnonzero(dup)
+    if len(rows):
+        first_pos = pd.Series(np.arange(len(s)), index=s.to_numpy()).groupby(level=0).first()
+        out += row_issues("index.duplicate", rows, main,
+                          lambda r: f"{main} {short(s.iloc[r])} already on row {int(first_pos[s.iloc[r]]) + 2}", p)
+    return out
+
+
+def _check_types(t: Table, cols: list[dict]) -> list[Issue]:
+    p = str(t.path)
+    out: list[Issue] = []
+    for c in cols:
+        ct = c.get("colType")
+        if ct not in coltypes.CHECKED:
+            continue
+        s = t.column(c["colName"])
+        if s is None:
+            continue
+        rows = coltypes.bad_rows(s, ct)
+        if len(rows):
+            what = coltypes.describe(ct)
+            out += row_issues(f"coltype.{ct if ct != 'geojson' else 'json'}", rows, c["colName"],
+                              lambda r: f"{short(s.iloc[r])} is {what} (colType {ct})", p)
+    return out
+
+
+def _check_refers(ctx: DatasetContext, res_id: str, res_pos: int, t: Table, cols: list[dict]) -> list[Issue]:
+    p_doc, p = str(ctx.doc_path), str(t.path)
+    out: list[Issue] = []
+    all_cols = as_list(ctx.resource(res_id)[1].get("columns"))
+    for c in cols:
+        ref = c.get("refersTo")
+        if not isinstance(ref, dict):
+            continue
+        j = next((k for k, x in enumerate(all_cols) if x is c), c["colIndex"])
+        loc = f"dataResources[{res_pos}].columns[{j}].refersTo"
+        target_id = ref.get("resID")
+        found = ctx.resource(target_id)
+        if found is None:
+            out.append(make("refers.resource_missing", f"{loc}.resID",
+                            f"column {c['colName']!r} refers to resID {target_id!r}, which the dataset does not have", p_doc))
+            continue
+        _, target = found
+        obj = ref.get("resObject")
+        s = t.column(c["colName"])
+        if obj == "item":
+            if target.get("isCollection") is not True:
+                out.append(make("refers.kind", f"{loc}.resObject",
+                                f"resObject 'item' needs a collection, but resource {target_id!r} is not one", p_doc))
+            elif s is not None and escape_reason(ctx.root, as_str(target.get("resPath")) or "") is None:
+                out += _check_items(ctx, target, s, c["colName"], p)
+        elif obj in ("node", "edge", "nodeAttribute", "edgeAttribute"):
+            if target.get("resType") not in ("graph", "edgeList"):
+                out.append(make("refers.kind", f"{loc}.resObject",
+                                f"resObject {obj!r} needs a graph, but resource {target_id!r} is a {target.get('resType')!r}", p_doc))
+        elif isinstance(obj, dict):
+            if not _is_table(target):
+                out.append(make("refers.kind", f"{loc}.resObject",
+                                f"a column reference needs a table, but resource {target_id!r} is a {target.get('resType')!r}", p_doc))
+                continue
+            tcols = declared_columns(target)
+            if "columnName" in obj:
+                tcol = next((x for x in tcols if x["colName"] == obj["columnName"]), None)
+                key = f"columnName {obj['columnName']!r}"
+            else:
+                tcol = next((x for x in tcols if x["colIndex"] == obj.get("columnIndex")), None)
+                key = f"columnIndex {obj.get('columnIndex')!r}"
+            if tcol is None:
+                out.append(make("refers.column_missing", f"{loc}.resObject",
+                                f"resource {target_id!r} has no column with {key}", p_doc))
+                continue
+            if target_id == res_id:   # e.g. a bounding box pointing at its row's image
+                continue
+            tt = ctx.tables.get(target_id)
+            pool = tt.column(tcol["colName"]) if tt is not None else None
+            if s is None or pool is None:
+                continue
+            k = keys(s)
+            missing = ~isin(k, keys(pool)) & pd.notna(k)
+            out += row_issues("refers.value_missing", np.flatnonzero(missing), c["colName"],
+                              lambda r: f"{short(s.iloc[r])} is not in column {tcol['colName']!r} of {target_id!r}", p)
+    return out
+
+
+def _check_items(ctx: DatasetContext, coll: dict, s: pd.Series, name: str, p: str) -> list[Issue]:
+    files, escaping = ctx.collection_files(coll)
+    base = as_str(coll.get("resPath")) or ""
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    bad_code = np.zeros(len(uniq), dtype=np.int8)   # 0 ok, 1 missing, 2 escapes
+    why: dict[int, str] = {}
+    for u, v in enumerate(uniq):
+        v = str(v)
+        reason = lexical_escape(v)
+        norm = os.path.normpath(v).replace("\\", "/") if not reason else v
+        if reason is None and norm in escaping:
+            reason = escaping[norm]
+        if reason is None and norm.split("/")[0] in escaping:
+            reason = escaping[norm.split("/")[0]]
+        if reason:
+            bad_code[u], why[u] = 2, reason
+        elif norm not in files:
+            bad_code[u] = 1
+    present = codes >= 0
+    per_row = np.zeros(len(codes), dtype=np.int8)
+    per_row[present] = bad_code[codes[present]]
+    out = row_issues("collection.item_missing", np.flatnonzero(per_row == 1), name,
+                     lambda r: f"item {short(s.iloc[r])} is not in collection {base!r}", p)
+    out += row_issues("path.escape", np.flatnonzero(per_row == 2), name,
+                      lambda r: f"item {short(s.iloc[r])} leaves the dataset root: {why[codes[r]]}", p)
+    return out
+
+
+# ----------------------------------------------------------------------------- driver
+def _looks_object_detection(ctx: DatasetContext) -> bool:
+    cols = ctx.learning_columns()
+    if any("boundingBox" in _roles(c) for c in cols):
+        return True
+    idx = [c for c in cols if _roles(c) & set(INDEX_ROLES)]
+    return len(idx) == 2 and any(c["colName"] == "d3mIndex" for c in idx) and \
+        any(as_dict(c.get("refersTo")).get("resObject") == "item" for c in idx)
+
+
+def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = False) -> DatasetContext:
+    """Validate the dataset whose datasetDoc.json is ``doc_path``; record issues in ``report``."""
+    doc_path = Path(doc_path)
+    p = str(doc_path)
+    ctx = DatasetContext(doc_path)
+    data, issues = load_json_issues(doc_path)
+    report.add(p, "datasetDoc", issues)
+    if issues:
+        return ctx
+    if not isinstance(data, dict):
+        report.add(p, "datasetDoc", [make("doc.not_object", "", f"a datasetDoc is a JSON object, not {type(data).__name__}", p)])
+        return ctx
+    ctx.data = data
+    report.add(p, "datasetDoc", _schema(data, p))
+    ctx.resources = [(i, r) for i, r in enumerate(as_list(data.get("dataResources"))) if isinstance(r, dict)]
+    doc_issues = _check_resources(ctx, p) + _check_declarations(ctx, p)
+    ctx.learning_id = find_learning(ctx.resources)
+    if ctx.learning_id is None:
+        doc_issues.append(make("dataset.no_learning_data", "dataResources",
+                               "no learningData table (a table resource with resPath ending in learningData.csv)", p))
+    ctx.object_detection = object_detection or _looks_object_detection(ctx)
+    report.add(p, "datasetDoc", doc_issues)
+    for i, r in ctx.resources:
+        rid = r.get("resID")
+        rel = as_str(r.get("resPath"))
+        if not _is_table(r) or rel is None or not isinstance(rid, str) or rid in ctx.tables:
+            continue
+        full = ctx.root / rel
+        if escape_reason(ctx.root, rel) or not full.is_file():
+            continue   # reported above
+        cols = declared_columns(r)
+        numeric = {c["colName"]: c.get("colType") for c in cols if c.get("colType") in ("integer", "real")}
+        t = read_csv_checked(full, numeric)
+        ctx.tables[rid] = t
+        kind = "learningData" if rid == ctx.learning_id else "table"
+        report.add(str(full), kind, t.issues)
+        if t.header is None:
+            continue
+        loc = f"dataResources[{i}].columns"
+        tissues = _check_header(t, cols) if as_list(r.get("columns")) else []
+        tissues += _check_index(ctx, rid, t, cols, loc)
+        if t.df is not None:
+            tissues += _check_types(t, cols)
+        report.add(str(full), kind, [x for x in tissues if x.path == str(full)])
+        report.add(p, "datasetDoc", [x for x in tissues if x.path != str(full)])
+    for i, r in ctx.resources:
+        rid = r.get("resID")
+        t = ctx.tables.get(rid) if isinstance(rid, str) else None
+        if t is None or t.header is None:
+            continue
+        tissues = _check_refers(ctx, rid, i, t, declared_columns(r))
+        report.add(str(t.path), "learningData" if rid == ctx.learning_id else "table",
+                   [x for x in tissues if x.path == str(t.path)])
+        report.add(p, "datasetDoc", [x for x in tissues if x.path != str(t.path)])
+    return ctx

@@ -1,0 +1,86 @@
+"""The validation report: data first (:meth:`Report.to_dict`, the shape DESIGN.md fixes
+for ``validate --format json``), text second (:meth:`Report.to_text`).
+
+>>> r = Report()
+>>> r.add("a/problemDoc.json", "problemDoc", [])
+>>> from d3mkit.validate.codes import make
+>>> r.add("a/dataSplits.csv", "dataSplits",
+...       [make("splits.duplicate", "row 3, column d3mIndex", "listed twice")])
+>>> r.valid(), r.valid(strict=True)
+(True, False)
+>>> r.to_dict()["documents"][1]["issues"][0]["code"]
+'splits.duplicate'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from d3mkit.errors import Issue
+
+KINDS = ("problemDoc", "datasetDoc", "dataSplits", "learningData", "table", "predictions")
+
+
+@dataclass
+class DocumentReport:
+    path: str
+    kind: str
+    issues: list[Issue] = field(default_factory=list)
+
+    def valid(self, strict: bool = False) -> bool:
+        return not any(strict or i.is_error for i in self.issues)
+
+
+class Report:
+    """Documents in the order they are first added; issues appended per document."""
+
+    def __init__(self) -> None:
+        self._docs: dict[tuple[str, str], DocumentReport] = {}
+
+    def doc(self, path, kind: str) -> DocumentReport:
+        key = (str(path), kind)
+        if key not in self._docs:
+            self._docs[key] = DocumentReport(str(path), kind)
+        return self._docs[key]
+
+    def add(self, path, kind: str, issues: list[Issue]) -> None:
+        d = self.doc(path, kind)
+        d.issues.extend(i if i.path else Issue(i.severity, i.code, i.location, i.message, str(path))
+                        for i in issues)
+
+    @property
+    def documents(self) -> list[DocumentReport]:
+        return sorted(self._docs.values(), key=lambda d: (
+            str(PurePath(d.path).parent), KINDS.index(d.kind) if d.kind in KINDS else 99, d.path))
+
+    def issues(self) -> list[Issue]:
+        return [i for d in self.documents for i in d.issues]
+
+    def valid(self, strict: bool = False) -> bool:
+        return all(d.valid(strict) for d in self.documents)
+
+    def to_dict(self, strict: bool = False) -> dict:
+        return {"valid": self.valid(strict),
+                "documents": [{"path": d.path, "kind": d.kind, "valid": d.valid(strict),
+                               "issues": [i.to_dict() for i in d.issues]}
+                              for d in self.documents]}
+
+    def to_json(self, strict: bool = False) -> str:
+        return json.dumps(self.to_dict(strict), indent=2, ensure_ascii=False)
+
+    def to_text(self, strict: bool = False) -> str:
+        lines = []
+        n_err = n_warn = 0
+        for d in self.documents:
+            lines.append(f"{'ok  ' if d.valid(strict) else 'FAIL'} {d.path} ({d.kind})")
+            for i in d.issues:
+                n_err += i.is_error
+                n_warn += not i.is_error
+                where = f"{i.location}: " if i.location else ""
+                lines.append(f"  {where}{i.severity} [{i.code}] {i.message}")
+        verdict = "valid" if self.valid(strict) else "INVALID"
+        lines.append(f"{len(self._docs)} document(s), {n_err} error(s), {n_warn} warning(s): {verdict}"
+                     + (" (--strict: warnings fail)" if strict and n_warn else ""))
+        return "\n".join(lines) + "\n"

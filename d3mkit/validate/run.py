@@ -1,0 +1,85 @@
+"""Validation end to end: discover documents, pair problems with datasets, run every
+check, return a :class:`~d3mkit.validate.report.Report`. Nothing is ever written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from d3mkit.docs.jsonio import load_json_issues
+from d3mkit.errors import Issue
+from d3mkit.validate.codes import make
+from d3mkit.validate.common import as_dict, as_list, as_str
+from d3mkit.validate.crossdoc import check_problem_dataset
+from d3mkit.validate.discover import DatasetIndex, discover
+from d3mkit.validate.files import DatasetContext, check_dataset
+from d3mkit.validate.report import Report
+from d3mkit.validate.splitcheck import check_splits
+
+
+def _problem_schema(data: dict, path: str) -> list[Issue]:
+    try:
+        from d3mkit.validate.schema import check_problem_schema
+    except ImportError:
+        return []
+    return list(check_problem_schema(data, path))
+
+
+def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> Report:
+    """Validate everything under ``paths``; a missing/unreadable PATH raises UsageError."""
+    found = discover(paths)
+    index = DatasetIndex(found.datasets, datasets)
+    report = Report()
+    for u in found.unknown:
+        report.add(str(u), "problemDoc", [make("doc.unknown_kind", "", "neither a problemDoc (no 'inputs') "
+                                                 "nor a datasetDoc (no 'dataResources')", str(u))])
+
+    # parse problems and pair each data entry with its dataset
+    problems = []
+    od_datasets: set[Path] = set()
+    wanted: list[Path] = list(found.datasets)
+    for pp in found.problems:
+        data, issues = load_json_issues(pp)
+        pairs: dict[int, Path | None] = {}
+        missing: list[Issue] = []
+        if not issues and isinstance(data, dict):
+            od = as_str(as_dict(data.get("about")).get("taskType")) == "objectDetection"
+            for i, entry in enumerate(as_list(as_dict(data.get("inputs")).get("data"))):
+                did = as_str(as_dict(entry).get("datasetID"))
+                if did is None:
+                    continue
+                d = index.find(did, pp)
+                pairs[i] = d
+                if d is None:
+                    missing.append(make("problem.dataset_missing", f"inputs.data[{i}].datasetID",
+                                        f"dataset {did!r} is neither beside the problem nor on the "
+                                        f"--datasets search path", str(pp)))
+                else:
+                    if d not in wanted:
+                        wanted.append(d)
+                    if od:
+                        od_datasets.add(d)
+        problems.append((pp, data, issues, pairs, missing))
+
+    contexts: dict[Path, DatasetContext] = {}
+    for d in wanted:
+        contexts[d] = check_dataset(d, report, object_detection=d in od_datasets)
+
+    for pp, data, issues, pairs, missing in problems:
+        p = str(pp)
+        report.add(p, "problemDoc", issues)
+        if issues:
+            continue
+        if not isinstance(data, dict):
+            report.add(p, "problemDoc", [make("doc.not_object", "",
+                                              f"a problemDoc is a JSON object, not {type(data).__name__}", p)])
+            continue
+        report.add(p, "problemDoc", _problem_schema(data, p) + missing)
+        ctxs = {i: contexts.get(d) if d is not None else None for i, d in pairs.items()}
+        report.add(p, "problemDoc", check_problem_dataset(data, ctxs, p))
+        check_splits(data, pp, ctxs.get(0), report)
+    return report
+
+
+def validate_task_root(root: Path, datasets: tuple[Path, ...] = ()) -> list[Issue]:
+    """All issues of the task root (or any tree) at ``root``: problem, dataset, splits, files."""
+    return validate_paths([root], list(datasets)).issues()
