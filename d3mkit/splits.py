@@ -306,22 +306,25 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
     if "d3mIndex" not in columns:
         raise D3MKitError.single(ld_path, "splits.no_index", "header",
                                  "learningData has no d3mIndex column")
-    index = _as_str(learning_data["d3mIndex"])
+    raw_index = learning_data["d3mIndex"].to_numpy()
+    index = _as_str(raw_index)
     od = is_object_detection(problem)
+    row_image = None
     if od:
         img = image_column(dataset, columns)
         if img is None:
             raise D3MKitError.single(ld_path, "splits.no_image", "header",
                                      "objectDetection learningData has no image (multi-index) column")
-        images = _as_str(learning_data[img])
+        raw_image = learning_data[img].to_numpy()
+        images = _as_str(raw_image)
         keys = images                                   # the split unit is the image
-        pairs = pd.DataFrame({"d3mIndex": index, "image": images}).drop_duplicates()
-        row_index, row_image = pairs["d3mIndex"].to_numpy(), pairs["image"].to_numpy()
-        row_keys = row_image
+        rows = ~pd.DataFrame({"i": index, "m": images}).duplicated().to_numpy()
+        row_image, row_keys = raw_image[rows], images[rows]
     else:
         keys = index
-        row_index = np.array(list(dict.fromkeys(index)), dtype=object)
-        row_keys = row_index
+        rows = ~pd.Series(index).duplicated().to_numpy()
+        row_keys = index[rows]
+    row_index = raw_index[rows]                         # one output row per (multi-)index
     unit_keys, first = np.unique(keys, return_index=True)
     order = np.argsort(first, kind="stable")            # units in learningData order
     unit_keys, first = unit_keys[order], first[order]
@@ -349,11 +352,11 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
     for r in range(spec.repeats):
         if spec.method == "holdOut":
             test = holdout_test_mask(n, spec.test_size, rng, strata)[unit_pos]
-            frames.append(_rows(row_index, row_image if od else None, test, r, 0))
+            frames.append(_rows(row_index, row_image, test, r, 0))
         else:
             fold_of = kfold_assignment(n, spec.num_folds, rng, strata)[unit_pos]
             for f in range(spec.num_folds):
-                frames.append(_rows(row_index, row_image if od else None, fold_of == f, r, f))
+                frames.append(_rows(row_index, row_image, fold_of == f, r, f))
     return pd.concat(frames, ignore_index=True)
 
 
