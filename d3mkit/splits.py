@@ -1,25 +1,470 @@
 """dataSplits.csv generation and reading (holdOut and kFold, stratified or not).
 
-Interim implementation; the splits work item completes it.
+What this module owns:
+
+* the split arithmetic as pure functions on arrays — :func:`holdout_test_mask` and
+  :func:`kfold_assignment` — driven by a ``numpy.random.Generator``;
+* :func:`make_splits`, which turns a problemDoc's ``inputs.dataSplits`` section
+  (method, testSize, numFolds, stratified, numRepeats, randomSeed) and learningData into
+  the rows of the splits file;
+* :func:`write_splits` (atomic) and the readers :func:`read_splits`, :func:`folds` and
+  :func:`summary`.
+
+Conventions (problemSchema 3.1.1):
+
+* columns ``d3mIndex,type,repeat,fold``; objectDetection problems use the multi-index
+  ``d3mIndex,image,type,repeat,fold`` and every box of an image falls on the same side
+  (the split unit is the image);
+* ``numRepeats`` 0 means one repeat numbered 0, ``N`` means repeats ``0..N-1``; holdOut
+  writes fold 0; kFold writes, for every fold ``f``, the rows of fold ``f`` as TEST and
+  all others as TRAIN;
+* a stratified split stratifies on the first target's column when the problem is a
+  classification problem (or the target column is categorical/boolean); regression and
+  objectDetection targets are split at random;
+* a unit (d3mIndex; image for objectDetection) with several learningData rows, as in
+  multiLabel problems, is split as one and listed once;
+* holdOut puts ``round(testSize * n)`` units in TEST, each class within one unit of
+  ``testSize * n_class``; kFold fold sizes (and per-class counts) differ by at most one.
+
+Same problemDoc and learningData, same bytes: every draw comes from one
+``numpy.random.default_rng(randomSeed)`` (0 when the document has no seed).
+
+>>> rng = np.random.default_rng(0)
+>>> mask = holdout_test_mask(10, 0.3, rng, strata=np.array([0] * 5 + [1] * 5))
+>>> int(mask.sum()), int(mask[:5].sum()) in (1, 2)
+(3, True)
+>>> folds_ = kfold_assignment(7, 3, np.random.default_rng(1))
+>>> sorted(np.bincount(folds_).tolist())
+[2, 2, 3]
 """
 
 from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.errors import D3MKitError, Issue, error
+from d3mkit.tables import read_table, write_table
+
+COLUMNS = ["d3mIndex", "type", "repeat", "fold"]
+OD_COLUMNS = ["d3mIndex", "image", "type", "repeat", "fold"]
+DISCRETE_COLTYPES = ("categorical", "boolean")
+STRATIFIABLE_TASKS = ("classification", "vertexNomination")
+
+
+# --------------------------------------------------------------------------------------
+# pure split arithmetic
+# --------------------------------------------------------------------------------------
+def _strata_codes(strata: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
+    if strata is None:
+        return np.zeros(n, dtype=np.int64), 1
+    _, codes = np.unique(np.asarray(strata), return_inverse=True)
+    codes = codes.reshape(-1)
+    return codes, int(codes.max()) + 1 if n else 0
+
+
+def holdout_test_count(n: int, test_size: float) -> int:
+    """Units in TEST for a holdOut of ``n`` units: ``testSize * n`` rounded half up,
+    kept in ``1..n-1`` when ``0 < testSize < 1`` and ``n >= 2`` (both sides non-empty).
+
+    >>> holdout_test_count(178, 0.2), holdout_test_count(5, 0.01), holdout_test_count(5, 0.99), holdout_test_count(10, 0.25)
+    (36, 1, 4, 3)
+    """
+    k = int(math.floor(test_size * n + 0.5))
+    if 0.0 < test_size < 1.0 and n >= 2:
+        k = min(max(k, 1), n - 1)
+    return k
+
+
+def holdout_test_mask(n: int, test_size: float, rng: np.random.Generator,
+                      strata: np.ndarray | None = None) -> np.ndarray:
+    """Boolean TEST mask over ``n`` units.
+
+    Parameters
+    ----------
+    n : number of units.
+    test_size : share of units in TEST, in ``[0, 1]``.
+    rng : the generator every draw comes from.
+    strata : optional labels (any sortable values) to stratify on.
+
+    Returns
+    -------
+    numpy.ndarray of bool, ``holdout_test_count(n, test_size)`` of them True. With ``strata``,
+    class ``c`` gets ``floor(test_size * n_c)`` or one more TEST units (the extra units
+    go to the classes with the largest remainders, ties broken at random).
+
+    >>> m = holdout_test_mask(6, 0.5, np.random.default_rng(3), strata=np.array(list("aabbcc")))
+    >>> [int(m[i:i + 2].sum()) for i in (0, 2, 4)]
+    [1, 1, 1]
+    """
+    codes, n_classes = _strata_codes(strata, n)
+    mask = np.zeros(n, dtype=bool)
+    if n == 0:
+        return mask
+    total = holdout_test_count(n, test_size)
+    counts = np.bincount(codes, minlength=n_classes)
+    quota = test_size * counts
+    per_class = np.floor(quota + 1e-9).astype(np.int64)
+    extra = total - int(per_class.sum())
+    tie = rng.permutation(n_classes)
+    if extra > 0:
+        room = per_class < counts
+        frac = np.where(room, quota - per_class, -1.0)
+        order = np.lexsort((tie, -frac))
+        order = order[room[order]]
+        per_class[order[:extra]] += 1
+    elif extra < 0:  # only when clipping to n-1 forced fewer TEST units
+        order = np.lexsort((tie, -(per_class - quota)))
+        for c in order:
+            if extra == 0:
+                break
+            if per_class[c] > 0:
+                per_class[c] -= 1
+                extra += 1
+    for c in range(n_classes):
+        members = np.flatnonzero(codes == c)
+        if per_class[c]:
+            mask[members[rng.permutation(len(members))[:per_class[c]]]] = True
+    return mask
+
+
+def kfold_assignment(n: int, num_folds: int, rng: np.random.Generator,
+                     strata: np.ndarray | None = None) -> np.ndarray:
+    """Fold number (``0..num_folds-1``) of each of ``n`` units.
+
+    Units are shuffled within each class, classes laid end to end and dealt to the folds
+    in turn, then the fold numbers are permuted: fold sizes differ by at most one, and
+    so do the counts of any class across folds.
+
+    >>> f = kfold_assignment(9, 3, np.random.default_rng(0), strata=np.array(list("aaabbbccc")))
+    >>> [sorted(f[i:i + 3].tolist()) for i in (0, 3, 6)]
+    [[0, 1, 2], [0, 1, 2], [0, 1, 2]]
+    """
+    if num_folds < 1:
+        raise ValueError("num_folds must be >= 1")
+    codes, n_classes = _strata_codes(strata, n)
+    order = np.concatenate([np.flatnonzero(codes == c)[rng.permutation(int((codes == c).sum()))]
+                            for c in range(n_classes)]) if n else np.zeros(0, dtype=np.int64)
+    relabel = rng.permutation(num_folds)
+    fold = np.empty(n, dtype=np.int64)
+    fold[order] = relabel[np.arange(n) % num_folds]
+    return fold
+
+
+# --------------------------------------------------------------------------------------
+# the problemDoc's dataSplits section
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SplitSpec:
+    """``inputs.dataSplits`` with defaults applied and types checked."""
+
+    method: str
+    test_size: float
+    num_folds: int
+    stratified: bool
+    num_repeats: int
+    seed: int
+    splits_file: str
+
+    @property
+    def repeats(self) -> int:
+        """How many repeats are written (``numRepeats`` 0 means one)."""
+        return max(1, self.num_repeats)
+
+    def describe(self) -> str:
+        how = (f"holdOut testSize={self.test_size:g}" if self.method == "holdOut"
+               else f"kFold numFolds={self.num_folds}")
+        return f"{how}, {self.repeats} repeat(s), randomSeed={self.seed}"
+
+
+def spec_issues(problem: ProblemDoc) -> tuple[SplitSpec | None, list[Issue]]:
+    """Read and check ``inputs.dataSplits``; ``(spec, [])`` or ``(None, issues)``."""
+    path = str(problem.path or "")
+    loc = "inputs.dataSplits"
+    inputs = problem.data.get("inputs") if isinstance(problem.data, dict) else None
+    raw = inputs.get("dataSplits", {}) if isinstance(inputs, dict) else {}
+    if not isinstance(raw, dict):
+        return None, [error("splits.bad_value", loc, "dataSplits must be an object", path)]
+    s = problem.splits
+    issues: list[Issue] = []
+
+    def num(key, kind, default):
+        v = s.get(key, default)
+        if v is None:
+            v = default
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or \
+                (kind is int and isinstance(v, float) and not v.is_integer()):
+            issues.append(error("splits.bad_value", f"{loc}.{key}",
+                                f"{key} must be a{'n integer' if kind is int else ' number'}, got {v!r}", path))
+            return default
+        return kind(v)
+
+    method = s.get("method", "holdOut")
+    if method not in ("holdOut", "kFold"):
+        issues.append(error("splits.method", f"{loc}.method",
+                            f"unknown split method {method!r} (holdOut or kFold)", path))
+    test_size = num("testSize", float, 0.2)
+    num_folds = num("numFolds", int, 0)
+    num_repeats = num("numRepeats", int, 0)
+    seed = num("randomSeed", int, 0)
+    stratified = s.get("stratified", True)
+    if not isinstance(stratified, bool):
+        issues.append(error("splits.bad_value", f"{loc}.stratified",
+                            f"stratified must be true or false, got {stratified!r}", path))
+        stratified = True
+    if method == "holdOut" and not 0.0 <= test_size <= 1.0:
+        issues.append(error("splits.test_size", f"{loc}.testSize",
+                            f"testSize must be between 0.0 and 1.0, got {test_size!r}", path))
+    if method == "kFold" and num_folds < 2:
+        issues.append(error("splits.num_folds", f"{loc}.numFolds",
+                            f"kFold needs numFolds >= 2, got {num_folds}", path))
+    if num_repeats < 0:
+        issues.append(error("splits.num_repeats", f"{loc}.numRepeats",
+                            f"numRepeats must be >= 0, got {num_repeats}", path))
+    if seed < 0 or seed >= 2 ** 63:
+        issues.append(error("splits.bad_value", f"{loc}.randomSeed",
+                            f"randomSeed must be a non-negative integer, got {seed}", path))
+    splits_file = s.get("splitsFile") or "dataSplits.csv"
+    if not isinstance(splits_file, str):
+        issues.append(error("splits.bad_value", f"{loc}.splitsFile", "splitsFile must be a string", path))
+        splits_file = "dataSplits.csv"
+    if issues:
+        return None, issues
+    return SplitSpec(method, test_size, num_folds, stratified, num_repeats, seed, splits_file), []
+
+
+def is_object_detection(problem: ProblemDoc) -> bool:
+    return problem.task_type == "objectDetection"
+
+
+def _first_target(problem: ProblemDoc):
+    ts = sorted(problem.targets, key=lambda t: (not isinstance(t.target_index, int), t.target_index or 0))
+    return ts[0] if ts else None
+
+
+def stratify_column(problem: ProblemDoc, dataset: DatasetDoc | None) -> str | None:
+    """The column a stratified split stratifies on, or None (not stratified, not a
+    classification problem, objectDetection, or no target)."""
+    if not problem.splits.get("stratified", True) or is_object_detection(problem):
+        return None
+    target = _first_target(problem)
+    if target is None or not target.col_name:
+        return None
+    col_type = None
+    if dataset is not None:
+        res = dataset.resource(target.res_id) if target.res_id else None
+        res = res or dataset.learning_data
+        col = res.column(target.col_name) if res is not None else None
+        col_type = col.col_type if col is not None else None
+    if problem.task_type in STRATIFIABLE_TASKS or col_type in DISCRETE_COLTYPES:
+        return target.col_name
+    return None
+
+
+def image_column(dataset: DatasetDoc | None, columns: list[str]) -> str | None:
+    """The image column of an objectDetection learningData: the index column other than
+    d3mIndex (the multi-index), else a column named ``image``."""
+    res = dataset.learning_data if dataset is not None else None
+    if res is not None:
+        for name in res.index_columns:
+            if name != "d3mIndex" and name in columns:
+                return name
+    return "image" if "image" in columns else None
+
+
+# --------------------------------------------------------------------------------------
+# splits for a problem
+# --------------------------------------------------------------------------------------
+def _as_str(values) -> np.ndarray:
+    """Cells as canonical strings, so an int frame and its CSV split identically."""
+    return np.array([str(v) for v in values], dtype=object)
 
 
 def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
                 dataset: DatasetDoc | None = None) -> pd.DataFrame:
-    """dataSplits rows (d3mIndex, type, repeat, fold) for ``learning_data``."""
-    s = problem.splits
-    rng = np.random.default_rng(s.get("randomSeed", 0))
-    idx = learning_data["d3mIndex"].to_numpy()
-    n = len(idx)
-    n_test = int(round(float(s.get("testSize", 0.2)) * n))
-    test = np.zeros(n, dtype=bool)
-    test[rng.permutation(n)[:n_test]] = True
-    return pd.DataFrame({"d3mIndex": idx, "type": np.where(test, "TEST", "TRAIN"),
-                         "repeat": 0, "fold": 0})
+    """dataSplits rows (``d3mIndex,type,repeat,fold``; objectDetection adds ``image``
+    after d3mIndex) for ``learning_data`` as the problemDoc's dataSplits section says.
+
+    Raises :class:`~d3mkit.errors.D3MKitError` (exit 1) naming the problemDoc field or
+    learningData column when the section or the table cannot be split.
+    """
+    spec, issues = spec_issues(problem)
+    if spec is None:
+        raise D3MKitError(issues)
+    ld_path = ""
+    if dataset is not None and dataset.root is not None and dataset.learning_data is not None:
+        ld_path = str(dataset.resource_path(dataset.learning_data))
+    columns = [str(c) for c in learning_data.columns]
+    if "d3mIndex" not in columns:
+        raise D3MKitError.single(ld_path, "splits.no_index", "header",
+                                 "learningData has no d3mIndex column")
+    raw_index = learning_data["d3mIndex"].to_numpy()
+    index = _as_str(raw_index)
+    od = is_object_detection(problem)
+    row_image = None
+    if od:
+        img = image_column(dataset, columns)
+        if img is None:
+            raise D3MKitError.single(ld_path, "splits.no_image", "header",
+                                     "objectDetection learningData has no image (multi-index) column")
+        raw_image = learning_data[img].to_numpy()
+        images = _as_str(raw_image)
+        keys = images                                   # the split unit is the image
+        rows = ~pd.DataFrame({"i": index, "m": images}).duplicated().to_numpy()
+        row_image, row_keys = raw_image[rows], images[rows]
+    else:
+        keys = index
+        rows = ~pd.Series(index).duplicated().to_numpy()
+        row_keys = index[rows]
+    row_index = raw_index[rows]                         # one output row per (multi-)index
+    unit_keys, first = np.unique(keys, return_index=True)
+    order = np.argsort(first, kind="stable")            # units in learningData order
+    unit_keys, first = unit_keys[order], first[order]
+    n = len(unit_keys)
+    if n == 0:
+        raise D3MKitError.single(ld_path, "splits.empty", "", "learningData has no rows to split")
+
+    strata = None
+    strat_col = stratify_column(problem, dataset)
+    if strat_col is not None:
+        if strat_col not in columns:
+            raise D3MKitError.single(ld_path, "splits.target_missing", "header",
+                                     f"target column {strat_col!r} (first target of "
+                                     f"{problem.path or 'the problemDoc'}) is not in learningData")
+        strata = _as_str(learning_data[strat_col])[first]
+
+    if spec.method == "kFold" and spec.num_folds > n:
+        raise D3MKitError.single(problem.path or "", "splits.num_folds", "inputs.dataSplits.numFolds",
+                                 f"numFolds={spec.num_folds} but learningData has only {n} "
+                                 f"{'images' if od else 'rows'} to split")
+
+    rng = np.random.default_rng(spec.seed)
+    unit_pos = pd.Index(unit_keys).get_indexer(row_keys)
+    frames = []
+    for r in range(spec.repeats):
+        if spec.method == "holdOut":
+            test = holdout_test_mask(n, spec.test_size, rng, strata)[unit_pos]
+            frames.append(_rows(row_index, row_image, test, r, 0))
+        else:
+            fold_of = kfold_assignment(n, spec.num_folds, rng, strata)[unit_pos]
+            for f in range(spec.num_folds):
+                frames.append(_rows(row_index, row_image, fold_of == f, r, f))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _rows(index, images, test, repeat, fold) -> pd.DataFrame:
+    d = {"d3mIndex": index}
+    if images is not None:
+        d["image"] = images
+    d["type"] = np.where(test, "TEST", "TRAIN")
+    d["repeat"] = np.full(len(index), repeat, dtype=np.int64)
+    d["fold"] = np.full(len(index), fold, dtype=np.int64)
+    return pd.DataFrame(d)
+
+
+# --------------------------------------------------------------------------------------
+# files
+# --------------------------------------------------------------------------------------
+def splits_path(problem_dir: Path, splits_file: str) -> Path:
+    """``splitsFile`` resolved under ``problem_dir``; a path escaping it is an error."""
+    rel = Path(splits_file)
+    target = (problem_dir / rel)
+    root = problem_dir.resolve()
+    if rel.is_absolute() or ".." in rel.parts or not str(target.resolve()).startswith(str(root)):
+        raise D3MKitError.single(problem_dir / "problemDoc.json", "splits.path_escapes",
+                                 "inputs.dataSplits.splitsFile",
+                                 f"splitsFile {splits_file!r} leaves the problem directory")
+    return target
+
+
+def write_splits(splits: pd.DataFrame, path: Path | str) -> None:
+    """Write a splits table atomically (temporary sibling, then rename)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    os.close(fd)
+    try:
+        write_table(splits, tmp)
+        os.replace(tmp, p)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def splits_bytes(splits: pd.DataFrame) -> bytes:
+    """The exact bytes :func:`write_splits` (and :func:`d3mkit.tables.write_table`) write."""
+    return splits.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def read_splits(path: Path | str) -> pd.DataFrame:
+    """A splits file with ``repeat``/``fold`` as integers (other cells as strings).
+
+    Raises :class:`~d3mkit.errors.D3MKitError` on a missing column or a non-integer
+    repeat/fold (the validator reports such files in full; this is the reader)."""
+    df = read_table(path)
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise D3MKitError.single(path, "splits.columns", "header",
+                                 f"missing column(s) {', '.join(missing)}")
+    for col in ("repeat", "fold"):
+        num = pd.to_numeric(df[col], errors="coerce")
+        bad = num.isna() | (num != num.round())
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
+            raise D3MKitError.single(path, "splits.bad_value", f"row {row}, column {col}",
+                                     f"{col} must be an integer, got {df[col].iloc[row - 1]!r}")
+        df[col] = num.astype(np.int64)
+    return df
+
+
+def folds(splits: pd.DataFrame) -> Iterator[tuple[int, int, list[str], list[str]]]:
+    """``(repeat, fold, train d3mIndex values, test d3mIndex values)`` per repeat and fold
+    in file order; indices listed once each (objectDetection lists one per box)."""
+    rep = splits["repeat"].astype(np.int64)
+    fol = splits["fold"].astype(np.int64)
+    keys = list(dict.fromkeys(zip(rep.tolist(), fol.tolist())))
+    for r, f in keys:
+        sel = splits[(rep == r) & (fol == f)]
+        idx = sel["d3mIndex"].astype(str)
+        yield (r, f, list(dict.fromkeys(idx[sel["type"] == "TRAIN"])),
+               list(dict.fromkeys(idx[sel["type"] == "TEST"])))
+
+
+def summary(splits: pd.DataFrame) -> list[str]:
+    """One line per repeat and fold: ``repeat R fold F: TRAIN a, TEST b``."""
+    return [f"repeat {r} fold {f}: TRAIN {len(tr)}, TEST {len(te)}"
+            for r, f, tr, te in folds(splits)]
+
+
+def find_dataset(problem: ProblemDoc, search: tuple[Path, ...] = ()) -> DatasetDoc:
+    """The dataset a problem names by datasetID: a sibling of the problem directory
+    (same task root) first, then ``search`` directories (the directory itself, its
+    children and grandchildren). Raises :class:`D3MKitError` when none matches."""
+    from d3mkit.docs.jsonio import load_json_issues
+    want = problem.dataset_id
+    pdir = problem.path.parent if problem.path is not None else Path(".")
+    places = [pdir.parent]
+    places += [Path(s) for s in search]
+    seen: set[Path] = set()
+    for base in places:
+        candidates = [base / "datasetDoc.json"] + sorted(base.glob("*/datasetDoc.json")) + \
+            sorted(base.glob("*/*/datasetDoc.json"))
+        for c in candidates:
+            if c in seen or not c.is_file():
+                continue
+            seen.add(c)
+            data, issues = load_json_issues(c)
+            if not issues and isinstance(data, dict) and \
+                    isinstance(data.get("about"), dict) and data["about"].get("datasetID") == want:
+                return DatasetDoc(data, c)
+    where = ", ".join(str(p) for p in places)
+    raise D3MKitError.single(problem.path or "", "splits.dataset_not_found", "inputs.data[0].datasetID",
+                             f"no datasetDoc.json with datasetID {want!r} in {where} "
+                             "(pass --datasets DIR)")

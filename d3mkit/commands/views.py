@@ -1,0 +1,24 @@
+"""``d3mkit views TASK_ROOT --out DIR``: write the TRAIN/TEST/SCORE blind-evaluation views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("views", help="write the D3M TRAIN/TEST/SCORE views of a task root")
+    p.add_argument("task_root", type=Path)
+    p.add_argument("--out", type=Path, required=True, help="directory to create (TRAIN/, TEST/, SCORE/)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out")
+    p.add_argument("--repeat", type=int, default=0, help="which repeat of the splits file (default 0)")
+    p.add_argument("--fold", type=int, default=0, help="which fold of the splits file (default 0)")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    from d3mkit.views import write_views
+    written = write_views(args.task_root, args.out, force=args.force, repeat=args.repeat, fold=args.fold)
+    for view, path in written.items():
+        for sub in sorted(p for p in path.iterdir()):
+            print(sub)
+    return 0

@@ -1,0 +1,216 @@
+"""The D3M blind-evaluation views of a task root: TRAIN/, TEST/ and SCORE/.
+
+What this module owns: :func:`write_views`, which splits one task root into the
+physical views the D3M data supply uses for blind evaluation (overview.md, "Dataset
+views"), for one repeat and fold of its splits file (repeat 0, fold 0 by default)::
+
+    OUT/
+      TRAIN/dataset_TRAIN/   datasetID <id>_TRAIN: only TRAIN rows, only the media they reference
+      TRAIN/problem_TRAIN/   problemID <id>_TRAIN: problemDoc + the TRAIN rows of the splits file
+      TEST/dataset_TEST/     datasetID <id>_TEST: TEST rows, target values emptied
+      TEST/problem_TEST/     problemDoc + the TEST rows of the splits file
+      SCORE/dataset_SCORE/   datasetID <id>_SCORE: TEST rows with their targets
+      SCORE/problem_SCORE/   problemDoc + the TEST rows of the splits file
+      SCORE/targets.csv      d3mIndex (+ image for objectDetection) and the target columns
+
+Each view's problemDoc names its own dataset (``datasetID`` suffixed like the dataset);
+as blind evaluation uses a single holdOut, a kFold or repeated section is rewritten to
+``holdOut`` with the view's TEST share and rows are written as repeat 0, fold 0.
+learningData rows keep their exact cell text. Other tables and non-collection resources
+are copied whole; a collection (media/) keeps only the items that the view's tables
+reference through ``refersTo`` … ``"resObject": "item"``. Every path is checked to stay
+inside the dataset root. The views are written into a temporary sibling of OUT and
+renamed into place; an existing OUT is replaced only with ``force``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.docs.jsonio import save_json
+from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.splits import read_splits, splits_path
+from d3mkit.tables import write_table
+from d3mkit.taskroot import TaskRoot
+
+VIEWS = ("TRAIN", "TEST", "SCORE")
+
+
+def _inside(root: Path, rel: str, doc_path: Path, location: str) -> Path:
+    """``root/rel`` if it stays inside ``root`` (no absolute path, no ``..``, no symlink out)."""
+    p = root / rel
+    try:
+        ok = not Path(rel).is_absolute() and p.resolve().is_relative_to(root.resolve())
+    except (OSError, ValueError):
+        ok = False
+    if not ok:
+        raise D3MKitError.single(doc_path, "views.path_escapes", location,
+                                 f"{rel!r} leaves the dataset directory")
+    return p
+
+
+def _key(df: pd.DataFrame, cols: list[str]) -> pd.Series:
+    if len(cols) == 1:
+        return df[cols[0]].astype(str)
+    return df[cols].astype(str).agg("\x1f".join, axis=1)
+
+
+class _Source:
+    """What the views are cut from: the task root's documents, tables and one fold."""
+
+    def __init__(self, task: TaskRoot, repeat: int, fold: int):
+        self.task = task
+        self.problem: ProblemDoc = task.problem
+        self.dataset: DatasetDoc = task.dataset
+        self.ld_res = self.dataset.learning_data
+        if self.ld_res is None:
+            raise D3MKitError.single(self.dataset.path, "views.no_learning_data", "dataResources",
+                                     "dataset has no learningData table")
+        self.ld = task.learning_data()
+        sp_path = splits_path(task.problem_dir, self.problem.splits_file)
+        if not sp_path.exists():
+            raise D3MKitError.single(sp_path, "file.missing", "",
+                                     "splits file does not exist (run d3mkit split)")
+        splits = read_splits(sp_path)
+        sel = splits[(splits["repeat"] == repeat) & (splits["fold"] == fold)]
+        if sel.empty:
+            raise D3MKitError.single(sp_path, "views.no_fold", "",
+                                     f"no rows for repeat {repeat}, fold {fold}")
+        self.key_cols = ["d3mIndex"] + (["image"] if "image" in sel.columns and "image" in self.ld.columns else [])
+        for c in self.key_cols:
+            if c not in self.ld.columns:
+                raise D3MKitError.single(self.dataset.resource_path(self.ld_res), "views.no_index",
+                                         "header", f"learningData has no {c} column")
+        self.split_rows = {t: sel[sel["type"] == t].copy() for t in ("TRAIN", "TEST")}
+        ld_key = _key(self.ld, self.key_cols)
+        self.rows = {t: self.ld[ld_key.isin(set(_key(self.split_rows[t], self.key_cols)))]
+                     for t in ("TRAIN", "TEST")}
+        both = set(_key(self.split_rows["TRAIN"], self.key_cols)) & set(_key(self.split_rows["TEST"], self.key_cols))
+        if both:
+            raise D3MKitError.single(sp_path, "splits.overlap", f"repeat {repeat}, fold {fold}",
+                                     f"{len(both)} index value(s) are both TRAIN and TEST "
+                                     f"(e.g. {sorted(both)[0]!r})")
+        self.targets = [t.col_name for t in self.problem.targets
+                        if t.col_name in self.ld.columns and t.res_id in (self.ld_res.res_id, None)]
+
+
+def _copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if src.is_dir():
+        shutil.copytree(src, dst)
+    else:
+        shutil.copyfile(src, dst)
+
+
+def _write_dataset(src: _Source, view: str, rows: pd.DataFrame, dest: Path) -> None:
+    ds = src.dataset
+    root = ds.root
+    data = copy.deepcopy(ds.data)
+    data["about"]["datasetID"] = f"{ds.dataset_id}_{view}"
+    dest.mkdir(parents=True)
+    tables: list[tuple[dict, pd.DataFrame | None]] = []
+    collections = {}
+    for i, r in enumerate(data.get("dataResources", [])):
+        loc = f"dataResources[{i}].resPath"
+        rel = r.get("resPath", "")
+        path = _inside(root, rel, ds.path, loc)
+        if r.get("resID") == src.ld_res.res_id:
+            write_table(rows, dest / rel)
+            tables.append((r, rows))
+        elif r.get("isCollection"):
+            collections[r.get("resID")] = r
+            (dest / rel).mkdir(parents=True, exist_ok=True)
+        else:
+            if not path.exists():
+                raise D3MKitError.single(ds.path, "file.missing", loc, f"{rel!r} does not exist")
+            _copy(path, dest / rel)
+            tables.append((r, None))
+    # the collection items the view's tables refer to
+    for r, df in tables:
+        for c in r.get("columns") or []:
+            ref = c.get("refersTo") if isinstance(c, dict) else None
+            if not isinstance(ref, dict) or ref.get("resObject") != "item" or ref.get("resID") not in collections:
+                continue
+            if df is None:
+                from d3mkit.tables import read_table
+                df = read_table(root / r["resPath"])
+            coll = collections[ref["resID"]]
+            for item in dict.fromkeys(df[c["colName"]].astype(str)) if c.get("colName") in df.columns else ():
+                if not item:
+                    continue
+                rel = coll["resPath"].rstrip("/") + "/" + item
+                srcp = _inside(root, rel, ds.path, f"resource {coll['resID']}, item {item!r}")
+                if not srcp.exists():
+                    raise D3MKitError.single(ds.path, "file.missing", f"resource {coll['resID']}",
+                                             f"collection item {rel!r} does not exist")
+                if not (dest / rel).exists():
+                    _copy(srcp, dest / rel)
+    save_json(dest / "datasetDoc.json", data)
+
+
+def _write_problem(src: _Source, view: str, split_rows: pd.DataFrame, dest: Path,
+                   test_share: float) -> None:
+    pb = src.problem
+    data = copy.deepcopy(pb.data)
+    data["about"]["problemID"] = f"{pb.problem_id}_{view}"
+    for entry in data.get("inputs", {}).get("data", []):
+        if isinstance(entry, dict) and entry.get("datasetID") == src.dataset.dataset_id:
+            entry["datasetID"] = f"{src.dataset.dataset_id}_{view}"
+    ds = data.get("inputs", {}).get("dataSplits")
+    if isinstance(ds, dict) and (ds.get("method", "holdOut") != "holdOut" or ds.get("numRepeats", 0)):
+        ds["method"] = "holdOut"
+        ds["testSize"] = round(test_share, 6)
+        ds["numRepeats"] = 0
+        ds["numFolds"] = 0
+    dest.mkdir(parents=True)
+    save_json(dest / "problemDoc.json", data)
+    rows = split_rows.copy()
+    rows["repeat"] = 0
+    rows["fold"] = 0
+    write_table(rows, dest / pb.splits_file)
+
+
+def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
+                repeat: int = 0, fold: int = 0) -> dict[str, Path]:
+    """Write TRAIN/, TEST/ and SCORE/ under ``out`` (see the module docstring); return
+    ``{"TRAIN": out/TRAIN, ...}``."""
+    out = Path(out)
+    if out.exists() and not force:
+        raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
+    task = TaskRoot.open(task_root)
+    src = _Source(task, repeat, fold)
+    n_train, n_test = len(src.split_rows["TRAIN"]), len(src.split_rows["TEST"])
+    share = n_test / (n_train + n_test) if n_train + n_test else 0.0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        test_rows = src.rows["TEST"]
+        blind = test_rows.copy()
+        for t in src.targets:
+            blind[t] = ""
+        plan = {"TRAIN": (src.rows["TRAIN"], src.split_rows["TRAIN"]),
+                "TEST": (blind, src.split_rows["TEST"]),
+                "SCORE": (test_rows, src.split_rows["TEST"])}
+        for view, (rows, split_rows) in plan.items():
+            _write_dataset(src, view, rows, tmp / view / f"dataset_{view}")
+            _write_problem(src, view, split_rows, tmp / view / f"problem_{view}", share)
+        write_table(test_rows[src.key_cols + [t for t in src.targets if t not in src.key_cols]],
+                    tmp / "SCORE" / "targets.csv")
+        old = None
+        if out.exists():
+            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            os.rename(out, old)
+        os.rename(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return {v: out / v for v in VIEWS}
