@@ -527,6 +527,20 @@ def precision_at_top_k(y_true, y_pred, K=20, **_) -> float:
     return float(len(np.intersect1d(t, p)) / k)
 
 
+def precision_at_top_k_ranked(y_true, y_pred, K=20, **_) -> float:
+    """The D3M reference package's precisionAtTopK (not registered; for comparison):
+    the row positions of the K largest values of the truth and of the predictions
+    (integers), how many they share, divided by K.
+
+    >>> precision_at_top_k_ranked([0, 1, 2, 3, 4], [1, 3, 2, 4, 0], K=3)
+    0.3333333333333333
+    """
+    k = int(K)
+    t = np.argsort(np.asarray(y_true).astype(float).astype(int), kind="stable")[::-1][:k]
+    p = np.argsort(np.asarray(y_pred).astype(float).astype(int), kind="stable")[::-1][:k]
+    return float(len(np.intersect1d(t, p)) / k)
+
+
 def _ranks(ranks) -> np.ndarray:
     if ranks is None:
         raise ValueError("this metric needs a rank column in the predictions")
