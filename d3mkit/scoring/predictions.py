@@ -152,7 +152,9 @@ def read_csv_checked(path: Path | str, kind: str, usecols: list[str] | None = No
         return None, issues
     cols = [c for c in (usecols or header) if c in header]
     dtypes = {c: (np.int64 if c in int_cols else object) for c in cols}
-    kwargs = dict(usecols=cols, keep_default_na=False, na_filter=False, encoding="utf-8-sig")
+    kwargs = dict(keep_default_na=False, na_filter=False, encoding="utf-8-sig")
+    if usecols is not None:   # with usecols pandas ignores ragged rows; read all to catch them
+        kwargs["usecols"] = cols
     try:
         try:
             df = pd.read_csv(path, dtype=dtypes, **kwargs)
