@@ -46,7 +46,7 @@ def find_dataset(problem_doc_path: Path, dataset_id: str | None) -> Path | None:
     """The datasetDoc.json beside the problem (same task root) whose datasetID matches."""
     from d3mkit.docs.jsonio import load_json_issues
     root = problem_doc_path.resolve().parent.parent
-    candidates = sorted(root.glob("*/datasetDoc.json")) + sorted(root.glob("*/*/datasetDoc.json"))
+    candidates = sorted(root.glob("*/datasetDoc.json"))
     for c in candidates:
         data, issues = load_json_issues(c)
         if not issues and isinstance(data, dict) and \
