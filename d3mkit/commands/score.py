@@ -1,0 +1,91 @@
+"""``d3mkit score --problem P --predictions F [--dataset D | --targets T]``: check a
+predictions file against the truth and print or write its scores."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from d3mkit.errors import D3MKitError, UsageError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("score", help="score a predictions.csv against the truth")
+    p.add_argument("--problem", type=Path, required=True,
+                   help="problem directory, problemDoc.json or task root")
+    p.add_argument("--predictions", type=Path, required=True, help="predictions.csv")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--dataset", type=Path, help="dataset directory or datasetDoc.json "
+                     "(default: the dataset with the problem's datasetID beside the problem)")
+    src.add_argument("--targets", type=Path, help="targets.csv holding the truth (every row scored)")
+    p.add_argument("--repeat", type=int, default=0, help="dataSplits repeat (default 0)")
+    p.add_argument("--fold", type=int, default=0, help="dataSplits fold (default 0)")
+    p.add_argument("--output", type=Path, help="write scores.csv here (atomically)")
+    p.add_argument("--format", choices=["csv", "json"], default="csv",
+                   help="what to print on stdout (default csv)")
+    p.set_defaults(func=_run)
+
+
+def find_problem(path: Path) -> Path:
+    """problemDoc.json for a problem dir, a problemDoc.json or a task root."""
+    if not path.exists():
+        raise UsageError("path does not exist", str(path))
+    if path.is_file():
+        return path
+    if (path / "problemDoc.json").is_file():
+        return path / "problemDoc.json"
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(path)
+    doc = task.problem_dir / "problemDoc.json"
+    if not doc.is_file():
+        raise UsageError("no problemDoc.json in the task root's problem directory", str(task.problem_dir))
+    return doc
+
+
+def find_dataset(problem_doc_path: Path, dataset_id: str | None) -> Path | None:
+    """The datasetDoc.json beside the problem (same task root) whose datasetID matches."""
+    from d3mkit.docs.jsonio import load_json_issues
+    root = problem_doc_path.resolve().parent.parent
+    candidates = sorted(root.glob("*/datasetDoc.json"))
+    for c in candidates:
+        data, issues = load_json_issues(c)
+        if not issues and isinstance(data, dict) and \
+                (data.get("about") or {}).get("datasetID") == dataset_id:
+            return c
+    return None
+
+
+def _run(args) -> int:
+    from d3mkit.docs import ProblemDoc
+    from d3mkit.scoring.score import ScoreReport, score_predictions, write_scores
+
+    pdoc_path = find_problem(args.problem)
+    problem = ProblemDoc.load(pdoc_path)
+    dataset = None
+    if args.dataset is not None:
+        if not args.dataset.exists():
+            raise UsageError("path does not exist", str(args.dataset))
+        dataset = args.dataset
+    else:
+        dataset = find_dataset(pdoc_path, problem.dataset_id)
+        if dataset is None and args.targets is None:
+            raise UsageError(f"no dataset with datasetID {problem.dataset_id!r} beside the problem; "
+                             f"pass --dataset DIR or --targets targets.csv", str(pdoc_path))
+    if args.targets is not None and not args.targets.exists():
+        raise UsageError("path does not exist", str(args.targets))
+    try:
+        report = score_predictions(problem, args.predictions, dataset=dataset,
+                                   targets_path=args.targets, repeat=args.repeat, fold=args.fold)
+    except D3MKitError as exc:
+        if args.format == "json" and exc.exit_code == 1:
+            sys.stdout.write(ScoreReport(problem.problem_id, [], exc.issues).to_json())
+        raise
+    for issue in report.issues:
+        print(issue.format(), file=sys.stderr)
+    if args.output is not None:
+        write_scores(report, args.output)
+    if args.format == "json":
+        sys.stdout.write(report.to_json())
+    elif args.output is None:
+        sys.stdout.write(report.to_frame().to_csv(index=False, lineterminator="\n"))
+    return 0

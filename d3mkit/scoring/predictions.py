@@ -1,0 +1,636 @@
+"""Reading predictions.csv and the truth, checking them, and lining them up.
+
+This is the one place that decides how a predictions file lines up with the truth
+(DESIGN.md). :func:`load_truth` reads the TEST rows of learningData for one repeat/fold of
+dataSplits (or an explicit ``targets.csv``); :func:`read_predictions` reads the file;
+:func:`align` checks everything and returns an :class:`Aligned` bundle of read-only
+arrays in d3mIndex order, or the issues found (all of them).
+
+Layouts of predictions.csv:
+
+* ``rows`` — one row per TEST d3mIndex, target columns, optional ``confidence`` (any
+  case): the confidence of that row's predicted label.
+* ``classes`` — several rows per d3mIndex, one per (index, class), each carrying that
+  class's ``confidence`` (the layout the D3M reference package reads). Used when a
+  single-target classification file has a confidence column and repeated indices; the
+  confidences form a ``(rows, classes)`` matrix (classes not listed get 0) and the hard
+  label is each index's most confident class.
+* ``ranked`` — several rows per d3mIndex with a ``rank`` column (meanReciprocalRank,
+  hitsAtK); the hard label is the rank-1 row's value.
+* ``objectDetection`` — any number of rows per image, keyed by the image column
+  (d3mIndex must be present but is not used to align).
+
+Locations are ``row R, column NAME`` with R the line of the file (the header is row 1).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
+
+INDEX = "d3mIndex"
+NUMERIC_TYPES = ("integer", "real")
+REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
+                    "semiSupervisedRegression")
+MISSING_STRINGS = ("", "nan", "NaN", "NAN", "NA", "N/A", "null", "NULL", "None")
+MAX_RANK = 500.0
+SHOW = 10   # how many offending rows/indices a message lists
+
+
+# ---------------------------------------------------------------------------------------
+# containers
+# ---------------------------------------------------------------------------------------
+@dataclass
+class Truth:
+    """TEST rows of the truth: strings as read, in d3mIndex order (file order for
+    objectDetection)."""
+
+    frame: pd.DataFrame
+    index: np.ndarray
+    targets: list[str]
+    col_types: dict[str, str]
+    image_column: str | None
+    path: str
+    issues: list[Issue] = field(default_factory=list)
+
+
+@dataclass
+class Aligned:
+    """Truth and predictions lined up row by row (arrays are read-only).
+
+    ``truth``/``pred`` map target name to arrays (floats for numeric colTypes, strings
+    otherwise; ``(n, 4)`` boxes for objectDetection). ``confidence`` is 1-D per row, or
+    2-D with ``classes``; ``ranks`` maps target to the rank of the true value."""
+
+    layout: str
+    index: np.ndarray
+    targets: list[str]
+    truth: dict[str, np.ndarray]
+    pred: dict[str, np.ndarray]
+    col_types: dict[str, str]
+    confidence: np.ndarray | None = None
+    classes: np.ndarray | None = None
+    ranks: dict[str, np.ndarray] | None = None
+    images_true: np.ndarray | None = None
+    images_pred: np.ndarray | None = None
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.index)
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+def _rows_text(rows, total: int | None = None) -> str:
+    rows = list(rows)
+    shown = ", ".join(str(r) for r in rows[:SHOW])
+    more = (total if total is not None else len(rows)) - min(len(rows), SHOW)
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+# ---------------------------------------------------------------------------------------
+# CSV reading
+# ---------------------------------------------------------------------------------------
+def _header(path: Path, kind: str) -> tuple[list[str] | None, list[Issue]]:
+    p = str(path)
+    try:
+        if path.is_dir():
+            raise D3MKitError(error("file.is_directory", "", "expected a file, found a directory", p), EXIT_USAGE)
+        with open(path, "r", encoding="utf-8-sig", newline="") as fh:
+            first = fh.readline()
+            rest = fh.read(1) if first.strip() else fh.read(65536)
+    except FileNotFoundError:
+        raise D3MKitError(error("file.missing", "", f"{kind} file does not exist", p), EXIT_USAGE) from None
+    except UnicodeDecodeError as exc:
+        return None, [error("csv.encoding", f"byte {exc.start}", "file is not valid UTF-8", p)]
+    except OSError as exc:
+        raise D3MKitError(error("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p),
+                          EXIT_USAGE) from None
+    if not first.strip() and not rest.strip():
+        return None, [error("csv.empty", "", "file is empty", p)]
+    if not first.strip():
+        return None, [error("csv.header", "row 1", "the first line (the header) is blank", p)]
+    header = next(csv.reader([first.rstrip("\r\n")]))
+    issues = []
+    if INDEX not in header and len(header) == 1:
+        for sep, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
+            if sep in header[0]:
+                issues.append(error("csv.delimiter", "row 1",
+                                    f"columns are separated by {name}, not commas "
+                                    f"(header {first.strip()[:60]!r})", p))
+                return None, issues
+    seen, dups = set(), []
+    for h in header:
+        if h in seen and h not in dups:
+            dups.append(h)
+        seen.add(h)
+    if dups:
+        issues.append(error("csv.duplicate_column", "row 1",
+                            f"duplicate column names: {', '.join(dups)}", p))
+        return None, issues
+    return header, issues
+
+
+def read_csv_checked(path: Path | str, kind: str, usecols: list[str] | None = None,
+                     int_cols: tuple[str, ...] = (INDEX,)) -> tuple[pd.DataFrame | None, list[Issue]]:
+    """Read a CSV (strings, integer columns as int64 when they all parse); file problems
+    (empty, header only, wrong delimiter, ragged rows, duplicate columns) become issues."""
+    path = Path(path)
+    header, issues = _header(path, kind)
+    if header is None:
+        return None, issues
+    cols = [c for c in (usecols or header) if c in header]
+    dtypes = {c: (np.int64 if c in int_cols else object) for c in cols}
+    kwargs = dict(keep_default_na=False, na_filter=False, encoding="utf-8-sig")
+    if usecols is not None:   # with usecols pandas ignores ragged rows; read all to catch them
+        kwargs["usecols"] = cols
+    try:
+        try:
+            df = pd.read_csv(path, dtype=dtypes, **kwargs)
+        except (ValueError, OverflowError) as exc:
+            if isinstance(exc, pd.errors.ParserError):
+                raise
+            df = pd.read_csv(path, dtype=object, **kwargs)
+    except pd.errors.ParserError as exc:
+        msg = str(exc)
+        loc = ""
+        import re
+        m = re.search(r"line (\d+), saw (\d+)", msg)
+        if m:
+            loc = f"row {m.group(1)}"
+            msg = f"row has {m.group(2)} fields, the header has {len(header)}"
+        return None, issues + [error("csv.parse", loc, msg, str(path))]
+    except UnicodeDecodeError as exc:
+        return None, issues + [error("csv.encoding", f"byte {exc.start}", "file is not valid UTF-8", str(path))]
+    if len(df) == 0:
+        return None, issues + [error("csv.no_rows", "row 1", "file has a header but no rows", str(path))]
+    return df, issues
+
+
+def read_predictions(path: Path | str) -> tuple[pd.DataFrame | None, list[Issue]]:
+    """Read predictions.csv (see :func:`read_csv_checked`)."""
+    return read_csv_checked(path, "predictions")
+
+
+def _index_values(col: pd.Series) -> np.ndarray:
+    """d3mIndex as int64 when every value is an integer, else stripped strings."""
+    a = col.to_numpy()
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64)
+    try:
+        return np.asarray(a, dtype=object).astype(np.int64)
+    except (ValueError, OverflowError, TypeError):
+        return np.asarray([str(v).strip() for v in a], dtype=object)
+
+
+def _same_kind(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if a.dtype.kind == b.dtype.kind:
+        return a, b
+    return a.astype(str).astype(object), b.astype(str).astype(object)
+
+
+# ---------------------------------------------------------------------------------------
+# truth
+# ---------------------------------------------------------------------------------------
+def _target_types(problem, dataset) -> dict[str, str]:
+    types: dict[str, str] = {}
+    res = dataset.learning_data if dataset is not None else None
+    for name in problem.target_names:
+        col = res.column(name) if res is not None else None
+        if col is not None and col.col_type:
+            types[name] = col.col_type
+        elif problem.task_type == "objectDetection":
+            types[name] = "realVector"
+        elif problem.task_type in REGRESSION_TASKS:
+            types[name] = "real"
+        else:
+            types[name] = "categorical"
+    return types
+
+
+def image_column(problem, dataset, columns) -> str | None:
+    """The column that keys objectDetection rows: the learningData index column other than
+    d3mIndex, else one named ``image``."""
+    if problem.task_type != "objectDetection":
+        return None
+    res = dataset.learning_data if dataset is not None else None
+    for c in (res.index_columns if res is not None else []):
+        if c != INDEX and c in columns:
+            return c
+    return "image" if "image" in columns else None
+
+
+def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
+               repeat: int = 0, fold: int = 0) -> Truth:
+    """The truth for ``problem``: ``targets_path`` (every row), or the TEST rows of the
+    dataset's learningData for ``repeat``/``fold`` of the splits file. Raises
+    :class:`D3MKitError` when the truth cannot be read."""
+    targets = problem.target_names
+    if not targets:
+        raise D3MKitError(error("problem.no_targets", "inputs.data[0].targets",
+                                "the problemDoc names no targets", str(problem.path or "")))
+    types = _target_types(problem, dataset)
+    is_od = problem.task_type == "objectDetection"
+    if targets_path is not None:
+        path = Path(targets_path)
+        header, issues = _header(path, "targets")
+        if header is None:
+            raise D3MKitError(issues)
+        img = image_column(problem, dataset, header)
+        df, issues = read_csv_checked(path, "targets", [INDEX] + ([img] if img else []) + targets)
+        if df is None:
+            raise D3MKitError(issues)
+    else:
+        if dataset is None:
+            raise D3MKitError(error("truth.none", "", "no truth: give the dataset or a targets.csv",
+                                    str(problem.path or "")), EXIT_USAGE)
+        res = dataset.learning_data
+        if res is None:
+            raise D3MKitError(error("dataset.no_learning_data", "dataResources",
+                                    "dataset has no learningData table", str(dataset.path)))
+        path = dataset.resource_path(res)
+        header, issues = _header(path, "learningData")
+        if header is None:
+            raise D3MKitError(issues)
+        img = image_column(problem, dataset, header)
+        df, issues = read_csv_checked(path, "learningData", [INDEX] + ([img] if img else []) + targets)
+        if df is None:
+            raise D3MKitError(issues)
+        sp = Path(splits_path) if splits_path is not None else \
+            Path(problem.path).parent / problem.splits_file
+        splits, sissues = read_csv_checked(sp, "dataSplits", [INDEX, "type", "repeat", "fold"],
+                                           int_cols=(INDEX, "repeat", "fold"))
+        if splits is None:
+            raise D3MKitError(sissues)
+        missing = [c for c in (INDEX, "type", "repeat", "fold") if c not in splits.columns]
+        if missing:
+            raise D3MKitError(error("splits.columns", "row 1", f"dataSplits lacks column(s) "
+                                    f"{', '.join(missing)}", str(sp)))
+        rep = pd.to_numeric(splits["repeat"], errors="coerce").to_numpy()
+        fol = pd.to_numeric(splits["fold"], errors="coerce").to_numpy()
+        sel = (splits["type"].to_numpy() == "TEST") & (rep == repeat) & (fol == fold)
+        test = _index_values(splits[INDEX])[sel]
+        if not len(test):
+            raise D3MKitError(error("splits.no_test", "", f"no TEST rows for repeat {repeat}, "
+                                    f"fold {fold}", str(sp)))
+        if INDEX not in df.columns:
+            raise D3MKitError(error("truth.no_index", "row 1", f"no {INDEX} column", str(path)))
+        li = _index_values(df[INDEX])
+        li, test = _same_kind(li, test)
+        keep = pd.Index(test).get_indexer(li) >= 0 if not pd.Index(test).has_duplicates else \
+            np.isin(li, test)
+        df = df[keep]
+    p = str(path)
+    missing = [c for c in [INDEX] + targets if c not in df.columns]
+    if missing:
+        raise D3MKitError(error("truth.columns", "row 1",
+                                f"truth lacks column(s): {', '.join(missing)}", p))
+    if is_od and img is None:
+        raise D3MKitError(error("truth.image", "row 1", "objectDetection truth has no image "
+                                "column (an index column besides d3mIndex)", p))
+    index = _index_values(df[INDEX])
+    if not is_od:
+        order = np.argsort(index, kind="stable")
+        if not (order == np.arange(len(order))).all():
+            df = df.iloc[order]
+            index = index[order]
+        dup = pd.Index(index).duplicated()
+        if dup.any():
+            raise D3MKitError(error("truth.duplicate_index", "",
+                                    f"truth has several rows for d3mIndex "
+                                    f"{_rows_text(pd.unique(index[dup]))} (multiLabel truth is not "
+                                    f"supported by d3mkit score)", p))
+    return Truth(df.reset_index(drop=True), index, targets, types, img, p, issues)
+
+
+# ---------------------------------------------------------------------------------------
+# checks on single columns
+# ---------------------------------------------------------------------------------------
+def _lines(pos: np.ndarray) -> np.ndarray:
+    return pos + 2   # header is row 1
+
+
+def _missing_mask(a: np.ndarray) -> np.ndarray:
+    return np.isin(a, MISSING_STRINGS) if a.dtype == object else np.zeros(len(a), bool)
+
+
+def _parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
+                   issues: list[Issue], positions: np.ndarray | None = None) -> np.ndarray:
+    vals = pd.to_numeric(pd.Series(a, dtype=object), errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        pos = np.flatnonzero(bad)
+        rows = _lines(pos if positions is None else positions[pos])
+        sample = str(a[pos[0]])[:40]
+        issues.append(error(code, f"row {rows[0]}, column {name}",
+                            f"{len(pos)} value(s) in column {name!r} are not {what} "
+                            f"(first: {sample!r}; rows {_rows_text(rows, len(pos))})", path))
+    return vals
+
+
+def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
+                  issues: list[Issue], positions=None, kind: str = "predictions") -> np.ndarray:
+    """Check blanks/NaN and parse per colType; returns floats or strings."""
+    miss = _missing_mask(a)
+    if miss.any():
+        pos = np.flatnonzero(miss)
+        rows = _lines(pos if positions is None else positions[pos])
+        issues.append(error(f"{kind}.missing_value", f"row {rows[0]}, column {name}",
+                            f"{len(pos)} blank or NaN value(s) in column {name!r} "
+                            f"(rows {_rows_text(rows, len(pos))})", path))
+    if col_type in NUMERIC_TYPES:
+        ok = ~miss
+        out = np.full(len(a), np.nan)
+        sub_issues: list[Issue] = []
+        pos_ok = np.flatnonzero(ok)
+        out[ok] = _parse_numeric(a[ok], name, path, f"{kind}.not_numeric",
+                                 f"numbers ({col_type})", sub_issues,
+                                 pos_ok if positions is None else positions[pos_ok])
+        issues += sub_issues
+        return out
+    return np.asarray(a, dtype=object)
+
+
+def _find_column(columns, name: str) -> tuple[str | None, list[str]]:
+    hits = [c for c in columns if c.lower() == name]
+    return (hits[0] if hits else None), hits
+
+
+def _index_issues(pred_idx, truth_idx, path, issues, what="index") -> tuple[np.ndarray, np.ndarray]:
+    """Missing/extra d3mIndex values; returns (missing, extra) masks."""
+    tset = pd.Index(truth_idx)
+    pos = tset.get_indexer(pred_idx) if tset.is_unique else np.where(np.isin(pred_idx, truth_idx), 0, -1)
+    extra_mask = pos < 0
+    pidx = pd.Index(pred_idx)
+    present = pidx.get_indexer(truth_idx) if pidx.is_unique else \
+        np.where(np.isin(truth_idx, pred_idx), 0, -1)
+    missing_mask = present < 0
+    if missing_mask.any() or extra_mask.any():
+        miss = truth_idx[missing_mask]
+        extra = pd.unique(pred_idx[extra_mask])
+        parts = []
+        if len(miss):
+            parts.append(f"{len(miss)} TEST {what}(es) missing ({_rows_text(miss)})")
+        if len(extra):
+            parts.append(f"{len(extra)} not in the TEST set ({_rows_text(extra)})")
+        loc = f"row {_lines(np.flatnonzero(extra_mask))[0]}, column {INDEX}" if len(extra) else ""
+        issues.append(error("predictions.index_set", loc,
+                            f"d3mIndex values differ from the TEST set: {'; '.join(parts)}", path))
+    return missing_mask, extra_mask
+
+
+def _unseen_labels(pred: np.ndarray, truth: np.ndarray, name: str, path: str, issues) -> None:
+    pu = pd.unique(pred)
+    unseen = pd.Index(pu).difference(pd.Index(pd.unique(truth)))
+    unseen = [u for u in unseen if u not in MISSING_STRINGS]
+    if unseen:
+        issues.append(warning("predictions.unseen_label", f"column {name}",
+                              f"{len(unseen)} predicted label(s) never occur in the truth: "
+                              f"{_rows_text(sorted(map(str, unseen)))}", path))
+
+
+def _confidence(df, col, path, issues) -> np.ndarray:
+    vals = _parse_numeric(df[col].to_numpy(), col, path, "predictions.confidence",
+                          "numbers", issues)
+    out = (vals < 0) | (vals > 1)
+    if out.any():
+        pos = np.flatnonzero(out)
+        rows = _lines(pos)
+        issues.append(error("predictions.confidence_range", f"row {rows[0]}, column {col}",
+                            f"{len(pos)} confidence value(s) outside [0, 1] "
+                            f"(first {vals[pos[0]]!r}; rows {_rows_text(rows, len(pos))})", path))
+    return vals
+
+
+# ---------------------------------------------------------------------------------------
+# alignment
+# ---------------------------------------------------------------------------------------
+def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = None,
+          needs_confidence: bool = False, ranked: bool = False) -> Aligned | list[Issue]:
+    """Check ``df`` (the predictions) against ``truth`` and line them up; returns the
+    :class:`Aligned` bundle, or the list of issues when any is an error."""
+    issues: list[Issue] = []
+    cols = list(df.columns)
+    if INDEX not in cols:
+        near = [c for c in cols if c.lower() == INDEX.lower()]
+        hint = f" (found {near[0]!r}: the name is case-sensitive)" if near else ""
+        issues.append(error("predictions.no_index", "row 1", f"no {INDEX} column{hint}", path))
+    missing_t = [t for t in truth.targets if t not in cols]
+    if missing_t:
+        issues.append(error("predictions.no_target", "row 1",
+                            f"target column(s) missing: {', '.join(missing_t)} "
+                            f"(columns are: {', '.join(cols[:20])})", path))
+    conf_col, conf_hits = _find_column(cols, "confidence")
+    if len(conf_hits) > 1:
+        issues.append(error("predictions.duplicate_confidence", "row 1",
+                            f"several confidence columns: {', '.join(conf_hits)}", path))
+    rank_col, _ = _find_column(cols, "rank")
+    if needs_confidence and conf_col is None:
+        issues.append(error("predictions.no_confidence", "row 1",
+                            "a metric of this problem needs a confidence column and there is none",
+                            path))
+    if truth.image_column and truth.image_column not in cols:
+        issues.append(error("predictions.no_image", "row 1",
+                            f"objectDetection predictions need the {truth.image_column!r} column",
+                            path))
+    known = {INDEX, *truth.targets, conf_col, rank_col, truth.image_column}
+    extra_cols = [c for c in cols if c not in known]
+    if extra_cols:
+        issues.append(warning("predictions.extra_column", "row 1",
+                              f"column(s) ignored: {', '.join(extra_cols[:10])}", path))
+    if any(i.is_error for i in issues):
+        return issues
+
+    if truth.image_column:
+        return _align_od(truth, df, path, conf_col, issues)
+
+    pred_idx = _index_values(df[INDEX])
+    truth_idx = truth.index
+    pred_idx, truth_idx = _same_kind(pred_idx, truth_idx)
+    repeated = pd.Index(pred_idx).has_duplicates
+    if repeated and (ranked or rank_col is not None) and len(truth.targets) == 1:
+        return _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issues)
+    if repeated and conf_col is not None and len(truth.targets) == 1 \
+            and truth.col_types[truth.targets[0]] not in NUMERIC_TYPES:
+        return _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues)
+    if ranked:
+        issues.append(error("predictions.no_rank", "row 1",
+                            "a ranking metric needs rows (d3mIndex, value, rank) with a rank "
+                            "column", path))
+    if repeated:
+        dup = pd.Index(pred_idx).duplicated(keep=False)
+        pos = np.flatnonzero(dup)
+        vals = pd.unique(pred_idx[dup])
+        issues.append(error("predictions.duplicate_index", f"row {_lines(pos)[0]}, column {INDEX}",
+                            f"{len(vals)} d3mIndex value(s) appear more than once "
+                            f"({_rows_text(vals)}; rows {_rows_text(_lines(pos), len(pos))})", path))
+        return issues
+    missing_mask, extra_mask = _index_issues(pred_idx, truth_idx, path, issues)
+    if missing_mask.any() or extra_mask.any():
+        return issues
+    order = pd.Index(pred_idx).get_indexer(truth_idx)
+    identity = bool((order == np.arange(len(order))).all())
+    tvals, pvals = {}, {}
+    for t in truth.targets:
+        ctype = truth.col_types[t]
+        tv = _parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
+        pv = _parse_target(df[t].to_numpy(), t, ctype, path, issues)
+        tvals[t] = _ro(tv)
+        pvals[t] = _ro(pv if identity else pv[order])
+        if ctype not in NUMERIC_TYPES:
+            _unseen_labels(pv, tv, t, path, issues)
+    conf = None
+    if conf_col is not None:
+        c = _confidence(df, conf_col, path, issues)
+        conf = _ro(c if identity else c[order])
+    if any(i.is_error for i in issues):
+        return issues
+    return Aligned("rows", _ro(truth_idx), truth.targets, tvals, pvals, truth.col_types,
+                   confidence=conf, issues=issues)
+
+
+def _truth_positions(pred_idx, truth_idx, path, issues):
+    tpos = pd.Index(truth_idx).get_indexer(pred_idx)
+    missing_mask, extra_mask = _index_issues(pred_idx, truth_idx, path, issues)
+    return tpos, (missing_mask.any() or extra_mask.any())
+
+
+def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
+    t = truth.targets[0]
+    tpos, bad = _truth_positions(pred_idx, truth_idx, path, issues)
+    labels = df[t].to_numpy()
+    _parse_target(labels, t, "categorical", path, issues)
+    conf = _confidence(df, conf_col, path, issues)
+    tv = _parse_target(truth.frame[t].to_numpy(), t, "categorical", truth.path, issues,
+                       kind="truth")
+    if bad or any(i.is_error for i in issues):
+        return issues
+    classes = np.asarray(sorted(set(pd.unique(tv)) | set(pd.unique(labels))), dtype=object)
+    code = pd.Index(classes).get_indexer(labels)
+    key = tpos.astype(np.int64) * len(classes) + code
+    dup = pd.Index(key).duplicated(keep=False)
+    if dup.any():
+        pos = np.flatnonzero(dup)
+        issues.append(error("predictions.duplicate_index", f"row {_lines(pos)[0]}, column {t}",
+                            f"{len(pos)} rows repeat a (d3mIndex, {t}) pair "
+                            f"(rows {_rows_text(_lines(pos), len(pos))})", path))
+        return issues
+    mat = np.zeros((len(truth_idx), len(classes)))
+    mat[tpos, code] = conf
+    hard = classes[np.argmax(mat, axis=1)]
+    _unseen_labels(labels, tv, t, path, issues)
+    return Aligned("classes", _ro(truth_idx), truth.targets, {t: _ro(tv)}, {t: _ro(hard)},
+                   truth.col_types, confidence=_ro(mat), classes=_ro(classes), issues=issues)
+
+
+def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issues):
+    t = truth.targets[0]
+    if rank_col is None:
+        issues.append(error("predictions.no_rank", "row 1",
+                            "a ranking metric needs a rank column", path))
+        return issues
+    tpos, bad = _truth_positions(pred_idx, truth_idx, path, issues)
+    ctype = truth.col_types[t]
+    values = df[t].to_numpy()
+    _parse_target(values, t, "categorical", path, issues)
+    ranks = _parse_numeric(df[rank_col].to_numpy(), rank_col, path, "predictions.rank",
+                           "numbers", issues)
+    low = ranks < 1
+    if low.any():
+        pos = np.flatnonzero(low)
+        issues.append(error("predictions.rank", f"row {_lines(pos)[0]}, column {rank_col}",
+                            f"{len(pos)} rank(s) below 1", path))
+    tv = truth.frame[t].to_numpy()
+    if bad or any(i.is_error for i in issues):
+        return issues
+    pf = pd.DataFrame({"pos": tpos, "value": values.astype(str), "rank": ranks})
+    if pf.duplicated(["pos", "value"]).any():
+        pos = np.flatnonzero(pf.duplicated(["pos", "value"], keep=False).to_numpy())
+        issues.append(error("predictions.duplicate_index", f"row {_lines(pos)[0]}, column {t}",
+                            f"{len(pos)} rows repeat a (d3mIndex, {t}) pair", path))
+        return issues
+    tf = pd.DataFrame({"pos": np.arange(len(truth_idx)), "value": tv.astype(str)})
+    merged = tf.merge(pf, on=["pos", "value"], how="left")
+    r = merged["rank"].fillna(MAX_RANK).to_numpy(dtype=float)
+    best = pf.sort_values(["pos", "rank"], kind="stable").drop_duplicates("pos")
+    hard = np.empty(len(truth_idx), dtype=object)
+    hard[best["pos"].to_numpy()] = best["value"].to_numpy()
+    tvals = {t: _ro(_parse_target(tv, t, ctype, truth.path, issues, kind="truth"))}
+    pvals = {t: _ro(_parse_target(hard, t, ctype, path, issues) if ctype in NUMERIC_TYPES else hard)}
+    if any(i.is_error for i in issues):
+        return issues
+    return Aligned("ranked", _ro(truth_idx), truth.targets, tvals, pvals, truth.col_types,
+                   ranks={t: _ro(r)}, issues=issues)
+
+
+def parse_boxes(a: np.ndarray, name: str, path: str, issues: list[Issue]) -> np.ndarray:
+    """``"x_min,y_min,x_max,y_max"`` strings (or 8-number rectangle polygons, the 4.x
+    form) to an ``(n, 4)`` float array; bad boxes become issues."""
+    n = len(a)
+    out = np.full((n, 4), np.nan)
+    miss = _missing_mask(np.asarray(a, dtype=object))
+    parts = pd.Series(np.asarray(a, dtype=object)).str.split(",")
+    lens = parts.str.len().to_numpy()
+    for k in (4, 8):
+        sel = (lens == k) & ~miss
+        if sel.any():
+            vals = pd.DataFrame(parts[sel].tolist()).apply(pd.to_numeric, errors="coerce").to_numpy(float)
+            if k == 8:   # x_min,y_min, x_min,y_max, x_max,y_max, x_max,y_min
+                vals = vals[:, [0, 1, 4, 5]]
+            out[sel] = vals
+    bad = ~np.isfinite(out).all(axis=1)
+    if bad.any():
+        pos = np.flatnonzero(bad)
+        issues.append(error("predictions.bad_box", f"row {_lines(pos)[0]}, column {name}",
+                            f"{len(pos)} bounding box(es) are not 4 comma-separated numbers "
+                            f"x_min,y_min,x_max,y_max (first {str(a[pos[0]])[:40]!r}; "
+                            f"rows {_rows_text(_lines(pos), len(pos))})", path))
+    inverted = np.isfinite(out).all(axis=1) & ((out[:, 2] < out[:, 0]) | (out[:, 3] < out[:, 1]))
+    if inverted.any():
+        pos = np.flatnonzero(inverted)
+        issues.append(error("predictions.bad_box", f"row {_lines(pos)[0]}, column {name}",
+                            f"{len(pos)} bounding box(es) have x_max < x_min or y_max < y_min "
+                            f"(rows {_rows_text(_lines(pos), len(pos))})", path))
+    return out
+
+
+def _align_od(truth, df, path, conf_col, issues):
+    img = truth.image_column
+    t = truth.targets[0]
+    if len(truth.targets) != 1:
+        issues.append(error("predictions.targets", "", "objectDetection supports one target "
+                            "(the bounding box column)", path))
+        return issues
+    timg = truth.frame[img].to_numpy().astype(object)
+    pimg = df[img].to_numpy().astype(object)
+    tb = parse_boxes(truth.frame[t].to_numpy(), t, truth.path, issues)
+    pb = parse_boxes(df[t].to_numpy(), t, path, issues)
+    conf = _confidence(df, conf_col, path, issues) if conf_col is not None else None
+    known = pd.Index(pd.unique(timg))
+    extra = pd.Index(pd.unique(pimg)).difference(known)
+    if len(extra):
+        pos = np.flatnonzero(known.get_indexer(pimg) < 0)
+        issues.append(error("predictions.image_set", f"row {_lines(pos)[0]}, column {img}",
+                            f"{len(extra)} image(s) are not TEST images: "
+                            f"{_rows_text(sorted(map(str, extra)))}", path))
+    unseen = known.difference(pd.Index(pd.unique(pimg)))
+    if len(unseen):
+        issues.append(warning("predictions.image_missing", f"column {img}",
+                              f"{len(unseen)} TEST image(s) have no detections: "
+                              f"{_rows_text(sorted(map(str, unseen)))}", path))
+    if any(i.is_error for i in issues):
+        return issues
+    return Aligned("objectDetection", _ro(truth.index), truth.targets, {t: _ro(tb)}, {t: _ro(pb)},
+                   truth.col_types, confidence=None if conf is None else _ro(conf),
+                   images_true=_ro(timg), images_pred=_ro(pimg), issues=issues)

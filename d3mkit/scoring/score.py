@@ -1,0 +1,290 @@
+"""Scoring a predictions file: resolve the problem's metrics, read and align through
+:mod:`d3mkit.scoring.predictions`, call the metric functions, report.
+
+:func:`score_task_root` is what baselines use (via
+:func:`d3mkit.baselines.common.write_solution`); :func:`score_predictions` is the
+lower-level entry taking a problem document, a predictions path and either a dataset or a
+``targets.csv``. Both raise :class:`~d3mkit.errors.D3MKitError` carrying every issue
+when the predictions (or the problem's metrics) have errors, so no scores are written for
+a bad submission. :func:`write_scores` writes ``scores.csv`` atomically with exactly the
+columns ``index,problemID,metric,value``.
+
+Multiple targets: a singleTarget metric scores each target and is written as
+``NAME[target]`` when the problem has more than one target; an allTargets metric gets
+``(rows, targets)`` arrays once. The applicability is the problemDoc entry's
+``applicabilityToTarget``, else the metric's default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.docs.jsonio import write_text_atomic
+from d3mkit.errors import D3MKitError, Issue, error, has_errors
+from d3mkit.scoring import predictions as P
+from d3mkit.scoring.registry import Metric, get_metric, plugin_issues
+from d3mkit.tables import read_table
+
+SCORE_COLUMNS = ["index", "problemID", "metric", "value"]
+POS_LABEL_METRICS = ("precision", "recall", "jaccardSimilarityScore", "rocAuc")
+_ENTRY_KEYS = ("metric", "specifyOther", "applicabilityToTarget")
+
+
+@dataclass(frozen=True)
+class Score:
+    metric: str
+    target: str | None
+    value: float
+
+    @property
+    def label(self) -> str:
+        """The ``metric`` cell of scores.csv."""
+        return self.metric if self.target is None else f"{self.metric}[{self.target}]"
+
+
+@dataclass
+class ScoreReport:
+    problem_id: str | None
+    scores: list[Score] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"index": list(range(len(self.scores))),
+                             "problemID": [self.problem_id] * len(self.scores),
+                             "metric": [s.label for s in self.scores],
+                             "value": [s.value for s in self.scores]}, columns=SCORE_COLUMNS)
+
+    def to_dict(self) -> dict:
+        def num(v):
+            return v if isinstance(v, float) and math.isfinite(v) else None
+        return {"problemID": self.problem_id,
+                "scores": [{"metric": s.metric, "target": s.target, "value": num(s.value)}
+                           for s in self.scores],
+                "issues": [i.to_dict() for i in self.issues]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    def value(self, metric: str, target: str | None = None) -> float:
+        for s in self.scores:
+            if s.metric == metric and s.target == target:
+                return s.value
+        raise KeyError((metric, target))
+
+
+def write_scores(report: ScoreReport, path: Path | str) -> Path:
+    """Write ``scores.csv`` atomically (temporary sibling, then rename)."""
+    text = report.to_frame().to_csv(index=False, lineterminator="\n")
+    write_text_atomic(path, text)
+    return Path(path)
+
+
+# ---------------------------------------------------------------------------------------
+# metric resolution
+# ---------------------------------------------------------------------------------------
+@dataclass
+class _Planned:
+    name: str                  # as written in scores.csv
+    metric: Metric
+    params: dict
+    applicability: str
+
+
+def plan_metrics(problem: ProblemDoc) -> tuple[list[_Planned], list[Issue]]:
+    """The problem's metrics resolved in the registry with their parameters; unknown
+    names and metrics that do not fit the task type are errors."""
+    issues: list[Issue] = []
+    planned: list[_Planned] = []
+    path = str(problem.path or "")
+    entries = problem.metrics
+    if not entries:
+        issues.append(error("problem.no_metrics", "inputs.performanceMetrics",
+                            "the problemDoc lists no performanceMetrics", path))
+    f1_pos = next((m.get("posLabel") for m in entries
+                   if m.get("metric") == "f1" and m.get("posLabel") is not None), None)
+    for i, entry in enumerate(entries):
+        loc = f"inputs.performanceMetrics[{i}]"
+        name = entry.get("specifyOther") if entry.get("metric") == "other" else entry.get("metric")
+        if not name:
+            issues.append(error("metric.missing", loc, "metric entry names no metric "
+                                "(\"other\" needs specifyOther)", path))
+            continue
+        try:
+            metric = get_metric(str(name))
+        except D3MKitError as exc:
+            issues.append(error("metric.unknown", loc, exc.issues[0].message, path))
+            continue
+        if not metric.applies_to(problem.task_type):
+            issues.append(error("metric.task_type", loc,
+                                f"metric {name!r} does not fit taskType {problem.task_type!r} "
+                                f"(it applies to {', '.join(metric.task_types)})", path))
+            continue
+        params = {k: v for k, v in entry.items() if k not in _ENTRY_KEYS}
+        if metric.name in POS_LABEL_METRICS and "posLabel" not in params and f1_pos is not None:
+            params["posLabel"] = f1_pos
+        unknown = [k for k in params if k not in metric.params]
+        if unknown and not (metric.name in POS_LABEL_METRICS and unknown == ["posLabel"]):
+            issues.append(error("metric.params", loc, f"metric {name!r} takes no parameter(s) "
+                                f"{', '.join(unknown)} (it takes: "
+                                f"{', '.join(metric.params) or 'none'})", path))
+            continue
+        appl = entry.get("applicabilityToTarget") or metric.applicability
+        planned.append(_Planned(str(name), metric, params, appl))
+    return planned, issues
+
+
+# ---------------------------------------------------------------------------------------
+# scoring
+# ---------------------------------------------------------------------------------------
+def _metadata(metric: Metric, metadata_dir: Path | None, index: np.ndarray) -> pd.DataFrame:
+    where = f"{metadata_dir}/{metric.metadata_file}" if metadata_dir else str(metric.metadata_file)
+    if metadata_dir is None or not (metadata_dir / metric.metadata_file).is_file():
+        raise D3MKitError(error("metric.metadata", "", f"metric {metric.name!r} needs "
+                                f"{metric.metadata_file} from the task root's _debug directory, "
+                                f"which is not there", where))
+    meta = read_table(metadata_dir / metric.metadata_file)
+    if P.INDEX not in meta.columns:
+        raise D3MKitError(error("metric.metadata", "row 1", f"no {P.INDEX} column", where))
+    mi, idx = P._same_kind(P._index_values(meta[P.INDEX]), index)
+    mindex = pd.Index(mi)
+    if mindex.has_duplicates:
+        raise D3MKitError(error("metric.metadata", "", "d3mIndex values repeat", where))
+    pos = mindex.get_indexer(idx)
+    if (pos < 0).any():
+        miss = idx[pos < 0]
+        raise D3MKitError(error("metric.metadata", "", f"{len(miss)} scored d3mIndex value(s) "
+                                f"have no metadata row ({P._rows_text(miss)})", where))
+    return meta.iloc[pos].reset_index(drop=True)
+
+
+def _stack(arrays: list[np.ndarray]) -> np.ndarray:
+    if all(a.dtype.kind == "f" for a in arrays):
+        out = np.column_stack(arrays).astype(float)
+    else:
+        out = np.empty((len(arrays[0]), len(arrays)), dtype=object)
+        for j, a in enumerate(arrays):
+            out[:, j] = a
+    out.flags.writeable = False
+    return out
+
+
+def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str | None,
+                   *, metadata_dir: Path | None = None, path: str = "") -> ScoreReport:
+    """Call each planned metric on the aligned arrays."""
+    report = ScoreReport(problem_id, issues=list(aligned.issues))
+    targets = aligned.targets
+    multi = len(targets) > 1
+    stacked = None
+    for plan in planned:
+        m = plan.metric
+        base = dict(plan.params)
+        if aligned.confidence is not None:
+            base["confidence"] = aligned.confidence
+            if aligned.classes is not None:
+                base["classes"] = aligned.classes
+        if m.metadata_file:
+            base["metadata"] = _metadata(m, metadata_dir, aligned.index)
+        if aligned.layout == "objectDetection":
+            base["images_true"] = aligned.images_true
+            base["images_pred"] = aligned.images_pred
+        calls = []
+        if plan.applicability == "allTargets" and aligned.layout != "objectDetection":
+            if stacked is None:
+                stacked = (_stack([aligned.truth[t] for t in targets]),
+                           _stack([aligned.pred[t] for t in targets]))
+            kw = dict(base)
+            if aligned.ranks is not None:
+                kw["ranks"] = aligned.ranks[targets[0]]
+            calls.append((None, stacked[0], stacked[1], kw))
+        else:
+            for t in targets:
+                kw = dict(base)
+                if aligned.ranks is not None:
+                    kw["ranks"] = aligned.ranks[t]
+                calls.append((t if multi else None, aligned.truth[t], aligned.pred[t], kw))
+        for target, yt, yp, kw in calls:
+            try:
+                value = m(yt, yp, **kw)
+            except D3MKitError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a metric that cannot score is an input issue
+                if m.standard and not isinstance(exc, (ValueError, ZeroDivisionError)):
+                    raise
+                what = f"{plan.name}[{target}]" if target else plan.name
+                report.issues.append(error("metric.failed", "",
+                                           f"{what} could not be computed: {exc}", path))
+                continue
+            report.scores.append(Score(plan.name, target, float(value)))
+    return report
+
+
+def _as_problem(problem) -> ProblemDoc:
+    return problem if isinstance(problem, ProblemDoc) else ProblemDoc.load(problem)
+
+
+def _as_dataset(dataset) -> DatasetDoc | None:
+    if dataset is None or isinstance(dataset, DatasetDoc):
+        return dataset
+    return DatasetDoc.load(dataset)
+
+
+def default_metadata_dir(problem: ProblemDoc) -> Path | None:
+    """``<name>_debug`` next to a ``<name>_problem`` directory, if the problem has one."""
+    if problem.path is None:
+        return None
+    pdir = Path(problem.path).parent
+    if pdir.name.endswith("_problem"):
+        return pdir.parent / (pdir.name[:-len("_problem")] + "_debug")
+    return None
+
+
+def score_predictions(problem, predictions_path, *, dataset=None, targets_path=None,
+                      repeat: int = 0, fold: int = 0, metadata_dir=None,
+                      splits_path=None) -> ScoreReport:
+    """Score ``predictions_path`` for ``problem`` (a :class:`ProblemDoc` or its path)
+    against ``targets_path`` or the TEST rows of ``dataset`` (a :class:`DatasetDoc`, a
+    dataset directory or a datasetDoc.json). Raises :class:`D3MKitError` with every
+    issue when anything is wrong; warnings stay in ``report.issues``."""
+    problem = _as_problem(problem)
+    dataset = _as_dataset(dataset)
+    ppath = str(predictions_path)
+    planned, issues = plan_metrics(problem)
+    issues = plugin_issues() + issues
+    truth = P.load_truth(problem, dataset=dataset, targets_path=targets_path,
+                         splits_path=splits_path, repeat=repeat, fold=fold)
+    issues += truth.issues
+    df, read_issues = P.read_predictions(predictions_path)
+    issues += read_issues
+    if df is None or has_errors(issues):
+        raise D3MKitError(issues)
+    needs_conf = any(p.metric.needs_confidence for p in planned)
+    ranked = any(p.metric.extra.get("layout") == "ranked" for p in planned)
+    aligned = P.align(truth, df, ppath, task_type=problem.task_type,
+                      needs_confidence=needs_conf, ranked=ranked)
+    if isinstance(aligned, list):
+        raise D3MKitError(issues + aligned)
+    aligned.issues = issues + aligned.issues
+    mdir = Path(metadata_dir) if metadata_dir is not None else default_metadata_dir(problem)
+    report = compute_scores(planned, aligned, problem.problem_id, metadata_dir=mdir, path=ppath)
+    if has_errors(report.issues):
+        raise D3MKitError(report.issues)
+    return report
+
+
+def score_task_root(task, predictions_path, *, repeat: int = 0, fold: int = 0,
+                    targets_path=None) -> ScoreReport:
+    """Score ``predictions_path`` against the task root's own dataset and dataSplits
+    (or ``targets_path``); per-row metadata comes from ``<name>_debug/``."""
+    from d3mkit.taskroot import TaskRoot
+    task = task if isinstance(task, TaskRoot) else TaskRoot.open(task)
+    dataset = task.dataset if (task.dataset_dir / "datasetDoc.json").exists() else None
+    return score_predictions(task.problem, predictions_path, dataset=dataset,
+                             targets_path=targets_path, repeat=repeat, fold=fold,
+                             metadata_dir=task.debug_dir)
