@@ -532,8 +532,10 @@ def precision_at_top_k_ranked(y_true, y_pred, K=20, **_) -> float:
     the row positions of the K largest values of the truth and of the predictions
     (integers), how many they share, divided by K.
 
-    >>> precision_at_top_k_ranked([0, 1, 2, 3, 4], [1, 3, 2, 4, 0], K=3)
-    0.3333333333333333
+    >>> round(precision_at_top_k_ranked([0, 1, 2, 3, 4], [1, 3, 2, 4, 0], K=3), 3)
+    0.667
+    >>> round(precision_at_top_k_ranked([5, 1, 9, 3, 4], [4, 0, 1, 3, 2], K=2), 3)
+    0.5
     """
     k = int(K)
     t = np.argsort(np.asarray(y_true).astype(float).astype(int), kind="stable")[::-1][:k]

@@ -57,13 +57,13 @@ def _ok_datetime(v: np.ndarray) -> np.ndarray:
     s = pd.Series(v, dtype=object)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ok = pd.to_datetime(s, format="ISO8601", errors="coerce").notna().to_numpy().copy()
+        ok = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=True).notna().to_numpy().copy()
         rest = ~ok
         if rest.any():   # numbers (years, epoch seconds) are dates too
             ok[rest] = ~np.isnan(_numbers(v[rest]))
         rest = ~ok
         if rest.any():   # anything dateutil understands ("Jan 3 2020", "03/01/2020 10:00")
-            ok[rest] = pd.to_datetime(s[rest], format="mixed", errors="coerce").notna().to_numpy()
+            ok[rest] = pd.to_datetime(s[rest], format="mixed", errors="coerce", utc=True).notna().to_numpy()
     return ok
 
 
