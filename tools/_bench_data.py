@@ -1,0 +1,73 @@
+"""Synthetic task roots of a given row count, shared by the bench_*.py scripts.
+
+``make_task_root(out, n, seed)`` writes ``out/bench<n>/`` through TaskRootWriter (without
+its own validation, which is what the benchmarks time): learningData with d3mIndex, two
+real features, an integer, a dateTime, a boolean and a categorical target of 10 string
+labels; a stratified-free holdOut 0.2 dataSplits.csv; problem classification/multiClass
+with accuracy and f1Macro. ``make_predictions(root, n, seed, accuracy)`` writes a
+predictions.csv for the TEST rows that is right about ``accuracy`` of the time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.package import TaskRootWriter
+
+LABELS = np.array([f"label_{i}" for i in range(10)])
+
+
+def learning_data(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    days = rng.integers(0, 3650, n)
+    return pd.DataFrame({
+        "d3mIndex": np.arange(n, dtype=np.int64),
+        "x1": rng.normal(size=n).round(6),
+        "x2": rng.uniform(size=n).round(6),
+        "count": rng.integers(0, 1000, n),
+        "when": (np.datetime64("2015-01-01") + days.astype("timedelta64[D]")).astype(str),
+        "flag": np.where(rng.random(n) < 0.5, "true", "false"),
+        "label": LABELS[rng.integers(0, 10, n)],
+    })
+
+
+def make_task_root(out: Path, n: int, seed: int = 0) -> Path:
+    name = f"bench{n}"
+    df = learning_data(n, seed)
+    types = ["integer", "real", "real", "integer", "dateTime", "boolean", "categorical"]
+    cols = [Column(i, c, t, ("index",) if i == 0 else ("suggestedTarget",) if c == "label"
+                   else ("attribute",)) for i, (c, t) in enumerate(zip(df.columns, types))]
+    ddoc = DatasetDoc.new(f"{name}_dataset", name,
+                          [Resource.table("learningData", "tables/learningData.csv", cols)])
+    pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "multiClass", f"{name}_dataset",
+                          [Target(0, "learningData", 6, "label")],
+                          [{"metric": "accuracy"}, {"metric": "f1Macro"}],
+                          splits={"method": "holdOut", "testSize": 0.2, "stratified": False,
+                                  "numRepeats": 0, "randomSeed": seed})
+    with TaskRootWriter(out, name, benchmark="bench", seed=seed, force=True, validate=False) as w:
+        w.write_table("tables/learningData.csv", df)
+        w.write_dataset_doc(ddoc)
+        w.write_problem_doc(pdoc)
+    return w.root
+
+
+def make_predictions(root: Path, path: Path, seed: int = 1, accuracy: float = 0.7) -> pd.DataFrame:
+    """predictions.csv for the TEST rows of ``root`` (rows shuffled); returns the frame."""
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(root)
+    _, test = task.split_indices()
+    ld = task.learning_data.set_index("d3mIndex")
+    idx = np.asarray(test, dtype=np.int64)
+    truth = ld.loc[idx, "label"].to_numpy()
+    rng = np.random.default_rng(seed)
+    wrong = rng.random(len(idx)) >= accuracy
+    pred = truth.copy()
+    pred[wrong] = LABELS[rng.integers(0, 10, int(wrong.sum()))]
+    order = rng.permutation(len(idx))
+    df = pd.DataFrame({"d3mIndex": idx[order], "label": pred[order]})
+    df.to_csv(path, index=False)
+    return df

@@ -1,0 +1,159 @@
+"""d3mkit's scorer beside the D3M reference package (d3m 2022.5.5), in one run.
+
+    PYTHONPATH=. python tools/bench_scoring.py [--sizes 10000,100000,1000000] [--reference PY]
+
+Classification: a predictions.csv of n rows (10 string labels, rows shuffled, ~70% right)
+against a targets.csv of the same n rows; problem multiClass with accuracy and f1Macro.
+``d3mkit score`` runs end to end in a fresh process (read, check, align, score, write
+scores.csv), best of three; the reference's AccuracyMetric and F1MacroMetric are timed on
+the same files read with pandas (tools/d3m_reference/time_metrics.py, in the reference
+venv given by --reference, default /work/venv-d3m/bin/python; skipped when absent).
+
+Object detection: 2,000 images, 10,000 true boxes, 20,000 scored detections. d3mkit's
+objectDetectionAP function alone and ``d3mkit score`` end to end, beside the reference's
+ObjectDetectionAveragePrecisionMetric on the equivalent 4.x polygons.
+Prints a table with seconds and the ratio reference/d3mkit; values must agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+LABELS = np.array([f"label_{i}" for i in range(10)])
+
+
+def problem_doc(kind: str) -> dict:
+    from d3mkit.docs import ProblemDoc, Target
+    if kind == "classification":
+        return ProblemDoc.new("b_problem", "b", "classification", "multiClass", "b_dataset",
+                              [Target(0, "learningData", 1, "label")],
+                              [{"metric": "accuracy"}, {"metric": "f1Macro"}])
+    return ProblemDoc.new("od_problem", "od", "objectDetection", None, "od_dataset",
+                          [Target(0, "learningData", 2, "bounding_box")],
+                          [{"metric": "objectDetectionAP"}])
+
+
+def d3mkit_score(pdoc: Path, pred: Path, targets: Path, out: Path) -> tuple[float, dict]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    best, report = float("inf"), None
+    for _ in range(3):
+        t = time.perf_counter()
+        p = subprocess.run([sys.executable, "-m", "d3mkit", "score", "--problem", str(pdoc),
+                            "--predictions", str(pred), "--targets", str(targets),
+                            "--output", str(out), "--format", "json"],
+                           env=env, capture_output=True, text=True)
+        best = min(best, time.perf_counter() - t)
+        if p.returncode != 0:
+            raise SystemExit(f"d3mkit score failed: {p.stdout}{p.stderr}")
+        report = json.loads(p.stdout)
+    return best, {s["metric"]: s["value"] for s in report["scores"]}
+
+
+def reference(py: str | None, kind: str, truth: Path, pred: Path) -> dict | None:
+    if not py or not Path(py).exists():
+        return None
+    p = subprocess.run([py, str(REPO / "tools/d3m_reference/time_metrics.py"), kind, str(truth),
+                        str(pred)], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def classification_files(tmp: Path, n: int, rng) -> tuple[Path, Path]:
+    truth = LABELS[rng.integers(0, 10, n)]
+    pred = truth.copy()
+    wrong = rng.random(n) >= 0.7
+    pred[wrong] = LABELS[rng.integers(0, 10, int(wrong.sum()))]
+    order = rng.permutation(n)
+    t, p = tmp / f"targets{n}.csv", tmp / f"pred{n}.csv"
+    pd.DataFrame({"d3mIndex": np.arange(n), "label": truth}).to_csv(t, index=False)
+    pd.DataFrame({"d3mIndex": order, "label": pred[order]}).to_csv(p, index=False)
+    return t, p
+
+
+def od_data(rng, n_img=2000, per_img=5, det_per_img=10):
+    """(truth boxes, truth images, pred boxes, pred images, confidence)."""
+    xy = rng.integers(0, 400, (n_img * per_img, 2))
+    wh = rng.integers(20, 80, (n_img * per_img, 2))
+    tb = np.hstack([xy, xy + wh])
+    ti = np.repeat(np.arange(n_img), per_img)
+    src = rng.integers(0, per_img, (n_img, det_per_img)) + np.arange(n_img)[:, None] * per_img
+    src = src.ravel()
+    pb = tb[src] + rng.integers(-12, 13, (len(src), 4))
+    pb[:, 2:] = np.maximum(pb[:, 2:], pb[:, :2] + 1)
+    pi = ti[src]
+    conf = (rng.permutation(len(src)) + 1) / len(src)   # distinct: tie order is implementation-defined
+    return tb, ti, pb, pi, conf
+
+
+def od_files(tmp: Path, rng):
+    tb, ti, pb, pi, conf = od_data(rng)
+    box = lambda b: [",".join(map(str, r)) for r in b]  # noqa: E731
+    poly = lambda b: [",".join(map(str, (r[0], r[1], r[0], r[3], r[2], r[3], r[2], r[1]))) for r in b]  # noqa: E731
+    img = np.array([f"img_{i:05d}.png" for i in range(ti.max() + 1)])
+    t3, p3 = tmp / "od_targets.csv", tmp / "od_pred.csv"
+    pd.DataFrame({"d3mIndex": ti, "image": img[ti], "bounding_box": box(tb)}).to_csv(t3, index=False)
+    pd.DataFrame({"d3mIndex": pi, "image": img[pi], "bounding_box": box(pb),
+                  "confidence": conf}).to_csv(p3, index=False)
+    t4, p4 = tmp / "od_targets4.csv", tmp / "od_pred4.csv"
+    pd.DataFrame({"d3mIndex": ti, "bounding_box": poly(tb)}).to_csv(t4, index=False)
+    pd.DataFrame({"d3mIndex": pi, "bounding_box": poly(pb), "confidence": conf}).to_csv(p4, index=False)
+    return (tb, ti, pb, pi, conf), t3, p3, t4, p4
+
+
+def row(what, ours, theirs, v_ours, v_theirs):
+    ratio = f"{theirs / ours:8.1f}x" if theirs is not None else "       -"
+    ts = f"{theirs:10.3f}" if theirs is not None else "         -"
+    agree = "-" if v_theirs is None else ("yes" if abs(v_ours - v_theirs) <= 1e-9 else f"NO ({v_theirs})")
+    print(f"{what:<44} {ours:9.3f} {ts} {ratio} {v_ours:9.6f}  {agree}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,100000,1000000")
+    ap.add_argument("--reference", default="/work/venv-d3m/bin/python")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"{'case':<44} {'d3mkit s':>9} {'d3m ref s':>10} {'ratio':>9} {'value':>9}  agree")
+    with tempfile.TemporaryDirectory() as tmpd:
+        tmp = Path(tmpd)
+        pdoc = tmp / "problemDoc.json"
+        problem_doc("classification").save(pdoc)
+        for n in (int(s) for s in args.sizes.split(",")):
+            t, p = classification_files(tmp, n, rng)
+            ours, values = d3mkit_score(pdoc, p, t, tmp / "scores.csv")
+            ref = reference(args.reference, "classification", t, p)
+            ref_s = None if ref is None else ref["accuracy"][0] + ref["f1Macro"][0]
+            row(f"{n:>8} rows accuracy+f1Macro (end to end)", ours, ref_s, values["accuracy"],
+                None if ref is None else ref["accuracy"][1])
+        from d3mkit.scoring.objectdetection import average_precision
+        arrays, t3, p3, t4, p4 = od_files(tmp, rng)
+        best = float("inf")
+        for _ in range(3):
+            s = time.perf_counter()
+            ap_value = average_precision(arrays[0], arrays[1], arrays[2], arrays[3], arrays[4])
+            best = min(best, time.perf_counter() - s)
+        ref = reference(args.reference, "objectDetection", t4, p4)
+        ref_s = None if ref is None else ref["objectDetectionAP"][0]
+        ref_v = None if ref is None else ref["objectDetectionAP"][1]
+        row("objectDetectionAP 10k boxes/20k dets (metric)", best, ref_s, ap_value, ref_v)
+        pod = tmp / "od_problemDoc.json"
+        problem_doc("objectDetection").save(pod)
+        ours, values = d3mkit_score(pod, p3, t3, tmp / "od_scores.csv")
+        row("objectDetectionAP (d3mkit score end to end)", ours, ref_s, values["objectDetectionAP"], ref_v)
+
+
+if __name__ == "__main__":
+    main()

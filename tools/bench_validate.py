@@ -1,0 +1,63 @@
+"""Time ``d3mkit validate`` on task roots of 10^4 .. 10^6 rows (learningData and dataSplits).
+
+    PYTHONPATH=. python tools/bench_validate.py [--sizes 10000,100000,1000000] [--repeat 3]
+
+Each size is built once (tools/_bench_data.py: seven columns of five colTypes, holdOut
+splits), then validated in a fresh ``python -m d3mkit validate`` process per repeat so the
+figures include interpreter start-up and imports, as a user sees them. Prints wall seconds
+(best of ``--repeat``), CPU seconds of that run and its peak resident memory (MB).
+Target (issue 2): 10^6 rows in <= 3 s wall and <= 1.5 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_data import make_task_root  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+RUNNER = """
+import resource, sys, time
+from d3mkit.cli import main
+t = time.perf_counter()
+code = main(["validate", sys.argv[1]])
+wall = time.perf_counter() - t
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(f"RESULT {code} {wall} {ru.ru_utime + ru.ru_stime} {ru.ru_maxrss / 1024}", file=sys.stderr)
+"""
+
+
+def run_once(root: Path) -> tuple[float, float, float, int]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", RUNNER, str(root)], env=env,
+                       capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    line = [ln for ln in p.stderr.splitlines() if ln.startswith("RESULT")][-1].split()
+    return wall, float(line[3]), float(line[4]), int(line[1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,100000,1000000")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print(f"{'rows':>9} {'wall s':>8} {'cpu s':>7} {'peak MB':>8} {'exit':>5}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(s) for s in args.sizes.split(",")):
+            root = make_task_root(Path(tmp), n)
+            runs = [run_once(root) for _ in range(args.repeat)]
+            wall, cpu, mb, code = min(runs)
+            print(f"{n:>9} {wall:>8.2f} {cpu:>7.2f} {mb:>8.0f} {code:>5}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

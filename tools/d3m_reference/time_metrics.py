@@ -1,0 +1,40 @@
+"""Time the D3M reference package's metric classes on CSV files (reference venv only).
+
+    /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py classification TRUTH.csv PRED.csv
+    /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py objectDetection TRUTH.csv PRED.csv
+
+Reads both files with pandas (all columns as strings, as d3m's scorer hands them over),
+then times each metric's ``score(truth, predictions)`` once and prints one JSON object:
+``{"read_s": ..., "<metric>": [seconds, value], ...}``. Imports no d3mkit.
+classification: accuracy and f1Macro. objectDetection: objectDetectionAP on the 4.x
+layout (d3mIndex per image, eight-number bounding polygons, confidence).
+"""
+
+import json
+import sys
+import time
+
+import pandas as pd
+from d3m import metrics as M
+
+
+def main():
+    kind, truth_path, pred_path = sys.argv[1:4]
+    t = time.perf_counter()
+    truth = pd.read_csv(truth_path, dtype=str)
+    pred = pd.read_csv(pred_path, dtype=str)
+    out = {"read_s": time.perf_counter() - t}
+    if kind == "classification":
+        metrics = {"accuracy": M.AccuracyMetric(), "f1Macro": M.F1MacroMetric()}
+    else:
+        pred["confidence"] = pred["confidence"].astype(float)
+        metrics = {"objectDetectionAP": M.ObjectDetectionAveragePrecisionMetric()}
+    for name, inst in metrics.items():
+        t = time.perf_counter()
+        value = inst.score(truth, pred)
+        out[name] = [time.perf_counter() - t, float(value)]
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
