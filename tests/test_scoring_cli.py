@@ -95,3 +95,14 @@ def test_metrics_command(capsys):
     assert by["rocAuc"]["needsConfidence"] is True
     assert by["precisionAtTopK"]["params"] == ["K"]
     assert by["accuracy"]["source"] == "d3mkit.scoring.metrics"
+
+
+def test_metrics_text_table_columns_line_up(capsys):
+    assert main(["metrics"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split()
+    assert header[:4] == ["NAME", "BETTER", "BEST", "WORST"]
+    rows = {ln.split()[0]: ln.split() for ln in lines[1:] if ln and not ln.startswith("*")}
+    assert rows["accuracy"][1:4] == ["higher", "1", "0"]
+    assert rows["meanSquaredError"][1:4] == ["lower", "0", "inf"]
+    assert rows["accuracy"][-1] == "d3mkit.scoring.metrics"

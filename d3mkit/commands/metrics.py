@@ -37,7 +37,7 @@ def _run(args) -> int:
     rows = [("NAME", "BETTER", "BEST", "WORST", "TASK TYPES", "CONF", "PARAMS", "TARGETS", "SOURCE")]
     for m in metrics:
         rows.append((m.name + ("" if m.standard else " *"), "higher" if m.higher_is_better else "lower",
-                     _fmt(m.best), _task_types(m.task_types),
+                     _fmt(m.best), _fmt(m.worst), _task_types(m.task_types),
                      "yes" if m.needs_confidence else "", ",".join(m.params),
                      m.applicability, m.source))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
