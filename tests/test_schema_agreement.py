@@ -143,6 +143,10 @@ def hand_cases():
         ("kFold with testSize", P, mutated(fp, ("inputs", "dataSplits"), {"method": "kFold", "testSize": 0.2}), False),
         ("testSize without method", P, mutated(fp, ("inputs", "dataSplits"), {"testSize": 0.2}), True),
         ("empty dataSplits", P, mutated(fp, ("inputs", "dataSplits"), {}), True),
+        # an explicit null is not the default (cerberus' normalisation would fill it in)
+        ("problemVersion null", P, mutated(fp, ("about", "problemVersion"), None), False),
+        ("dataSplits.method null", P, mutated(fp, ("inputs", "dataSplits", "method"), None), False),
+        ("testSize with method null", P, mutated(fp, ("inputs", "dataSplits"), {"method": None, "testSize": 0.2}), False),
         ("no dataSplits", P, mutated(fp, ("inputs", "dataSplits"), None, delete=True), True),
         ("testSize 0", P, mutated(fp, ("inputs", "dataSplits", "testSize"), 0), True),
         ("testSize 1", P, mutated(fp, ("inputs", "dataSplits", "testSize"), 1), True),

@@ -289,6 +289,11 @@ def cerberus_errors(kind: str, data: Any) -> list[str]:
     if not isinstance(data, dict):
         return [f"document must be an object, got {_json_type(data)}"]
     v = _cerberus_validator(k)
-    if v.validate(data):
+    # cerberus' normalisation replaces an explicit null by the field's default; the D3M
+    # documents allow no nulls, so collect those from a pass without normalisation and
+    # everything else (dependencies on defaulted fields included) from a normalised pass
+    nulls = [] if v.validate(data, normalize=False) else \
+        [e for e in _flatten(v.errors, "") if e.endswith("null value not allowed")]
+    if v.validate(data) and not nulls:
         return []
-    return _flatten(v.errors, "") or ["invalid"]
+    return sorted(set(_flatten(v.errors, "") + nulls)) or ["invalid"]
