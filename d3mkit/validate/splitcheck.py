@@ -116,7 +116,7 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     ld_units = None
     if ld_idx is not None:
         lkeys = keys(ld_idx)
-        known = isin(ikeys, lkeys)
+        known = np.array(isin(ikeys, lkeys), dtype=bool)   # a writable copy
         unknown = ~known & ~empty
         out += row_issues("splits.unknown_index", np.flatnonzero(unknown), "d3mIndex",
                           lambda r: f"d3mIndex {short(idx.iloc[r])} is not in learningData", p)
@@ -130,7 +130,7 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
                               lambda r: f"(d3mIndex {short(idx.iloc[r])}, image {short(img.iloc[r])}) "
                                         f"is not a row of learningData", p)
             ld_units = int(pd.Series(limg.astype(object)).dropna().nunique())
-            known &= ~bad_pair
+            known = known & ~bad_pair
         else:
             ld_units = int(pd.Series(lkeys).dropna().nunique()) if lkeys.dtype == object \
                 else int(len(np.unique(lkeys)))
