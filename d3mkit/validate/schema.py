@@ -62,8 +62,10 @@ _JSON_TYPE = {dict: "object", list: "array", str: "string", bool: "boolean",
 
 
 def schema_dir() -> Path:
-    """The top-level ``schemas/`` directory of the source tree."""
-    return Path(d3mkit.__file__).resolve().parents[1] / "schemas"
+    """The schema files: ``d3mkit/schemas``, a symlink to the source tree's top-level
+    ``schemas/`` that a wheel build copies into the package, so an installed (not
+    editable) d3mkit finds them too."""
+    return Path(d3mkit.__file__).parent / "schemas"
 
 
 def _kind(kind: str) -> str:
