@@ -1,0 +1,173 @@
+"""``d3mkit baseline TASK_ROOT --model resnet18|resnet50``: the VALUE paper's recipe on CPU or GPU.
+
+A ResNet (:mod:`.model`, from scratch or ``--weights FILE``) with its classifier replaced
+by ``Dropout(0.1) -> Linear(in_features, 8*8*13)``, trained with AdamW (lr 1e-4) and
+cross-entropy per square on the TRAIN images (normalised with the ImageNet mean and
+standard deviation, resized to ``--image-size``: 224 on CPU, 512 on GPU by default), for
+``--epochs`` passes (default 2, as in the paper). TEST boards are decoded per square
+(``--decode argmax``) or as the most probable sane board (``--decode sane``,
+:mod:`.decode`); predictions.csv and scores.csv are written through the scorer.
+
+Options are added to the shared ``d3mkit baseline`` parser only when no other baseline
+declared the same flag first; defaults are resolved here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import D3MKitError, UsageError, error
+
+MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
+STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+DEFAULT_EPOCHS = 2
+
+
+def add_baseline_arguments(parser) -> None:
+    def add(flag, **kw):
+        if flag not in parser._option_string_actions:
+            parser.add_argument(flag, **kw)
+    add("--image-size", type=int, default=None, help="VALUE: input side (default 224 on CPU, 512 on GPU)")
+    add("--batch-size", type=int, default=None, help="VALUE: batch size (default 16)")
+    add("--lr", type=float, default=None, help="VALUE: AdamW learning rate (default 1e-4)")
+    add("--decode", choices=["argmax", "sane"], default=None,
+        help="VALUE: per-square argmax, or the most probable sane board (default argmax)")
+    add("--weights", type=Path, default=None, help="VALUE: initial state_dict file (nothing is downloaded)")
+    add("--threads", type=int, default=None, help="torch CPU threads (default: the CPU count)")
+
+
+def _opt(args, name, default):
+    v = getattr(args, name, None)
+    return default if v is None else v
+
+
+def image_column(task) -> tuple[str, Path]:
+    """(learningData column holding the image file names, the image collection directory)."""
+    ld = task.dataset.learning_data
+    for col in ld.columns or ():
+        ref = col.refers_to
+        if isinstance(ref, dict) and ref.get("resObject") == "item":
+            res = task.dataset.resource(str(ref.get("resID")))
+            if res is not None:
+                return col.col_name, task.dataset.resource_path(res)
+    raise D3MKitError(error("value.no_images", "", "learningData has no column referring to an image collection",
+                            str(task.dataset.path)))
+
+
+def load_images(paths, size: int) -> np.ndarray:
+    """``(N, 3, size, size)`` uint8 array of RGB images resized (bilinear)."""
+    from PIL import Image
+    out = np.empty((len(paths), 3, size, size), dtype=np.uint8)
+    for i, p in enumerate(paths):
+        try:
+            with Image.open(p) as im:
+                im = im.convert("RGB")
+                if im.size != (size, size):
+                    im = im.resize((size, size), Image.BILINEAR)
+                out[i] = np.asarray(im).transpose(2, 0, 1)
+        except (OSError, ValueError) as exc:
+            raise D3MKitError(error("value.image", "", f"cannot read image: {exc}", str(p))) from None
+    return out
+
+
+def _normalise(torch, batch_u8, device):
+    x = torch.from_numpy(batch_u8).to(device).float().div_(255.0)
+    mean = torch.from_numpy(MEAN).to(device).view(1, 3, 1, 1)
+    std = torch.from_numpy(STD).to(device).view(1, 3, 1, 1)
+    return (x - mean) / std
+
+
+def train_and_predict(train_x, train_y, test_x, *, arch="resnet18", epochs=DEFAULT_EPOCHS,
+                      batch_size=16, lr=1e-4, device="cpu", seed=0, weights=None, log=None):
+    """Train a :class:`~.model.BoardNet` and return ``(N_test, 64, 13)`` probabilities."""
+    from d3mkit.baselines.common import batches, require_torch, seed_everything
+    torch = require_torch()
+    from d3mkit.benchmarks.value.model import BoardNet, load_weights
+    rng = seed_everything(seed)
+    model = BoardNet(arch).to(device)
+    if weights is not None:
+        load_weights(model, weights)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    y = torch.from_numpy(train_y.astype(np.int64))
+    for ep in range(epochs):
+        model.train()
+        total, seen = 0.0, 0
+        for idx in batches(len(train_x), batch_size, rng):
+            if len(idx) < 2:       # BatchNorm needs more than one sample
+                continue
+            xb = _normalise(torch, train_x[idx], device)
+            loss = loss_fn(model(xb), y[idx].to(device))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+            seen += len(idx)
+        if log:
+            log(f"epoch {ep + 1}/{epochs}: loss {total / max(seen, 1):.4f}")
+    model.eval()
+    probs = []
+    with torch.no_grad():
+        for idx in batches(len(test_x), batch_size):
+            xb = _normalise(torch, test_x[idx], device)
+            probs.append(torch.softmax(model(xb), dim=1).transpose(1, 2).cpu().numpy())
+    return np.concatenate(probs) if probs else np.zeros((0, 64, 13), np.float32)
+
+
+def run_baseline(task, model: str, args):
+    from d3mkit.baselines.common import choose_device, require_torch, write_solution
+    from d3mkit.benchmarks.value.boards import codes_to_fens, fens_to_codes
+    from d3mkit.benchmarks.value.decode import decode_argmax, decode_sane
+    torch = require_torch()
+    if model not in ("resnet18", "resnet50"):
+        raise UsageError(f"unknown VALUE model {model!r} (resnet18 or resnet50)")
+    device = choose_device(getattr(args, "device", "auto"))
+    threads = _opt(args, "threads", os.cpu_count() or 1)
+    torch.set_num_threads(max(1, int(threads)))
+    size = _opt(args, "image_size", 512 if device == "cuda" else 224)
+    epochs = _opt(args, "epochs", DEFAULT_EPOCHS)
+    batch_size = _opt(args, "batch_size", 16)
+    lr = _opt(args, "lr", 1e-4)
+    decode = _opt(args, "decode", "argmax")
+    if size < 32 or epochs < 0 or batch_size < 1 or lr <= 0:
+        raise UsageError("need --image-size >= 32, --epochs >= 0, --batch-size >= 1 and --lr > 0")
+    quiet = getattr(args, "quiet", False)
+    log = None if quiet else (lambda m: print(m, flush=True))
+
+    target = task.problem.target_names[0]
+    col, media = image_column(task)
+    ld = task.learning_data().set_index("d3mIndex")
+    train, test = task.split_indices(0, 0)
+    labels = [f"learningData d3mIndex {i}" for i in train]
+    train_y = fens_to_codes(ld.loc[train, target].tolist(), labels=labels)
+    t0 = time.perf_counter()
+    train_x = load_images([media / f for f in ld.loc[train, col]], size)
+    test_x = load_images([media / f for f in ld.loc[test, col]], size)
+    t1 = time.perf_counter()
+    probs = train_and_predict(train_x, train_y, test_x, arch=model, epochs=epochs,
+                              batch_size=batch_size, lr=lr, device=device, seed=args.seed,
+                              weights=getattr(args, "weights", None), log=log)
+    t2 = time.perf_counter()
+    stats = None
+    if decode == "sane":
+        boards, stats = decode_sane(probs)
+    else:
+        boards = decode_argmax(probs)
+    t3 = time.perf_counter()
+    task.solution_dir.mkdir(parents=True, exist_ok=True)
+    np.save(task.solution_dir / "probabilities.npy", probs.astype(np.float16))
+    predictions = pd.DataFrame({"d3mIndex": test, target: codes_to_fens(boards)})
+    info = {"architecture": model, "epochs": epochs, "imageSize": size, "batchSize": batch_size,
+            "lr": lr, "optimizer": "AdamW", "dropout": 0.1, "decode": decode, "device": device,
+            "weights": str(args.weights) if getattr(args, "weights", None) else None,
+            "seed": args.seed, "nTrain": len(train), "nTest": len(test),
+            "seconds": {"loadImages": round(t1 - t0, 2), "trainPredict": round(t2 - t1, 2),
+                        "decode": round(t3 - t2, 2)}}
+    if stats is not None:
+        info["saneDecoding"] = stats
+    return write_solution(task, predictions, model=model, info=info)

@@ -1,0 +1,97 @@
+"""Where a VALUE dataset's boards and images come from, shared by both builders.
+
+:func:`add_source_arguments` declares the options of ``d3mkit build value`` and
+``value-detection``; :func:`make_dataset` turns them into rows - one per image: the FEN
+placement, the image file name, the split side, the generation metadata and the piece
+boxes - rendering (or copying, for a VALUE release) the images into the task root.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import UsageError
+
+IMAGE_NAME = "CV_{:07d}.jpg"        # the VALUE release's naming
+MEDIA_DIR = "media"
+
+
+def add_source_arguments(parser) -> None:
+    parser.add_argument("--n-train", type=int, default=200, help="TRAIN images (default 200)")
+    parser.add_argument("--n-test", type=int, default=50, help="TEST images (default 50)")
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument("--pgn", type=Path, default=None,
+                     help="board states from this PGN file (the position after every half-move)")
+    src.add_argument("--random-games", type=int, default=None, metavar="N",
+                     help="board states from N random legal games (the default source, N=20)")
+    src.add_argument("--from-release", type=Path, default=None, metavar="PATH",
+                     help="package images and labels of the published VALUE release instead of rendering")
+    parser.add_argument("--size", type=int, default=512, help="rendered image side in pixels (default 512)")
+    parser.add_argument("--max-plies", type=int, default=200, help="random games stop after this many half-moves")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="rendering processes (default: the CPU count)")
+    parser.add_argument("--name", default=None, help="task root name")
+
+
+def check_args(args) -> None:
+    if args.n_train < 1 or args.n_test < 1:
+        raise UsageError(f"--n-train and --n-test must be at least 1 (got {args.n_train}, {args.n_test})")
+    if not 16 <= args.size <= 4096:
+        raise UsageError(f"--size must be between 16 and 4096 pixels, got {args.size}")
+    if args.random_games is not None and args.random_games < 1:
+        raise UsageError(f"--random-games must be at least 1, got {args.random_games}")
+    if args.max_plies < 1:
+        raise UsageError(f"--max-plies must be at least 1, got {args.max_plies}")
+
+
+def source_parameters(args) -> dict:
+    if args.from_release is not None:
+        return {"source": "release", "release": str(args.from_release)}
+    if args.pgn is not None:
+        return {"source": "pgn", "pgn": str(args.pgn)}
+    return {"source": "random-games", "randomGames": args.random_games or 20, "maxPlies": args.max_plies}
+
+
+def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Write the images under ``<name>_dataset/media/`` and return ``(rows, boxes)``:
+    rows ``d3mIndex, image, board, split`` + metadata; boxes ``d3mIndex, image, symbol,
+    square, x_min, y_min, x_max, y_max`` (empty for a release without boxes)."""
+    from d3mkit.benchmarks.value.boards import square_name
+    n = args.n_train + args.n_test
+    if args.from_release is not None:
+        from d3mkit.benchmarks.value.release import copy_release
+        rows, boxes = copy_release(args.from_release, writer.media_path(MEDIA_DIR + "/x").parent, n)
+    else:
+        from d3mkit.benchmarks.value import games
+        from d3mkit.benchmarks.value.render import render_many
+        if args.pgn is not None:
+            pool = list(games.pgn_positions(args.pgn))
+        else:
+            pool = games.random_game_positions(args.random_games or 20, rng, args.max_plies)
+        fens = games.sample_positions(pool, n, rng)
+        names = [IMAGE_NAME.format(i) for i in range(n)]
+        media = writer.media_path(f"{MEDIA_DIR}/{names[0]}").parent
+        seed = int(rng.integers(2 ** 31))
+        out = render_many(fens, [media / nm for nm in names], seed=seed, size=args.size,
+                          workers=args.workers, progress=not args.quiet and sys.stderr.isatty())
+        rows = pd.DataFrame({"image": names, "board": fens})
+        for key in ("azimuth", "elevation", "zoom", "light"):
+            rows[key] = [p[key] for _, p in out]
+        rows["renderSeed"] = seed
+        box_rows = [(i, names[i], b[0], square_name(b[1]), *b[2:]) for i, (bx, _) in enumerate(out)
+                    for b in bx]
+        boxes = pd.DataFrame(box_rows, columns=["d3mIndex", "image", "symbol", "square",
+                                                "x_min", "y_min", "x_max", "y_max"])
+    rows.insert(0, "d3mIndex", np.arange(len(rows), dtype=np.int64))
+    rows["split"] = ["TRAIN"] * args.n_train + ["TEST"] * (len(rows) - args.n_train)
+    return rows, boxes
+
+
+def splits_frame(rows: pd.DataFrame, key: str = "d3mIndex") -> pd.DataFrame:
+    """dataSplits rows: TRAIN/TEST as drawn (the first n-train images are TRAIN)."""
+    return pd.DataFrame({"d3mIndex": rows[key].to_numpy(), "type": rows["split"].to_numpy(),
+                         "repeat": 0, "fold": 0})
