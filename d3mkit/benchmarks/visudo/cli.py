@@ -1,0 +1,234 @@
+"""``d3mkit build visudo``: ViSudo-PC task roots, one per (configuration, split index).
+
+What this module owns: the build options, and writing a generated
+:class:`~.generator.PuzzleSet` as a D3M task root:
+
+* ``media/puzzles/<d3mIndex>.png`` — the tiled puzzle (28d x 28d, collection
+  ``puzzleImages``) and ``media/cells/<d3mIndex>_<row>_<col>.png`` — every cell
+  (collection ``cellImages``);
+* ``tables/learningData.csv`` — ``d3mIndex``, ``puzzleImage`` (refers to puzzleImages),
+  ``puzzleSplit`` (train / valid / test, the generator's split) and ``label`` (1 correct,
+  0 incorrect; suggestedTarget);
+* ``tables/cells.csv`` — ``cellIndex``, ``d3mIndex`` (refers to learningData), ``row``,
+  ``col``, ``cellImage`` (refers to cellImages), for systems that reason per cell;
+* problemDoc: classification/binary, metrics rocAuc (positive class "1") and accuracy;
+  dataSplits written by the generator: **train and valid puzzles are TRAIN, test
+  puzzles are TEST** (one repeat, one fold). Valid puzzles are marked by
+  ``puzzleSplit == "valid"`` so a system can hold them out for model selection, as the
+  reference baselines do. (Re-running ``d3mkit split`` would replace this split with a
+  random holdOut: do not.)
+* ``<name>_debug/cellLabels.csv`` (``d3mIndex,split,row,col,label,source,imageId``) and
+  ``puzzles.csv`` (correctness, corruption kind and count, twin) — never referenced by
+  the datasetDoc, never to be used for learning: debugging only, as the paper insists.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.benchmarks.visudo.generator import STRATEGIES, Catalog, Config, PuzzleSet, generate
+from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.errors import D3MKitError
+
+EXAMPLE_ARGS = ["--strategy", "basic", "--sources", "digits", "--dimension", "4",
+                "--train-count", "2", "--test-count", "2", "--valid-count", "1"]
+
+SOURCE_TITLES = {
+    "digits": "scikit-learn bundled handwritten digits (8x8, resampled to 28x28)",
+    "glyphs": "letters and symbols rendered with Pillow (d3mkit, fixed seed)",
+    "mnist": "MNIST (LeCun et al.)", "emnist": "EMNIST Merged Letters (Cohen et al.)",
+    "fmnist": "Fashion-MNIST (Xiao et al.)", "kmnist": "Kuzushiji-MNIST (Clanuwat et al.)",
+}
+
+
+def add_build_arguments(parser) -> None:
+    parser.add_argument("--strategy", choices=STRATEGIES, default="basic",
+                        help="label strategy / task (default basic)")
+    parser.add_argument("--sources", default="digits",
+                        help="comma-separated image sources: mnist, emnist, fmnist, kmnist "
+                             "(IDX files, see --source-dir), digits, glyphs (offline). Default digits")
+    parser.add_argument("--dimension", type=int, default=4, help="puzzle side d, a perfect square (default 4)")
+    parser.add_argument("--train-count", type=int, default=50, help="correct train puzzles (default 50)")
+    parser.add_argument("--test-count", type=int, default=100, help="correct test puzzles (default 100)")
+    parser.add_argument("--valid-count", type=int, default=100, help="correct valid puzzles (default 100)")
+    parser.add_argument("--overlap", type=float, default=0.0, help="overlap constant omega (default 0)")
+    parser.add_argument("--corrupt-chance", type=float, default=0.5,
+                        help="chance of another corruption after each one (default 0.5)")
+    parser.add_argument("--split", default="0",
+                        help="split index or indices: 3, 0,1,2 or 0-9 (one task root each; default 0)")
+    parser.add_argument("--source-dir", type=Path, default=None,
+                        help="directory with the IDX files (DIR/<source>/ or DIR/)")
+    parser.add_argument("--download", action="store_true",
+                        help="fetch missing IDX files from the publishers (MD5-checked) into --source-dir")
+    parser.add_argument("--emnist-split", choices=["bymerge", "balanced"], default="bymerge",
+                        help="EMNIST release to take the letters from (default bymerge)")
+    parser.add_argument("--name", default=None, help="task root name (single split only)")
+
+
+def parse_split_indices(text: str) -> list[int]:
+    """``"0-2,5"`` -> ``[0, 1, 2, 5]``.
+
+    >>> parse_split_indices("0-2,5")
+    [0, 1, 2, 5]
+    """
+    out: list[int] = []
+    try:
+        for part in str(text).split(","):
+            part = part.strip()
+            if "-" in part[1:]:
+                a, b = part.split("-", 1)
+                out += list(range(int(a), int(b) + 1))
+            elif part:
+                out.append(int(part))
+    except ValueError:
+        raise D3MKitError.single("", "visudo.split", "--split",
+                                 f"--split takes indices like 3, 0,1,2 or 0-9; got {text!r}") from None
+    if not out or min(out) < 0:
+        raise D3MKitError.single("", "visudo.split", "--split", f"no valid split index in {text!r}")
+    return list(dict.fromkeys(out))
+
+
+def default_name(config: Config) -> str:
+    ov = f"{config.overlap:g}".replace(".", "p")
+    return (f"visudo_{config.strategy}_{'-'.join(config.sources)}_d{config.dimension}"
+            f"_n{config.train_count}_o{ov}_s{config.split}")
+
+
+def documents(name: str, ps: PuzzleSet, catalog: Catalog) -> tuple[DatasetDoc, ProblemDoc, pd.DataFrame]:
+    """datasetDoc, problemDoc and the dataSplits rows of a task root."""
+    cfg = ps.config
+    d = cfg.dimension
+    ld_cols = [
+        Column(0, "d3mIndex", "integer", ("index",)),
+        Column(1, "puzzleImage", "string", ("attribute",), {"resID": "puzzleImages", "resObject": "item"},
+               {"colDescription": f"the puzzle as one {28 * d}x{28 * d} grayscale PNG: cell (r, c) is "
+                                  f"the 28x28 block at (28r, 28c)"}),
+        Column(2, "puzzleSplit", "categorical", ("attribute",),
+               extra={"colDescription": "the generator's split: train, valid (both in TRAIN; hold valid "
+                                        "out for model selection) or test (TEST)"}),
+        Column(3, "label", "categorical", ("suggestedTarget",),
+               extra={"colDescription": "1 if the puzzle is correctly solved, 0 if not"}),
+    ]
+    cell_cols = [
+        Column(0, "cellIndex", "integer", ("index",)),
+        Column(1, "d3mIndex", "integer", ("key",), {"resID": "learningData", "resObject": {"columnName": "d3mIndex"}}),
+        Column(2, "row", "integer", ("attribute",)),
+        Column(3, "col", "integer", ("attribute",)),
+        Column(4, "cellImage", "string", ("attribute",), {"resID": "cellImages", "resObject": "item"}),
+    ]
+    resources = [
+        Resource.collection("puzzleImages", "media/puzzles/", "image", ["image/png"]),
+        Resource.collection("cellImages", "media/cells/", "image", ["image/png"]),
+        Resource.table("cells", "tables/cells.csv", cell_cols),
+        Resource.table("learningData", "tables/learningData.csv", ld_cols),
+    ]
+    srcs = "; ".join(SOURCE_TITLES.get(s, s) for s in cfg.sources)
+    desc = (f"ViSudo-PC {cfg.strategy} task, {d}x{d} puzzles, cells from {srcs}. "
+            f"{cfg.train_count}/{cfg.test_count}/{cfg.valid_count} correct train/test/valid puzzles, "
+            f"each with one corrupted twin; overlap {cfg.overlap:g}, corrupt chance {cfg.corrupt_chance:g}, "
+            f"split index {cfg.split}, seed {cfg.seed}. Cell labels are not part of the dataset.")
+    ddoc = DatasetDoc.new(f"{name}_dataset", name, resources, description=desc,
+                          source="ViSudo-PC generator (Augustine et al., NeSy 2022) as implemented by d3mkit")
+    n = len(ps)
+    n_test = int((ps.split == "test").sum())
+    splits = {"method": "holdOut", "testSize": n_test / n, "stratified": True,
+              "numRepeats": 0, "randomSeed": cfg.seed}
+    pdoc = ProblemDoc.new(
+        f"{name}_problem", name, "classification", "binary", f"{name}_dataset",
+        [Target(0, "learningData", 3, "label")],
+        [{"metric": "rocAuc"}, {"metric": "accuracy"}],
+        description=("Classify each visual Sudoku puzzle as correctly solved (1) or not (0). "
+                     "dataSplits.csv is fixed by the generator: train and valid puzzles are TRAIN, "
+                     "test puzzles are TEST; valid puzzles carry puzzleSplit=valid so they can be held "
+                     "out for model selection. Do not regenerate the split with 'd3mkit split'. "
+                     "Predictions should carry a confidence column (probability of the predicted label) "
+                     "for rocAuc."),
+        splits=splits)
+    split_rows = pd.DataFrame({"d3mIndex": np.arange(n, dtype=np.int64),
+                               "type": np.where(ps.split == "test", "TEST", "TRAIN"),
+                               "repeat": 0, "fold": 0})
+    return ddoc, pdoc, split_rows
+
+
+def tables(ps: PuzzleSet, catalog: Catalog) -> dict[str, pd.DataFrame]:
+    """learningData, cells and the debug tables (cellLabels, puzzles)."""
+    n, d = len(ps), ps.config.dimension
+    idx = np.arange(n, dtype=np.int64)
+    ld = pd.DataFrame({"d3mIndex": idx, "puzzleImage": [f"{i:06d}.png" for i in idx],
+                       "puzzleSplit": ps.split, "label": ps.correct.astype(np.int64)})
+    pi, r, c = np.meshgrid(idx, np.arange(d), np.arange(d), indexing="ij")
+    pi, r, c = pi.ravel(), r.ravel(), c.ravel()
+    cells = pd.DataFrame({"cellIndex": np.arange(len(pi), dtype=np.int64), "d3mIndex": pi, "row": r, "col": c,
+                          "cellImage": [f"{i:06d}_{a}_{b}.png" for i, a, b in zip(pi, r, c)]})
+    g = ps.labels.ravel()
+    names = np.array(catalog.label_names, dtype=object)
+    srcs = np.array(catalog.sources, dtype=object)[catalog.label_source]
+    cell_labels = pd.DataFrame({"d3mIndex": pi, "split": ps.split[pi], "row": r, "col": c,
+                                "label": names[g], "source": srcs[g],
+                                "imageId": catalog.image_ids[ps.images.ravel()]})
+    puzzles = pd.DataFrame({"d3mIndex": idx, "split": ps.split, "correct": ps.correct.astype(np.int64),
+                            "corruption": ps.corruption, "corruptions": ps.n_corruptions,
+                            "twin": ps.twin,
+                            "nLabels": [len(np.unique(x)) for x in ps.labels]})
+    return {"learningData": ld, "cells": cells, "cellLabels": cell_labels, "puzzles": puzzles}
+
+
+def write_task_root(out: Path, ps: PuzzleSet, catalog: Catalog, *, name: str | None = None,
+                    force: bool = False, quiet: bool = True) -> Path:
+    """Write ``out/<name>/`` for generated puzzles (images from ``catalog.images``)."""
+    from tqdm import tqdm
+
+    from d3mkit.benchmarks.visudo.render import save_png, tile
+    from d3mkit.package import TaskRootWriter
+    name = name or default_name(ps.config)
+    t = tables(ps, catalog)
+    ddoc, pdoc, split_rows = documents(name, ps, catalog)
+    params = {**ps.config.to_dict(), **ps.stats}
+    d = ps.config.dimension
+    with TaskRootWriter(out, name, benchmark="visudo", seed=ps.config.seed, parameters=params, force=force) as w:
+        pdir = w.media_path("media/puzzles/x").parent
+        cdir = w.media_path("media/cells/x").parent
+        bar = tqdm(range(len(ps)), desc=f"{name}: images", unit="puzzle",
+                   disable=quiet or not sys.stderr.isatty())
+        for i in bar:
+            save_png(tile(ps.images[i], catalog.images), pdir / f"{i:06d}.png")
+            for r in range(d):
+                for c in range(d):
+                    save_png(catalog.images[ps.images[i, r, c]], cdir / f"{i:06d}_{r}_{c}.png")
+        w.write_table("tables/cells.csv", t["cells"])
+        w.write_table("tables/learningData.csv", t["learningData"])
+        w.write_dataset_doc(ddoc)
+        w.write_problem_doc(pdoc, splits=split_rows)
+        w.write_debug_table("cellLabels.csv", t["cellLabels"])
+        w.write_debug_table("puzzles.csv", t["puzzles"])
+    return w.root
+
+
+def load_catalog(sources: tuple[str, ...], source_dir=None, download: bool = False,
+                 emnist_split: str = "bymerge") -> Catalog:
+    from d3mkit.benchmarks.visudo.sources import load_source
+    return Catalog.from_sources([load_source(s, source_dir, download=download, emnist_split=emnist_split)
+                                 for s in sources])
+
+
+def build(args) -> list[Path]:
+    from d3mkit.benchmarks.visudo.sources import parse_sources
+    sources = parse_sources(args.sources)
+    indices = parse_split_indices(args.split)
+    if args.name and len(indices) > 1:
+        raise D3MKitError.single("", "visudo.name", "--name", "--name needs a single --split index", exit_code=2)
+    base = Config(strategy=args.strategy, sources=sources, dimension=args.dimension,
+                  train_count=args.train_count, test_count=args.test_count, valid_count=args.valid_count,
+                  overlap=args.overlap, corrupt_chance=args.corrupt_chance, split=indices[0], seed=args.seed)
+    base.check()                                   # bad settings fail before any image is loaded
+    catalog = load_catalog(sources, args.source_dir, args.download, args.emnist_split)
+    roots = []
+    for k in indices:
+        cfg = Config(**{**base.to_dict(), "sources": sources, "split": k})
+        ps = generate(cfg, catalog)
+        roots.append(write_task_root(args.out, ps, catalog, name=args.name, force=args.force, quiet=args.quiet))
+    return roots
