@@ -14,7 +14,8 @@ transformed training images may show the identity outcome) with its checks, and
 * Test set (``n_test`` images, at least 10): all ten shapes evenly, every image
   transformed with a uniformly drawn outcome (identity included, as in the paper).
 * Noise of ``noise`` (standard deviation, 0-9 scale) on both sets, after the
-  transformation, clipped to [0, 9] and rounded.
+  transformation, clipped to [0, 9] and rounded. ``test_noise`` gives the test set a
+  different level: Table 1's noise rows train on clean originals and test on noisy ones.
 
 The metadata columns (``samples.csv`` of a task root) are ``d3mIndex, split, shape,
 transformed, transform, outcome, noise, identity, untransformedChance,
@@ -63,6 +64,11 @@ class Protocol:
     n_test: int = 500
     noise: float = 0.0
     train_transformed_only: bool = False
+    test_noise: float | None = None      # noise of the test set when it differs (Table 1)
+
+    @property
+    def noise_test(self) -> float:
+        return self.noise if self.test_noise is None else self.test_noise
 
     def problems(self) -> list[Issue]:
         """Every reason this protocol cannot be generated (empty when it can)."""
@@ -75,10 +81,13 @@ class Protocol:
             out.append(error("abstraction.transformed", "--transformed",
                              f"K must be between 0 and {S.N_SHAPES} (the paper uses "
                              f"{', '.join(map(str, PAPER_K))}), got {self.transformed}"))
-        if not (self.noise >= 0 and np.isfinite(self.noise)):
-            out.append(error("abstraction.noise", "--noise",
-                             f"noise level must be a number >= 0 (the paper uses 2, 4, 6), "
-                             f"got {self.noise}"))
+        for flag, level in (("--noise", self.noise), ("--test-noise", self.test_noise)):
+            if level is None:
+                continue
+            if not (level >= 0 and np.isfinite(level)):
+                out.append(error("abstraction.noise", flag,
+                                 f"noise level must be a number >= 0 (the paper uses 2, 4, 6), "
+                                 f"got {level}"))
         if self.n_train < S.N_SHAPES:
             out.append(error("abstraction.n_train", "--n-train",
                              f"the training set must hold every shape: n_train >= "
@@ -140,7 +149,7 @@ def generate(p: Protocol, rng: np.random.Generator) -> tuple[np.ndarray, pd.Data
                       none.apply(tr_shape, np.zeros_like(tr_shape)))
     te_img = t.apply(te_shape, te_out)
     tr_img = add_noise(tr_img, p.noise, rng)
-    te_img = add_noise(te_img, p.noise, rng)
+    te_img = add_noise(te_img, p.noise_test, rng)
 
     names = np.asarray(t.outcome_names, dtype=object)
     ident = -1 if t.identity is None else t.identity
@@ -153,7 +162,7 @@ def generate(p: Protocol, rng: np.random.Generator) -> tuple[np.ndarray, pd.Data
         "transform": np.r_[np.where(tr_trans, t.name, "none").astype(object),
                            np.full(p.n_test, t.name, dtype=object)],
         "outcome": np.r_[np.where(tr_trans, names[tr_out], "none").astype(object), names[te_out]],
-        "noise": float(p.noise),
+        "noise": np.r_[np.full(p.n_train, float(p.noise)), np.full(p.n_test, float(p.noise_test))],
         "identity": np.r_[np.where(tr_trans, tr_out == ident, True), te_out == ident],
         "untransformedChance": np.r_[np.where(tr_trans, tr_chance, 1.0),
                                      np.full(p.n_test, t.untransformed_chance)],
