@@ -1,0 +1,215 @@
+"""``d3mkit build abstraction``: one protocol of the paper as a D3M task root.
+
+What this module owns: the build options, turning a :class:`~.protocol.Protocol` into a
+task root (PNG per sample, learningData, datasetDoc, problemDoc with accuracy and the
+custom metrics, the predetermined TRAIN/TEST dataSplits, ``_debug/samples.csv``,
+``_debug/shapes.png`` and the manifest) and the bad-input messages.
+
+Images are 8-bit grayscale PNGs holding pixel value ``v`` (0-9) as ``round(v * 255 / 9)``;
+``round(p * 9 / 255)`` recovers ``v`` exactly, ``p / 255`` is the paper's [0, 1] scaling.
+The task root name defaults to ``abstraction_<transform>_k<K>_n<n_train>_noise<L>_s<seed>``.
+
+    d3mkit build abstraction --out DIR --transform rotation --transformed 5 \\
+        --n-train 1000 --n-test 500 --noise 2 --seed 0
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.benchmarks.abstraction import shapes as S
+from d3mkit.benchmarks.abstraction.protocol import Protocol, generate
+from d3mkit.benchmarks.abstraction.transforms import TRANSFORMS, get
+
+EXAMPLE_ARGS = ["--transform", "rotation", "--transformed", "5", "--n-train", "100",
+                "--n-test", "50", "--noise", "2", "--name", "abstraction_rotation_example"]
+MEDIA = "media"
+BOOL_COLUMNS = ("transformed", "identity", "trainedTransformed")
+
+
+def add_build_arguments(parser) -> None:
+    parser.add_argument("--transform", default="rotation", metavar="NAME",
+                        help=f"transformation: {', '.join(TRANSFORMS)} (default rotation)")
+    parser.add_argument("--transformed", type=int, default=0, metavar="K",
+                        help="the first K shapes (0-10) appear transformed in training (default 0)")
+    parser.add_argument("--n-train", type=int, default=1000, help="training images (default 1000)")
+    parser.add_argument("--n-test", type=int, default=500,
+                        help="test images, all transformed (default 500, as the paper)")
+    parser.add_argument("--noise", type=float, default=0.0, metavar="L",
+                        help="Gaussian noise standard deviation on the 0-9 scale (default 0)")
+    parser.add_argument("--test-noise", type=float, default=None, metavar="L",
+                        help="noise of the test set when it differs from --noise (Table 1)")
+    parser.add_argument("--train-transformed-only", action="store_true",
+                        help="transformed training images never show the identity outcome")
+    parser.add_argument("--name", default=None, help="task root name (default from the options)")
+
+
+def protocol_from_args(args) -> Protocol:
+    return Protocol(transform=args.transform, transformed=args.transformed,
+                    n_train=args.n_train, n_test=args.n_test, noise=args.noise,
+                    train_transformed_only=args.train_transformed_only,
+                    test_noise=args.test_noise)
+
+
+def default_name(p: Protocol, seed: int) -> str:
+    """``abstraction_rotation_k5_n1000_noise2_s0`` (test noise and flags appended).
+
+    >>> default_name(Protocol("translation", 2, 250, 500, 2.5), 3)
+    'abstraction_translation_k2_n250_noise2p5_s3'
+    """
+    lvl = lambda x: f"{x:g}".replace(".", "p").replace("-", "m")
+    name = f"abstraction_{p.transform}_k{p.transformed}_n{p.n_train}_noise{lvl(p.noise)}"
+    if p.test_noise is not None:
+        name += f"_testnoise{lvl(p.test_noise)}"
+    if p.train_transformed_only:
+        name += "_only"
+    return f"{name}_s{seed}"
+
+
+def metric_list(p: Protocol) -> list[dict]:
+    """accuracy plus the custom metrics that are defined for this protocol.
+
+    expectedAccuracyWithoutAbstraction needs a transformation; chanceCorrectedAccuracy
+    needs something left to correct (K < 10); heldOutShapeAccuracy needs a held-out
+    shape (K < 10).
+    """
+    out = [{"metric": "accuracy"}]
+    if p.transform != "none":
+        out.append({"metric": "other", "specifyOther": "expectedAccuracyWithoutAbstraction"})
+        if p.transformed < S.N_SHAPES:
+            out.append({"metric": "other", "specifyOther": "chanceCorrectedAccuracy"})
+    if p.transformed < S.N_SHAPES:
+        out.append({"metric": "other", "specifyOther": "heldOutShapeAccuracy"})
+    return out
+
+
+def encode_png(img: np.ndarray) -> np.ndarray:
+    """0-9 pixel values -> 8-bit gray levels (0, 28, 57, ..., 255)."""
+    return np.rint(img.astype(np.float64) * 255.0 / S.MAX_VALUE).astype(np.uint8)
+
+
+def decode_png(pix: np.ndarray) -> np.ndarray:
+    """8-bit gray levels -> 0-9 pixel values (exact inverse of :func:`encode_png`)."""
+    return np.rint(pix.astype(np.float64) * S.MAX_VALUE / 255.0).astype(np.uint8)
+
+
+def samples_table(meta: pd.DataFrame) -> pd.DataFrame:
+    """The metadata as written to ``samples.csv`` (booleans as true/false)."""
+    out = meta.copy()
+    for c in BOOL_COLUMNS:
+        out[c] = np.where(out[c].to_numpy(dtype=bool), "true", "false")
+    return out
+
+
+def documents(name: str, p: Protocol, seed: int, n_rows: int):
+    from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+    t = get(p.transform)
+    cols = [Column(0, "d3mIndex", "integer", ("index",)),
+            Column(1, "image", "string", ("attribute",), {"resID": MEDIA, "resObject": "item"}),
+            Column(2, "shape", "categorical", ("suggestedTarget",))]
+    ddoc = DatasetDoc.new(
+        f"{name}_dataset", name,
+        [Resource.collection(MEDIA, f"{MEDIA}/", "image", ["image/png"]),
+         Resource.table("learningData", "tables/learningData.csv", cols)],
+        description=(f"Abstraction shapes: 28x28 images of ten line shapes (labels 0-9); "
+                     f"transformation {p.transform} ({t.n_outcomes} outcome(s)), the first "
+                     f"{p.transformed} shapes transformed in training, all test images "
+                     f"transformed; noise {p.noise:g} (test {p.noise_test:g}). Pixel value v "
+                     f"(0-9) is stored as round(v*255/9)."),
+        source="d3mkit abstraction benchmark after Hudáky, Lehotay-Kéry and Kiss, "
+               "J. Imaging 2021, 7(8), 152")
+    desc = (f"Classify the shape (0-9) of each image. Training: {p.n_train} images, shapes "
+            f"0..{p.transformed - 1 if p.transformed else -1} transformed by {p.transform}, the "
+            f"others untransformed; test: {p.n_test} images, all transformed. The custom "
+            f"metrics (expectedAccuracyWithoutAbstraction, chanceCorrectedAccuracy, "
+            f"heldOutShapeAccuracy) need per-row metadata: the scorer reads "
+            f"{name}_debug/samples.csv in this task root (columns d3mIndex, split, shape, "
+            f"transformed, transform, outcome, noise, identity, untransformedChance, "
+            f"trainedTransformed) and aligns its rows with the predictions by d3mIndex; "
+            f"with `d3mkit score --problem` it is found next to the problem directory.")
+    splits = {"method": "holdOut", "testSize": p.n_test / n_rows, "stratified": False,
+              "numRepeats": 0, "randomSeed": seed}
+    pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "multiClass",
+                          f"{name}_dataset", [Target(0, "learningData", 2, "shape")],
+                          metric_list(p), description=desc, splits=splits)
+    return ddoc, pdoc
+
+
+def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None = None,
+                    force: bool = False, quiet: bool = True) -> Path:
+    """Write ``out/<name>/`` for protocol ``p`` and return its path."""
+    from PIL import Image
+
+    from d3mkit.errors import D3MKitError
+    from d3mkit.package import TaskRootWriter
+
+    issues = p.problems()
+    if issues:
+        raise D3MKitError(issues)
+    name = name or default_name(p, seed)
+    images, meta = generate(p, np.random.default_rng(seed))
+    n = len(meta)
+    files = [f"{i:06d}.png" for i in range(n)]
+    ld = pd.DataFrame({"d3mIndex": meta["d3mIndex"], "image": files,
+                       "shape": meta["shape"].astype(str)})
+    splits = pd.DataFrame({"d3mIndex": meta["d3mIndex"], "type": meta["split"],
+                           "repeat": 0, "fold": 0})
+    ddoc, pdoc = documents(name, p, seed, n)
+    t = get(p.transform)
+    params = {**p.as_dict(), "nOutcomes": t.n_outcomes, "identityOutcome": t.identity_name,
+              "untransformedChance": t.untransformed_chance, "image": S.IMAGE,
+              "pixelEncoding": "png gray = round(v * 255 / 9), v in 0..9",
+              "shapesSegments": [list(map(list, h + v)) for h, v in S.SEGMENTS]}
+    pix = encode_png(images)
+    with TaskRootWriter(out, name, benchmark="abstraction", seed=seed, parameters=params,
+                        force=force) as w:
+        media = w.media_path(f"{MEDIA}/{files[0]}").parent
+        rows = range(n)
+        if not quiet:
+            from tqdm import tqdm
+            rows = tqdm(rows, desc=f"{name}: images", unit="img")
+        for i in rows:
+            Image.fromarray(pix[i], mode="L").save(media / files[i], format="PNG")
+        w.write_table("tables/learningData.csv", ld)
+        w.write_dataset_doc(ddoc)
+        w.write_problem_doc(pdoc, splits)
+        w.write_debug_table("samples.csv", samples_table(meta))
+        S.contact_sheet(w.debug_dir / "shapes.png")
+    return w.root
+
+
+def build(args) -> list[Path]:
+    import sys
+    p = protocol_from_args(args)
+    quiet = args.quiet or not sys.stderr.isatty()
+    return [build_task_root(args.out, p, seed=args.seed, name=args.name, force=args.force,
+                            quiet=quiet)]
+
+
+def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
+    """Images (0-9 values, ``(n, 28, 28)`` uint8) and learningData rows of a task root,
+    for ``indices`` (d3mIndex strings) or all rows."""
+    from PIL import Image
+
+    from d3mkit.errors import D3MKitError, error
+    ld = task.learning_data().set_index("d3mIndex", drop=False)
+    if indices is not None:
+        ld = ld.loc[list(indices)]
+    media = task.dataset_dir / MEDIA
+    out = np.empty((len(ld), S.IMAGE, S.IMAGE), dtype=np.uint8)
+    for j, f in enumerate(ld["image"]):
+        path = media / f
+        try:
+            with Image.open(path) as im:
+                arr = np.asarray(im.convert("L"))
+        except (OSError, ValueError) as exc:
+            raise D3MKitError(error("abstraction.image", f"image {f}", f"cannot read: {exc}",
+                                    str(path))) from None
+        if arr.shape != (S.IMAGE, S.IMAGE):
+            raise D3MKitError(error("abstraction.image", f"image {f}",
+                                    f"is {arr.shape[1]}x{arr.shape[0]}, expected 28x28", str(path)))
+        out[j] = decode_png(arr)
+    return out, ld.reset_index(drop=True)

@@ -1,0 +1,171 @@
+"""The training protocol of sections 5.1-5.3: seeded, vectorised train/test samples.
+
+What this module owns: :class:`Protocol` (transformation, K, sizes, noise, whether
+transformed training images may show the identity outcome) with its checks, and
+:func:`generate`, which returns the images of both sets and one metadata row per image.
+
+* Training set (``n_train`` images): all ten shapes, as evenly as possible (each
+  ``n_train // 10`` or one more), in random order. Shapes ``0..K-1`` appear transformed
+  — a uniformly drawn outcome each — the others untransformed. With
+  ``train_transformed_only`` the transformed training images never show the identity
+  outcome (for rotation, translation and resize), so shapes ``0..K-1`` are seen only
+  in a changed form; without it they follow the paper, where e.g. a quarter of the
+  "rotated" training images are not rotated at all.
+* Test set (``n_test`` images, at least 10): all ten shapes evenly, every image
+  transformed with a uniformly drawn outcome (identity included, as in the paper).
+* Noise of ``noise`` (standard deviation, 0-9 scale) on both sets, after the
+  transformation, clipped to [0, 9] and rounded. ``test_noise`` gives the test set a
+  different level: Table 1's noise rows train on clean originals and test on noisy ones.
+
+The metadata columns (``samples.csv`` of a task root) are ``d3mIndex, split, shape,
+transformed, transform, outcome, noise, identity, untransformedChance,
+trainedTransformed``: ``transformed`` says a transformation was applied (true for every
+test row), ``outcome`` names the drawn parameter, ``identity`` says the drawn outcome
+leaves the shape unchanged, ``untransformedChance`` is the probability of that under the
+row's draw (1/n_outcomes, or 0 when identity cannot be drawn; 1 for untransformed rows)
+and ``trainedTransformed`` says the row's shape appears transformed in training
+(shape < K). These last three let the metrics work from the test rows alone.
+
+Every random draw comes from the one ``numpy.random.Generator`` passed in, in a fixed
+order (train shapes, train outcomes, test shapes, test outcomes, train noise, test noise).
+
+>>> p = Protocol("rotation", transformed=2, n_train=20, n_test=10, noise=2)
+>>> imgs, meta = generate(p, np.random.default_rng(0))
+>>> imgs.shape, list(meta["split"].value_counts().sort_index())
+((30, 28, 28), [10, 20])
+>>> sorted(meta.loc[meta.split == "TEST", "shape"].tolist()) == list(range(10))
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.benchmarks.abstraction import shapes as S
+from d3mkit.benchmarks.abstraction.transforms import TRANSFORMS, add_noise, get
+from d3mkit.errors import Issue, error
+
+PAPER_K = (0, 2, 5, 8, 10)
+PAPER_NOISE = (0, 2, 4, 6)
+METADATA_COLUMNS = ["d3mIndex", "split", "shape", "transformed", "transform", "outcome",
+                    "noise", "identity", "untransformedChance", "trainedTransformed"]
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One problem of the paper's grid (see the module docstring)."""
+
+    transform: str = "rotation"
+    transformed: int = 0                 # K: shapes 0..K-1 appear transformed in training
+    n_train: int = 1000
+    n_test: int = 500
+    noise: float = 0.0
+    train_transformed_only: bool = False
+    test_noise: float | None = None      # noise of the test set when it differs (Table 1)
+
+    @property
+    def noise_test(self) -> float:
+        return self.noise if self.test_noise is None else self.test_noise
+
+    def problems(self) -> list[Issue]:
+        """Every reason this protocol cannot be generated (empty when it can)."""
+        out = []
+        if self.transform not in TRANSFORMS:
+            out.append(error("abstraction.transform", "--transform",
+                             f"unknown transformation {self.transform!r} "
+                             f"(one of {', '.join(TRANSFORMS)})"))
+        if not 0 <= self.transformed <= S.N_SHAPES:
+            out.append(error("abstraction.transformed", "--transformed",
+                             f"K must be between 0 and {S.N_SHAPES} (the paper uses "
+                             f"{', '.join(map(str, PAPER_K))}), got {self.transformed}"))
+        for flag, level in (("--noise", self.noise), ("--test-noise", self.test_noise)):
+            if level is None:
+                continue
+            if not (level >= 0 and np.isfinite(level)):
+                out.append(error("abstraction.noise", flag,
+                                 f"noise level must be a number >= 0 (the paper uses 2, 4, 6), "
+                                 f"got {level}"))
+        if self.n_train < S.N_SHAPES:
+            out.append(error("abstraction.n_train", "--n-train",
+                             f"the training set must hold every shape: n_train >= "
+                             f"{S.N_SHAPES}, got {self.n_train}"))
+        if self.n_test < S.N_SHAPES:
+            out.append(error("abstraction.n_test", "--n-test",
+                             f"the test set must hold every shape: n_test >= "
+                             f"{S.N_SHAPES}, got {self.n_test}"))
+        if (self.train_transformed_only and self.transform in TRANSFORMS
+                and get(self.transform).identity is not None and get(self.transform).n_outcomes == 1):
+            out.append(error("abstraction.train_transformed_only", "--train-transformed-only",
+                             f"transformation {self.transform!r} has no outcome other than "
+                             f"the identity"))
+        return out
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def balanced_labels(n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` shape labels, each shape ``n // 10`` or ``n // 10 + 1`` times, shuffled.
+
+    >>> np.bincount(balanced_labels(23, np.random.default_rng(1))).tolist()
+    [3, 3, 3, 2, 2, 2, 2, 2, 2, 2]
+    """
+    return rng.permutation(np.arange(n) % S.N_SHAPES)
+
+
+def draw_outcomes(n: int, n_outcomes: int, exclude: int | None,
+                  rng: np.random.Generator) -> np.ndarray:
+    """``n`` uniform outcome indices in ``0..n_outcomes-1``, skipping ``exclude``.
+
+    >>> o = draw_outcomes(1000, 4, 0, np.random.default_rng(0))
+    >>> sorted(set(o.tolist()))
+    [1, 2, 3]
+    """
+    if exclude is None:
+        return rng.integers(0, n_outcomes, size=n)
+    k = rng.integers(0, n_outcomes - 1, size=n)
+    return k + (k >= exclude)
+
+
+def generate(p: Protocol, rng: np.random.Generator) -> tuple[np.ndarray, pd.DataFrame]:
+    """Images ``(n_train + n_test, 28, 28)`` uint8 (0-9) and their metadata, TRAIN rows
+    first then TEST rows; ``d3mIndex`` is the row number."""
+    t = get(p.transform)
+    none = get("none")
+    k = p.transformed
+
+    tr_shape = balanced_labels(p.n_train, rng)
+    tr_trans = tr_shape < k
+    exclude = t.identity if p.train_transformed_only else None
+    tr_out_all = draw_outcomes(p.n_train, t.n_outcomes, exclude, rng)
+    tr_out = np.where(tr_trans, tr_out_all, 0)
+    te_shape = balanced_labels(p.n_test, rng)
+    te_out = draw_outcomes(p.n_test, t.n_outcomes, None, rng)
+
+    tr_img = np.where(tr_trans[:, None, None], t.apply(tr_shape, tr_out),
+                      none.apply(tr_shape, np.zeros_like(tr_shape)))
+    te_img = t.apply(te_shape, te_out)
+    tr_img = add_noise(tr_img, p.noise, rng)
+    te_img = add_noise(te_img, p.noise_test, rng)
+
+    names = np.asarray(t.outcome_names, dtype=object)
+    ident = -1 if t.identity is None else t.identity
+    tr_chance = (0.0 if t.identity is None or p.train_transformed_only else t.untransformed_chance)
+    meta = pd.DataFrame({
+        "d3mIndex": np.arange(p.n_train + p.n_test, dtype=np.int64),
+        "split": np.r_[np.full(p.n_train, "TRAIN", dtype=object), np.full(p.n_test, "TEST", dtype=object)],
+        "shape": np.r_[tr_shape, te_shape].astype(np.int64),
+        "transformed": np.r_[tr_trans, np.ones(p.n_test, dtype=bool)],
+        "transform": np.r_[np.where(tr_trans, t.name, "none").astype(object),
+                           np.full(p.n_test, t.name, dtype=object)],
+        "outcome": np.r_[np.where(tr_trans, names[tr_out], "none").astype(object), names[te_out]],
+        "noise": np.r_[np.full(p.n_train, float(p.noise)), np.full(p.n_test, float(p.noise_test))],
+        "identity": np.r_[np.where(tr_trans, tr_out == ident, True), te_out == ident],
+        "untransformedChance": np.r_[np.where(tr_trans, tr_chance, 1.0),
+                                     np.full(p.n_test, t.untransformed_chance)],
+        "trainedTransformed": np.r_[tr_shape < k, te_shape < k],
+    }, columns=METADATA_COLUMNS)
+    return np.concatenate([tr_img, te_img]), meta
