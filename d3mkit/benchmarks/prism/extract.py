@@ -1,0 +1,272 @@
+"""Weak supervision strategy 1, *Extraction from Captions* (``d3mkit prism extract``).
+
+What this module owns: reading a caption file (plain text, one caption per line; or
+CSV/JSONL with ``id`` and ``caption`` fields), preprocessing each caption into sentences
+(:mod:`.preprocess`), applying the labeling functions enabled by the precision threshold
+(:mod:`.labeling`), and writing one record per match:
+``caption_id, sentence, action, precondition, label, lf, precision``.
+
+* Sentences are reported after preprocessing (lower case).
+* When several labeling functions match one sentence, the one with the **higher
+  precision wins** (ties: the earlier one in Table 3); one record per sentence at most.
+* Functions whose pattern spans sentences (Table 3's "to understand event statement is
+  true") are applied to the caption's preprocessed sentences joined by a space.
+* Robustness: a record that cannot be read (bad JSON, missing field, non-text caption) is
+  skipped and counted with its line number; a sentence longer than ``max_chars``
+  (default 2000) is skipped and counted; each regex is tried only when the literal words
+  of its conjunction occur in the sentence.
+
+>>> s = Summary()
+>>> rows = list(extract_records([("c1", "Kids wear coats so that they stay warm. A red bus.")], summary=s))
+>>> rows[0]["action"], rows[0]["precondition"], rows[0]["label"], rows[0]["lf"]
+('they stay warm', 'kids wear coats', 'allow', 'so that')
+>>> s.captions, s.sentences, s.matches
+(1, 2, 1)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, TextIO
+
+from d3mkit.benchmarks.prism.labeling import DEFAULT_THRESHOLD, LabelingFunction, enabled
+from d3mkit.benchmarks.prism.preprocess import preprocess_caption
+from d3mkit.errors import D3MKitError, UsageError, error
+
+FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
+MAX_CHARS = 2000
+_STRIP = " ,;:-\"'"
+
+
+@dataclass
+class Summary:
+    """Counts of one extraction run (printed to stderr by the CLI)."""
+
+    captions: int = 0
+    sentences: int = 0
+    matches: int = 0
+    too_long: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)   # (where, why)
+    by_lf: Counter = field(default_factory=Counter)
+
+    def lines(self) -> list[str]:
+        out = [f"captions read: {self.captions}", f"sentences: {self.sentences}",
+               f"matches: {self.matches}",
+               f"sentences skipped as longer than the limit: {self.too_long}",
+               f"records skipped: {len(self.skipped)}"]
+        for where, why in self.skipped[:20]:
+            out.append(f"  {where}: {why}")
+        if len(self.skipped) > 20:
+            out.append(f"  ... and {len(self.skipped) - 20} more")
+        for lf, n in sorted(self.by_lf.items(), key=lambda kv: (-kv[1], kv[0])):
+            out.append(f"  lf {lf!r}: {n}")
+        return out
+
+
+def match_sentence(sentence: str, lfs: list[LabelingFunction]) -> dict | None:
+    """The first (highest-precision) function of ``lfs`` matching ``sentence``, as a
+    record without ``caption_id``; None when nothing matches.
+
+    >>> lfs = enabled(0.0)
+    >>> match_sentence("the road is dry because it did not rain.", lfs)["lf"]
+    'because'
+    >>> match_sentence("the road is closed because of snow.", lfs) is None
+    True
+    >>> match_sentence("a man runs as if he is late.", lfs)["lf"]
+    'as if'
+    """
+    words = None
+    for lf in lfs:
+        if lf.literals:
+            if words is None:
+                words = set(sentence.replace(".", " ").replace(",", " ").split())
+            if not all(w in words for w in lf.literals):
+                continue
+        m = lf.regex.fullmatch(sentence)
+        if m is None:
+            continue
+        gd = m.groupdict()
+        action = (gd.get("action") or gd.get("event") or "").strip(_STRIP)
+        precondition = (gd.get("precondition") or "").strip(_STRIP)
+        if not action or not precondition:
+            continue
+        return {"sentence": sentence, "action": action, "precondition": precondition,
+                "label": lf.label, "lf": lf.conjunction, "precision": lf.precision}
+    return None
+
+
+def extract_records(captions: Iterable[tuple[str, str]], *, threshold: float = DEFAULT_THRESHOLD,
+                    lfs: list[LabelingFunction] | None = None, max_chars: int = MAX_CHARS,
+                    summary: Summary | None = None) -> Iterator[dict]:
+    """Match records for ``(caption_id, caption)`` pairs; counts go into ``summary``."""
+    summary = summary if summary is not None else Summary()
+    chosen = enabled(threshold, lfs)
+    single = [lf for lf in chosen if not lf.multi_sentence]
+    multi = [lf for lf in chosen if lf.multi_sentence]
+    for cid, caption in captions:
+        summary.captions += 1
+        sentences = preprocess_caption(caption)
+        summary.sentences += len(sentences)
+        candidates: list[tuple[str, list[LabelingFunction]]] = [(s, single) for s in sentences]
+        if multi and len(sentences) > 1:
+            candidates.insert(0, (" ".join(sentences), multi))
+        for sentence, group in candidates:
+            if len(sentence) > max_chars:
+                summary.too_long += 1
+                continue
+            rec = match_sentence(sentence, group)
+            if rec is not None:
+                summary.matches += 1
+                summary.by_lf[rec["lf"]] += 1
+                yield {"caption_id": cid, **rec}
+
+
+# ---------------------------------------------------------------------------------------
+# reading caption files
+# ---------------------------------------------------------------------------------------
+def detect_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    return "text"
+
+
+def read_captions(path: Path | str, fmt: str | None = None,
+                  summary: Summary | None = None) -> Iterator[tuple[str, str]]:
+    """``(caption_id, caption)`` pairs from a caption file. Plain text: one caption per
+    line, the id is the line number. CSV/JSONL: ``id`` and ``caption`` fields; a record
+    without them is skipped and counted in ``summary`` with its line number. A file that
+    cannot be opened, or a CSV without the two columns, is an error."""
+    p = Path(path)
+    summary = summary if summary is not None else Summary()
+    fmt = fmt or detect_format(p)
+    try:
+        fh = open(p, encoding="utf-8", errors="replace", newline="")
+    except OSError as exc:
+        raise UsageError(f"cannot read captions: {exc.strerror or exc}", str(p)) from None
+    with fh:
+        yield from _read_open(fh, fmt, str(p), summary)
+
+
+def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary) -> Iterator[tuple[str, str]]:
+    if fmt == "text":
+        for n, line in enumerate(fh, start=1):
+            line = line.rstrip("\r\n")
+            if line.strip():
+                yield str(n), line
+        return
+    if fmt == "jsonl":
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                summary.skipped.append((f"{where}: line {n}", f"not valid JSON ({exc.msg})"))
+                continue
+            if not isinstance(obj, dict):
+                summary.skipped.append((f"{where}: line {n}", "not a JSON object"))
+                continue
+            rec = _record(obj, f"{where}: line {n}", summary)
+            if rec is not None:
+                yield rec
+        return
+    if fmt == "csv":
+        csv.field_size_limit(1 << 30)
+        reader = csv.DictReader(fh)
+        cols = reader.fieldnames or []
+        missing = [c for c in ("id", "caption") if c not in cols]
+        if missing:
+            raise D3MKitError(error("prism.captions", "line 1", f"missing column(s) {', '.join(missing)} "
+                                    f"(found: {', '.join(cols) or 'none'})", where))
+        try:
+            for row in reader:
+                rec = _record(row, f"{where}: line {reader.line_num}", summary)
+                if rec is not None:
+                    yield rec
+        except csv.Error as exc:
+            raise D3MKitError(error("prism.captions", f"line {reader.line_num}",
+                                    f"unreadable CSV: {exc}", where)) from None
+        return
+    raise UsageError(f"unknown caption format {fmt!r} (text, csv or jsonl)")
+
+
+def _record(obj: dict, where: str, summary: Summary) -> tuple[str, str] | None:
+    cid, cap = obj.get("id"), obj.get("caption")
+    if cid is None or (isinstance(cid, str) and not cid.strip()):
+        summary.skipped.append((where, "no id"))
+        return None
+    if not isinstance(cap, str):
+        summary.skipped.append((where, "no caption text" if cap is None else
+                                f"caption is a {type(cap).__name__}, not text"))
+        return None
+    if not cap.strip():
+        summary.skipped.append((where, "empty caption"))
+        return None
+    return str(cid), cap
+
+
+# ---------------------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------------------
+def write_records(records: Iterable[dict], out: TextIO, fmt: str = "jsonl") -> int:
+    """Write match records as JSON lines or CSV (columns :data:`FIELDS`); returns the count."""
+    n = 0
+    if fmt == "jsonl":
+        for r in records:
+            out.write(json.dumps({k: r[k] for k in FIELDS}, ensure_ascii=False) + "\n")
+            n += 1
+    elif fmt == "csv":
+        w = csv.DictWriter(out, fieldnames=list(FIELDS), lineterminator="\n")
+        w.writeheader()
+        for r in records:
+            w.writerow({k: ("" if r[k] is None else r[k]) for k in FIELDS})
+            n += 1
+    else:
+        raise UsageError(f"unknown output format {fmt!r} (jsonl or csv)")
+    return n
+
+
+def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: str = "jsonl",
+                input_format: str | None = None, output: Path | None = None,
+                lfs_path: Path | None = None, max_chars: int = MAX_CHARS,
+                stderr: TextIO | None = None) -> Summary:
+    """The ``d3mkit prism extract`` command: read, match, write (atomically to ``output``
+    or to stdout), print the summary to stderr."""
+    from d3mkit.benchmarks.prism.labeling import load_labeling_functions
+    if not 0.0 <= threshold <= 1.0:
+        raise UsageError(f"--threshold must be between 0 and 1, got {threshold}")
+    lfs = load_labeling_functions(lfs_path) if lfs_path else None
+    summary = Summary()
+    records = extract_records(read_captions(captions, input_format, summary), threshold=threshold,
+                              lfs=lfs, max_chars=max_chars, summary=summary)
+    if output is None:
+        write_records(records, sys.stdout, fmt)
+    else:
+        buf = io.StringIO()
+        write_records(records, buf, fmt)
+        _atomic_write(Path(output), buf.getvalue())
+    for line in summary.lines():
+        print(line, file=stderr or sys.stderr)
+    return summary
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    import os
+    import tempfile
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,206 @@
+"""Reading PVLI/PVLr record manifests (CSV or JSONL), every problem with its line number.
+
+What this module owns: :func:`read_manifest` — parse a manifest, check every record, and
+return the good records plus the issues found. A record is
+
+* ``hypothesis`` — a commonsense statement (required, non-empty);
+* ``image`` — the premise image, a path relative to ``--images`` (or absolute); it must
+  exist and be readable by Pillow;
+* ``label`` — ``allow`` or ``prevent`` (case and surrounding spaces ignored);
+* ``rationale`` — the precondition text (required for PVLr, optional for PVLI);
+* provenance, all optional: ``strategy`` (EC, CQ, IQ or free text), ``source``, ``lf``
+  (labeling function), ``precision`` (a number).
+
+A missing required column is one error at ``line 1``; a bad record is an error at
+``line N`` (its first physical line in the file). The caller decides whether errors stop
+the build or the records are skipped and counted.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "m.jsonl").write_text('{"hypothesis": "", "image": "x.png", "label": "maybe"}\\n')
+>>> recs, issues = read_manifest(d / "m.jsonl", d, task="pvli", check_images=False)
+>>> [i.location for i in issues], [i.message for i in issues][:2]
+(['line 1', 'line 1'], ['empty hypothesis', "unknown label 'maybe' (allow or prevent)"])
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from d3mkit.errors import Issue, UsageError, error
+
+LABELS = ("allow", "prevent")
+REQUIRED = ("hypothesis", "image", "label")
+PROVENANCE = ("strategy", "source", "lf", "precision")
+
+
+@dataclass(frozen=True)
+class Record:
+    line: int
+    hypothesis: str
+    image: Path              # resolved path of the premise image
+    image_ref: str           # the value as written in the manifest
+    label: str
+    rationale: str = ""
+    provenance: dict = field(default_factory=dict)
+
+
+def _rows(path: Path):
+    """``(line, dict | None, problem)`` per record; CSV or JSONL by extension."""
+    suffix = path.suffix.lower()
+    try:
+        fh = open(path, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise UsageError(f"cannot read manifest: {exc.strerror or exc}", str(path)) from None
+    with fh:
+        try:
+            if suffix in (".jsonl", ".ndjson", ".json"):
+                yield from _jsonl_rows(fh)
+            elif suffix in (".csv", ".tsv"):
+                yield from _csv_rows(fh, "\t" if suffix == ".tsv" else ",")
+            else:
+                raise UsageError(f"manifest must be .csv or .jsonl, got {path.name!r}", str(path))
+        except UnicodeDecodeError as exc:
+            yield 0, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+
+
+def _jsonl_rows(fh):
+    header_seen: set[str] = set()
+    for n, line in enumerate(fh, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield n, None, f"not valid JSON ({exc.msg}, column {exc.colno})"
+            continue
+        if not isinstance(obj, dict):
+            yield n, None, "not a JSON object"
+            continue
+        header_seen.update(obj)
+        yield n, obj, None
+
+
+def _csv_rows(fh, delimiter: str):
+    csv.field_size_limit(1 << 30)
+    reader = csv.DictReader(fh, delimiter=delimiter)
+    fields = reader.fieldnames
+    if fields is None:
+        yield 1, None, "the manifest is empty"
+        return
+    yield 1, {"__columns__": [f.strip() for f in fields]}, None
+    start = reader.line_num + 1
+    try:
+        for row in reader:
+            if None in row:
+                yield start, None, f"{len(fields) + len(row[None])} fields, header has {len(fields)}"
+            else:
+                yield start, {k.strip(): v for k, v in row.items() if k is not None}, None
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        yield start, None, f"unreadable CSV ({exc})"
+
+
+def _text(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return str(v).strip()
+
+
+def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "pvli",
+                  check_images: bool = True) -> tuple[list[Record], list[Issue]]:
+    """Parse and check a manifest; returns ``(good records, issues)`` (issues are errors
+    located at ``line N`` of ``path``)."""
+    path = Path(path)
+    images = Path(images) if images is not None else path.parent
+    where = str(path)
+    records: list[Record] = []
+    issues: list[Issue] = []
+    required = REQUIRED + (("rationale",) if task == "pvlr" else ())
+    columns_checked = False
+    n_rows = 0
+    for line, row, problem in _rows(path):
+        if problem is not None:
+            issues.append(error("prism.manifest", f"line {line}", problem, where))
+            continue
+        if "__columns__" in row:                      # CSV header
+            missing = [c for c in required if c not in row["__columns__"]]
+            if missing:
+                issues.append(error("prism.manifest.column", "line 1",
+                                    f"missing column(s): {', '.join(missing)} "
+                                    f"(found: {', '.join(row['__columns__'])})", where))
+                return [], issues
+            columns_checked = True
+            continue
+        n_rows += 1
+        if not columns_checked:                       # JSONL: each record names its fields
+            missing = [c for c in required if c not in row]
+            if missing:
+                issues.append(error("prism.manifest.field", f"line {line}",
+                                    f"missing field(s): {', '.join(missing)}", where))
+                continue
+        rec, problems = _check(row, line, images, task, check_images)
+        issues.extend(error("prism.manifest.record", f"line {line}", p, where) for p in problems)
+        if rec is not None:
+            records.append(rec)
+    if n_rows == 0 and not issues:
+        issues.append(error("prism.manifest", "", "the manifest has no records", where))
+    return records, issues
+
+
+def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
+    problems: list[str] = []
+    hyp = _text(row.get("hypothesis"))
+    if not hyp:
+        problems.append("empty hypothesis")
+    raw_label = _text(row.get("label"))
+    label = raw_label.lower()
+    if label not in LABELS:
+        problems.append(f"unknown label {raw_label!r} (allow or prevent)")
+    rationale = _text(row.get("rationale"))
+    if task == "pvlr" and not rationale:
+        problems.append("empty rationale (PVLr needs one per record)")
+    ref = _text(row.get("image"))
+    img = None
+    if not ref:
+        problems.append("no image given")
+    else:
+        img = Path(ref) if Path(ref).is_absolute() else images / ref
+        if check_images:
+            why = image_problem(img)
+            if why:
+                problems.append(f"image {ref!r}: {why}")
+    prov = {}
+    for k in PROVENANCE:
+        v = _text(row.get(k))
+        if k == "precision" and v:
+            try:
+                v = float(v)
+            except ValueError:
+                problems.append(f"precision {v!r} is not a number")
+                continue
+        prov[k] = v
+    if problems:
+        return None, problems
+    return Record(line, hyp, img, ref, label, rationale, prov), []
+
+
+def image_problem(path: Path) -> str | None:
+    """None when Pillow can read ``path`` as an image, else why not."""
+    if not path.exists():
+        return "file not found"
+    if not path.is_file():
+        return "not a file"
+    try:
+        from PIL import Image
+        with Image.open(path) as im:
+            im.verify()
+        with Image.open(path) as im:      # verify() leaves the image unusable; decode once
+            im.load()
+    except Exception as exc:  # noqa: BLE001 - any decoder failure means unreadable
+        return f"unreadable image ({type(exc).__name__}: {exc})"
+    return None

@@ -1,0 +1,58 @@
+"""``d3mkit prism extract|query``: PRISM weak-supervision strategies (thin wrappers over
+:mod:`d3mkit.benchmarks.prism.extract` and :mod:`d3mkit.benchmarks.prism.query`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("prism", help="PRISM weak supervision: extraction from captions, caption querying")
+    cmds = p.add_subparsers(dest="prism_command", metavar="COMMAND", parser_class=type(p))
+    cmds.required = True
+
+    e = cmds.add_parser("extract", help="Extraction from Captions with the Table 3 labeling functions")
+    e.add_argument("--captions", type=Path, required=True,
+                   help="text file (one caption per line) or CSV/JSONL with id and caption fields")
+    e.add_argument("--threshold", type=float, default=0.6,
+                   help="enable labeling functions with precision at or above this (default 0.6)")
+    e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="output format")
+    e.add_argument("--input-format", choices=["text", "csv", "jsonl"], default=None,
+                   help="caption file format (default: from the extension; otherwise text)")
+    e.add_argument("--output", type=Path, default=None, help="write here instead of stdout")
+    e.add_argument("--lfs", type=Path, default=None,
+                   help="JSON list of labeling functions replacing Table 3")
+    e.add_argument("--max-chars", type=int, default=2000,
+                   help="skip (and count) sentences longer than this (default 2000)")
+    e.set_defaults(func=_extract)
+
+    q = cmds.add_parser("query", help="Caption Querying: ground premises in captions")
+    q.add_argument("--premises", type=Path, required=True,
+                   help="text file (one premise per line) or CSV/JSONL with id and premise/text fields")
+    q.add_argument("--captions", type=Path, required=True,
+                   help="text file (one caption per line) or CSV/JSONL with id and caption fields")
+    q.add_argument("--top-k", type=int, default=50, help="captions ranked per encoder (default 50)")
+    q.add_argument("--encoders", default="tfidf",
+                   help="comma-separated: tfidf, tfidf-char, lsa, st:MODEL_NAME_OR_PATH (default tfidf)")
+    q.add_argument("--no-length-filter", action="store_true",
+                   help="keep texts outside one standard deviation of the mean length")
+    q.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="output format")
+    q.add_argument("--output", type=Path, default=None, help="write here instead of stdout")
+    q.add_argument("--seed", type=int, default=0, help="seed for encoders that use one (lsa)")
+    q.set_defaults(func=_query)
+
+
+def _extract(args) -> int:
+    from d3mkit.benchmarks.prism.extract import run_extract
+    run_extract(args.captions, threshold=args.threshold, fmt=args.format,
+                input_format=args.input_format, output=args.output, lfs_path=args.lfs,
+                max_chars=args.max_chars)
+    return 0
+
+
+def _query(args) -> int:
+    from d3mkit.benchmarks.prism.query import run_query
+    run_query(args.premises, args.captions, top_k=args.top_k, encoders=args.encoders,
+              length_filter=not args.no_length_filter, fmt=args.format, output=args.output,
+              seed=args.seed)
+    return 0
