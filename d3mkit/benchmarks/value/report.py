@@ -157,6 +157,7 @@ def plot(rep: dict, path: Path | str, title: str | None = None) -> Path:
     ax[2].set_yscale("symlog", linthresh=1e-3)
     for a in ax:
         a.grid(axis="y", alpha=0.3)
+        a.set_ylim(bottom=0)
     fig.suptitle(title or f"VALUE rule report: {rep['n']} predictions "
                  f"(f_random: {rep['random']['samples']} random boards, seed {rep['random']['seed']})",
                  fontsize=10)
