@@ -155,3 +155,33 @@ def test_build_bad_arguments(tmp_path, capsys, args, code, words):
     assert rc == code
     assert words in capsys.readouterr().err
     assert not (tmp_path / "value").exists()
+
+
+def test_build_value_detection_scores_truth_as_ap_one(tmp_path, capsys):
+    rc = main(["build", "value-detection", "--out", str(tmp_path), "--seed", "3", "--quiet",
+               "--n-train", "5", "--n-test", "2", "--size", "64", "--workers", "1", "--random-games", "1"])
+    assert rc == 0
+    root = tmp_path / "value_detection"
+    capsys.readouterr()
+    assert [i for i in validate_task_root(root) if i.is_error] == []
+    pdoc = json.loads((root / "value_detection_problem/problemDoc.json").read_text())
+    assert pdoc["about"]["taskType"] == "objectDetection"
+    assert pdoc["inputs"]["performanceMetrics"] == [{"metric": "objectDetectionAP"}]
+    ld = pd.read_csv(root / "value_detection_dataset/tables/learningData.csv")
+    assert list(ld.columns) == ["d3mIndex", "image", "bounding_box"]
+    xyxy = np.array([[float(v) for v in b.split(",")] for b in ld.bounding_box])
+    assert (xyxy[:, 2] > xyxy[:, 0]).all() and (xyxy[:, 3] > xyxy[:, 1]).all()
+    splits = pd.read_csv(root / "value_detection_problem/dataSplits.csv")
+    assert list(splits.columns) == ["d3mIndex", "image", "type", "repeat", "fold"]
+    assert (splits.type == "TEST").sum() == 2 and len(splits) == 7
+    pred = tmp_path / "pred.csv"
+    ld[ld.d3mIndex >= 5].to_csv(pred, index=False)
+    assert main(["score", "--problem", str(root / "value_detection_problem"), "--predictions", str(pred),
+                 "--dataset", str(root / "value_detection_dataset"), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"][0]["metric"] == "objectDetectionAP" and out["scores"][0]["value"] == 1.0
+    # same seed and options: the same images as `build value`
+    assert main(["build", "value", "--out", str(tmp_path), "--seed", "3", "--quiet",
+                 "--n-train", "5", "--n-test", "2", "--size", "64", "--workers", "1", "--random-games", "1"]) == 0
+    a = (root / "value_detection_dataset/media/CV_0000004.jpg").read_bytes()
+    assert a == (tmp_path / "value/value_dataset/media/CV_0000004.jpg").read_bytes()
