@@ -185,3 +185,45 @@ def test_build_value_detection_scores_truth_as_ap_one(tmp_path, capsys):
                  "--n-train", "5", "--n-test", "2", "--size", "64", "--workers", "1", "--random-games", "1"]) == 0
     a = (root / "value_detection_dataset/media/CV_0000004.jpg").read_bytes()
     assert a == (tmp_path / "value/value_dataset/media/CV_0000004.jpg").read_bytes()
+
+
+def test_release_importer_on_a_fixture_in_the_release_layout(tmp_path, capsys):
+    from d3mkit.benchmarks.value.boards import fen_to_array
+    fens = games.random_game_positions(1, np.random.default_rng(2), 12)[:7]
+    rel = tmp_path / "release"
+    rel.mkdir()
+    # written by hand in the release layout: CV_%07d.jpg + labels JSON of 8x8 arrays
+    from PIL import Image
+    for i in range(7):
+        Image.new("RGB", (24, 24), (i * 30, 10, 10)).save(rel / f"CV_{i:07d}.jpg", quality=90)
+    (rel / "labels.json").write_text(json.dumps({str(i): fen_to_array(f).tolist() for i, f in enumerate(fens)}))
+    rc = main(["build", "value", "--out", str(tmp_path / "o"), "--quiet", "--n-train", "4", "--n-test", "2",
+               "--from-release", str(rel)])
+    assert rc == 0
+    root = tmp_path / "o/value"
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv")
+    assert ld.board.tolist() == fens[:6]
+    assert (root / "value_dataset/media/CV_0000005.jpg").read_bytes() == (rel / "CV_0000005.jpg").read_bytes()
+    assert json.loads((root / "value_debug/manifest.json").read_text())["parameters"]["source"] == "release"
+    assert [i for i in validate_task_root(root) if i.is_error] == []
+    # a malformed label: 8x7 array under key "3"
+    bad = json.loads((rel / "labels.json").read_text())
+    bad["3"] = [row[:7] for row in bad["3"]]
+    (rel / "labels.json").write_text(json.dumps(bad))
+    rc = main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "4", "--n-test", "2",
+               "--from-release", str(rel)])
+    err = capsys.readouterr().err
+    assert rc == 1 and "key '3'" in err and "(8, 8)" in err
+    bad["3"] = fen_to_array(fens[3]).tolist()
+    bad["3"][0][0] = 13
+    (rel / "labels.json").write_text(json.dumps(bad))
+    assert main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "4", "--n-test", "2",
+                 "--from-release", str(rel)]) == 1
+    assert "code 13" in capsys.readouterr().err
+    (rel / "CV_0000001.jpg").unlink()
+    bad["3"][0][0] = 0
+    (rel / "labels.json").write_text(json.dumps(bad))
+    assert main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "4", "--n-test", "2",
+                 "--from-release", str(rel)]) == 1
+    assert "CV_0000001.jpg is missing" in capsys.readouterr().err
+    assert not (tmp_path / "p/value").exists()
