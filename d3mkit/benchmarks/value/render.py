@@ -17,8 +17,8 @@ dataset renders to the same bytes whatever the number of worker processes.
 
 >>> import numpy as np
 >>> img, boxes, params = render_board("8/8/8/8/8/8/8/k6K", np.random.default_rng(0), size=128)
->>> img.size, [b[0] for b in boxes]
-((128, 128), ['k', 'K'])
+>>> img.size, [b[0] for b in boxes]      # drawn far to near: a1 is nearest
+((128, 128), ['K', 'k'])
 """
 
 from __future__ import annotations

@@ -59,6 +59,9 @@ _BLACK = {"p": 7, "n": 8, "b": 9, "r": 10, "q": 11, "k": 12}
 # dark squares: a1 (row 7, column 0) is dark, so (row + column) odd
 _DARK = ((np.arange(64) // 8 + np.arange(64) % 8) % 2 == 1)
 _BACK_RANKS = (np.arange(64) < 8) | (np.arange(64) >= 56)
+_DARK_IDX = np.flatnonzero(_DARK)
+_BACK_IDX = np.flatnonzero(_BACK_RANKS)
+CHUNK = 1 << 16          # boards per pass (bounds the temporary arrays)
 
 
 def as_codes(boards) -> np.ndarray:
@@ -83,9 +86,7 @@ def counts(codes: np.ndarray) -> np.ndarray:
     >>> counts(np.array([[0] * 62 + [6, 12]])).tolist()[0][6::6]
     [1, 1]
     """
-    n = len(codes)
-    flat = codes.astype(np.int64) + 13 * np.arange(n)[:, None]
-    return np.bincount(flat.ravel(), minlength=13 * n).reshape(n, 13)
+    return np.stack([np.count_nonzero(codes == c, axis=1) for c in range(13)], axis=1)
 
 
 def _adjacent(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -102,17 +103,17 @@ def _adjacent(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a & near).reshape(n, 64).any(axis=1)
 
 
-def _colour_flags(codes, c, side) -> list[np.ndarray]:
+def _colour_flags(codes, c, side, back, dark) -> list[np.ndarray]:
     p, n, b, r, q, k = (c[:, side[x]] for x in "pnbrqk")
     f_i = k != 1
     f_iii = (p + q + n + b + r) > 15
     f_iv = p > 8
-    f_v = ((codes == side["p"]) & _BACK_RANKS).any(axis=1)
+    f_v = (back == side["p"]).any(axis=1)
     f_vi = (p == 8) & ((q > 1) | (b > 2) | (n > 2) | (r > 2))
     excess = (np.maximum(0, q - 1) + np.maximum(0, b - 2) + np.maximum(0, n - 2)
               + np.maximum(0, r - 2))
     f_vii = (p < 8) & (excess > 8 - p)
-    dark_b = ((codes == side["b"]) & _DARK).sum(axis=1)
+    dark_b = np.count_nonzero(dark == side["b"], axis=1)
     f_viii = (p == 8) & (b == 2) & (dark_b != 1)
     return [f_i, f_iii, f_iv, f_v, f_vi, f_vii, f_viii]
 
@@ -132,9 +133,12 @@ def check(boards) -> np.ndarray:
     n = len(codes)
     if n == 0:
         return np.zeros((0, len(FLAGS)), dtype=bool)
+    if n > CHUNK:
+        return np.concatenate([check(codes[i:i + CHUNK]) for i in range(0, n, CHUNK)])
     c = counts(codes)
-    black = _colour_flags(codes, c, _BLACK)
-    white = _colour_flags(codes, c, _WHITE)
+    back, dark = codes[:, _BACK_IDX], codes[:, _DARK_IDX]
+    black = _colour_flags(codes, c, _BLACK, back, dark)
+    white = _colour_flags(codes, c, _WHITE, back, dark)
     grid = codes.reshape(n, 8, 8)
     f_ii = _adjacent(grid == _BLACK["k"], grid == _WHITE["k"])
     cols = [black[0], white[0], f_ii]

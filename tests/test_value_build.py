@@ -1,0 +1,229 @@
+"""VALUE data: PGN reading, random games, the renderer, `d3mkit build value` and bad input."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from d3mkit.benchmarks.value import games, render
+from d3mkit.benchmarks.value.boards import fens_to_codes
+from d3mkit.benchmarks.value.rules import check, sane
+from d3mkit.cli import main
+from d3mkit.validate import validate_task_root
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_sample_pgn_positions_after_every_half_move():
+    pos = list(games.pgn_positions(games.SAMPLE_PGN))
+    text = games.SAMPLE_PGN.read_text()
+    assert text.count("[Event ") == 6
+    assert len(pos) >= 6 * 10
+    assert sane(check(fens_to_codes(pos))).all()
+    two = games.pgn_text_positions("1. e4 e5 2. Nf3 *")
+    assert two == ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR",
+                   "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR",
+                   "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"]
+
+
+def test_duplicates_are_kept():
+    pos = games.pgn_text_positions("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 *")
+    assert pos[0] == pos[4]
+
+
+def test_random_games_are_seeded():
+    a = games.random_game_positions(3, np.random.default_rng(5), 30)
+    b = games.random_game_positions(3, np.random.default_rng(5), 30)
+    c = games.random_game_positions(3, np.random.default_rng(6), 30)
+    assert a == b and a != c
+
+
+def test_bad_pgn_is_named(tmp_path):
+    from d3mkit.errors import D3MKitError
+    p = tmp_path / "bad.pgn"
+    p.write_text('[Event "x"]\n\n1. e4 e5 2. Ke3 *\n')
+    with pytest.raises(D3MKitError) as e:
+        list(games.pgn_positions(p))
+    assert "game 1" in str(e.value) and "bad.pgn" in str(e.value)
+
+
+def test_render_is_deterministic_and_boxes_cover_pieces():
+    fen = "r3k2r/pppq1ppp/2n1bn2/3pp3/3PP3/2N1BN2/PPPQ1PPP/R3K2R"
+    img1, boxes1, p1 = render.render_board(fen, render.image_rng(3, 0), size=96)
+    img2, boxes2, p2 = render.render_board(fen, render.image_rng(3, 0), size=96)
+    img3, _, p3 = render.render_board(fen, render.image_rng(3, 1), size=96)
+    assert img1.tobytes() == img2.tobytes() and boxes1 == boxes2 and p1 == p2
+    assert img1.tobytes() != img3.tobytes()
+    assert img1.size == (96, 96) and img1.mode == "RGB"
+    assert sorted(b[1] for b in boxes1) == [i for i, c in enumerate(fens_to_codes([fen])[0]) if c]
+    for sym, sq, x0, y0, x1, y1 in boxes1:
+        assert 0 <= x0 < x1 <= 96 and 0 <= y0 < y1 <= 96
+
+
+def test_a1_is_nearest_the_camera():
+    for az in render.AZIMUTH:
+        for el in render.ELEVATION:
+            cam = render.Camera(az, el, 512)
+            corners = np.array([[-4, -4, 0], [4, -4, 0], [-4, 4, 0], [4, 4, 0]], float)
+            _, depth = cam.project(corners)
+            assert depth.argmin() == 0
+
+
+def test_parallel_render_equals_serial(tmp_path):
+    fens = games.random_game_positions(1, np.random.default_rng(1), 10)
+    a = render.render_many(fens, [tmp_path / f"a{i}.jpg" for i in range(10)], seed=4, size=64, workers=1)
+    b = render.render_many(fens, [tmp_path / f"b{i}.jpg" for i in range(10)], seed=4, size=64, workers=2)
+    assert a == b
+    for i in range(10):
+        assert (tmp_path / f"a{i}.jpg").read_bytes() == (tmp_path / f"b{i}.jpg").read_bytes()
+
+
+def _build(tmp_path, *extra):
+    return main(["build", "value", "--out", str(tmp_path), "--seed", "3", "--quiet",
+                 "--n-train", "6", "--n-test", "3", "--size", "64", "--workers", "1", *extra])
+
+
+def test_build_value_task_root(tmp_path, capsys):
+    assert _build(tmp_path, "--random-games", "2") == 0
+    root = tmp_path / "value"
+    assert capsys.readouterr().out.strip() == str(root)
+    assert [i for i in validate_task_root(root) if i.is_error] == []
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv")
+    assert list(ld.columns) == ["d3mIndex", "image", "board"]
+    assert len(ld) == 9 and all((root / "value_dataset/media" / f).is_file() for f in ld.image)
+    assert sane(check(fens_to_codes(ld.board))).all()
+    ddoc = json.loads((root / "value_dataset/datasetDoc.json").read_text())
+    cols = {c["colName"]: c for c in ddoc["dataResources"][1]["columns"]}
+    assert cols["image"]["refersTo"] == {"resID": "0", "resObject": "item"}
+    assert cols["board"]["role"] == ["suggestedTarget"]
+    pdoc = json.loads((root / "value_problem/problemDoc.json").read_text())
+    assert pdoc["about"]["taskType"] == "classification" and pdoc["about"]["taskSubType"] == "multiClass"
+    assert [m["specifyOther"] for m in pdoc["inputs"]["performanceMetrics"]] == \
+        ["exactMatch", "boardF1", "saneF1", "contradictionRate", "meanRuleViolations"]
+    splits = pd.read_csv(root / "value_problem/dataSplits.csv")
+    assert (splits.type == "TRAIN").sum() == 6 and (splits.type == "TEST").sum() == 3
+    manifest = json.loads((root / "value_debug/manifest.json").read_text())
+    assert manifest["benchmark"] == "value" and manifest["seed"] == 3
+    assert manifest["parameters"]["source"] == "random-games"
+    boxes = pd.read_csv(root / "value_debug/boxes.csv")
+    assert len(boxes) == sum((fens_to_codes(ld.board) != 0).sum(axis=1))
+
+
+def test_same_seed_same_bytes_and_pgn_source(tmp_path):
+    assert _build(tmp_path / "a", "--pgn", str(games.SAMPLE_PGN)) == 0
+    assert _build(tmp_path / "b", "--pgn", str(games.SAMPLE_PGN)) == 0
+    for f in sorted((tmp_path / "a/value").rglob("*")):
+        if f.is_file():
+            assert f.read_bytes() == (tmp_path / "b/value" / f.relative_to(tmp_path / "a/value")).read_bytes(), f
+
+
+def test_scoring_through_d3mkit_score_and_bad_row(tmp_path, capsys):
+    assert _build(tmp_path, "--random-games", "2") == 0
+    capsys.readouterr()
+    root = tmp_path / "value"
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv")
+    test = ld.iloc[6:][["d3mIndex", "board"]].copy()
+    good = tmp_path / "pred.csv"
+    test.to_csv(good, index=False)
+    rc = main(["score", "--problem", str(root / "value_problem"), "--predictions", str(good),
+               "--dataset", str(root / "value_dataset"), "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    got = {s["metric"]: s["value"] for s in out["scores"]}
+    assert got == {"exactMatch": 1.0, "boardF1": 1.0, "saneF1": 1.0, "contradictionRate": 0.0,
+                   "meanRuleViolations": 0.0}
+    test.iloc[1, 1] = "8/8/8/8/8/8/8/kK7"
+    bad = tmp_path / "bad.csv"
+    test.to_csv(bad, index=False)
+    rc = main(["score", "--problem", str(root / "value_problem"), "--predictions", str(bad),
+               "--dataset", str(root / "value_dataset")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "predicted board 2" in err and "rank 1" in err
+
+
+@pytest.mark.parametrize("args, code, words", [
+    (["--n-train", "0"], 2, "--n-train"),
+    (["--size", "8"], 2, "--size"),
+    (["--pgn", "/nonexistent.pgn"], 2, "not found"),
+])
+def test_build_bad_arguments(tmp_path, capsys, args, code, words):
+    rc = main(["build", "value", "--out", str(tmp_path), "--quiet", *args])
+    assert rc == code
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "value").exists()
+
+
+def test_build_value_detection_scores_truth_as_ap_one(tmp_path, capsys):
+    rc = main(["build", "value-detection", "--out", str(tmp_path), "--seed", "3", "--quiet",
+               "--n-train", "5", "--n-test", "2", "--size", "64", "--workers", "1", "--random-games", "1"])
+    assert rc == 0
+    root = tmp_path / "value_detection"
+    capsys.readouterr()
+    assert [i for i in validate_task_root(root) if i.is_error] == []
+    pdoc = json.loads((root / "value_detection_problem/problemDoc.json").read_text())
+    assert pdoc["about"]["taskType"] == "objectDetection"
+    assert pdoc["inputs"]["performanceMetrics"] == [{"metric": "objectDetectionAP"}]
+    ld = pd.read_csv(root / "value_detection_dataset/tables/learningData.csv")
+    assert list(ld.columns) == ["d3mIndex", "image", "bounding_box"]
+    xyxy = np.array([[float(v) for v in b.split(",")] for b in ld.bounding_box])
+    assert (xyxy[:, 2] > xyxy[:, 0]).all() and (xyxy[:, 3] > xyxy[:, 1]).all()
+    splits = pd.read_csv(root / "value_detection_problem/dataSplits.csv")
+    assert list(splits.columns) == ["d3mIndex", "image", "type", "repeat", "fold"]
+    assert (splits.type == "TEST").sum() == 2 and len(splits) == 7
+    pred = tmp_path / "pred.csv"
+    ld[ld.d3mIndex >= 5].to_csv(pred, index=False)
+    assert main(["score", "--problem", str(root / "value_detection_problem"), "--predictions", str(pred),
+                 "--dataset", str(root / "value_detection_dataset"), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"][0]["metric"] == "objectDetectionAP" and out["scores"][0]["value"] == 1.0
+    # same seed and options: the same images as `build value`
+    assert main(["build", "value", "--out", str(tmp_path), "--seed", "3", "--quiet",
+                 "--n-train", "5", "--n-test", "2", "--size", "64", "--workers", "1", "--random-games", "1"]) == 0
+    a = (root / "value_detection_dataset/media/CV_0000004.jpg").read_bytes()
+    assert a == (tmp_path / "value/value_dataset/media/CV_0000004.jpg").read_bytes()
+
+
+def test_release_importer_on_a_fixture_in_the_release_layout(tmp_path, capsys):
+    from d3mkit.benchmarks.value.boards import fen_to_array
+    fens = games.random_game_positions(1, np.random.default_rng(2), 12)[:7]
+    rel = tmp_path / "release"
+    rel.mkdir()
+    # written by hand in the release layout: CV_%07d.jpg + labels JSON of 8x8 arrays
+    from PIL import Image
+    for i in range(7):
+        Image.new("RGB", (24, 24), (i * 30, 10, 10)).save(rel / f"CV_{i:07d}.jpg", quality=90)
+    (rel / "labels.json").write_text(json.dumps({str(i): fen_to_array(f).tolist() for i, f in enumerate(fens)}))
+    rc = main(["build", "value", "--out", str(tmp_path / "o"), "--quiet", "--n-train", "4", "--n-test", "2",
+               "--from-release", str(rel)])
+    assert rc == 0
+    root = tmp_path / "o/value"
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv")
+    assert ld.board.tolist() == fens[:6]
+    assert (root / "value_dataset/media/CV_0000005.jpg").read_bytes() == (rel / "CV_0000005.jpg").read_bytes()
+    assert json.loads((root / "value_debug/manifest.json").read_text())["parameters"]["source"] == "release"
+    assert [i for i in validate_task_root(root) if i.is_error] == []
+    # a malformed label: 8x7 array under key "3"
+    bad = json.loads((rel / "labels.json").read_text())
+    bad["3"] = [row[:7] for row in bad["3"]]
+    (rel / "labels.json").write_text(json.dumps(bad))
+    rc = main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "4", "--n-test", "2",
+               "--from-release", str(rel)])
+    err = capsys.readouterr().err
+    assert rc == 1 and "key '3'" in err and "(8, 8)" in err
+    bad["3"] = fen_to_array(fens[3]).tolist()
+    bad["3"][0][0] = 13
+    (rel / "labels.json").write_text(json.dumps(bad))
+    assert main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "4", "--n-test", "2",
+                 "--from-release", str(rel)]) == 1
+    assert "code 13" in capsys.readouterr().err
+    (rel / "CV_0000001.jpg").unlink()
+    bad["3"][0][0] = 0
+    (rel / "labels.json").write_text(json.dumps(bad))
+    assert main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "4", "--n-test", "2",
+                 "--from-release", str(rel)]) == 1
+    assert "CV_0000001.jpg is missing" in capsys.readouterr().err
+    assert not (tmp_path / "p/value").exists()
