@@ -135,3 +135,24 @@ def test_cli_build_prints_the_root(tmp_path, capsys):
     assert printed.endswith("abstraction_translation_k2_n20_noise0_s0")
     assert main(["build", "abstraction", "--out", str(tmp_path), "--quiet", "--transform",
                  "translation", "--transformed", "2", "--n-train", "20", "--n-test", "10"]) == 2
+
+
+def test_grid_tool_builds_a_table(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location(
+        "abstraction_grid", Path(__file__).resolve().parent.parent / "tools" / "abstraction_grid.py")
+    grid = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grid)
+    assert grid.main(["--table", "1", "--out", str(tmp_path), "--n-train", "20",
+                      "--repetitions", "1", "--n-test", "10"]) == 0
+    roots = capsys.readouterr().out.split()
+    assert len(roots) == 9
+    assert any(r.endswith("abstraction_t1_none_testnoise4_n20_r0") for r in roots)
+    for r in roots:
+        assert not [i for i in validate_task_root(Path(r)) if i.is_error]
+    meta = pd.read_csv(Path(roots[-1]) / (Path(roots[-1]).name + "_debug") / "samples.csv")
+    assert set(meta.loc[meta.split == "TRAIN", "noise"]) == {0.0}
+    assert set(meta.loc[meta.split == "TEST", "noise"]) == {6.0}
+    assert grid.main(["--table", "1", "--out", str(tmp_path), "--n-train", "20",
+                      "--repetitions", "1", "--n-test", "10"]) == 2

@@ -50,9 +50,28 @@ def to_tensor(images: np.ndarray, device: str):
 
 def fit_predict(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, *,
                 epochs: int = EPOCHS, batch_size: int = BATCH_SIZE, lr: float = LR,
-                seed: int = 0, device: str = "cpu", progress=None) -> np.ndarray:
+                seed: int = 0, device: str = "cpu", threads: int | None = 1,
+                progress=None) -> np.ndarray:
     """Train a fresh network on ``train_x``/``train_y`` (labels 0-9) and return the
-    predicted labels of ``test_x``. Same seed and device, same predictions (CPU)."""
+    predicted labels of ``test_x``. Same seed and device, same predictions (CPU).
+
+    On the CPU torch runs on ``threads`` threads (default 1: this network is so small
+    that a second thread made training 3.5x slower on our shared 2-core machine);
+    ``None`` keeps torch's setting."""
+    import torch
+
+    if device == "cpu" and threads is not None:
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            return _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed,
+                                device, progress)
+        finally:
+            torch.set_num_threads(before)
+    return _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed, device, progress)
+
+
+def _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed, device, progress):
     import torch
     from torch import nn
 

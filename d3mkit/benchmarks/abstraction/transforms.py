@@ -12,7 +12,8 @@ rotation       4         ``0``, ``90``, ``180``, ``270`` (degrees, ccw)  ``0``
 translation    196       ``r<top>c<left>``: patch corner, 0..13 each     ``r6c6``
 resize         14        ``size10`` .. ``size23`` (patch side; 5 smaller ``size15``
                          and 8 larger than the original 15)
-diagonals      1         ``diagonals`` (both image diagonals behind)     none
+diagonals      1         ``diagonals`` (both image diagonals, 3 px wide, none
+                         behind the shape)
 mirror         1         ``mirror`` (left-right flip of the shape)       none
 none           1         ``none``                                        ``none``
 =============  ========  ==============================================  ==========
@@ -112,13 +113,18 @@ def _resize(p: np.ndarray, k: int) -> np.ndarray:
     return S.place(resize_patch(p, size), top, top)
 
 
-def diagonals_image() -> np.ndarray:
-    """The two diagonals of a 28x28 image, one pixel wide, at ``MAX_VALUE``."""
-    d = np.zeros((S.IMAGE, S.IMAGE), dtype=np.uint8)
-    i = np.arange(S.IMAGE)
-    d[i, i] = S.MAX_VALUE
-    d[i, S.IMAGE - 1 - i] = S.MAX_VALUE
-    return d
+def diagonals_image(width: int = S.STROKE) -> np.ndarray:
+    """The two diagonals of a 28x28 image at ``MAX_VALUE``, ``width`` pixels wide
+    (default the shapes' stroke width, so the added lines are as salient as the shape's).
+
+    >>> d = diagonals_image()
+    >>> int(d[0, 0]), int(d[0, 1]), int(d[0, 2]), int(d[0, 27]), int(d[13, 14])
+    (9, 9, 0, 9, 9)
+    """
+    i, j = np.indices((S.IMAGE, S.IMAGE))
+    half = width // 2
+    on = (np.abs(i - j) <= half) | (np.abs(i + j - (S.IMAGE - 1)) <= half)
+    return np.where(on, S.MAX_VALUE, 0).astype(np.uint8)
 
 
 def _diagonals(p: np.ndarray, k: int) -> np.ndarray:
