@@ -139,12 +139,13 @@ def detect_format(path: Path) -> str:
     return "text"
 
 
-def read_captions(path: Path | str, fmt: str | None = None,
-                  summary: Summary | None = None) -> Iterator[tuple[str, str]]:
+def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | None = None,
+                  text_fields: tuple[str, ...] = ("caption",)) -> Iterator[tuple[str, str]]:
     """``(caption_id, caption)`` pairs from a caption file. Plain text: one caption per
-    line, the id is the line number. CSV/JSONL: ``id`` and ``caption`` fields; a record
-    without them is skipped and counted in ``summary`` with its line number. A file that
-    cannot be opened, or a CSV without the two columns, is an error."""
+    line, the id is the line number. CSV/JSONL: ``id`` and ``caption`` fields (or the
+    first of ``text_fields`` present); a record without them is skipped and counted in
+    ``summary`` with its line number. A file that cannot be opened, or a CSV without the
+    columns, is an error."""
     p = Path(path)
     summary = summary if summary is not None else Summary()
     fmt = fmt or detect_format(p)
@@ -153,10 +154,11 @@ def read_captions(path: Path | str, fmt: str | None = None,
     except OSError as exc:
         raise UsageError(f"cannot read captions: {exc.strerror or exc}", str(p)) from None
     with fh:
-        yield from _read_open(fh, fmt, str(p), summary)
+        yield from _read_open(fh, fmt, str(p), summary, text_fields)
 
 
-def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary) -> Iterator[tuple[str, str]]:
+def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
+               text_fields: tuple[str, ...]) -> Iterator[tuple[str, str]]:
     if fmt == "text":
         for n, line in enumerate(fh, start=1):
             line = line.rstrip("\r\n")
@@ -175,7 +177,7 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary) -> Iterator[t
             if not isinstance(obj, dict):
                 summary.skipped.append((f"{where}: line {n}", "not a JSON object"))
                 continue
-            rec = _record(obj, f"{where}: line {n}", summary)
+            rec = _record(obj, f"{where}: line {n}", summary, text_fields)
             if rec is not None:
                 yield rec
         return
@@ -183,13 +185,15 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary) -> Iterator[t
         csv.field_size_limit(1 << 30)
         reader = csv.DictReader(fh)
         cols = reader.fieldnames or []
-        missing = [c for c in ("id", "caption") if c not in cols]
+        missing = [c for c in ("id",) if c not in cols]
+        if not any(f in cols for f in text_fields):
+            missing.append(text_fields[0])
         if missing:
             raise D3MKitError(error("prism.captions", "line 1", f"missing column(s) {', '.join(missing)} "
                                     f"(found: {', '.join(cols) or 'none'})", where))
         try:
             for row in reader:
-                rec = _record(row, f"{where}: line {reader.line_num}", summary)
+                rec = _record(row, f"{where}: line {reader.line_num}", summary, text_fields)
                 if rec is not None:
                     yield rec
         except csv.Error as exc:
@@ -199,17 +203,19 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary) -> Iterator[t
     raise UsageError(f"unknown caption format {fmt!r} (text, csv or jsonl)")
 
 
-def _record(obj: dict, where: str, summary: Summary) -> tuple[str, str] | None:
-    cid, cap = obj.get("id"), obj.get("caption")
+def _record(obj: dict, where: str, summary: Summary,
+            text_fields: tuple[str, ...] = ("caption",)) -> tuple[str, str] | None:
+    cid = obj.get("id")
+    cap = next((obj[f] for f in text_fields if f in obj), None)
     if cid is None or (isinstance(cid, str) and not cid.strip()):
         summary.skipped.append((where, "no id"))
         return None
     if not isinstance(cap, str):
-        summary.skipped.append((where, "no caption text" if cap is None else
-                                f"caption is a {type(cap).__name__}, not text"))
+        summary.skipped.append((where, f"no {text_fields[0]} text" if cap is None else
+                                f"{text_fields[0]} is a {type(cap).__name__}, not text"))
         return None
     if not cap.strip():
-        summary.skipped.append((where, "empty caption"))
+        summary.skipped.append((where, f"empty {text_fields[0]}"))
         return None
     return str(cid), cap
 
