@@ -34,7 +34,8 @@ def add_baseline_arguments(parser) -> None:
     # The baseline parser is shared by every benchmark: a flag another baseline already
     # declared is left to it, and a later declaration of one of ours replaces ours
     # ("resolve") instead of crashing the command. Defaults are resolved in run_baseline.
-    parser.conflict_handler = "resolve"
+    for container in [parser, *getattr(parser, "_action_groups", [])]:
+        container.conflict_handler = "resolve"
 
     def add(flag, **kw):
         if flag not in parser._option_string_actions:
