@@ -102,6 +102,7 @@ def test_build_value_task_root(tmp_path, capsys):
     assert cols["board"]["role"] == ["suggestedTarget"]
     pdoc = json.loads((root / "value_problem/problemDoc.json").read_text())
     assert pdoc["about"]["taskType"] == "classification" and pdoc["about"]["taskSubType"] == "multiClass"
+    assert all(m["applicabilityToTarget"] == "allTargets" for m in pdoc["inputs"]["performanceMetrics"])
     assert [m["specifyOther"] for m in pdoc["inputs"]["performanceMetrics"]] == \
         ["exactMatch", "boardF1", "saneF1", "contradictionRate", "meanRuleViolations"]
     splits = pd.read_csv(root / "value_problem/dataSplits.csv")
