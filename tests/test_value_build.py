@@ -228,3 +228,17 @@ def test_release_importer_on_a_fixture_in_the_release_layout(tmp_path, capsys):
                  "--from-release", str(rel)]) == 1
     assert "CV_0000001.jpg is missing" in capsys.readouterr().err
     assert not (tmp_path / "p/value").exists()
+
+
+def test_release_labels_as_list_and_fen_strings(tmp_path):
+    from d3mkit.benchmarks.value.release import read_labels
+    p = tmp_path / "labels.json"
+    p.write_text(json.dumps(["8/8/8/8/8/8/8/k6K", "4k3/8/8/8/8/8/8/4K3"]))
+    assert read_labels(p) == {0: "8/8/8/8/8/8/8/k6K", 1: "4k3/8/8/8/8/8/8/4K3"}
+    p.write_text(json.dumps({"CV_0000004.jpg": "8/8/8/8/8/8/8/k6K"}))
+    assert read_labels(p) == {4: "8/8/8/8/8/8/8/k6K"}
+
+
+def test_sample_pgn_is_what_the_generator_writes(tmp_path):
+    games.write_random_pgn(tmp_path / "s.pgn", 6, seed=2026, max_plies=60)
+    assert (tmp_path / "s.pgn").read_bytes() == games.SAMPLE_PGN.read_bytes()
