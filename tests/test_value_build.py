@@ -30,6 +30,10 @@ def test_sample_pgn_positions_after_every_half_move():
                    "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"]
 
 
+def test_max_games_limits_the_pgn_read():
+    assert len(list(games.pgn_positions(games.SAMPLE_PGN, max_games=1))) == 60
+
+
 def test_duplicates_are_kept():
     pos = games.pgn_text_positions("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 *")
     assert pos[0] == pos[4]
