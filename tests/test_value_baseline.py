@@ -104,6 +104,7 @@ def test_one_epoch_cpu_baseline_writes_scored_solution(tiny_root, capsys, decode
     assert list(scores.metric) == ["exactMatch", "boardF1", "saneF1", "contradictionRate",
                                    "meanRuleViolations"]
     assert "boardF1" in out
+    assert (sol / "rule_report.png").is_file() and (sol / "probabilities.npy").is_file()
     info = json.loads((sol / "baseline.json").read_text())
     assert info["decode"] == decode and info["epochs"] == 1 and info["imageSize"] == 32
     if decode == "sane":
@@ -148,3 +149,14 @@ def test_report_cli_writes_files_and_names_bad_row(tmp_path, capsys):
     assert REP.main([str(p), "--samples", "2000"]) == 1
     err = capsys.readouterr().err
     assert "row 17, column board" in err and "rank 1" in err and "reaches square 9" in err
+
+
+def test_shared_baseline_parser_tolerates_other_benchmarks_flags():
+    import argparse
+    from d3mkit.benchmarks.value.baseline import add_baseline_arguments
+    p = argparse.ArgumentParser()
+    p.add_argument("--batch-size", type=int, default=64)      # declared before ours: kept
+    add_baseline_arguments(p)
+    p.add_argument("--lr", type=float, default=0.5)           # declared after ours: no crash
+    args = p.parse_args(["--decode", "sane"])
+    assert args.batch_size == 64 and args.lr == 0.5 and args.decode == "sane" and args.image_size is None

@@ -30,6 +30,10 @@ def test_sample_pgn_positions_after_every_half_move():
                    "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"]
 
 
+def test_max_games_limits_the_pgn_read():
+    assert len(list(games.pgn_positions(games.SAMPLE_PGN, max_games=1))) == 60
+
+
 def test_duplicates_are_kept():
     pos = games.pgn_text_positions("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 *")
     assert pos[0] == pos[4]
@@ -102,6 +106,7 @@ def test_build_value_task_root(tmp_path, capsys):
     assert cols["board"]["role"] == ["suggestedTarget"]
     pdoc = json.loads((root / "value_problem/problemDoc.json").read_text())
     assert pdoc["about"]["taskType"] == "classification" and pdoc["about"]["taskSubType"] == "multiClass"
+    assert all(m["applicabilityToTarget"] == "allTargets" for m in pdoc["inputs"]["performanceMetrics"])
     assert [m["specifyOther"] for m in pdoc["inputs"]["performanceMetrics"]] == \
         ["exactMatch", "boardF1", "saneF1", "contradictionRate", "meanRuleViolations"]
     splits = pd.read_csv(root / "value_problem/dataSplits.csv")
@@ -227,3 +232,17 @@ def test_release_importer_on_a_fixture_in_the_release_layout(tmp_path, capsys):
                  "--from-release", str(rel)]) == 1
     assert "CV_0000001.jpg is missing" in capsys.readouterr().err
     assert not (tmp_path / "p/value").exists()
+
+
+def test_release_labels_as_list_and_fen_strings(tmp_path):
+    from d3mkit.benchmarks.value.release import read_labels
+    p = tmp_path / "labels.json"
+    p.write_text(json.dumps(["8/8/8/8/8/8/8/k6K", "4k3/8/8/8/8/8/8/4K3"]))
+    assert read_labels(p) == {0: "8/8/8/8/8/8/8/k6K", 1: "4k3/8/8/8/8/8/8/4K3"}
+    p.write_text(json.dumps({"CV_0000004.jpg": "8/8/8/8/8/8/8/k6K"}))
+    assert read_labels(p) == {4: "8/8/8/8/8/8/8/k6K"}
+
+
+def test_sample_pgn_is_what_the_generator_writes(tmp_path):
+    games.write_random_pgn(tmp_path / "s.pgn", 6, seed=2026, max_plies=60)
+    assert (tmp_path / "s.pgn").read_bytes() == games.SAMPLE_PGN.read_bytes()

@@ -6,7 +6,9 @@ cross-entropy per square on the TRAIN images (normalised with the ImageNet mean 
 standard deviation, resized to ``--image-size``: 224 on CPU, 512 on GPU by default), for
 ``--epochs`` passes (default 2, as in the paper). TEST boards are decoded per square
 (``--decode argmax``) or as the most probable sane board (``--decode sane``,
-:mod:`.decode`); predictions.csv and scores.csv are written through the scorer.
+:mod:`.decode`); predictions.csv and scores.csv are written through the scorer, with
+the per-square probabilities (``probabilities.npy``, float16), ``baseline.json`` and the
+rule report (``rule_report.{md,json,png}``) beside them.
 
 Options are added to the shared ``d3mkit baseline`` parser only when no other baseline
 declared the same flag first; defaults are resolved here.
@@ -29,6 +31,12 @@ DEFAULT_EPOCHS = 2
 
 
 def add_baseline_arguments(parser) -> None:
+    # The baseline parser is shared by every benchmark: a flag another baseline already
+    # declared is left to it, and a later declaration of one of ours replaces ours
+    # ("resolve") instead of crashing the command. Defaults are resolved in run_baseline.
+    for container in [parser, *getattr(parser, "_action_groups", [])]:
+        container.conflict_handler = "resolve"
+
     def add(flag, **kw):
         if flag not in parser._option_string_actions:
             parser.add_argument(flag, **kw)
@@ -170,4 +178,7 @@ def run_baseline(task, model: str, args):
                         "decode": round(t3 - t2, 2)}}
     if stats is not None:
         info["saneDecoding"] = stats
-    return write_solution(task, predictions, model=model, info=info)
+    report = write_solution(task, predictions, model=model, info=info)
+    from d3mkit.benchmarks.value.report import write_report
+    write_report(boards, task.solution_dir, title=f"VALUE {model} ({decode} decoding): rule report")
+    return report

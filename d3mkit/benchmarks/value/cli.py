@@ -46,7 +46,8 @@ def documents(name: str, n_train: int, n_test: int, seed: int, release: bool = F
                           source="VALUE release" if release else "d3mkit VALUE-synthetic")
     splits = {"method": "holdOut", "testSize": n_test / (n_train + n_test), "stratified": False,
               "numRepeats": 0, "randomSeed": seed}
-    metrics = [{"metric": "other", "specifyOther": m} for m in METRIC_NAMES]
+    metrics = [{"metric": "other", "specifyOther": m, "applicabilityToTarget": "allTargets"}
+               for m in METRIC_NAMES]
     pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "multiClass", f"{name}_dataset",
                           [Target(0, "learningData", 2, "board")], metrics,
                           description="Predict the board state (FEN placement) of each image; "

@@ -6,7 +6,7 @@ row 0 = rank 8, column 0 = file a). ``PATH`` is the directory holding the images
 or in an ``images/`` subdirectory) and one labels JSON file (``labels.json``, else the only
 ``*.json`` there), or the JSON file itself with the images beside it. Keys may be the
 index (``"17"``) or the image name (``"CV_0000017"`` / ``"CV_0000017.jpg"``); a value may
-also be a FEN placement string.
+also be a FEN placement string, and a JSON list is read as boards by index.
 
 The first ``n`` labelled images in index order are copied into the task root (byte for
 byte; the release is never modified). Bad input - a missing image, an array that is not
@@ -57,6 +57,8 @@ def read_labels(labels: Path) -> dict[int, str]:
     except json.JSONDecodeError as exc:
         raise D3MKitError(error("json.syntax", f"line {exc.lineno}, column {exc.colno}", exc.msg,
                                 str(labels))) from None
+    if isinstance(data, list):                 # a list is read as index -> board by position
+        data = {str(i): v for i, v in enumerate(data)}
     if not isinstance(data, dict):
         raise D3MKitError(error("release.labels", "", "labels must be a JSON object mapping image "
                                 "index to an 8x8 board array", str(labels)))

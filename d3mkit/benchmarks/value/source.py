@@ -32,6 +32,8 @@ def add_source_arguments(parser) -> None:
                      help="package images and labels of the published VALUE release instead of rendering")
     parser.add_argument("--size", type=int, default=512, help="rendered image side in pixels (default 512)")
     parser.add_argument("--max-plies", type=int, default=200, help="random games stop after this many half-moves")
+    parser.add_argument("--max-games", type=int, default=None,
+                        help="read at most this many games of --pgn (e.g. a lichess database dump)")
     parser.add_argument("--workers", type=int, default=None,
                         help="rendering processes (default: the CPU count)")
     parser.add_argument("--name", default=None, help="task root name")
@@ -44,6 +46,8 @@ def check_args(args) -> None:
         raise UsageError(f"--size must be between 16 and 4096 pixels, got {args.size}")
     if args.random_games is not None and args.random_games < 1:
         raise UsageError(f"--random-games must be at least 1, got {args.random_games}")
+    if getattr(args, "max_games", None) is not None and args.max_games < 1:
+        raise UsageError(f"--max-games must be at least 1, got {args.max_games}")
     if args.max_plies < 1:
         raise UsageError(f"--max-plies must be at least 1, got {args.max_plies}")
 
@@ -52,7 +56,7 @@ def source_parameters(args) -> dict:
     if args.from_release is not None:
         return {"source": "release", "release": str(args.from_release)}
     if args.pgn is not None:
-        return {"source": "pgn", "pgn": str(args.pgn)}
+        return {"source": "pgn", "pgn": str(args.pgn), "maxGames": getattr(args, "max_games", None)}
     return {"source": "random-games", "randomGames": args.random_games or 20, "maxPlies": args.max_plies}
 
 
@@ -69,7 +73,7 @@ def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, 
         from d3mkit.benchmarks.value import games
         from d3mkit.benchmarks.value.render import render_many
         if args.pgn is not None:
-            pool = list(games.pgn_positions(args.pgn))
+            pool = list(games.pgn_positions(args.pgn, max_games=getattr(args, "max_games", None)))
         else:
             pool = games.random_game_positions(args.random_games or 20, rng, args.max_plies)
         fens = games.sample_positions(pool, n, rng)
