@@ -254,18 +254,26 @@ def _split_label_sets(config: Config, catalog: Catalog, rng: np.random.Generator
     return {s: None for s in SPLITS}
 
 
-def _per_cell_labels(slots: np.ndarray, avail: np.ndarray, rng: np.random.Generator,
-                     peers: list[np.ndarray]) -> np.ndarray:
-    """perCell: labels for one puzzle whose layout is ``slots`` (values 0..d-1)."""
-    d = slots.shape[0]
-    k = int(rng.integers(d, min(d * d, len(avail)) + 1))
-    chosen = rng.choice(avail, size=k, replace=False)
-    lab = chosen[:d][slots.ravel()].copy()
+def per_cell_labels(slots: np.ndarray, avail: np.ndarray, rng: np.random.Generator,
+                    peers: np.ndarray) -> np.ndarray:
+    """perCell labels for ``n`` puzzles with layouts ``slots`` (n, d, d), vectorised over
+    puzzles: each puzzle draws k in [d, min(d*d, len(avail))] labels; its layout's d
+    slots take the first d; then every cell, in one random order, is re-drawn uniformly
+    among the puzzle's k labels that none of its row/column/block ``peers`` (d*d, P)
+    holds — its current label always qualifies, so every step keeps the grid correct."""
+    n, d = slots.shape[0], slots.shape[1]
+    kmax = min(d * d, len(avail))
+    k = rng.integers(d, kmax + 1, size=n)
+    chosen = avail[np.argsort(rng.random((n, len(avail))), axis=1)[:, :kmax]]   # (n, kmax)
+    in_set = np.arange(kmax)[None, :] < k[:, None]
+    lab = np.take_along_axis(chosen[:, :d], slots.reshape(n, -1), axis=1)
+    rows = np.arange(n)
     for c in rng.permutation(d * d):
-        taken = lab[peers[c]]
-        allowed = chosen[~np.isin(chosen, taken)]
-        lab[c] = allowed[rng.integers(len(allowed))]
-    return lab.reshape(d, d)
+        taken = lab[:, peers[c]]                                               # (n, P)
+        ok = in_set & ~(chosen[:, :, None] == taken[:, None, :]).any(axis=2)
+        score = np.where(ok, rng.random((n, kmax)), -1.0)
+        lab[:, c] = chosen[rows, np.argmax(score, axis=1)]
+    return lab.reshape(n, d, d)
 
 
 def _corrupt(labels: np.ndarray, images: np.ndarray, candidates: np.ndarray, streams: list,
@@ -307,7 +315,7 @@ def generate(config: Config, catalog: Catalog) -> PuzzleSet:
     peers = None
     if config.strategy == "perCell":
         pp = sudoku.peer_pairs(d)
-        peers = [np.concatenate([pp[pp[:, 0] == c, 1], pp[pp[:, 1] == c, 0]]) for c in range(d * d)]
+        peers = np.stack([np.concatenate([pp[pp[:, 0] == c, 1], pp[pp[:, 1] == c, 0]]) for c in range(d * d)])
     parts = []
     label_sets: dict[str, list[int]] = {}
     cycles: dict[str, int] = {}
@@ -328,8 +336,7 @@ def generate(config: Config, catalog: Catalog) -> PuzzleSet:
         else:
             if len(avail) < d:
                 raise _bad("visudo.labels", "--sources", f"perCell needs {d} labels, {len(avail)} available")
-            labels = np.stack([_per_cell_labels(slots[i], avail, rng, peers) for i in range(n)]) \
-                if n else np.zeros((0, d, d), dtype=np.int64)
+            labels = per_cell_labels(slots, avail, rng, peers)
         labels = np.ascontiguousarray(labels, dtype=np.int64)
         images = np.empty(labels.shape, dtype=np.int64)
         flat_l, flat_i = labels.reshape(-1), images.reshape(-1)

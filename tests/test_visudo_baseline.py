@@ -1,0 +1,68 @@
+"""ViSudo-PC baselines: each trains one epoch on a tiny task root and writes predictions
+with a confidence column, scored (rocAuc, accuracy) through the registry."""
+
+import json
+
+import pandas as pd
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from d3mkit.cli import main  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def task_root(tmp_path_factory):
+    out = tmp_path_factory.mktemp("vsb")
+    assert main(["build", "visudo", "--out", str(out), "--sources", "digits", "--train-count", "4",
+                 "--test-count", "3", "--valid-count", "2", "--quiet", "--seed", "1"]) == 0
+    return out / "visudo_basic_digits_d4_n4_o0_s0"
+
+
+@pytest.mark.parametrize("model", ["digit", "visual", "nesy"])
+def test_baseline_one_epoch(task_root, model, capsys):
+    torch.set_num_threads(1)
+    assert main(["baseline", str(task_root), "--model", model, "--epochs", "1", "--device", "cpu",
+                 "--quiet"]) == 0
+    out = capsys.readouterr()
+    assert "rocAuc\t" in out.out and "accuracy\t" in out.out
+    name = task_root.name
+    sol = task_root / f"{name}_solution"
+    pred = pd.read_csv(sol / "predictions.csv")
+    assert list(pred.columns) == ["d3mIndex", "label", "confidence"]
+    ld = pd.read_csv(task_root / f"{name}_dataset" / "tables" / "learningData.csv")
+    assert sorted(pred["d3mIndex"]) == sorted(ld.loc[ld.puzzleSplit == "test", "d3mIndex"])
+    assert pred["confidence"].between(0.5, 1.0).all() and set(pred["label"]) <= {0, 1}
+    scores = pd.read_csv(sol / "scores.csv")
+    assert list(scores["metric"]) == ["rocAuc", "accuracy"] and scores["value"].between(0, 1).all()
+    info = json.loads((sol / "baseline.json").read_text())
+    assert info["model"] == f"visudo-{model}" and info["cheating"] == (model == "digit")
+    if model == "digit":
+        assert "CHEATING" in out.err and "CHEATING" in info["description"]
+
+
+def test_baseline_is_deterministic(task_root, capsys):
+    torch.set_num_threads(1)
+    sol = task_root / f"{task_root.name}_solution" / "predictions.csv"
+    runs = []
+    for _ in range(2):
+        assert main(["baseline", str(task_root), "--model", "nesy", "--epochs", "1", "--device", "cpu",
+                     "--quiet", "--seed", "5"]) == 0
+        runs.append(sol.read_bytes())
+    assert runs[0] == runs[1]
+
+
+def test_nesy_constraint_scores_duplicates():
+    import numpy as np
+
+    from d3mkit.benchmarks.visudo.models import nesy_model
+    from d3mkit.benchmarks.visudo.sudoku import base_grid, peer_pairs
+    net = nesy_model(4, 4, peer_pairs(4))
+    g = base_grid(4).ravel()
+    p = torch.nn.functional.one_hot(torch.as_tensor(g), 4).float()[None]
+    assert float(net.duplicates(p)) == 0.0
+    bad = g.copy()
+    bad[0] = bad[1]       # cell (0,0) now repeats (0,1) [row and block: one pair] and (2,0) [column]
+    q = torch.nn.functional.one_hot(torch.as_tensor(bad), 4).float()[None]
+    assert float(net.duplicates(q)) == 2.0
+    assert np.isclose(float(net.duplicates(torch.full((1, 16, 4), 0.25))), 56 / 4)
