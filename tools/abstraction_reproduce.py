@@ -153,8 +153,10 @@ def report(t, df: pd.DataFrame, cols: list[int], reps: int, seconds: float, comm
         lines.append(f"| {row.label} | " + " | ".join(cells) + " |")
     lines += ["", "## The custom metrics (%, ours)", "",
               "expected = expectedAccuracyWithoutAbstraction (identical images + chance); "
-              "corrected = chanceCorrectedAccuracy; held-out = heldOutShapeAccuracy (shapes "
-              f"{t.k}-9, never seen transformed; – where undefined).", "",
+              "corrected = chanceCorrectedAccuracy; held-out = heldOutShapeAccuracy (accuracy on "
+              + (f"shapes {t.k}-9, never seen transformed" if t.k < 10 else
+                 "shapes never seen transformed: none at K = 10")
+              + "; – where undefined).", "",
               "| Row | n_train | accuracy | expected | corrected | held-out |", "|---|---|---|---|---|---|"]
     for row in t.rows:
         for n in cols:
