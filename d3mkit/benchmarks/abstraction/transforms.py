@@ -10,17 +10,17 @@ transform      outcomes  outcome names                                   identit
 =============  ========  ==============================================  ==========
 rotation       4         ``0``, ``90``, ``180``, ``270`` (degrees, ccw)  ``0``
 translation    196       ``r<top>c<left>``: patch corner, 0..13 each     ``r6c6``
-resize         14        ``size10`` .. ``size23`` (patch side; 5 smaller ``size15``
+resize         14        ``size10`` .. ``size23`` (box side; 5 smaller   ``size15``
                          and 8 larger than the original 15)
-diagonals      1         ``diagonals`` (both image diagonals, 3 px wide, none
-                         behind the shape)
+diagonals      1         ``diagonals`` (both image diagonals behind)     none
 mirror         1         ``mirror`` (left-right flip of the shape)       none
 none           1         ``none``                                        ``none``
 =============  ========  ==============================================  ==========
 
 Rotation and mirroring act on the shape's 15x15 box in place (rotating the whole 28x28
 image would also shift the shape by a pixel, since 28 - 15 is odd). Resizing scales the
-box by nearest neighbour and keeps its centre at pixel (13, 13). Translation moves the box
+box (the segments are redrawn at the new size, one pixel wide; nearest-neighbour
+shrinking would drop the middle lines) and keeps its centre near pixel (13, 13). Translation moves the box
 to any of the 14 x 14 positions that keep it inside the image; the original position is
 one of them.
 
@@ -53,7 +53,7 @@ class Transform:
     name: str
     outcome_names: tuple[str, ...]
     identity: int | None                      # index of the outcome equal to no change
-    render: Callable[[np.ndarray, int], np.ndarray] = field(repr=False, compare=False)
+    render: Callable[[int, int], np.ndarray] = field(repr=False, compare=False)  # (shape, outcome)
 
     @property
     def n_outcomes(self) -> int:
@@ -72,9 +72,8 @@ class Transform:
         """Every outcome of every shape: ``(10, n_outcomes, 28, 28)`` uint8 (cached)."""
         cached = _TABLES.get(self.name)
         if cached is None:
-            ps = S.patches()
-            cached = np.stack([np.stack([self.render(p, k) for k in range(self.n_outcomes)])
-                               for p in ps])
+            cached = np.stack([np.stack([self.render(i, k) for k in range(self.n_outcomes)])
+                               for i in range(S.N_SHAPES)])
             cached.flags.writeable = False
             _TABLES[self.name] = cached
         return cached
@@ -87,39 +86,28 @@ class Transform:
 _TABLES: dict[str, np.ndarray] = {}
 
 
-def _rotate(p: np.ndarray, k: int) -> np.ndarray:
-    return S.place(np.rot90(p, k), *S.ORIGIN)
+def _rotate(i: int, k: int) -> np.ndarray:
+    return S.place(np.rot90(S.patches()[i], k), *S.ORIGIN)
 
 
-def _translate(p: np.ndarray, k: int) -> np.ndarray:
+def _translate(i: int, k: int) -> np.ndarray:
     top, left = divmod(k, POSITIONS)
-    return S.place(p, top, left)
+    return S.place(S.patches()[i], top, left)
 
 
-def resize_patch(p: np.ndarray, size: int) -> np.ndarray:
-    """Nearest-neighbour resize of a square patch to ``size`` x ``size``.
-
-    >>> resize_patch(np.arange(4).reshape(2, 2), 4).tolist()
-    [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]
-    """
-    n = p.shape[0]
-    src = ((np.arange(size) + 0.5) * n / size).astype(np.int64)
-    return p[np.ix_(src, src)]
-
-
-def _resize(p: np.ndarray, k: int) -> np.ndarray:
+def _resize(i: int, k: int) -> np.ndarray:
     size = RESIZE_SIZES[k]
     top = CENTRE - (size - 1) // 2
-    return S.place(resize_patch(p, size), top, top)
+    return S.place(S.render_patch(*S.SEGMENTS[i], size=size), top, top)
 
 
 def diagonals_image(width: int = S.STROKE) -> np.ndarray:
     """The two diagonals of a 28x28 image at ``MAX_VALUE``, ``width`` pixels wide
-    (default the shapes' stroke width, so the added lines are as salient as the shape's).
+    (default the shapes' line width, so the added lines are as salient as the shape's).
 
     >>> d = diagonals_image()
-    >>> int(d[0, 0]), int(d[0, 1]), int(d[0, 2]), int(d[0, 27]), int(d[13, 14])
-    (9, 9, 0, 9, 9)
+    >>> int(d[0, 0]), int(d[0, 1]), int(d[0, 27]), int(d[13, 14]), int(d.sum() // 9)
+    (9, 0, 9, 9, 56)
     """
     i, j = np.indices((S.IMAGE, S.IMAGE))
     half = width // 2
@@ -127,16 +115,16 @@ def diagonals_image(width: int = S.STROKE) -> np.ndarray:
     return np.where(on, S.MAX_VALUE, 0).astype(np.uint8)
 
 
-def _diagonals(p: np.ndarray, k: int) -> np.ndarray:
-    return np.maximum(S.place(p, *S.ORIGIN), diagonals_image())
+def _diagonals(i: int, k: int) -> np.ndarray:
+    return np.maximum(S.place(S.patches()[i], *S.ORIGIN), diagonals_image())
 
 
-def _mirror(p: np.ndarray, k: int) -> np.ndarray:
-    return S.place(np.fliplr(p), *S.ORIGIN)
+def _mirror(i: int, k: int) -> np.ndarray:
+    return S.place(np.fliplr(S.patches()[i]), *S.ORIGIN)
 
 
-def _none(p: np.ndarray, k: int) -> np.ndarray:
-    return S.place(p, *S.ORIGIN)
+def _none(i: int, k: int) -> np.ndarray:
+    return S.place(S.patches()[i], *S.ORIGIN)
 
 
 TRANSFORMS: dict[str, Transform] = {
