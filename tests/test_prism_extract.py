@@ -185,6 +185,7 @@ def test_cli_extract(tmp_path, capsys):
     assert "matches: 2" in capsys.readouterr().err
     assert main(["prism", "extract", "--captions", str(tmp_path / "missing.txt")]) == 2
     assert main(["prism", "extract", "--captions", str(caps), "--threshold", "1.5"]) == 2
+    assert main(["prism", "extract", "--captions", str(caps), "--max-chars", "0"]) == 2
     assert main(["prism", "extract", "--captions", str(caps), "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "caption_id,sentence,action,precondition,label,lf,precision"
 

@@ -250,6 +250,8 @@ def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: st
     from d3mkit.benchmarks.prism.labeling import load_labeling_functions
     if not 0.0 <= threshold <= 1.0:
         raise UsageError(f"--threshold must be between 0 and 1, got {threshold}")
+    if max_chars < 1:
+        raise UsageError(f"--max-chars must be at least 1, got {max_chars}")
     lfs = load_labeling_functions(lfs_path) if lfs_path else None
     summary = Summary()
     records = extract_records(read_captions(captions, input_format, summary), threshold=threshold,
