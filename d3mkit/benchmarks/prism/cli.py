@@ -49,7 +49,7 @@ _COPY_FORMATS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg
 def add_build_arguments(parser) -> None:
     parser.add_argument("--manifest", type=Path, required=True,
                         help="records: CSV or JSONL with hypothesis, image, label[, rationale, strategy, "
-                             "source, lf, precision]")
+                             "source, lf, precision, split (train/test: a fixed split)]")
     parser.add_argument("--images", type=Path, default=None,
                         help="directory the image paths are relative to (default: the manifest's directory)")
     parser.add_argument("--task", choices=TASKS, default="pvli", help="pvli (inference) or pvlr (+ rationale)")
@@ -113,7 +113,8 @@ def _media_name(ref: str, used: set[str], convert: bool) -> str:
 
 def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = "pvli", *,
                     seed: int = 0, name: str | None = None, test_size: float = 0.2,
-                    force: bool = False, skip_invalid: bool = False, echo=None) -> Path:
+                    force: bool = False, skip_invalid: bool = False, echo=None,
+                    progress: bool = False) -> Path:
     """Check the manifest, then write ``out/<name>/`` atomically; returns its path."""
     from d3mkit.package import TaskRootWriter
     if task not in TASKS:
@@ -151,7 +152,11 @@ def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = 
     with TaskRootWriter(out, name, benchmark="prism", seed=seed, parameters=params, force=force) as w:
         media: dict[Path, str] = {}
         used: set[str] = set()
-        for r in records:
+        items = records
+        if progress:
+            from tqdm import tqdm
+            items = tqdm(records, desc="premise images", unit="img", leave=False)
+        for r in items:
             key = r.image.resolve()
             if key in media:
                 continue
@@ -210,4 +215,5 @@ def build(args) -> list[Path]:
     echo = None if args.quiet else (lambda m: print(m, file=sys.stderr))
     return [build_task_root(args.out, args.manifest, args.images, args.task, seed=args.seed,
                             name=args.name, test_size=args.test_size, force=args.force,
-                            skip_invalid=args.skip_invalid, echo=echo)]
+                            skip_invalid=args.skip_invalid, echo=echo,
+                            progress=not args.quiet and sys.stderr.isatty())]
