@@ -193,3 +193,19 @@ def test_cli_extract(tmp_path, capsys):
 def test_labeling_module_has_no_code_per_function():
     # every function is a record; compiling all of them works
     assert all(lf.regex.groupindex for lf in labeling.default_labeling_functions())
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(["unless", "because", "of", "if", "not", "as", "so", "that", "in", "order", "to",
+                          "makes", "possible.", "but", ".", "!", "\n", '"', "«", "<PERSON>", "PersonX",
+                          "Alice's", "the", "É", "🚲", "  "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=300), st.lists(_WORDS, max_size=60).map(" ".join)))
+def test_arbitrary_captions_never_crash(caption):
+    for rec in extract_records([("x", caption)], threshold=0.0):
+        assert rec["action"] and rec["precondition"] and rec["label"] in ("allow", "prevent")
+        assert rec["sentence"] == rec["sentence"].lower() or not rec["sentence"].isascii()

@@ -73,7 +73,6 @@ def _rows(path: Path):
 
 
 def _jsonl_rows(fh):
-    header_seen: set[str] = set()
     for n, line in enumerate(fh, start=1):
         if not line.strip():
             continue
@@ -85,7 +84,6 @@ def _jsonl_rows(fh):
         if not isinstance(obj, dict):
             yield n, None, "not a JSON object"
             continue
-        header_seen.update(obj)
         yield n, obj, None
 
 
