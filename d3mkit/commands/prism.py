@@ -11,7 +11,11 @@ def add_parser(sub) -> None:
     cmds = p.add_subparsers(dest="prism_command", metavar="COMMAND", parser_class=type(p))
     cmds.required = True
 
-    e = cmds.add_parser("extract", help="Extraction from Captions with the Table 3 labeling functions")
+    e = cmds.add_parser("extract", help="Extraction from Captions with the Table 3 labeling functions",
+                        description="One JSON object (or CSV row) per matched sentence: caption_id, sentence "
+                                    "(preprocessed, lower case), action, precondition, label (allow|prevent), "
+                                    "lf, precision. When several labeling functions match a sentence, the one "
+                                    "with the higher precision wins. A summary goes to stderr.")
     e.add_argument("--captions", type=Path, required=True,
                    help="text file (one caption per line) or CSV/JSONL with id and caption fields")
     e.add_argument("--threshold", type=float, default=0.6,
