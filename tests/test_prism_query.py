@@ -159,3 +159,11 @@ def test_cli_query(tmp_path, capsys):
     assert "records skipped: 1" in err
     assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--encoders", "nope"]) == 2
     assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--top-k", "0"]) == 2
+
+
+def test_nearest_breaks_ties_by_caption_index():
+    c = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.6, 0.8]])
+    idx, dist = nearest(np.array([[1.0, 0.0]]), c, 2)
+    assert idx.tolist() == [[1, 2]] and np.allclose(dist, 0.0)
+    idx, _ = nearest(np.array([[1.0, 0.0]]), c, 10, chunk=1)
+    assert idx.tolist() == [[1, 2, 3, 4, 0]]
