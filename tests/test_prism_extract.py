@@ -8,8 +8,7 @@ import time
 import pytest
 
 from d3mkit.benchmarks.prism import labeling
-from d3mkit.benchmarks.prism.extract import (Summary, extract_records, match_sentence,
-                                             read_captions, run_extract)
+from d3mkit.benchmarks.prism.extract import Summary, extract_records, match_sentence, read_captions
 from d3mkit.benchmarks.prism.labeling import (TABLE3, by_conjunction, compile_pattern, enabled,
                                               load_labeling_functions)
 from d3mkit.benchmarks.prism.preprocess import (preprocess_caption, preprocess_statement,
