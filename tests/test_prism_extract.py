@@ -208,3 +208,28 @@ def test_arbitrary_captions_never_crash(caption):
     for rec in extract_records([("x", caption)], threshold=0.0):
         assert rec["action"] and rec["precondition"] and rec["label"] in ("allow", "prevent")
         assert rec["sentence"] == rec["sentence"].lower() or not rec["sentence"].isascii()
+
+
+def test_manifest_output_feeds_build(tmp_path):
+    from PIL import Image
+
+    from d3mkit.benchmarks.prism.cli import build_task_root
+    (tmp_path / "img").mkdir()
+    caps = ["The road is wet because it rained.", "Kids wear coats so that they stay warm.",
+            "The shop is closed unless it is noon.", "A dog sleeps unless it rains.", "A red bus."]
+    lines = []
+    for i, c in enumerate(caps):
+        Image.new("RGB", (8, 8), (i * 40, 0, 0)).save(tmp_path / "img" / f"{i}.png")
+        lines.append(json.dumps({"id": f"c{i}", "caption": c, "image": f"img/{i}.png"}))
+    lines.append(json.dumps({"id": "noimg", "caption": "It is late because the bus broke down."}))
+    (tmp_path / "caps.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "manifest.csv"
+    assert main(["prism", "extract", "--captions", str(tmp_path / "caps.jsonl"), "--format", "manifest",
+                 "--output", str(out)]) == 0
+    rows = out.read_text().splitlines()
+    assert rows[0] == "hypothesis,image,label,rationale,strategy,source,lf,precision"
+    assert len(rows) == 5                                  # 4 matches with an image
+    root = build_task_root(tmp_path / "out", out, tmp_path, "pvlr")
+    import pandas as pd
+    ld = pd.read_csv(root / "prism_pvlr_dataset" / "tables" / "learningData.csv")
+    assert ld.loc[0, "hypothesis"] == "the road is wet" and ld.loc[0, "rationale"] == "it rained"
