@@ -70,3 +70,12 @@ def test_pvlr_retrieval_rationale(tmp_path):
     assert rep.value("rationaleTokenF1") == 1.0 and rep.value("rationaleRougeL") == 1.0
     rep = run_baseline(t, "zero-rate", ARGS)
     assert rep.value("rationaleTokenF1") < 1.0
+
+
+def test_cli_baseline_defaults_to_text_for_prism(tmp_path, capsys):
+    from d3mkit.cli import main
+    t = _task(tmp_path, image_decides=False)
+    assert main(["baseline", str(t.root)]) == 0
+    out = capsys.readouterr().out
+    assert "accuracy\t1" in out and (t.solution_dir / "baseline.json").read_text().count('"text"') == 1
+    assert main(["baseline", str(t.root), "--model", "random", "--seed", "3"]) == 0

@@ -128,3 +128,25 @@ def test_csv_manifest_with_quotes_and_multiline_fields(tmp_path):
     good, issues = read_manifest(csv_path, tmp_path)
     assert len(good) == 6 and good[2].hypothesis.startswith('he said "it is')
     assert len(issues) == 1 and issues[0].location == "line 9"
+
+
+def test_split_column_fixes_the_split_and_bom_is_accepted(tmp_path):
+    recs = _records(tmp_path, 10)
+    for i, r in enumerate(recs):
+        r["split"] = "test" if i >= 7 else "Train"
+    csv_path = tmp_path / "m.csv"
+    pd.DataFrame(recs).to_csv(csv_path, index=False, encoding="utf-8-sig")   # with a BOM
+    root = build_task_root(tmp_path / "out", csv_path, tmp_path, "pvli")
+    assert not [i for i in validate_task_root(root) if i.is_error]
+    t = TaskRoot.open(root)
+    train, test = t.split_indices(0, 0)
+    assert sorted(test) == ["7", "8", "9"] and len(train) == 7
+    assert t.problem.splits["stratified"] is False and abs(t.problem.splits["testSize"] - 0.3) < 1e-12
+    recs[4]["split"] = ""
+    _jsonl(tmp_path / "m.jsonl", recs)
+    _, issues = read_manifest(tmp_path / "m.jsonl", tmp_path)
+    assert [(i.location, i.code) for i in issues] == [("line 5", "prism.manifest.split")]
+    recs[4]["split"] = "validation"
+    _jsonl(tmp_path / "m.jsonl", recs)
+    _, issues = read_manifest(tmp_path / "m.jsonl", tmp_path)
+    assert "unknown split 'validation'" in issues[0].message

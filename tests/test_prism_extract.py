@@ -8,8 +8,7 @@ import time
 import pytest
 
 from d3mkit.benchmarks.prism import labeling
-from d3mkit.benchmarks.prism.extract import (Summary, extract_records, match_sentence,
-                                             read_captions, run_extract)
+from d3mkit.benchmarks.prism.extract import Summary, extract_records, match_sentence, read_captions
 from d3mkit.benchmarks.prism.labeling import (TABLE3, by_conjunction, compile_pattern, enabled,
                                               load_labeling_functions)
 from d3mkit.benchmarks.prism.preprocess import (preprocess_caption, preprocess_statement,
@@ -185,6 +184,7 @@ def test_cli_extract(tmp_path, capsys):
     assert "matches: 2" in capsys.readouterr().err
     assert main(["prism", "extract", "--captions", str(tmp_path / "missing.txt")]) == 2
     assert main(["prism", "extract", "--captions", str(caps), "--threshold", "1.5"]) == 2
+    assert main(["prism", "extract", "--captions", str(caps), "--max-chars", "0"]) == 2
     assert main(["prism", "extract", "--captions", str(caps), "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "caption_id,sentence,action,precondition,label,lf,precision"
 
@@ -192,3 +192,44 @@ def test_cli_extract(tmp_path, capsys):
 def test_labeling_module_has_no_code_per_function():
     # every function is a record; compiling all of them works
     assert all(lf.regex.groupindex for lf in labeling.default_labeling_functions())
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(["unless", "because", "of", "if", "not", "as", "so", "that", "in", "order", "to",
+                          "makes", "possible.", "but", ".", "!", "\n", '"', "«", "<PERSON>", "PersonX",
+                          "Alice's", "the", "É", "🚲", "  "])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.text(max_size=300), st.lists(_WORDS, max_size=60).map(" ".join)))
+def test_arbitrary_captions_never_crash(caption):
+    for rec in extract_records([("x", caption)], threshold=0.0):
+        assert rec["action"] and rec["precondition"] and rec["label"] in ("allow", "prevent")
+        assert rec["sentence"] == rec["sentence"].lower() or not rec["sentence"].isascii()
+
+
+def test_manifest_output_feeds_build(tmp_path):
+    from PIL import Image
+
+    from d3mkit.benchmarks.prism.cli import build_task_root
+    (tmp_path / "img").mkdir()
+    caps = ["The road is wet because it rained.", "Kids wear coats so that they stay warm.",
+            "The shop is closed unless it is noon.", "A dog sleeps unless it rains.", "A red bus."]
+    lines = []
+    for i, c in enumerate(caps):
+        Image.new("RGB", (8, 8), (i * 40, 0, 0)).save(tmp_path / "img" / f"{i}.png")
+        lines.append(json.dumps({"id": f"c{i}", "caption": c, "image": f"img/{i}.png"}))
+    lines.append(json.dumps({"id": "noimg", "caption": "It is late because the bus broke down."}))
+    (tmp_path / "caps.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "manifest.csv"
+    assert main(["prism", "extract", "--captions", str(tmp_path / "caps.jsonl"), "--format", "manifest",
+                 "--output", str(out)]) == 0
+    rows = out.read_text().splitlines()
+    assert rows[0] == "hypothesis,image,label,rationale,strategy,source,lf,precision"
+    assert len(rows) == 5                                  # 4 matches with an image
+    root = build_task_root(tmp_path / "out", out, tmp_path, "pvlr")
+    import pandas as pd
+    ld = pd.read_csv(root / "prism_pvlr_dataset" / "tables" / "learningData.csv")
+    assert ld.loc[0, "hypothesis"] == "the road is wet" and ld.loc[0, "rationale"] == "it rained"

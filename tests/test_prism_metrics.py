@@ -22,13 +22,13 @@ def _lcs_reference(a, b):
 words = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=12)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(words, words)
 def test_lcs_matches_the_quadratic_reference(a, b):
     assert lcs_length(a, b) == _lcs_reference(a, b)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(words, words)
 def test_scores_are_symmetric_bounded_and_exact_on_identity(a, b):
     for f in (token_f1, rouge_l_f):

@@ -38,6 +38,8 @@ def main() -> None:
     ap.add_argument("--captions", type=int, default=20_000)
     ap.add_argument("--premises", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--build-variants", type=int, default=20,
+                    help="premise images per demo record for the build timing (48 records each)")
     a = ap.parse_args()
 
     from d3mkit.benchmarks.prism.extract import Summary, extract_records
@@ -66,6 +68,32 @@ def main() -> None:
         t = best_of(lambda: caption_query(prem, caps[:5000], top_k=50, encoders=encs, length_filter=True), 1)
         print(f"{'query ' + '+'.join(encs) + ', 5000 caps':34s} {len(prem):8d} {t:9.3f} "
               f"{len(prem) / t:10.0f} {'-':>8s}")
+
+
+    build_bench(a.build_variants)
+
+
+def build_bench(variants: int) -> None:
+    """Time writing a PVLI task root (image checks + copies + validation) and the text
+    baseline on it, from the demo records drawn ``variants`` times."""
+    import tempfile
+    from types import SimpleNamespace
+
+    from d3mkit.benchmarks.prism.baseline import run_baseline
+    from d3mkit.benchmarks.prism.cli import build_task_root
+    from d3mkit.benchmarks.prism.demo import write_demo_manifest
+    from d3mkit.taskroot import TaskRoot
+    with tempfile.TemporaryDirectory() as tmp:
+        m = write_demo_manifest(Path(tmp) / "corpus", variants=variants, seed=0)
+        n = 48 * variants
+        t0 = time.perf_counter()
+        root = build_task_root(Path(tmp) / "out", m, m.parent, "pvli", seed=0)
+        t = time.perf_counter() - t0
+        print(f"{'build pvli (check+copy+validate)':34s} {n:8d} {t:9.3f} {n / t:10.0f} {'-':>8s}")
+        t0 = time.perf_counter()
+        run_baseline(TaskRoot.open(root), "text", SimpleNamespace(device="cpu", epochs=None, seed=0))
+        t = time.perf_counter() - t0
+        print(f"{'baseline text (train+score)':34s} {n:8d} {t:9.3f} {n / t:10.0f} {'-':>8s}")
 
 
 if __name__ == "__main__":

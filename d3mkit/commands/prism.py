@@ -11,12 +11,18 @@ def add_parser(sub) -> None:
     cmds = p.add_subparsers(dest="prism_command", metavar="COMMAND", parser_class=type(p))
     cmds.required = True
 
-    e = cmds.add_parser("extract", help="Extraction from Captions with the Table 3 labeling functions")
+    e = cmds.add_parser("extract", help="Extraction from Captions with the Table 3 labeling functions",
+                        description="One JSON object (or CSV row) per matched sentence: caption_id, sentence "
+                                    "(preprocessed, lower case), action, precondition, label (allow|prevent), "
+                                    "lf, precision. When several labeling functions match a sentence, the one "
+                                    "with the higher precision wins. A summary goes to stderr.")
     e.add_argument("--captions", type=Path, required=True,
                    help="text file (one caption per line) or CSV/JSONL with id and caption fields")
     e.add_argument("--threshold", type=float, default=0.6,
                    help="enable labeling functions with precision at or above this (default 0.6)")
-    e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="output format")
+    e.add_argument("--format", choices=["jsonl", "csv", "manifest"], default="jsonl",
+                   help="output format; manifest = a CSV manifest for 'd3mkit build prism' (needs an "
+                        "image field in the caption records)")
     e.add_argument("--input-format", choices=["text", "csv", "jsonl"], default=None,
                    help="caption file format (default: from the extension; otherwise text)")
     e.add_argument("--output", type=Path, default=None, help="write here instead of stdout")

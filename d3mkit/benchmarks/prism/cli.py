@@ -19,7 +19,9 @@ Problems: PVLI is classification/binary on ``label`` with accuracy and f1 (posLa
 ``allow``); PVLr has targets ``label`` and ``rationale`` with accuracy (written per
 target: ``accuracy[rationale]`` is exact-match accuracy of the rationale) and the custom
 metrics ``rationaleTokenF1`` and ``rationaleRougeL`` (allTargets; they score the
-rationale column). Splits: holdOut, stratified on the label, ``randomSeed`` = ``--seed``.
+rationale column). Splits: holdOut, stratified on the label, ``randomSeed`` = ``--seed``;
+when the manifest has a ``split`` column (train/test) that split is written instead
+(holdOut, not stratified, ``testSize`` = the TEST share).
 
 Bad records (missing image, unreadable image, empty hypothesis, unknown label, missing
 rationale for PVLr) are reported with their manifest line and nothing is written; with
@@ -47,7 +49,7 @@ _COPY_FORMATS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg
 def add_build_arguments(parser) -> None:
     parser.add_argument("--manifest", type=Path, required=True,
                         help="records: CSV or JSONL with hypothesis, image, label[, rationale, strategy, "
-                             "source, lf, precision]")
+                             "source, lf, precision, split (train/test: a fixed split)]")
     parser.add_argument("--images", type=Path, default=None,
                         help="directory the image paths are relative to (default: the manifest's directory)")
     parser.add_argument("--task", choices=TASKS, default="pvli", help="pvli (inference) or pvlr (+ rationale)")
@@ -58,7 +60,7 @@ def add_build_arguments(parser) -> None:
 
 
 def documents(name: str, task: str, n_rows: int, seed: int, test_size: float = 0.2,
-              description: str | None = None) -> tuple[DatasetDoc, ProblemDoc]:
+              description: str | None = None, stratified: bool = True) -> tuple[DatasetDoc, ProblemDoc]:
     """The datasetDoc and problemDoc of a PRISM task root."""
     cols = [Column(0, "d3mIndex", "integer", ("index",)),
             Column(1, "hypothesis", "string", ("attribute",),
@@ -77,7 +79,7 @@ def documents(name: str, task: str, n_rows: int, seed: int, test_size: float = 0
                           [Resource.collection(IMAGE_RES, "media/", "image", ["image/png", "image/jpeg"]),
                            Resource.table("learningData", "tables/learningData.csv", cols)],
                           description=desc, source="PRISM (d3mkit build prism)")
-    splits = {"method": "holdOut", "testSize": test_size, "stratified": True, "numRepeats": 0,
+    splits = {"method": "holdOut", "testSize": test_size, "stratified": stratified, "numRepeats": 0,
               "randomSeed": seed}
     targets = [Target(0, "learningData", 3, "label")]
     metrics: list[dict] = [{"metric": "accuracy"}]
@@ -111,7 +113,8 @@ def _media_name(ref: str, used: set[str], convert: bool) -> str:
 
 def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = "pvli", *,
                     seed: int = 0, name: str | None = None, test_size: float = 0.2,
-                    force: bool = False, skip_invalid: bool = False, echo=None) -> Path:
+                    force: bool = False, skip_invalid: bool = False, echo=None,
+                    progress: bool = False) -> Path:
     """Check the manifest, then write ``out/<name>/`` atomically; returns its path."""
     from d3mkit.package import TaskRootWriter
     if task not in TASKS:
@@ -133,14 +136,27 @@ def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = 
         raise D3MKitError(error("prism.manifest", "", f"{len(records)} usable record(s); "
                                 "a task root needs at least 2", str(manifest)))
     labels = {r.label for r in records}
-    ddoc, pdoc = documents(name, task, len(records), seed, test_size)
+    fixed = None
+    if records[0].split:
+        kinds = [r.split for r in records]
+        if "TRAIN" not in kinds or "TEST" not in kinds:
+            raise D3MKitError(error("prism.manifest.split", "", "the split column needs both train "
+                                    "and test records", str(manifest)))
+        fixed = pd.DataFrame({"d3mIndex": range(len(records)), "type": kinds, "repeat": 0, "fold": 0})
+        test_size = kinds.count("TEST") / len(kinds)
+    ddoc, pdoc = documents(name, task, len(records), seed, test_size, stratified=fixed is None)
     params = {"task": task, "manifest": str(manifest), "images": str(images) if images else None,
               "testSize": test_size, "records": len(records),
-              "skipped": [i.format() for i in issues], "labels": sorted(labels)}
+              "skipped": [i.format() for i in issues], "labels": sorted(labels),
+              "split": "from the manifest" if fixed is not None else "holdOut, stratified"}
     with TaskRootWriter(out, name, benchmark="prism", seed=seed, parameters=params, force=force) as w:
         media: dict[Path, str] = {}
         used: set[str] = set()
-        for r in records:
+        items = records
+        if progress:
+            from tqdm import tqdm
+            items = tqdm(records, desc="premise images", unit="img", leave=False)
+        for r in items:
             key = r.image.resolve()
             if key in media:
                 continue
@@ -157,7 +173,7 @@ def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = 
         df = learning_data(records, media, task)
         w.write_table("tables/learningData.csv", df)
         w.write_dataset_doc(ddoc)
-        w.write_problem_doc(pdoc)
+        w.write_problem_doc(pdoc, splits=fixed)
         w.write_debug_table("provenance.csv", provenance(records, task))
     return w.root
 
@@ -199,4 +215,5 @@ def build(args) -> list[Path]:
     echo = None if args.quiet else (lambda m: print(m, file=sys.stderr))
     return [build_task_root(args.out, args.manifest, args.images, args.task, seed=args.seed,
                             name=args.name, test_size=args.test_size, force=args.force,
-                            skip_invalid=args.skip_invalid, echo=echo)]
+                            skip_invalid=args.skip_invalid, echo=echo,
+                            progress=not args.quiet and sys.stderr.isatty())]

@@ -4,7 +4,9 @@ What this module owns: reading a caption file (plain text, one caption per line;
 CSV/JSONL with ``id`` and ``caption`` fields), preprocessing each caption into sentences
 (:mod:`.preprocess`), applying the labeling functions enabled by the precision threshold
 (:mod:`.labeling`), and writing one record per match:
-``caption_id, sentence, action, precondition, label, lf, precision``.
+``caption_id, sentence, action, precondition, label, lf, precision`` (JSON lines or CSV).
+Format ``manifest`` writes a CSV manifest for ``d3mkit build prism`` instead (action as
+hypothesis, precondition as rationale, the caption record's ``image`` field as premise).
 
 * Sentences are reported after preprocessing (lower case).
 * When several labeling functions match one sentence, the one with the **higher
@@ -40,6 +42,7 @@ from d3mkit.benchmarks.prism.preprocess import preprocess_caption
 from d3mkit.errors import D3MKitError, UsageError, error
 
 FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
+MANIFEST_FIELDS = ("hypothesis", "image", "label", "rationale", "strategy", "source", "lf", "precision")
 MAX_CHARS = 2000
 _STRIP = " ,;:-\"'"
 
@@ -140,12 +143,14 @@ def detect_format(path: Path) -> str:
 
 
 def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | None = None,
-                  text_fields: tuple[str, ...] = ("caption",)) -> Iterator[tuple[str, str]]:
+                  text_fields: tuple[str, ...] = ("caption",),
+                  images: dict | None = None) -> Iterator[tuple[str, str]]:
     """``(caption_id, caption)`` pairs from a caption file. Plain text: one caption per
     line, the id is the line number. CSV/JSONL: ``id`` and ``caption`` fields (or the
     first of ``text_fields`` present); a record without them is skipped and counted in
     ``summary`` with its line number. A file that cannot be opened, or a CSV without the
-    columns, is an error."""
+    columns, is an error. With ``images`` given, a record's ``image`` field (when present)
+    is stored there under its id."""
     p = Path(path)
     summary = summary if summary is not None else Summary()
     fmt = fmt or detect_format(p)
@@ -154,11 +159,11 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
     except OSError as exc:
         raise UsageError(f"cannot read captions: {exc.strerror or exc}", str(p)) from None
     with fh:
-        yield from _read_open(fh, fmt, str(p), summary, text_fields)
+        yield from _read_open(fh, fmt, str(p), summary, text_fields, images)
 
 
 def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
-               text_fields: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+               text_fields: tuple[str, ...], images: dict | None = None) -> Iterator[tuple[str, str]]:
     if fmt == "text":
         for n, line in enumerate(fh, start=1):
             line = line.rstrip("\r\n")
@@ -177,7 +182,7 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
             if not isinstance(obj, dict):
                 summary.skipped.append((f"{where}: line {n}", "not a JSON object"))
                 continue
-            rec = _record(obj, f"{where}: line {n}", summary, text_fields)
+            rec = _record(obj, f"{where}: line {n}", summary, text_fields, images)
             if rec is not None:
                 yield rec
         return
@@ -193,7 +198,7 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
                                     f"(found: {', '.join(cols) or 'none'})", where))
         try:
             for row in reader:
-                rec = _record(row, f"{where}: line {reader.line_num}", summary, text_fields)
+                rec = _record(row, f"{where}: line {reader.line_num}", summary, text_fields, images)
                 if rec is not None:
                     yield rec
         except csv.Error as exc:
@@ -203,8 +208,8 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
     raise UsageError(f"unknown caption format {fmt!r} (text, csv or jsonl)")
 
 
-def _record(obj: dict, where: str, summary: Summary,
-            text_fields: tuple[str, ...] = ("caption",)) -> tuple[str, str] | None:
+def _record(obj: dict, where: str, summary: Summary, text_fields: tuple[str, ...] = ("caption",),
+            images: dict | None = None) -> tuple[str, str] | None:
     cid = obj.get("id")
     cap = next((obj[f] for f in text_fields if f in obj), None)
     if cid is None or (isinstance(cid, str) and not cid.strip()):
@@ -217,6 +222,8 @@ def _record(obj: dict, where: str, summary: Summary,
     if not cap.strip():
         summary.skipped.append((where, f"empty {text_fields[0]}"))
         return None
+    if images is not None and obj.get("image") not in (None, ""):
+        images[str(cid)] = str(obj["image"])
     return str(cid), cap
 
 
@@ -236,9 +243,23 @@ def write_records(records: Iterable[dict], out: TextIO, fmt: str = "jsonl") -> i
         for r in records:
             w.writerow({k: ("" if r[k] is None else r[k]) for k in FIELDS})
             n += 1
+    elif fmt == "manifest":
+        w = csv.DictWriter(out, fieldnames=list(MANIFEST_FIELDS), lineterminator="\n")
+        w.writeheader()
+        for r in records:
+            w.writerow(manifest_row(r))
+            n += 1
     else:
-        raise UsageError(f"unknown output format {fmt!r} (jsonl or csv)")
+        raise UsageError(f"unknown output format {fmt!r} (jsonl, csv or manifest)")
     return n
+
+
+def manifest_row(r: dict) -> dict:
+    """A match as a ``d3mkit build prism`` manifest record: the action is the hypothesis,
+    the precondition the rationale, the caption's image the premise (strategy EC)."""
+    return {"hypothesis": r["action"], "image": r["image"], "label": r["label"],
+            "rationale": r["precondition"], "strategy": "EC", "source": f"caption {r['caption_id']}",
+            "lf": r["lf"], "precision": "" if r["precision"] is None else r["precision"]}
 
 
 def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: str = "jsonl",
@@ -250,10 +271,15 @@ def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: st
     from d3mkit.benchmarks.prism.labeling import load_labeling_functions
     if not 0.0 <= threshold <= 1.0:
         raise UsageError(f"--threshold must be between 0 and 1, got {threshold}")
+    if max_chars < 1:
+        raise UsageError(f"--max-chars must be at least 1, got {max_chars}")
     lfs = load_labeling_functions(lfs_path) if lfs_path else None
     summary = Summary()
-    records = extract_records(read_captions(captions, input_format, summary), threshold=threshold,
-                              lfs=lfs, max_chars=max_chars, summary=summary)
+    images: dict | None = {} if fmt == "manifest" else None
+    records = extract_records(read_captions(captions, input_format, summary, images=images),
+                              threshold=threshold, lfs=lfs, max_chars=max_chars, summary=summary)
+    if images is not None:
+        records = _with_images(records, images, summary)
     if output is None:
         write_records(records, sys.stdout, fmt)
     else:
@@ -263,6 +289,16 @@ def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: st
     for line in summary.lines():
         print(line, file=stderr or sys.stderr)
     return summary
+
+
+def _with_images(records: Iterable[dict], images: dict, summary: Summary) -> Iterator[dict]:
+    for r in records:
+        img = images.get(r["caption_id"])
+        if img is None:
+            summary.skipped.append((f"caption {r['caption_id']}", "match left out of the manifest: "
+                                    "the caption record has no image field"))
+            continue
+        yield {**r, "image": img}
 
 
 def _atomic_write(path: Path, text: str) -> None:

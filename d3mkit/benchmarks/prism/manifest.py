@@ -9,7 +9,10 @@ return the good records plus the issues found. A record is
 * ``label`` — ``allow`` or ``prevent`` (case and surrounding spaces ignored);
 * ``rationale`` — the precondition text (required for PVLr, optional for PVLI);
 * provenance, all optional: ``strategy`` (EC, CQ, IQ or free text), ``source``, ``lf``
-  (labeling function), ``precision`` (a number).
+  (labeling function), ``precision`` (a number);
+* ``split`` — optional ``train`` or ``test``: a fixed split (e.g. weak-supervision data
+  for TRAIN and a human-verified clean test set for TEST). When one record has it, every
+  record must.
 
 A missing required column is one error at ``line 1``; a bad record is an error at
 ``line N`` (its first physical line in the file). The caller decides whether errors stop
@@ -47,13 +50,14 @@ class Record:
     label: str
     rationale: str = ""
     provenance: dict = field(default_factory=dict)
+    split: str = ""          # "", "TRAIN" or "TEST"
 
 
 def _rows(path: Path):
     """``(line, dict | None, problem)`` per record; CSV or JSONL by extension."""
     suffix = path.suffix.lower()
     try:
-        fh = open(path, encoding="utf-8", newline="")
+        fh = open(path, encoding="utf-8-sig", newline="")
     except OSError as exc:
         raise UsageError(f"cannot read manifest: {exc.strerror or exc}", str(path)) from None
     with fh:
@@ -69,7 +73,6 @@ def _rows(path: Path):
 
 
 def _jsonl_rows(fh):
-    header_seen: set[str] = set()
     for n, line in enumerate(fh, start=1):
         if not line.strip():
             continue
@@ -81,7 +84,6 @@ def _jsonl_rows(fh):
         if not isinstance(obj, dict):
             yield n, None, "not a JSON object"
             continue
-        header_seen.update(obj)
         yield n, obj, None
 
 
@@ -149,6 +151,12 @@ def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "p
             records.append(rec)
     if n_rows == 0 and not issues:
         issues.append(error("prism.manifest", "", "the manifest has no records", where))
+    with_split = [r for r in records if r.split]
+    if with_split and len(with_split) != len(records):
+        first = next(r for r in records if not r.split)
+        issues.append(error("prism.manifest.split", f"line {first.line}",
+                            f"no split value, but {len(with_split)} other record(s) have one "
+                            "(give train/test on every record or on none)", where))
     return records, issues
 
 
@@ -174,6 +182,9 @@ def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
             why = image_problem(img)
             if why:
                 problems.append(f"image {ref!r}: {why}")
+    split = _text(row.get("split")).upper()
+    if split not in ("", "TRAIN", "TEST"):
+        problems.append(f"unknown split {_text(row.get('split'))!r} (train or test)")
     prov = {}
     for k in PROVENANCE:
         v = _text(row.get(k))
@@ -186,7 +197,7 @@ def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
         prov[k] = v
     if problems:
         return None, problems
-    return Record(line, hyp, img, ref, label, rationale, prov), []
+    return Record(line, hyp, img, ref, label, rationale, prov, split), []
 
 
 def image_problem(path: Path) -> str | None:

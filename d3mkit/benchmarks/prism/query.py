@@ -157,9 +157,10 @@ def _similarity(q, c) -> np.ndarray:
     return s.toarray() if hasattr(s, "toarray") else np.asarray(s)
 
 
-def nearest(query_vecs, caption_vecs, k: int, chunk: int = 512) -> tuple[np.ndarray, np.ndarray]:
+def nearest(query_vecs, caption_vecs, k: int, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(indices, distances)`` of the ``k`` most similar captions per query, best first;
-    distance = 1 − cosine. Ties keep the lower caption index.
+    distance = 1 − cosine. Ties keep the lower caption index. Exact search, in chunks of
+    queries sized to keep the similarity block near 20 million entries.
 
     >>> q = np.array([[1.0, 0.0]]); c = np.array([[0.0, 1.0], [1.0, 0.0], [0.6, 0.8]])
     >>> idx, dist = nearest(q, c, 2)
@@ -169,14 +170,21 @@ def nearest(query_vecs, caption_vecs, k: int, chunk: int = 512) -> tuple[np.ndar
     n_c = caption_vecs.shape[0]
     k = min(k, n_c)
     n_q = query_vecs.shape[0]
+    chunk = chunk or max(1, min(1024, 20_000_000 // max(n_c, 1)))
     idx = np.empty((n_q, k), dtype=np.int64)
     dist = np.empty((n_q, k), dtype=np.float64)
     for start in range(0, n_q, chunk):
         sim = _similarity(query_vecs[start:start + chunk], caption_vecs)
-        # stable order: sort by (-similarity, index)
-        order = np.lexsort((np.broadcast_to(np.arange(n_c), sim.shape), -sim), axis=1)[:, :k]
-        idx[start:start + chunk] = order
-        dist[start:start + chunk] = 1.0 - np.take_along_axis(sim, order, axis=1)
+        for r in range(sim.shape[0]):
+            row = sim[r]
+            if k < n_c:
+                kth = np.partition(row, n_c - k)[n_c - k]      # the k-th largest similarity
+                cand = np.flatnonzero(row >= kth)              # every tie at the boundary too
+            else:
+                cand = np.arange(n_c)
+            order = cand[np.lexsort((cand, -row[cand]))][:k]
+            idx[start + r] = order
+            dist[start + r] = 1.0 - row[order]
     return idx, np.clip(dist, 0.0, 2.0)
 
 
