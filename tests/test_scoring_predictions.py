@@ -222,3 +222,15 @@ def test_metadata_file_is_aligned_by_index(tmp_path, task):
         assert r.value("demoMeta") == 5.0 and seen["idx"] == ["1", "3", "5", "7", "9"]
     finally:
         unregister_metric("demoMeta")
+
+
+def test_unseen_label_not_warned_for_free_form_targets(tmp_path):
+    # every truth value distinct (boards, sentences): a new predicted value is not a label error
+    ld = pd.DataFrame({"d3mIndex": range(4), "x": range(4), "y": ["r1", "r2", "r3", "r4"]})
+    root = make_task(tmp_path, "ff", ld, ["y"], [{"metric": "accuracy"}])
+    from d3mkit.taskroot import TaskRoot
+    _, test = TaskRoot.open(root).split_indices()
+    rows = "".join(f"{i},new{i}\n" for i in test)
+    pred = write_csv(tmp_path / "p.csv", "d3mIndex,y\n" + rows)
+    report = score_task_root(root, pred)
+    assert not [i for i in report.issues if i.code == "predictions.unseen_label"]

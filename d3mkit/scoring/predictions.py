@@ -488,7 +488,10 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
         pv = _parse_target(df[t].to_numpy(), t, ctype, path, issues)
         tvals[t] = _ro(tv)
         pvals[t] = _ro(pv if identity else pv[order])
-        if ctype not in NUMERIC_TYPES:
+        if ctype == "categorical" and len(pd.unique(tv)) < len(tv):
+            # a closed label set (labels repeat in the truth); free-form targets such as
+            # chess boards or rationales, where nearly every truth value is new, are not
+            # warned about
             _unseen_labels(pv, tv, t, path, issues)
     conf = None
     if conf_col is not None:
