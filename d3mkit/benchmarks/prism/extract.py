@@ -40,6 +40,7 @@ from typing import Iterable, Iterator, TextIO
 from d3mkit.benchmarks.prism.labeling import DEFAULT_THRESHOLD, LabelingFunction, enabled
 from d3mkit.benchmarks.prism.preprocess import preprocess_caption
 from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.docs.jsonio import write_text_atomic
 
 FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
 MANIFEST_FIELDS = ("hypothesis", "image", "label", "rationale", "strategy", "source", "lf", "precision")
@@ -285,7 +286,7 @@ def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: st
     else:
         buf = io.StringIO()
         write_records(records, buf, fmt)
-        _atomic_write(Path(output), buf.getvalue())
+        write_text_atomic(Path(output), buf.getvalue())
     for line in summary.lines():
         print(line, file=stderr or sys.stderr)
     return summary
@@ -299,16 +300,3 @@ def _with_images(records: Iterable[dict], images: dict, summary: Summary) -> Ite
                                     "the caption record has no image field"))
             continue
         yield {**r, "image": img}
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    import os
-    import tempfile
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)

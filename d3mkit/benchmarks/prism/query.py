@@ -347,7 +347,8 @@ def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str 
               length_filter: bool = True, fmt: str = "jsonl", output: Path | None = None,
               seed: int = 0, stderr: TextIO | None = None) -> QuerySummary:
     """The ``d3mkit prism query`` command."""
-    from d3mkit.benchmarks.prism.extract import Summary, _atomic_write, read_captions
+    from d3mkit.benchmarks.prism.extract import Summary, read_captions
+    from d3mkit.docs.jsonio import write_text_atomic
     read_sum = Summary()
     prem = list(read_captions(premises, summary=read_sum, text_fields=("premise", "text", "caption")))
     caps = list(read_captions(captions, summary=read_sum))
@@ -370,7 +371,7 @@ def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str 
     if output is None:
         sys.stdout.write(buf.getvalue())
     else:
-        _atomic_write(Path(output), buf.getvalue())
+        write_text_atomic(Path(output), buf.getvalue())
     err = stderr or sys.stderr
     for line in summary.lines() + [f"records skipped: {len(read_sum.skipped)}"] + \
             [f"  {w}: {why}" for w, why in read_sum.skipped[:20]]:
