@@ -42,13 +42,13 @@ TRUE_STRINGS = ("true", "1", "yes", "t")
 def as_bool(values) -> np.ndarray:
     """Booleans from bools or the strings a CSV holds ('true'/'false', any case).
 
-    >>> as_bool(["true", "False", "TRUE", "0"]).tolist()
-    [True, False, True, False]
+    >>> as_bool(["true", "False", "TRUE", "0", "1", "yes"]).tolist()
+    [True, False, True, False, True, True]
     """
     arr = np.asarray(values)
     if arr.dtype == bool:
         return arr
-    return np.char.lower(arr.astype(str)) == "true"
+    return np.isin(np.char.strip(np.char.lower(arr.astype(str))), TRUE_STRINGS)
 
 
 def memorised_share(untransformed_chance, trained_transformed) -> np.ndarray:
