@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-import numpy as np
 import pandas as pd
 
 PAPER = {   # Table 3: Baseline-Digit, Baseline-Visual, NeuPSL (mean, std over 10 splits)
