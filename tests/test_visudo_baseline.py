@@ -36,9 +36,9 @@ def test_baseline_one_epoch(task_root, model, capsys):
     scores = pd.read_csv(sol / "scores.csv")
     assert list(scores["metric"]) == ["rocAuc", "accuracy"] and scores["value"].between(0, 1).all()
     info = json.loads((sol / "baseline.json").read_text())
-    assert info["model"] == f"visudo-{model}" and info["cheating"] == (model == "digit")
+    assert info["model"].startswith(f"visudo-{model}") and info["cheating"] == (model == "digit")
     if model == "digit":
-        assert "CHEATING" in out.err and "CHEATING" in info["description"]
+        assert "CHEATING" in out.err and "CHEATING" in info["description"] and "CHEATING" in info["model"]
 
 
 def test_baseline_is_deterministic(task_root, capsys):

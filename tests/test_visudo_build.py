@@ -97,3 +97,12 @@ def test_other_strategies_build(tmp_path):
     for strat, src in (("perCell", "digits"), ("transfer", "digits"), ("perPuzzle", "digits,glyphs")):
         assert main(["build", "visudo", "--out", str(tmp_path), "--strategy", strat, "--sources", src,
                      "--train-count", "2", "--test-count", "1", "--valid-count", "1", "--quiet"]) == 0
+
+
+def test_visudo_modules_do_not_import_torch():
+    import subprocess
+    import sys
+    code = ("import sys, d3mkit.benchmarks.visudo.cli, d3mkit.benchmarks.visudo.baseline, "
+            "d3mkit.benchmarks.visudo.demo, d3mkit.benchmarks.visudo.models; print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -227,3 +227,10 @@ def test_catalog_from_two_sources_offsets_labels():
     ps = generate(Config(strategy="perPuzzle", sources=("digits", "glyphs"), dimension=4,
                          train_count=4, test_count=2, valid_count=1), cat)
     assert (cat.image_label[ps.images] == ps.labels).all()
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_no_valid_puzzles(strategy):
+    ps = generate(cfg(strategy=strategy, valid_count=0), CAT)
+    assert "valid" not in set(ps.split) and len(ps) == 2 * (6 + 4)
+    assert (sudoku.is_correct(ps.labels) == ps.correct).all()

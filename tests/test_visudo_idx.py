@@ -109,3 +109,38 @@ def test_missing_and_corrupt_files_via_cli(tmp_path, capsys):
     capsys.readouterr()
     assert main([*args, "--force"]) == 1
     assert "truncated" in capsys.readouterr().err
+
+
+def test_download_verifies_md5_offline(tmp_path):
+    """--download code path with file:// URLs (no network): files are fetched, checked
+    against their MD5 and read; a wrong checksum is an exit-1 error leaving no file."""
+    import hashlib
+    import zipfile
+
+    from d3mkit.benchmarks.visudo.sources import IdxSpec, _mnist_files, download_source, load_idx_source
+    pub = tmp_path / "publisher"
+    _write_mnist_like(pub, per_label=3)
+    md5 = tuple(hashlib.md5((pub / f"{n}.gz").read_bytes()).hexdigest() for n in
+                ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                 "t10k-labels-idx1-ubyte"))
+    sp = IdxSpec("mnist", "tiny", _mnist_files(md5s=md5), ("file:///nonexistent/", pub.as_uri() + "/"),
+                 tuple("0123456789"))
+    src = load_idx_source(sp, tmp_path / "dl", download=True)      # first mirror fails, second works
+    assert len(src) == 50 and (tmp_path / "dl" / "mnist" / "train-images-idx3-ubyte.gz").is_file()
+    bad = IdxSpec("mnist", "tiny", _mnist_files(md5s=("0" * 32,) * 4), (pub.as_uri() + "/",), tuple("0123456789"))
+    with pytest.raises(D3MKitError) as exc:
+        download_source(bad, tmp_path / "dl2")
+    assert exc.value.exit_code == 1 and "MD5 mismatch" in str(exc.value)
+    assert not any(p.is_file() for p in (tmp_path / "dl2").rglob("*"))
+    # EMNIST comes as one zip with gzip/ members
+    _write_mnist_like(tmp_path / "em", prefix="emnist-bymerge-", n_labels=47, per_label=2)
+    with zipfile.ZipFile(pub / "gzip.zip", "w") as z:
+        for f in sorted((tmp_path / "em").iterdir()):
+            z.write(f, "gzip/" + f.name)
+    zmd5 = hashlib.md5((pub / "gzip.zip").read_bytes()).hexdigest()
+    from d3mkit.benchmarks.visudo.sources import emnist_spec
+    em = emnist_spec()
+    em = IdxSpec(em.name, em.title, em.files, (), em.label_names, keep=em.keep, transpose=True,
+                 archive=((pub / "gzip.zip").as_uri(), zmd5, "gzip/"))
+    e = load_idx_source(em, tmp_path / "dl3", download=True)
+    assert len(e) == 37 * 4

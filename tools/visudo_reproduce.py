@@ -11,8 +11,9 @@ expected and are not hidden.
     PYTHONPATH=$PWD python tools/visudo_reproduce.py [--splits 10] [--source digits]
         [--source-dir DIR] [--out tools/results]
 
-Writes ``<out>/visudo_reproduce.csv`` (one row per split and model) and
-``<out>/visudo_reproduce.md`` (the summary table with the command and timings).
+Writes ``<out>/visudo_reproduce[_TAG].csv`` (one row per split and model) and
+``<out>/visudo_reproduce[_TAG].md`` (the summary table with the command and timings).
+``--overlap W --models nesy,digit --tag overlapW`` gives one point of the paper's Fig. 8.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-import numpy as np
 import pandas as pd
 
 PAPER = {   # Table 3: Baseline-Digit, Baseline-Visual, NeuPSL (mean, std over 10 splits)
@@ -46,6 +46,9 @@ def main(argv=None) -> int:
     ap.add_argument("--train-count", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--epochs", type=int, default=None, help="override every model's default epochs")
+    ap.add_argument("--overlap", type=float, default=0.0, help="overlap omega (Table 3 uses 0; Fig. 8 varies it)")
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of digit,visual,nesy")
+    ap.add_argument("--tag", default="", help="suffix of the output file names")
     ap.add_argument("--out", type=Path, default=Path("tools/results"))
     args = ap.parse_args(argv)
 
@@ -54,6 +57,9 @@ def main(argv=None) -> int:
     from d3mkit.benchmarks.visudo.generator import Config, generate
     from d3mkit.taskroot import TaskRoot
 
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    if not models or any(m not in MODELS for m in models):
+        ap.error(f"--models takes a subset of {','.join(MODELS)}")
     catalog = load_catalog((args.source,), args.source_dir)
     rows = []
     t_all = time.perf_counter()
@@ -61,13 +67,13 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="visudo-repro-") as tmp:
         for k in range(args.splits):
             cfg = Config(strategy="basic", sources=(args.source,), dimension=4, train_count=args.train_count,
-                         test_count=100, valid_count=100, overlap=0.0, corrupt_chance=0.5, split=k,
+                         test_count=100, valid_count=100, overlap=args.overlap, corrupt_chance=0.5, split=k,
                          seed=args.seed)
             t = time.perf_counter()
             root = write_task_root(Path(tmp), generate(cfg, catalog), catalog)
             t_build = time.perf_counter() - t
             task = TaskRoot.open(root)
-            for model in MODELS:
+            for model in models:
                 t = time.perf_counter()
                 ns = SimpleNamespace(device="auto", epochs=args.epochs, seed=k, quiet=True)
                 report = run_baseline(task, model, ns)
@@ -81,24 +87,25 @@ def main(argv=None) -> int:
     cpu = time.process_time() - cpu0
     df = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)
-    df.to_csv(args.out / "visudo_reproduce.csv", index=False)
+    stem = "visudo_reproduce" + (f"_{args.tag}" if args.tag else "")
+    df.to_csv(args.out / f"{stem}.csv", index=False)
     paper = PAPER.get(args.source, PAPER["mnist"])
     ref = args.source if args.source in PAPER else "mnist"
     cmd = "PYTHONPATH=$PWD python tools/visudo_reproduce.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     lines = [f"# ViSudo-PC Table 3 reproduction (basic, 4x4, {args.train_count} train puzzles, "
-             f"{args.splits} split(s), source {args.source})", "",
+             f"{args.splits} split(s), source {args.source}, overlap {args.overlap:g})", "",
              f"Command: `{cmd.strip()}`  ", f"Wall time {wall:.0f} s, CPU time {cpu:.0f} s, "
              f"machine: {os.cpu_count()} cores (shared, loaded).", "",
              f"| model | d3mkit AuROC (mean ± std) | paper {ref.upper()} row | accuracy (mean) |",
              "|---|---|---|---|"]
     names = {"digit": "Baseline-Digit (cheating)", "visual": "Baseline-Visual", "nesy": "NeSy (NeuPSL in the paper)"}
-    for m in MODELS:
+    for m in models:
         a = df.loc[df.model == m, "rocAuc"].to_numpy()
         acc = df.loc[df.model == m, "accuracy"].to_numpy()
         pm, ps = paper[m]
         lines.append(f"| {names[m]} | {a.mean():.2f} ± {a.std(ddof=0):.2f} | {pm:.2f} ± {ps:.2f} | {acc.mean():.2f} |")
     text = "\n".join(lines) + "\n"
-    (args.out / "visudo_reproduce.md").write_text(text)
+    (args.out / f"{stem}.md").write_text(text)
     print(text)
     return 0
 

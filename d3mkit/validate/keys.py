@@ -69,4 +69,4 @@ def isin(values: np.ndarray, pool: np.ndarray) -> np.ndarray:
         return np.isin(v, p)
     pool_s = pd.Series(p, dtype=object).dropna().unique()
     vs = pd.Series(v, dtype=object)
-    return (vs.isin(pool_s) & vs.notna()).to_numpy(dtype=bool)
+    return (vs.isin(pool_s) & vs.notna()).to_numpy(dtype=bool, copy=True)   # writable (pandas CoW)

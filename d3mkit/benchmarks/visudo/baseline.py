@@ -223,4 +223,5 @@ def run_baseline(task, model: str, args):
         meta["note"] = CHEAT_NOTE
     if n_classes:
         meta["cellClasses"] = n_classes
-    return write_solution(task, predictions, model=f"visudo-{model}", info=meta)
+    label = "visudo-digit-CHEATING" if model == "digit" else f"visudo-{model}"
+    return write_solution(task, predictions, model=label, info=meta)

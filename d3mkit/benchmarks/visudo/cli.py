@@ -45,6 +45,14 @@ SOURCE_TITLES = {
 }
 
 
+LICENSES = {   # of the images; the generated puzzles add no restriction
+    "digits": "CC BY 4.0 (UCI optical recognition of handwritten digits)",
+    "glyphs": "CC0 (rendered by d3mkit)",
+    "mnist": "CC BY-SA 3.0 (MNIST)", "fmnist": "MIT (Fashion-MNIST)",
+    "kmnist": "CC BY-SA 4.0 (KMNIST)", "emnist": "see the EMNIST publishers (NIST special database 19)",
+}
+
+
 def add_build_arguments(parser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES, default="basic",
                         help="label strategy / task (default basic)")
@@ -132,6 +140,7 @@ def documents(name: str, ps: PuzzleSet, catalog: Catalog) -> tuple[DatasetDoc, P
             f"each with one corrupted twin; overlap {cfg.overlap:g}, corrupt chance {cfg.corrupt_chance:g}, "
             f"split index {cfg.split}, seed {cfg.seed}. Cell labels are not part of the dataset.")
     ddoc = DatasetDoc.new(f"{name}_dataset", name, resources, description=desc,
+                          license="; ".join(LICENSES.get(s, "unknown") for s in cfg.sources),
                           source="ViSudo-PC generator (Augustine et al., NeSy 2022) as implemented by d3mkit")
     n = len(ps)
     n_test = int((ps.split == "test").sum())

@@ -266,7 +266,7 @@ def per_cell_labels(slots: np.ndarray, avail: np.ndarray, rng: np.random.Generat
     k = rng.integers(d, kmax + 1, size=n)
     chosen = avail[np.argsort(rng.random((n, len(avail))), axis=1)[:, :kmax]]   # (n, kmax)
     in_set = np.arange(kmax)[None, :] < k[:, None]
-    lab = np.take_along_axis(chosen[:, :d], slots.reshape(n, -1), axis=1)
+    lab = np.take_along_axis(chosen[:, :d], slots.reshape(n, d * d), axis=1)
     rows = np.arange(n)
     for c in rng.permutation(d * d):
         taken = lab[:, peers[c]]                                               # (n, P)
@@ -327,12 +327,12 @@ def generate(config: Config, catalog: Catalog) -> PuzzleSet:
         slots = sudoku.random_layouts(n, d, rng)
         if fixed[s] is not None:
             sets = np.broadcast_to(fixed[s], (n, d))
-            labels = np.take_along_axis(sets, slots.reshape(n, -1), axis=1).reshape(n, d, d)
+            labels = np.take_along_axis(sets, slots.reshape(n, d * d), axis=1).reshape(n, d, d)
         elif config.strategy == "perPuzzle":
             if len(avail) < d:
                 raise _bad("visudo.labels", "--sources", f"perPuzzle needs {d} labels, {len(avail)} available")
             sets = avail[np.argsort(rng.random((n, len(avail))), axis=1)[:, :d]]
-            labels = np.take_along_axis(sets, slots.reshape(n, -1), axis=1).reshape(n, d, d)
+            labels = np.take_along_axis(sets, slots.reshape(n, d * d), axis=1).reshape(n, d, d)
         else:
             if len(avail) < d:
                 raise _bad("visudo.labels", "--sources", f"perCell needs {d} labels, {len(avail)} available")
