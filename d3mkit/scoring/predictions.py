@@ -701,7 +701,8 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         pv, pkeep = _ml_values(df[t].to_numpy(), t, ctype, path, issues, "predictions", several)
         if sum(i.is_error for i in issues) > n_before:
             continue
-        labels = np.unique(np.concatenate([tv, pv]))
+        # sorted union of the labels (hash the rows, sort the few distinct values)
+        labels = np.sort(np.asarray(pd.unique(np.concatenate([tv, pv]))))
         labels = labels.astype(object) if labels.dtype.kind not in "f" else labels
         tcode, pcode = label_codes(tv, labels), label_codes(pv, labels)
         k = len(labels)
