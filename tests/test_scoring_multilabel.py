@@ -218,3 +218,38 @@ def test_task_root_truth_and_cli(tmp_path):
     out2 = tmp_path / "scores2.csv"
     assert main(["score", "--problem", str(root), "--predictions", str(bad), "--output", str(out2)]) == 1
     assert not out2.exists()
+
+
+def test_truth_messages_name_the_learning_data_line(tmp_path):
+    ld = pd.DataFrame({"d3mIndex": [0, 1, 1, 2, 2, 2], "x": range(6), "label": list("abbabc")})
+    root = make_task(tmp_path, "m", ld, ["label"], [{"metric": "accuracy"}], subtype="multiLabel",
+                     test=[1, 2])
+    pred = write_csv(tmp_path / "p.csv", "d3mIndex,label\n1,b\n2,a\n")
+    r = score_task_root(root, pred)
+    w = [i for i in r.issues if i.code == "truth.duplicate_label"]
+    # index 1's second "b" is data row 2 of learningData.csv, file line 4
+    assert len(w) == 1 and w[0].location == "row 4, column label"
+    assert w[0].path.endswith("learningData.csv")
+    assert r.value("accuracy") == 0.5
+
+
+def test_listing_every_label_is_warned_about(tmp_path):
+    pred = "".join(f"{i},{lab},0.5\n" for i in range(3) for lab in "abc")
+    r = _score(tmp_path, TRUTH, "d3mIndex,label,confidence\n" + pred, names=["accuracy", "rocAucMicro"])
+    assert any(i.code == "predictions.all_labels" for i in r.issues)
+    assert r.value("accuracy") == 0.0
+
+
+def test_all_targets_is_the_mean_over_targets(tmp_path):
+    truth = "d3mIndex,genre,mood\n0,a,happy\n0,b,\n1,c,sad\n"
+    pred = "d3mIndex,genre,mood\n0,a,happy\n1,c,happy\n"
+    t = write_csv(tmp_path / "targets.csv", truth)
+    p = write_csv(tmp_path / "predictions.csv", pred)
+    doc = ProblemDoc.new("ml_problem", "ml", "classification", "multiLabel", "d",
+                         [Target(0, "learningData", 1, "genre"), Target(1, "learningData", 2, "mood")],
+                         [{"metric": "accuracy", "applicabilityToTarget": "allTargets"},
+                          {"metric": "f1Macro"}])
+    r = score_predictions(doc, p, targets_path=t)
+    assert r.value("accuracy") == pytest.approx((0.5 + 0.5) / 2)
+    assert r.value("f1Macro", "genre") == pytest.approx((1 + 0 + 1) / 3)
+    assert r.value("f1Macro", "mood") == pytest.approx((2 / 3 + 0) / 2)

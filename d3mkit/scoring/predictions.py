@@ -65,6 +65,7 @@ class Truth:
     path: str
     issues: list[Issue] = field(default_factory=list)
     multilabel: bool = False   # several rows per d3mIndex, one per label
+    rows: np.ndarray | None = None   # each frame row's 0-based data row in the file
 
 
 @dataclass
@@ -328,7 +329,7 @@ def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
                                        f"label sets although the problem's taskSubType is "
                                        f"{problem.task_subtype or 'not given'}", p)]
     return Truth(df.reset_index(drop=True), index, targets, types, img, p, issues,
-                 multilabel=multilabel)
+                 multilabel=multilabel, rows=df.index.to_numpy())
 
 
 # ---------------------------------------------------------------------------------------
@@ -659,11 +660,15 @@ def _align_od(truth, df, path, conf_col, issues):
 
 
 def _ml_values(a: np.ndarray, name: str, col_type: str, path: str, issues: list[Issue],
-               kind: str, skip_blank: bool) -> tuple[np.ndarray, np.ndarray]:
+               kind: str, skip_blank: bool, rows: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """A multiLabel target column's values parsed per colType, and the mask of rows kept
-    (blank cells are skipped when the problem has several targets, else errors)."""
+    (blank cells are skipped when the problem has several targets, else errors).
+    ``rows`` maps each value to its data row in the file (for messages)."""
     keep = ~_missing_mask(a) if skip_blank else np.ones(len(a), bool)
     pos = np.flatnonzero(keep)
+    if rows is not None:
+        pos = rows[pos]
     vals = _parse_target(a[keep], name, col_type, path, issues, positions=pos, kind=kind)
     return vals, keep
 
@@ -684,10 +689,12 @@ def _align_multilabel(truth, df, path, conf_col, issues):
     tpos = uindex.get_indexer(trow_idx)
     conf = _confidence(df, conf_col, path, issues) if conf_col is not None else None
     if several:
-        for frame, fpath, kind in ((df, path, "predictions"), (truth.frame, truth.path, "truth")):
+        truth_rows = truth.rows if truth.rows is not None else np.arange(len(truth.frame))
+        for frame, fpath, kind, where in ((df, path, "predictions", np.arange(len(df))),
+                                          (truth.frame, truth.path, "truth", truth_rows)):
             blank = np.logical_and.reduce([_missing_mask(frame[t].to_numpy()) for t in targets])
             if blank.any():
-                rows = _lines(np.flatnonzero(blank))
+                rows = np.sort(_lines(where[np.flatnonzero(blank)]))
                 issues.append(error(f"{kind}.missing_value", f"row {rows[0]}",
                                     f"{len(rows)} row(s) have every target blank "
                                     f"(rows {_rows_text(rows)})", fpath))
@@ -697,7 +704,7 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         ctype = truth.col_types[t]
         n_before = sum(i.is_error for i in issues)
         tv, tkeep = _ml_values(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, "truth",
-                               several)
+                               several, truth.rows)
         pv, pkeep = _ml_values(df[t].to_numpy(), t, ctype, path, issues, "predictions", several)
         if sum(i.is_error for i in issues) > n_before:
             continue
@@ -707,11 +714,13 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         tcode, pcode = label_codes(tv, labels), label_codes(pv, labels)
         k = len(labels)
         tp_, pp_ = tpos[tkeep], ppos[pkeep]
-        for code, rowpos, kind, fpath, src in ((tcode, tp_, "truth", truth.path, tkeep),
-                                               (pcode, pp_, "predictions", path, pkeep)):
+        truth_rows = truth.rows if truth.rows is not None else np.arange(len(truth.frame))
+        for code, rowpos, kind, fpath, src, where in (
+                (tcode, tp_, "truth", truth.path, tkeep, truth_rows),
+                (pcode, pp_, "predictions", path, pkeep, np.arange(len(df)))):
             dup = pd.Index(rowpos.astype(np.int64) * k + code).duplicated(keep="first")
             if dup.any():
-                rows = _lines(np.flatnonzero(src)[dup])
+                rows = np.sort(_lines(where[np.flatnonzero(src)[dup]]))
                 issues.append(warning(f"{kind}.duplicate_label", f"row {rows[0]}, column {t}",
                                       f"{len(rows)} row(s) repeat a (d3mIndex, {t}) pair; a label "
                                       f"counts once per index"
@@ -725,8 +734,15 @@ def _align_multilabel(truth, df, path, conf_col, issues):
             scores = _ro(scores)
         if ctype == "categorical":
             _unseen_labels(pv, tv, t, path, issues)
+        pmat = matrix_from_pairs(pp_, pcode, n, k)
+        if k > 1 and n > 1 and pmat.all():
+            issues.append(warning("predictions.all_labels", f"column {t}",
+                                  f"every index lists all {k} labels: the hard-label metrics "
+                                  f"(accuracy, f1, hammingLoss, ...) count every listed label as "
+                                  f"predicted, whatever its confidence (as d3m.metrics does); "
+                                  f"list only the predicted labels", path))
         sets[t] = LabelSets(_ro(matrix_from_pairs(tp_, tcode, n, k)),
-                            _ro(matrix_from_pairs(pp_, pcode, n, k)), _ro(labels), scores)
+                            _ro(pmat), _ro(labels), scores)
     if any(i.is_error for i in issues):
         return issues
     return Aligned("multiLabel", _ro(uniq), targets, sets, dict(sets), truth.col_types,

@@ -18,9 +18,9 @@ Calling convention of ``score``: ``score(y_true, y_pred, **kwargs) -> float`` wh
   ``metadata_file`` names a CSV in the task root's ``<name>_debug/`` directory;
 * problemDoc parameters arrive under their problemDoc names (``K``, ``posLabel``);
 * for a multiLabel problem (several truth rows per d3mIndex) only metrics registered with
-  ``multilabel=True`` are allowed; they get ``y_true`` as a
+  ``multilabel=True`` are allowed; they get one
   :class:`d3mkit.scoring.multilabel.LabelSets` (indicator matrices of truth and
-  predictions, and the confidence matrix) and ``y_pred`` as None.
+  predictions, and the confidence matrix) as both ``y_true`` and ``y_pred``.
 
 >>> @register_metric(name="demoZeroOne", higher_is_better=True, best=1.0, worst=0.0,
 ...                  description="fraction of exact matches (example)")
