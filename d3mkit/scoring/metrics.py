@@ -17,6 +17,10 @@ silent, the D3M reference package (``d3m.metrics`` 2022.5.5):
   it is ``2 * errors / (rows * labels)``;
 * normalizedMutualInformation uses the geometric mean normaliser (the reference's
   ``average_method='geometric'``);
+* multiLabel targets arrive as one :class:`~d3mkit.scoring.multilabel.LabelSets`;
+  accuracy, f1Micro, f1Macro, hammingLoss, jaccardSimilarityScore, rocAucMicro and
+  rocAucMacro (registered ``multilabel=True``) score it with the functions of
+  :mod:`d3mkit.scoring.multilabel`; the binary metrics refuse it;
 * precisionAtTopK is the seed's definition (first K entries in index order), not the
   reference package's (which ranks rows by value first); see :func:`precision_at_top_k`.
 
