@@ -71,3 +71,12 @@ def test_reference_cases_cover_every_shared_metric():
         "rootMeanSquaredError", "meanAbsoluteError", "rSquared", "normalizedMutualInformation",
         "jaccardSimilarityScore", "precisionAtTopK", "objectDetectionAP", "hammingLoss",
         "rocAuc", "rocAucMicro", "rocAucMacro", "meanReciprocalRank", "hitsAtK"}
+
+
+def test_reference_cases_cover_multilabel():
+    ml = {c["d3mkitMetric"] for c in CASES if c["subtype"] == "multiLabel"}
+    assert ml == {"accuracy", "f1Micro", "f1Macro", "hammingLoss", "rocAucMicro", "rocAucMacro"}
+    for c in CASES:
+        if c["subtype"] == "multiLabel":   # several rows per index on both sides
+            assert len({r[0] for r in c["truth"]}) < len(c["truth"])
+            assert len({r[0] for r in c["predictions"]}) < len(c["predictions"])

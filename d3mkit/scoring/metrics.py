@@ -17,6 +17,10 @@ silent, the D3M reference package (``d3m.metrics`` 2022.5.5):
   it is ``2 * errors / (rows * labels)``;
 * normalizedMutualInformation uses the geometric mean normaliser (the reference's
   ``average_method='geometric'``);
+* multiLabel targets arrive as one :class:`~d3mkit.scoring.multilabel.LabelSets`;
+  accuracy, f1Micro, f1Macro, hammingLoss, jaccardSimilarityScore, rocAucMicro and
+  rocAucMacro (registered ``multilabel=True``) score it with the functions of
+  :mod:`d3mkit.scoring.multilabel`; the binary metrics refuse it;
 * precisionAtTopK is the seed's definition (first K entries in index order), not the
   reference package's (which ranks rows by value first); see :func:`precision_at_top_k`.
 
@@ -33,6 +37,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from d3mkit.scoring import multilabel as ML
+from d3mkit.scoring.multilabel import LabelSets
 from d3mkit.scoring.registry import register_metric
 
 CLASSIFICATION = ("classification", "vertexNomination", "linkPrediction", "graphMatching",
@@ -57,6 +63,8 @@ def _arr(y) -> np.ndarray:
 def _per_column(fn):
     """Apply ``fn`` per column of 2-D inputs and average (several targets)."""
     def wrapped(y_true, y_pred, **kwargs):
+        if isinstance(y_true, LabelSets):   # multiLabel: one indicator matrix per target
+            return fn(y_true, y_pred, **kwargs)
         t, p = _arr(y_true), _arr(y_pred)
         if t.ndim == 2:
             if t.shape[1] == 1:
@@ -143,6 +151,17 @@ def _binary_counts(y_true, y_pred, posLabel):
     return tp, cm[:, i].sum() - tp, cm[i, :].sum() - tp
 
 
+def _no_multilabel(y_true, name: str) -> None:
+    if isinstance(y_true, LabelSets):
+        raise ValueError(f"{name} scores one binary label per index, not multiLabel label sets")
+
+
+def _ml_scores(sets: LabelSets, name: str) -> np.ndarray:
+    if sets.scores is None:
+        raise ValueError(f"{name} needs a confidence column")
+    return sets.scores
+
+
 def _floats(y) -> np.ndarray:
     return np.asarray(y, dtype=float)
 
@@ -150,7 +169,7 @@ def _floats(y) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # classification
 # ---------------------------------------------------------------------------------------
-@register_metric("accuracy", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("accuracy", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
 def accuracy(y_true, y_pred, **_) -> float:
@@ -159,6 +178,8 @@ def accuracy(y_true, y_pred, **_) -> float:
     >>> accuracy(["a", "b", "c", "c"], ["a", "b", "c", "a"])
     0.75
     """
+    if isinstance(y_true, LabelSets):
+        return ML.subset_accuracy(y_true.truth, y_true.pred)
     t, p = _arr(y_true), _arr(y_pred)
     if not len(t):
         return 0.0
@@ -174,6 +195,7 @@ def precision(y_true, y_pred, posLabel=None, **_) -> float:
     >>> precision(["1", "0", "1", "0"], ["1", "1", "1", "0"])
     0.6666666666666666
     """
+    _no_multilabel(y_true, 'precision')
     tp, fp, _fn = _binary_counts(y_true, y_pred, posLabel)
     return float(_div(tp, tp + fp))
 
@@ -187,6 +209,7 @@ def recall(y_true, y_pred, posLabel=None, **_) -> float:
     >>> recall(["1", "0", "1", "1"], ["1", "1", "0", "0"])
     0.3333333333333333
     """
+    _no_multilabel(y_true, 'recall')
     tp, _fp, fn = _binary_counts(y_true, y_pred, posLabel)
     return float(_div(tp, tp + fn))
 
@@ -200,11 +223,12 @@ def f1(y_true, y_pred, posLabel=None, **_) -> float:
     >>> f1(["yes", "no", "yes"], ["yes", "yes", "yes"], posLabel="yes")
     0.8
     """
+    _no_multilabel(y_true, 'f1')
     tp, fp, fn = _binary_counts(y_true, y_pred, posLabel)
     return float(_div(2 * tp, 2 * tp + fp + fn))
 
 
-@register_metric("jaccardSimilarityScore", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("jaccardSimilarityScore", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True)
 @_per_column
 def jaccard_similarity_score(y_true, y_pred, posLabel=None, **_) -> float:
@@ -214,11 +238,13 @@ def jaccard_similarity_score(y_true, y_pred, posLabel=None, **_) -> float:
     >>> jaccard_similarity_score(["1", "0", "1", "1"], ["1", "1", "0", "1"])
     0.5
     """
+    if isinstance(y_true, LabelSets):
+        return ML.jaccard_samples(y_true.truth, y_true.pred)
     tp, fp, fn = _binary_counts(y_true, y_pred, posLabel)
     return float(_div(tp, tp + fp + fn))
 
 
-@register_metric("f1Micro", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1Micro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
 def f1_micro(y_true, y_pred, **_) -> float:
@@ -227,13 +253,15 @@ def f1_micro(y_true, y_pred, **_) -> float:
     >>> f1_micro(["a", "b", "c"], ["a", "b", "b"])
     0.6666666666666666
     """
+    if isinstance(y_true, LabelSets):
+        return ML.f1_micro(y_true.truth, y_true.pred)
     cm, _c = _confusion(y_true, y_pred)
     tp = np.trace(cm)
     wrong = cm.sum() - tp
     return float(_div(2 * tp, 2 * tp + 2 * wrong))
 
 
-@register_metric("f1Macro", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1Macro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
 def f1_macro(y_true, y_pred, **_) -> float:
@@ -242,6 +270,8 @@ def f1_macro(y_true, y_pred, **_) -> float:
     >>> f1_macro(["a", "b", "c"], ["a", "b", "b"])
     0.5555555555555555
     """
+    if isinstance(y_true, LabelSets):
+        return ML.f1_macro(y_true.truth, y_true.pred)
     cm, _c = _confusion(y_true, y_pred)
     if not cm.size:
         return 0.0
@@ -250,7 +280,7 @@ def f1_macro(y_true, y_pred, **_) -> float:
     return float(per_label.mean())
 
 
-@register_metric("hammingLoss", higher_is_better=False, best=0.0, worst=1.0,
+@register_metric("hammingLoss", multilabel=True, higher_is_better=False, best=0.0, worst=1.0,
                  task_types=CLASSIFICATION, standard=False,
                  description="fraction of wrong cells of the one-hot label matrix "
                              "(d3m.metrics HammingLossMetric)")
@@ -263,6 +293,8 @@ def hamming_loss(y_true, y_pred, **_) -> float:
     >>> hamming_loss(["a", "b", "c", "c"], ["a", "b", "c", "a"])
     0.16666666666666666
     """
+    if isinstance(y_true, LabelSets):
+        return ML.hamming_loss(y_true.truth, y_true.pred)
     cm, classes = _confusion(y_true, y_pred)
     n, k = cm.sum(), len(classes)
     if not n or not k:
@@ -348,6 +380,7 @@ def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, **_) -
     >>> roc_auc(["1", "0", "1", "0"], ["1", "0", "0", "0"], confidence=[0.9, 0.9, 0.6, 0.5])
     0.75
     """
+    _no_multilabel(y_true, 'rocAuc')
     if confidence is None:
         raise ValueError("rocAuc needs a confidence column")
     tc, mat, cls = class_scores(y_true, y_pred, confidence, classes)
@@ -359,7 +392,7 @@ def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, **_) -
     return binary_auc(tc == j, mat[:, j])
 
 
-@register_metric("rocAucMicro", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAucMicro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, standard=True)
 def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
     """One-vs-rest ROC AUC pooled over all (row, class) cells (scikit-learn's micro).
@@ -368,6 +401,8 @@ def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
     ...               [.2, .5, .3]], classes=["a", "b", "c"])
     0.9166666666666666
     """
+    if isinstance(y_true, LabelSets):
+        return ML.roc_auc_micro(y_true.truth, _ml_scores(y_true, 'rocAucMicro'), binary_auc)
     if confidence is None:
         raise ValueError("rocAucMicro needs a confidence column")
     tc, mat, cls = class_scores(y_true, y_pred, confidence, classes)
@@ -376,7 +411,7 @@ def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
     return binary_auc(onehot.ravel(), mat.ravel())
 
 
-@register_metric("rocAucMacro", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAucMacro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, standard=True)
 def roc_auc_macro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
     """Mean one-vs-rest ROC AUC over the labels (scikit-learn's macro). Labels absent
@@ -386,6 +421,8 @@ def roc_auc_macro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
     ...               [.2, .5, .3]], classes=["a", "b", "c"])
     1.0
     """
+    if isinstance(y_true, LabelSets):
+        return ML.roc_auc_macro(y_true.truth, _ml_scores(y_true, 'rocAucMacro'), binary_auc)
     if confidence is None:
         raise ValueError("rocAucMacro needs a confidence column")
     tc, mat, cls = class_scores(y_true, y_pred, confidence, classes)

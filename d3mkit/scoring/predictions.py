@@ -17,6 +17,11 @@ Layouts of predictions.csv:
   label is each index's most confident class.
 * ``ranked`` — several rows per d3mIndex with a ``rank`` column (meanReciprocalRank,
   hitsAtK); the hard label is the rank-1 row's value.
+* ``multiLabel`` — the truth has one row per (d3mIndex, label) (taskSubType multiLabel,
+  or a classification truth that repeats d3mIndex) and so do the predictions, optionally
+  with each label's ``confidence``; rows are grouped by d3mIndex into label sets
+  (:class:`d3mkit.scoring.multilabel.LabelSets`). Every TEST index needs at least one
+  row and no other index may appear; a repeated (index, label) pair is a warning.
 * ``objectDetection`` — any number of rows per image, keyed by the image column
   (d3mIndex must be present but is not used to align).
 
@@ -36,6 +41,7 @@ from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
 
 INDEX = "d3mIndex"
 NUMERIC_TYPES = ("integer", "real")
+MULTILABEL_TASKS = ("classification", "semiSupervisedClassification")
 REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
                     "semiSupervisedRegression")
 MISSING_STRINGS = ("", "nan", "NaN", "NAN", "NA", "N/A", "null", "NULL", "None")
@@ -58,6 +64,8 @@ class Truth:
     image_column: str | None
     path: str
     issues: list[Issue] = field(default_factory=list)
+    multilabel: bool = False   # several rows per d3mIndex, one per label
+    rows: np.ndarray | None = None   # each frame row's 0-based data row in the file
 
 
 @dataclass
@@ -305,13 +313,23 @@ def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
         if not (order == np.arange(len(order))).all():
             df = df.iloc[order]
             index = index[order]
+    multilabel = problem.task_subtype == "multiLabel" and problem.task_type in MULTILABEL_TASKS
+    if not is_od:
         dup = pd.Index(index).duplicated()
-        if dup.any():
+        if dup.any() and problem.task_type not in MULTILABEL_TASKS:
             raise D3MKitError(error("truth.duplicate_index", "",
                                     f"truth has several rows for d3mIndex "
-                                    f"{_rows_text(pd.unique(index[dup]))} (multiLabel truth is not "
-                                    f"supported by d3mkit score)", p))
-    return Truth(df.reset_index(drop=True), index, targets, types, img, p, issues)
+                                    f"{_rows_text(pd.unique(index[dup]))} (only classification "
+                                    f"truth may repeat an index: one row per label, multiLabel)", p))
+        if dup.any() and not multilabel:
+            multilabel = True
+            issues = issues + [warning("truth.multilabel", "",
+                                       f"truth has several rows for d3mIndex "
+                                       f"{_rows_text(pd.unique(index[dup]))}: scored as multiLabel "
+                                       f"label sets although the problem's taskSubType is "
+                                       f"{problem.task_subtype or 'not given'}", p)]
+    return Truth(df.reset_index(drop=True), index, targets, types, img, p, issues,
+                 multilabel=multilabel, rows=df.index.to_numpy())
 
 
 # ---------------------------------------------------------------------------------------
@@ -454,6 +472,8 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
 
     if truth.image_column:
         return _align_od(truth, df, path, conf_col, issues)
+    if truth.multilabel:
+        return _align_multilabel(truth, df, path, conf_col, issues)
 
     pred_idx = _index_values(df[INDEX])
     truth_idx = truth.index
@@ -637,3 +657,93 @@ def _align_od(truth, df, path, conf_col, issues):
     return Aligned("objectDetection", _ro(truth.index), truth.targets, {t: _ro(tb)}, {t: _ro(pb)},
                    truth.col_types, confidence=None if conf is None else _ro(conf),
                    images_true=_ro(timg), images_pred=_ro(pimg), issues=issues)
+
+
+def _ml_values(a: np.ndarray, name: str, col_type: str, path: str, issues: list[Issue],
+               kind: str, skip_blank: bool, rows: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """A multiLabel target column's values parsed per colType, and the mask of rows kept
+    (blank cells are skipped when the problem has several targets, else errors).
+    ``rows`` maps each value to its data row in the file (for messages)."""
+    keep = ~_missing_mask(a) if skip_blank else np.ones(len(a), bool)
+    pos = np.flatnonzero(keep)
+    if rows is not None:
+        pos = rows[pos]
+    vals = _parse_target(a[keep], name, col_type, path, issues, positions=pos, kind=kind)
+    return vals, keep
+
+
+def _align_multilabel(truth, df, path, conf_col, issues):
+    """Group truth and prediction rows by d3mIndex into label sets (one
+    :class:`~d3mkit.scoring.multilabel.LabelSets` per target)."""
+    from d3mkit.scoring.multilabel import LabelSets, label_codes, matrix_from_pairs
+    targets = truth.targets
+    several = len(targets) > 1
+    pred_idx, trow_idx = _same_kind(_index_values(df[INDEX]), truth.index)
+    uniq = np.asarray(pd.unique(trow_idx))          # truth is sorted by d3mIndex
+    missing_mask, extra_mask = _index_issues(pred_idx, uniq, path, issues)
+    if missing_mask.any() or extra_mask.any():
+        return issues
+    uindex = pd.Index(uniq)
+    ppos = uindex.get_indexer(pred_idx)
+    tpos = uindex.get_indexer(trow_idx)
+    conf = _confidence(df, conf_col, path, issues) if conf_col is not None else None
+    if several:
+        truth_rows = truth.rows if truth.rows is not None else np.arange(len(truth.frame))
+        for frame, fpath, kind, where in ((df, path, "predictions", np.arange(len(df))),
+                                          (truth.frame, truth.path, "truth", truth_rows)):
+            blank = np.logical_and.reduce([_missing_mask(frame[t].to_numpy()) for t in targets])
+            if blank.any():
+                rows = np.sort(_lines(where[np.flatnonzero(blank)]))
+                issues.append(error(f"{kind}.missing_value", f"row {rows[0]}",
+                                    f"{len(rows)} row(s) have every target blank "
+                                    f"(rows {_rows_text(rows)})", fpath))
+    sets = {}
+    n = len(uniq)
+    for t in targets:
+        ctype = truth.col_types[t]
+        n_before = sum(i.is_error for i in issues)
+        tv, tkeep = _ml_values(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, "truth",
+                               several, truth.rows)
+        pv, pkeep = _ml_values(df[t].to_numpy(), t, ctype, path, issues, "predictions", several)
+        if sum(i.is_error for i in issues) > n_before:
+            continue
+        # sorted union of the labels (hash the rows, sort the few distinct values)
+        labels = np.sort(np.asarray(pd.unique(np.concatenate([tv, pv]))))
+        labels = labels.astype(object) if labels.dtype.kind not in "f" else labels
+        tcode, pcode = label_codes(tv, labels), label_codes(pv, labels)
+        k = len(labels)
+        tp_, pp_ = tpos[tkeep], ppos[pkeep]
+        truth_rows = truth.rows if truth.rows is not None else np.arange(len(truth.frame))
+        for code, rowpos, kind, fpath, src, where in (
+                (tcode, tp_, "truth", truth.path, tkeep, truth_rows),
+                (pcode, pp_, "predictions", path, pkeep, np.arange(len(df)))):
+            dup = pd.Index(rowpos.astype(np.int64) * k + code).duplicated(keep="first")
+            if dup.any():
+                rows = np.sort(_lines(where[np.flatnonzero(src)[dup]]))
+                issues.append(warning(f"{kind}.duplicate_label", f"row {rows[0]}, column {t}",
+                                      f"{len(rows)} row(s) repeat a (d3mIndex, {t}) pair; a label "
+                                      f"counts once per index"
+                                      + ("" if kind == "truth" or conf is None else
+                                         " (its largest confidence is used)")
+                                      + f" (rows {_rows_text(rows)})", fpath))
+        scores = None
+        if conf is not None:
+            scores = np.zeros((n, k))
+            np.maximum.at(scores, (pp_, pcode), conf[pkeep])
+            scores = _ro(scores)
+        if ctype == "categorical":
+            _unseen_labels(pv, tv, t, path, issues)
+        pmat = matrix_from_pairs(pp_, pcode, n, k)
+        if k > 1 and n > 1 and pmat.all():
+            issues.append(warning("predictions.all_labels", f"column {t}",
+                                  f"every index lists all {k} labels: the hard-label metrics "
+                                  f"(accuracy, f1, hammingLoss, ...) count every listed label as "
+                                  f"predicted, whatever its confidence (as d3m.metrics does); "
+                                  f"list only the predicted labels", path))
+        sets[t] = LabelSets(_ro(matrix_from_pairs(tp_, tcode, n, k)),
+                            _ro(pmat), _ro(labels), scores)
+    if any(i.is_error for i in issues):
+        return issues
+    return Aligned("multiLabel", _ro(uniq), targets, sets, dict(sets), truth.col_types,
+                   issues=issues)

@@ -16,7 +16,11 @@ Calling convention of ``score``: ``score(y_true, y_pred, **kwargs) -> float`` wh
   metric accepts it): 1-D per row, or 2-D ``(n_rows, n_classes)`` with ``classes=``;
 * ``metadata=`` (a pandas DataFrame aligned with the rows) is passed when
   ``metadata_file`` names a CSV in the task root's ``<name>_debug/`` directory;
-* problemDoc parameters arrive under their problemDoc names (``K``, ``posLabel``).
+* problemDoc parameters arrive under their problemDoc names (``K``, ``posLabel``);
+* for a multiLabel problem (several truth rows per d3mIndex) only metrics registered with
+  ``multilabel=True`` are allowed; they get one
+  :class:`d3mkit.scoring.multilabel.LabelSets` (indicator matrices of truth and
+  predictions, and the confidence matrix) as both ``y_true`` and ``y_pred``.
 
 >>> @register_metric(name="demoZeroOne", higher_is_better=True, best=1.0, worst=0.0,
 ...                  description="fraction of exact matches (example)")
@@ -66,6 +70,7 @@ class Metric:
     description: str = ""
     source: str = "d3mkit"                    # where it came from (module or entry point)
     extra: dict = field(default_factory=dict)
+    multilabel: bool = False                  # scores multiLabel label sets (LabelSets)
 
     def __call__(self, y_true, y_pred, **kwargs) -> float:
         return float(self.score(y_true, y_pred, **kwargs))
@@ -78,7 +83,8 @@ class Metric:
                 "best": self.best, "worst": self.worst, "taskTypes": list(self.task_types),
                 "needsConfidence": self.needs_confidence, "params": list(self.params),
                 "applicabilityToTarget": self.applicability, "standard": self.standard,
-                "metadataFile": self.metadata_file, "description": self.description,
+                "metadataFile": self.metadata_file, "multiLabel": self.multilabel,
+                "description": self.description,
                 "source": self.source}
 
 

@@ -11,7 +11,11 @@ columns ``index,problemID,metric,value``.
 
 Multiple targets: a singleTarget metric scores each target and is written as
 ``NAME[target]`` when the problem has more than one target; an allTargets metric gets
-``(rows, targets)`` arrays once. The applicability is the problemDoc entry's
+``(rows, targets)`` arrays once.
+
+multiLabel (several truth rows per d3mIndex): every metric gets each target's
+:class:`~d3mkit.scoring.multilabel.LabelSets`; an allTargets metric is the mean over
+targets. Metrics not registered with ``multilabel=True`` are errors for such problems. The applicability is the problemDoc entry's
 ``applicabilityToTarget``, else the metric's default.
 """
 
@@ -29,7 +33,7 @@ from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import write_text_atomic
 from d3mkit.errors import D3MKitError, Issue, error, has_errors
 from d3mkit.scoring import predictions as P
-from d3mkit.scoring.registry import Metric, get_metric, plugin_issues
+from d3mkit.scoring.registry import Metric, get_metric, plugin_issues, registry
 from d3mkit.tables import read_table
 
 SCORE_COLUMNS = ["index", "problemID", "metric", "value"]
@@ -95,6 +99,7 @@ class _Planned:
     metric: Metric
     params: dict
     applicability: str
+    position: int = -1         # its place in inputs.performanceMetrics
 
 
 def plan_metrics(problem: ProblemDoc) -> tuple[list[_Planned], list[Issue]]:
@@ -136,8 +141,23 @@ def plan_metrics(problem: ProblemDoc) -> tuple[list[_Planned], list[Issue]]:
                                 f"{', '.join(metric.params) or 'none'})", path))
             continue
         appl = entry.get("applicabilityToTarget") or metric.applicability
-        planned.append(_Planned(str(name), metric, params, appl))
+        planned.append(_Planned(str(name), metric, params, appl, i))
+    if problem.task_subtype == "multiLabel":
+        issues += multilabel_issues(planned, path)
     return planned, issues
+
+
+def multilabel_issues(planned: list[_Planned], path: str) -> list[Issue]:
+    """Errors for the planned metrics that cannot score multiLabel label sets."""
+    out = []
+    for plan in planned:
+        if not plan.metric.multilabel:
+            ok = sorted(n for n, m in registry().items() if m.multilabel)
+            out.append(error("metric.multilabel", f"inputs.performanceMetrics[{plan.position}]",
+                             f"metric {plan.name!r} does not score multiLabel label sets "
+                             f"(one row per (d3mIndex, label)); metrics that do: "
+                             f"{', '.join(ok)}", path))
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -195,7 +215,20 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
             base["images_true"] = aligned.images_true
             base["images_pred"] = aligned.images_pred
         calls = []
-        if plan.applicability == "allTargets" and aligned.layout != "objectDetection":
+        if aligned.layout == "multiLabel":
+            # label sets per target; allTargets averages the targets (as d3m.metrics does)
+            calls = [(t if multi and plan.applicability != "allTargets" else None,
+                      aligned.truth[t], aligned.pred[t], dict(base)) for t in targets]
+            if plan.applicability == "allTargets" and multi:
+                try:
+                    value = float(np.mean([m(yt, yp, **kw) for _t, yt, yp, kw in calls]))
+                except (ValueError, ZeroDivisionError) as exc:
+                    report.issues.append(error("metric.failed", "", f"{plan.name} could not be "
+                                               f"computed: {exc}", path))
+                    continue
+                report.scores.append(Score(plan.name, None, value))
+                continue
+        elif plan.applicability == "allTargets" and aligned.layout != "objectDetection":
             if stacked is None:
                 stacked = (_stack([aligned.truth[t] for t in targets]),
                            _stack([aligned.pred[t] for t in targets]))
@@ -271,6 +304,10 @@ def score_predictions(problem, predictions_path, *, dataset=None, targets_path=N
     if isinstance(aligned, list):
         raise D3MKitError(issues + aligned)
     aligned.issues = issues + aligned.issues
+    if aligned.layout == "multiLabel" and problem.task_subtype != "multiLabel":
+        ml = multilabel_issues(planned, str(problem.path or ""))
+        if ml:
+            raise D3MKitError(aligned.issues + ml)
     mdir = Path(metadata_dir) if metadata_dir is not None else default_metadata_dir(problem)
     report = compute_scores(planned, aligned, problem.problem_id, metadata_dir=mdir, path=ppath)
     if has_errors(report.issues):

@@ -12,7 +12,8 @@ prediction rows, parameters) and the values to ``tests/data/d3m_reference_metric
 
 Layouts given to the reference: one row per index for hard-label metrics; one row per
 (index, class) with each class's ``confidence`` for the ROC metrics; ``rank`` rows for the
-ranking metrics; for objectDetectionAP the 4.x form (one d3mIndex per image, eight-number
+ranking metrics; one row per (index, label) for the multiLabel cases (the reference
+groups rows by d3mIndex into label sets); for objectDetectionAP the 4.x form (one d3mIndex per image, eight-number
 bounding polygons) — d3mkit gets the same boxes in the 3.1.1 four-number form.
 """
 
@@ -183,6 +184,45 @@ def od_cases(rng):
     return cases
 
 
+def multilabel_cases(rng):
+    """multiLabel: truth and predictions have one row per (d3mIndex, label)."""
+    cases = []
+    labels = ["action", "comedy", "drama", "horror", "romance"]
+    n = 40
+    sets = [sorted(rng.choice(labels, int(rng.integers(1, 4)), replace=False)) for _ in range(n)]
+    truth = [(i, lab) for i in range(n) for lab in sets[i]]
+    pred = []
+    for i in range(n):
+        got = [lab for lab in sets[i] if rng.random() < 0.75]
+        got += [lab for lab in labels + ["western"] if lab not in sets[i] and rng.random() < 0.15]
+        if not got:
+            got = [str(rng.choice(labels))]
+        pred += [(i, lab) for lab in got]
+    pred.append(pred[3])   # a repeated (index, label) pair counts once
+    pred = shuffled(rng, pred)
+    for name in ("ACCURACY", "F1_MICRO", "F1_MACRO", "HAMMING_LOSS"):
+        cases.append({"metric": PM[name].value, "task": "classification", "subtype": "multiLabel",
+                      "columns": ["d3mIndex", "genre"], "truth": truth, "predictions": pred,
+                      "params": {}})
+    # confidences: each index lists some labels with a score; unlisted labels score 0
+    labels = ["a", "b", "c", "d"]
+    n = 50
+    sets = [sorted(rng.choice(labels, int(rng.integers(1, 3)), replace=False)) for _ in range(n)]
+    truth = [(i, lab) for i in range(n) for lab in sets[i]]
+    pred = []
+    for i in range(n):
+        listed = [lab for lab in labels if rng.random() < 0.7] or [labels[int(rng.integers(0, 4))]]
+        for lab in listed:
+            sc = np.clip(rng.normal(0.6 if lab in sets[i] else 0.35, 0.2), 0.0, 1.0)
+            pred.append((i, lab, float(np.round(sc, 3))))
+    pred = shuffled(rng, pred)
+    for name in ("ROC_AUC_MICRO", "ROC_AUC_MACRO"):
+        cases.append({"metric": PM[name].value, "task": "classification", "subtype": "multiLabel",
+                      "columns": ["d3mIndex", "tag", "confidence"], "truth": truth,
+                      "predictions": pred, "params": {}})
+    return cases
+
+
 def polygon(b):
     x0, y0, x1, y1 = b
     return ",".join(str(v) for v in (x0, y0, x0, y1, x1, y1, x1, y0))
@@ -215,6 +255,9 @@ def main():
     rng = np.random.default_rng(20260522)
     cases = (classification_cases(rng) + roc_cases(rng) + regression_cases(rng) +
              topk_cases(rng) + rank_cases(rng) + od_cases(rng))
+    # multiLabel cases come last from their own generator, so the cases above keep their
+    # values when cases are added here
+    cases += multilabel_cases(np.random.default_rng(20261123))
     for c in cases:
         c["truth"] = [[v.item() if hasattr(v, "item") else v for v in r] for r in c["truth"]]
         c["predictions"] = [[v.item() if hasattr(v, "item") else v for v in r] for r in c["predictions"]]

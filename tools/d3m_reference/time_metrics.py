@@ -2,11 +2,13 @@
 
     /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py classification TRUTH.csv PRED.csv
     /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py objectDetection TRUTH.csv PRED.csv
+    /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py multiLabel TRUTH.csv PRED.csv
 
 Reads both files with pandas (all columns as strings, as d3m's scorer hands them over),
 then times each metric's ``score(truth, predictions)`` once and prints one JSON object:
 ``{"read_s": ..., "<metric>": [seconds, value], ...}``. Imports no d3mkit.
-classification: accuracy and f1Macro. objectDetection: objectDetectionAP on the 4.x
+classification: accuracy and f1Macro. multiLabel (one row per (d3mIndex, label)):
+accuracy, f1Macro and hammingLoss. objectDetection: objectDetectionAP on the 4.x
 layout (d3mIndex per image, eight-number bounding polygons, confidence).
 """
 
@@ -26,6 +28,9 @@ def main():
     out = {"read_s": time.perf_counter() - t}
     if kind == "classification":
         metrics = {"accuracy": M.AccuracyMetric(), "f1Macro": M.F1MacroMetric()}
+    elif kind == "multiLabel":
+        metrics = {"accuracy": M.AccuracyMetric(), "f1Macro": M.F1MacroMetric(),
+                   "hammingLoss": M.HammingLossMetric()}
     else:
         pred["confidence"] = pred["confidence"].astype(float)
         metrics = {"objectDetectionAP": M.ObjectDetectionAveragePrecisionMetric()}
