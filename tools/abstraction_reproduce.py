@@ -149,9 +149,11 @@ def report(t, df: pd.DataFrame, cols: list[int], reps: int, seconds: float, comm
                if seconds is not None else f"Run time: {len(df)} trained networks")
               + f" ({df['seconds'].sum():.0f} s training + prediction, one thread) on "
               f"{platform.machine()} with {os.cpu_count()} cores shared with other jobs "
-              f"(load was not controlled).", "",
-              "Full run: `python tools/abstraction_reproduce.py --table "
-              f"{t.number} --repetitions 5` (not done here).", "",
+              f"(load was not controlled).", ""]
+    if reduced:
+        lines += ["Full run: `python tools/abstraction_reproduce.py --table "
+                  f"{t.number} --repetitions 5` (not done here).", ""]
+    lines += [
               "## Test accuracy, ours beside the paper's (%, mean ± std over repetitions)", ""]
     head = "| Row | " + " | ".join(f"{n} ours | {n} paper" for n in cols) + " |"
     lines += [head, "|" + "---|" * (1 + 2 * len(cols))]
