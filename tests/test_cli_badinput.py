@@ -55,3 +55,78 @@ def test_build_out_is_a_file(tmp_path, capsys):
 def test_build_out_that_cannot_be_created(capsys):
     code, _, err = run(["build", "tabular", "--out", UNWRITABLE, "--quiet"], capsys)
     assert code == 2 and "/proc/d3mkit-no-such-dir" in err
+
+
+# --- baselines on the wrong task root --------------------------------------------------
+@pytest.fixture(scope="module")
+def abstraction(tmp_path_factory):
+    out = tmp_path_factory.mktemp("abs")
+    assert main(["build", "abstraction", "--out", str(out), "--n-train", "20", "--n-test", "10",
+                 "--name", "abs", "--quiet"]) == 0
+    return out / "abs"
+
+
+def _copy(src, dst, drop=None):
+    import shutil
+    shutil.copytree(src, dst)
+    if drop is not None:
+        p = dst / drop
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    return dst
+
+
+@pytest.mark.parametrize("model", ["resnet18", "text", "digit"])
+def test_baseline_of_another_benchmark(abstraction, capsys, model):
+    code, _, err = run(["baseline", abstraction, "--model", model, "--epochs", "1"], capsys)
+    assert code == 2 and str(abstraction) in err and "d3mkit build abstraction" in err
+    assert "abstraction-cnn" in err
+    assert not (abstraction / "abs_solution").exists()
+
+
+def test_baseline_without_manifest_and_without_model(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug/manifest.json")
+    code, _, err = run(["baseline", root, "--epochs", "1"], capsys)
+    assert code == 2 and "abs_debug/manifest.json" in err and "--model" in err
+
+
+def test_value_baseline_on_a_root_without_boards(abstraction, tmp_path, capsys):
+    pytest.importorskip("torch")
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug/manifest.json")
+    code, _, err = run(["baseline", root, "--model", "resnet18", "--epochs", "1"], capsys)
+    assert code == 1 and "learningData.csv" in err and "not a VALUE task root" in err
+    assert not (root / "abs_solution").exists()
+
+
+def test_prism_baseline_on_a_root_without_hypotheses(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug/manifest.json")
+    code, _, err = run(["baseline", root, "--model", "text"], capsys)
+    assert code == 2 and "not a PRISM task root" in err and str(root) in err
+
+
+def test_abstraction_baseline_on_a_root_without_images(wine, tmp_path, capsys):
+    pytest.importorskip("torch")
+    root = _copy(wine, tmp_path / "wine", "wine_debug")
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 2 and "not an abstraction task root" in err and "'image'" in err
+
+
+def test_baseline_without_debug_fails_before_training(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug")
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 1 and "abs_debug/samples.csv" in err and "performanceMetrics" in err
+    assert not (root / "abs_solution").exists()
+
+
+def test_write_solution_leaves_nothing_when_scoring_fails(abstraction, tmp_path):
+    import pandas as pd
+
+    from d3mkit.baselines.common import write_solution
+    from d3mkit.errors import D3MKitError
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(_copy(abstraction, tmp_path / "abs"))
+    bad = pd.DataFrame({"d3mIndex": ["no-such-index"], task.problem.target_names[0]: ["1"]})
+    with pytest.raises(D3MKitError) as exc:
+        write_solution(task, bad, model="x")
+    assert not task.solution_dir.exists()
+    paths = {i.path for i in exc.value.issues}
+    assert str(task.solution_dir / "predictions.csv") in paths, paths
