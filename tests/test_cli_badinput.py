@@ -130,3 +130,47 @@ def test_write_solution_leaves_nothing_when_scoring_fails(abstraction, tmp_path)
     assert not task.solution_dir.exists()
     paths = {i.path for i in exc.value.issues}
     assert str(task.solution_dir / "predictions.csv") in paths, paths
+
+
+# --- prism extract / query ---------------------------------------------------------------
+@pytest.fixture
+def caps(tmp_path):
+    p = tmp_path / "caps.txt"
+    p.write_text("you need to open the door before you walk in\nthe cup is on the table\n")
+    return p
+
+
+@pytest.mark.parametrize("argv_of", [
+    lambda bad, caps: ["prism", "extract", "--captions", bad],
+    lambda bad, caps: ["prism", "query", "--premises", bad, "--captions", caps],
+    lambda bad, caps: ["prism", "query", "--premises", caps, "--captions", bad],
+])
+@pytest.mark.parametrize("content, expect", [
+    (b"\x00\x01\x02garbage\xff" * 50, "binary"),
+    (b"", "could be read"),
+    (b"not json\n[1, 2]\n", "could be read"),
+])
+def test_prism_input_without_a_usable_record(tmp_path, caps, capsys, argv_of, content, expect):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(content)
+    out_file = tmp_path / "out.jsonl"
+    code, out, err = run(argv_of(bad, caps) + ["--output", out_file], capsys)
+    assert code == 1 and str(bad) in err and expect in err
+    assert not out_file.exists()
+
+
+def test_prism_query_names_the_premises_file(tmp_path, caps, capsys):
+    code, _, err = run(["prism", "query", "--premises", tmp_path, "--captions", caps], capsys)
+    assert code == 2 and "cannot read premises" in err and str(tmp_path) in err
+
+
+@pytest.mark.parametrize("cmd", ["extract", "query"])
+@pytest.mark.parametrize("where", ["dir", "unwritable"])
+def test_prism_output_that_cannot_be_written(tmp_path, caps, capsys, cmd, where):
+    out = tmp_path if where == "dir" else UNWRITABLE
+    argv = ["prism", cmd, "--captions", caps, "--output", out]
+    if cmd == "query":
+        argv += ["--premises", caps]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and str(out) in err and "--output" in err
+    assert os.listdir(tmp_path) == ["caps.txt"] or where == "dir"

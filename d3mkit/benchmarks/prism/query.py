@@ -349,8 +349,14 @@ def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str 
     """The ``d3mkit prism query`` command."""
     from d3mkit.benchmarks.prism.extract import Summary, _atomic_write, read_captions
     read_sum = Summary()
-    prem = list(read_captions(premises, summary=read_sum, text_fields=("premise", "text", "caption")))
+    prem = list(read_captions(premises, summary=read_sum, text_fields=("premise", "text", "caption"),
+                              what="premises"))
     caps = list(read_captions(captions, summary=read_sum))
+    for path, what, got in ((premises, "premises", prem), (captions, "captions", caps)):
+        if not got:
+            from d3mkit.errors import D3MKitError, error
+            raise D3MKitError(error("prism.captions", "", f"no {what} could be read from this file",
+                                    str(path)))
     summary = QuerySummary()
     rows = caption_query(prem, caps, top_k=top_k, encoders=[e for e in encoders.split(",") if e.strip()],
                          length_filter=length_filter, seed=seed, summary=summary)
