@@ -174,3 +174,67 @@ def test_prism_output_that_cannot_be_written(tmp_path, caps, capsys, cmd, where)
     code, _, err = run(argv, capsys)
     assert code == 2 and str(out) in err and "--output" in err
     assert os.listdir(tmp_path) == ["caps.txt"] or where == "dir"
+
+
+# --- demo --------------------------------------------------------------------------------
+def test_demo_unknown_part(tmp_path, capsys):
+    code, _, err = run(["demo", "--out", tmp_path / "d", "--only", "nosuch"], capsys)
+    assert code == 2 and "nosuch" in err and "tabular" in err
+    assert not (tmp_path / "d").exists()
+
+
+def test_demo_out_is_a_file(tmp_path, capsys):
+    f = tmp_path / "f"
+    f.write_text("x")
+    code, _, err = run(["demo", "--out", f, "--only", "tabular"], capsys)
+    assert code == 2 and str(f) in err and "not a directory" in err
+
+
+# --- python -m d3mkit.benchmarks.value.report --------------------------------------------
+def _report(argv, capsys):
+    from d3mkit.benchmarks.value.report import main as report_main
+    code = report_main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def boards(tmp_path):
+    p = tmp_path / "pred.csv"
+    p.write_text("d3mIndex,board\n0,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\n")
+    return p
+
+
+def test_value_report_header_only(tmp_path, capsys):
+    p = tmp_path / "pred.csv"
+    p.write_text("d3mIndex,board\n")
+    code, _, err = _report([p, "--out", tmp_path / "o", "--samples", "100"], capsys)
+    assert code == 1 and str(p) in err and "no predictions" in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("where", ["file", "unwritable"])
+def test_value_report_out_that_cannot_be_written(tmp_path, boards, capsys, where):
+    out = tmp_path / "f" if where == "file" else UNWRITABLE
+    if where == "file":
+        out.write_text("x")
+    code, _, err = _report([boards, "--out", out, "--samples", "100"], capsys)
+    assert code == 2 and str(out) in err and "Traceback" not in err
+
+
+def test_value_report_negative_seed(tmp_path, boards, capsys):
+    code, _, err = _report([boards, "--out", tmp_path / "o", "--seed", "-1"], capsys)
+    assert code == 2 and "--seed" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_value_report_writes_all_three_files_and_no_temporary(tmp_path, boards, capsys):
+    code, out, _ = _report([boards, "--out", tmp_path / "o", "--samples", "100"], capsys)
+    assert code == 0 and "rule_report.md" in out
+    assert sorted(os.listdir(tmp_path / "o")) == ["rule_report.json", "rule_report.md", "rule_report.png"]
+
+
+def test_value_report_names_the_file_once(wine, capsys):
+    ld = wine / "wine_dataset" / "tables" / "learningData.csv"
+    code, _, err = _report([ld, "--out", "/nonexistent-not-used"], capsys)
+    assert code == 2 and err.count(str(ld)) == 1 and "--column" in err
