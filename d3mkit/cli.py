@@ -61,6 +61,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a path that cannot be read or written: name it, exit 2
+        where = exc.filename if exc.filename is not None else ""
+        target = f" -> {exc.filename2}" if getattr(exc, "filename2", None) else ""
+        print(f"{where}{target}: error [file.os] {exc.strerror or exc}" if where
+              else f"error [file.os] {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryError:
+        print("error [memory] out of memory: the sizes asked for are too large for this machine",
+              file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # a bug in d3mkit, not bad input
         if os.environ.get("D3MKIT_DEBUG"):
             raise

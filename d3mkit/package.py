@@ -84,6 +84,12 @@ class TaskRootWriter:
         return self._sub("_solution")
 
     def __enter__(self) -> "TaskRootWriter":
+        if not self.name or self.name in (".", "..") or "/" in self.name or "\\" in self.name \
+                or self.name.startswith("."):
+            raise UsageError(f"task root name {self.name!r} must be a plain directory name "
+                             f"(no '/', not empty, not starting with '.')", str(self.out_dir))
+        if self.out_dir.exists() and not self.out_dir.is_dir():
+            raise UsageError("--out exists and is not a directory", str(self.out_dir))
         if self.root.exists() and not self.force:
             raise UsageError(f"{self.root} already exists (pass --force to replace it)", str(self.root))
         self.out_dir.mkdir(parents=True, exist_ok=True)

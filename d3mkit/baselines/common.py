@@ -15,7 +15,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import UsageError
+from d3mkit.errors import D3MKitError, Issue, UsageError
 from d3mkit.taskroot import TaskRoot
 from d3mkit.tables import write_table
 
@@ -68,16 +68,32 @@ def write_solution(task: TaskRoot, predictions: pd.DataFrame, *, model: str,
     from d3mkit.scoring.score import score_task_root, write_scores
 
     sol = task.solution_dir
+    created = not sol.exists()
     sol.mkdir(parents=True, exist_ok=True)
     pred_path = sol / task.problem.predictions_file
     fd, tmp = tempfile.mkstemp(prefix=".predictions.", suffix=".csv", dir=sol)
     os.close(fd)
     try:
         write_table(predictions, tmp)
+        # score the temporary file first: predictions that cannot be scored leave nothing
+        try:
+            report = score_task_root(task, Path(tmp))
+        except D3MKitError as exc:
+            exc.issues = [_renamed(i, tmp, pred_path) for i in exc.issues]
+            raise
+        report.issues = [_renamed(i, tmp, pred_path) for i in report.issues]
         os.replace(tmp, pred_path)
-    finally:
+    except BaseException:
         Path(tmp).unlink(missing_ok=True)
-    report = score_task_root(task, pred_path)
+        if created and not any(sol.iterdir()):
+            sol.rmdir()
+        raise
     write_scores(report, sol / task.problem.scores_file)
     save_json(sol / "baseline.json", {"model": model, **(info or {})})
     return report
+
+
+def _renamed(issue: Issue, tmp, final: Path) -> Issue:
+    """``issue`` with the temporary predictions path replaced by the final one."""
+    from dataclasses import replace
+    return replace(issue, path=issue.path.replace(str(tmp), str(final))) if issue.path else issue

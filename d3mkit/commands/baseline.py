@@ -31,10 +31,18 @@ def _run(args) -> int:
     task = TaskRoot.open(args.task_root)
     model = args.model or DEFAULT_MODEL.get(task.benchmark or "")
     if model is None:
-        raise UsageError(f"no default baseline for benchmark {task.benchmark!r}; pass --model "
-                         f"({', '.join(BASELINES)})", str(args.task_root))
+        why = (f"benchmark {task.benchmark!r} has no default baseline" if task.benchmark else
+               f"{task.debug_dir.name}/manifest.json (which names the benchmark) is missing")
+        raise UsageError(f"{why}; pass --model ({', '.join(BASELINES)})", str(args.task_root))
     if model not in BASELINES:
         raise UsageError(f"unknown model {model!r}; known: {', '.join(BASELINES)}")
+    model_bench = BASELINES[model].split(".")[2]
+    if task.benchmark and task.benchmark != model_bench:
+        fits = [m for m, p in BASELINES.items() if p.split(".")[2] == task.benchmark]
+        raise UsageError(f"--model {model} is a baseline for {model_bench}, but this task root was built by "
+                         f"'d3mkit build {task.benchmark}' (its models: {', '.join(fits) or 'none'})",
+                         str(args.task_root))
+    _check_metadata(task)
     mod = optional_module(BASELINES[model])
     if mod is None:
         raise UsageError(f"baseline {model!r} is not available in this build")
@@ -44,3 +52,20 @@ def _run(args) -> int:
         print(f"{label}\t{s.value:.6g}")
     print(task.solution_dir)
     return 0
+
+
+def _check_metadata(task) -> None:
+    """Fail before training when a metric of the problem needs a ``_debug`` file that is
+    not there (the scorer would only find out after the model was trained)."""
+    from d3mkit.errors import D3MKitError, error
+    from d3mkit.scoring.registry import resolve
+    for i, entry in enumerate(task.problem.metrics):
+        try:
+            metric = resolve(entry)
+        except D3MKitError:
+            continue  # an unknown metric is reported by the scorer
+        f = metric.metadata_file
+        if f and not (task.debug_dir / f).is_file():
+            raise D3MKitError(error("metric.metadata", f"inputs.performanceMetrics[{i}]",
+                                    f"metric {metric.name!r} needs {task.debug_dir.name}/{f}, "
+                                    f"which is not there", str(task.debug_dir / f)))

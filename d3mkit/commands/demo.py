@@ -23,6 +23,13 @@ def _echo(msg: str = "") -> None:
 
 
 def _run(args) -> int:
+    from d3mkit.errors import UsageError
+    parts = [path.split(".")[2] for path in DEMOS]
+    unknown = [p for p in args.only or () if p not in parts]
+    if unknown:
+        raise UsageError(f"--only {', '.join(unknown)}: unknown part (known: {', '.join(parts)})")
+    if args.out.exists() and not args.out.is_dir():
+        raise UsageError("--out exists and is not a directory", str(args.out))
     args.out.mkdir(parents=True, exist_ok=True)
     for path in DEMOS:
         part = path.split(".")[2]

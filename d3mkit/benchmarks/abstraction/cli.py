@@ -196,6 +196,10 @@ def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
 
     from d3mkit.errors import D3MKitError, error
     ld = task.learning_data().set_index("d3mIndex", drop=False)
+    if "image" not in ld.columns:
+        from d3mkit.errors import UsageError
+        raise UsageError("not an abstraction task root: learningData has no 'image' column "
+                         f"(columns: {', '.join(ld.columns)})", str(task.root))
     if indices is not None:
         ld = ld.loc[list(indices)]
     media = task.dataset_dir / MEDIA

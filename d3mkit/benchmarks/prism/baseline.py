@@ -34,6 +34,12 @@ def _data(task):
     ld = task.learning_data().set_index("d3mIndex")
     train, test = task.split_indices(0, 0)
     targets = task.problem.target_names
+    missing = [c for c in ("hypothesis", "label") if c not in ld.columns]
+    if missing or "label" not in targets:
+        from d3mkit.errors import UsageError
+        raise UsageError(f"not a PRISM task root: learningData needs hypothesis and label columns "
+                         f"with label a target (missing: {', '.join(missing) or 'label as target'})",
+                         str(task.root))
     return ld, np.asarray(train), np.asarray(test), targets
 
 

@@ -145,7 +145,7 @@ def detect_format(path: Path) -> str:
 
 def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | None = None,
                   text_fields: tuple[str, ...] = ("caption",),
-                  images: dict | None = None) -> Iterator[tuple[str, str]]:
+                  images: dict | None = None, what: str = "captions") -> Iterator[tuple[str, str]]:
     """``(caption_id, caption)`` pairs from a caption file. Plain text: one caption per
     line, the id is the line number. CSV/JSONL: ``id`` and ``caption`` fields (or the
     first of ``text_fields`` present); a record without them is skipped and counted in
@@ -157,8 +157,13 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
     fmt = fmt or detect_format(p)
     try:
         fh = open(p, encoding="utf-8", errors="replace", newline="")
+        with open(p, "rb") as raw:
+            head = raw.read(8192)
     except OSError as exc:
-        raise UsageError(f"cannot read captions: {exc.strerror or exc}", str(p)) from None
+        raise UsageError(f"cannot read {what}: {exc.strerror or exc}", str(p)) from None
+    if b"\x00" in head:
+        fh.close()
+        raise D3MKitError(error("file.binary", "", f"{what} file is binary, not text", str(p)))
     with fh:
         yield from _read_open(fh, fmt, str(p), summary, text_fields, images)
 
@@ -281,12 +286,16 @@ def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: st
                               threshold=threshold, lfs=lfs, max_chars=max_chars, summary=summary)
     if images is not None:
         records = _with_images(records, images, summary)
+    buf = io.StringIO()
+    write_records(records, buf, fmt)
+    if summary.captions == 0:
+        first = f" (first: {summary.skipped[0][0]}: {summary.skipped[0][1]})" if summary.skipped else ""
+        raise D3MKitError(error("prism.captions", "", f"no caption could be read from this file; "
+                                f"{len(summary.skipped)} record(s) skipped{first}", str(captions)))
     if output is None:
-        write_records(records, sys.stdout, fmt)
+        sys.stdout.write(buf.getvalue())
     else:
-        buf = io.StringIO()
-        write_records(records, buf, fmt)
-        write_text_atomic(Path(output), buf.getvalue())
+        write_output(Path(output), buf.getvalue())
     for line in summary.lines():
         print(line, file=stderr or sys.stderr)
     return summary
@@ -300,3 +309,13 @@ def _with_images(records: Iterable[dict], images: dict, summary: Summary) -> Ite
                                     "the caption record has no image field"))
             continue
         yield {**r, "image": img}
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write ``--output`` atomically; a directory or an unwritable place is a usage error."""
+    if path.is_dir():
+        raise UsageError("--output is a directory; give a file name", str(path))
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write --output: {exc.strerror or exc}", str(path)) from None

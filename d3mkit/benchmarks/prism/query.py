@@ -347,11 +347,16 @@ def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str 
               length_filter: bool = True, fmt: str = "jsonl", output: Path | None = None,
               seed: int = 0, stderr: TextIO | None = None) -> QuerySummary:
     """The ``d3mkit prism query`` command."""
-    from d3mkit.benchmarks.prism.extract import Summary, read_captions
-    from d3mkit.docs.jsonio import write_text_atomic
+    from d3mkit.benchmarks.prism.extract import Summary, read_captions, write_output
     read_sum = Summary()
-    prem = list(read_captions(premises, summary=read_sum, text_fields=("premise", "text", "caption")))
+    prem = list(read_captions(premises, summary=read_sum, text_fields=("premise", "text", "caption"),
+                              what="premises"))
     caps = list(read_captions(captions, summary=read_sum))
+    for path, what, got in ((premises, "premises", prem), (captions, "captions", caps)):
+        if not got:
+            from d3mkit.errors import D3MKitError, error
+            raise D3MKitError(error("prism.captions", "", f"no {what} could be read from this file",
+                                    str(path)))
     summary = QuerySummary()
     rows = caption_query(prem, caps, top_k=top_k, encoders=[e for e in encoders.split(",") if e.strip()],
                          length_filter=length_filter, seed=seed, summary=summary)
@@ -371,7 +376,7 @@ def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str 
     if output is None:
         sys.stdout.write(buf.getvalue())
     else:
-        write_text_atomic(Path(output), buf.getvalue())
+        write_output(Path(output), buf.getvalue())
     err = stderr or sys.stderr
     for line in summary.lines() + [f"records skipped: {len(read_sum.skipped)}"] + \
             [f"  {w}: {why}" for w, why in read_sum.skipped[:20]]:

@@ -152,7 +152,12 @@ def run_baseline(task, model: str, args):
     ld = task.learning_data().set_index("d3mIndex")
     train, test = task.split_indices(0, 0)
     labels = [f"learningData d3mIndex {i}" for i in train]
-    train_y = fens_to_codes(ld.loc[train, target].tolist(), labels=labels)
+    try:
+        train_y = fens_to_codes(ld.loc[train, target].tolist(), labels=labels)
+    except ValueError as exc:  # BoardError: the target column does not hold boards
+        raise D3MKitError(error("value.target", f"column {target}",
+                                f"not a VALUE task root: {exc}",
+                                str(task.dataset.resource_path(task.dataset.learning_data)))) from None
     t0 = time.perf_counter()
     train_x = load_images([media / f for f in ld.loc[train, col]], size)
     test_x = load_images([media / f for f in ld.loc[test, col]], size)

@@ -186,10 +186,13 @@ def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.nd
         others = [c for c in df.columns if c != "d3mIndex"]
         column = "board" if "board" in others else (others[0] if len(others) == 1 else None)
         if column is None:
-            raise UsageError(f"{p}: cannot tell which column holds the boards ({', '.join(others)}); "
+            raise UsageError(f"cannot tell which column holds the boards ({', '.join(others)}); "
                              "pass --column", str(p))
     if column not in df.columns:
         raise D3MKitError(error("predictions.column", "row 1", f"no column {column!r}", str(p)))
+    if len(df) == 0:
+        raise D3MKitError(error("predictions.empty", "row 2", "no predictions: the file has a header only",
+                                str(p)))
     labels = [f"row {i + 2}, column {column}" for i in range(len(df))]
     try:
         codes = fens_to_codes(df[column].tolist(), labels=labels)
@@ -203,14 +206,35 @@ def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.nd
 
 def write_report(codes: np.ndarray, out: Path | str, *, title: str | None = None,
                  random: dict | None = None) -> dict:
-    """Write ``rule_report.{md,json,png}`` into ``out``; return the report."""
+    """Write ``rule_report.{md,json,png}`` into ``out``; return the report. The three
+    files are written in a temporary directory inside ``out`` and moved into place only
+    when all of them were written. An ``out`` that cannot be created or written to is a
+    usage error naming it."""
+    import os
+    import shutil
+    import tempfile
+
     from d3mkit.docs.jsonio import save_json
+    from d3mkit.errors import UsageError
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     rep = rule_report(check(codes), random=random)
-    (out / "rule_report.md").write_text(to_markdown(rep), encoding="utf-8")
-    save_json(out / "rule_report.json", rep)
-    plot(rep, out / "rule_report.png", title)
+    try:
+        if out.exists() and not out.is_dir():
+            raise UsageError("--out exists and is not a directory", str(out))
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".rule_report.tmp-", dir=out))
+    except OSError as exc:
+        raise UsageError(f"cannot create the output directory: {exc.strerror or exc}", str(out)) from None
+    try:
+        (tmp / "rule_report.md").write_text(to_markdown(rep), encoding="utf-8")
+        save_json(tmp / "rule_report.json", rep)
+        plot(rep, tmp / "rule_report.png", title)
+        for name in ("rule_report.json", "rule_report.png", "rule_report.md"):
+            os.replace(tmp / name, out / name)
+    except OSError as exc:
+        raise UsageError(f"cannot write the report: {exc.strerror or exc}", str(out)) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return rep
 
 
@@ -227,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.samples < 1:
             raise D3MKitError.single("", "usage", "", "--samples must be at least 1", exit_code=2)
+        if args.seed < 0:
+            raise D3MKitError.single("", "usage", "", f"--seed must be >= 0, got {args.seed}", exit_code=2)
         codes, _ = read_predictions(args.predictions, args.column)
         out = args.out or args.predictions.parent
         write_report(codes, out, random=random_frequencies(args.samples, args.seed))

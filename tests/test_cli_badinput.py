@@ -1,0 +1,240 @@
+"""Bad input across the ``d3mkit`` CLI: one line naming the file and the problem, exit 1
+(invalid input) or 2 (usage / unreadable path), no traceback, nothing half-written.
+
+Each test is a regression test for a case the bad-input audit found."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from d3mkit.cli import main
+
+UNWRITABLE = "/proc/d3mkit-no-such-dir/out"   # cannot be created even by root
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "internal error" not in err, err
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def wine(tmp_path_factory):
+    from d3mkit.benchmarks.tabular import build_task_root
+    return build_task_root(tmp_path_factory.mktemp("wine"), "wine", seed=1)
+
+
+def _tree(path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+# --- output paths ------------------------------------------------------------------------
+def test_views_out_that_cannot_be_created(wine, capsys):
+    code, _, err = run(["views", wine, "--out", UNWRITABLE], capsys)
+    assert code == 2 and "/proc/d3mkit-no-such-dir" in err
+
+
+@pytest.mark.parametrize("name", ["../evil", "a/b", ".hidden"])
+def test_build_name_with_a_path_in_it(tmp_path, capsys, name):
+    code, _, err = run(["build", "tabular", "--out", tmp_path / "o", "--name", name, "--quiet"], capsys)
+    assert code == 2 and repr(name) in err and "plain directory name" in err
+    assert not (tmp_path / "evil").exists() and _tree(tmp_path) in ([], ["o"])
+
+
+def test_build_out_is_a_file(tmp_path, capsys):
+    f = tmp_path / "f.txt"
+    f.write_text("x")
+    code, _, err = run(["build", "tabular", "--out", f, "--quiet"], capsys)
+    assert code == 2 and str(f) in err and "not a directory" in err
+    assert f.read_text() == "x"
+
+
+def test_build_out_that_cannot_be_created(capsys):
+    code, _, err = run(["build", "tabular", "--out", UNWRITABLE, "--quiet"], capsys)
+    assert code == 2 and "/proc/d3mkit-no-such-dir" in err
+
+
+# --- baselines on the wrong task root --------------------------------------------------
+@pytest.fixture(scope="module")
+def abstraction(tmp_path_factory):
+    out = tmp_path_factory.mktemp("abs")
+    assert main(["build", "abstraction", "--out", str(out), "--n-train", "20", "--n-test", "10",
+                 "--name", "abs", "--quiet"]) == 0
+    return out / "abs"
+
+
+def _copy(src, dst, drop=None):
+    import shutil
+    shutil.copytree(src, dst)
+    if drop is not None:
+        p = dst / drop
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    return dst
+
+
+@pytest.mark.parametrize("model", ["resnet18", "text", "digit"])
+def test_baseline_of_another_benchmark(abstraction, capsys, model):
+    code, _, err = run(["baseline", abstraction, "--model", model, "--epochs", "1"], capsys)
+    assert code == 2 and str(abstraction) in err and "d3mkit build abstraction" in err
+    assert "abstraction-cnn" in err
+    assert not (abstraction / "abs_solution").exists()
+
+
+def test_baseline_without_manifest_and_without_model(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug/manifest.json")
+    code, _, err = run(["baseline", root, "--epochs", "1"], capsys)
+    assert code == 2 and "abs_debug/manifest.json" in err and "--model" in err
+
+
+def test_value_baseline_on_a_root_without_boards(abstraction, tmp_path, capsys):
+    pytest.importorskip("torch")
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug/manifest.json")
+    code, _, err = run(["baseline", root, "--model", "resnet18", "--epochs", "1"], capsys)
+    assert code == 1 and "learningData.csv" in err and "not a VALUE task root" in err
+    assert not (root / "abs_solution").exists()
+
+
+def test_prism_baseline_on_a_root_without_hypotheses(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug/manifest.json")
+    code, _, err = run(["baseline", root, "--model", "text"], capsys)
+    assert code == 2 and "not a PRISM task root" in err and str(root) in err
+
+
+def test_abstraction_baseline_on_a_root_without_images(wine, tmp_path, capsys):
+    pytest.importorskip("torch")
+    root = _copy(wine, tmp_path / "wine", "wine_debug")
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 2 and "not an abstraction task root" in err and "'image'" in err
+
+
+def test_baseline_without_debug_fails_before_training(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs", "abs_debug")
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 1 and "abs_debug/samples.csv" in err and "performanceMetrics" in err
+    assert not (root / "abs_solution").exists()
+
+
+def test_write_solution_leaves_nothing_when_scoring_fails(abstraction, tmp_path):
+    import pandas as pd
+
+    from d3mkit.baselines.common import write_solution
+    from d3mkit.errors import D3MKitError
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(_copy(abstraction, tmp_path / "abs"))
+    bad = pd.DataFrame({"d3mIndex": ["no-such-index"], task.problem.target_names[0]: ["1"]})
+    with pytest.raises(D3MKitError) as exc:
+        write_solution(task, bad, model="x")
+    assert not task.solution_dir.exists()
+    paths = {i.path for i in exc.value.issues}
+    assert str(task.solution_dir / "predictions.csv") in paths, paths
+
+
+# --- prism extract / query ---------------------------------------------------------------
+@pytest.fixture
+def caps(tmp_path):
+    p = tmp_path / "caps.txt"
+    p.write_text("you need to open the door before you walk in\nthe cup is on the table\n")
+    return p
+
+
+@pytest.mark.parametrize("argv_of", [
+    lambda bad, caps: ["prism", "extract", "--captions", bad],
+    lambda bad, caps: ["prism", "query", "--premises", bad, "--captions", caps],
+    lambda bad, caps: ["prism", "query", "--premises", caps, "--captions", bad],
+])
+@pytest.mark.parametrize("content, expect", [
+    (b"\x00\x01\x02garbage\xff" * 50, "binary"),
+    (b"", "could be read"),
+    (b"not json\n[1, 2]\n", "could be read"),
+])
+def test_prism_input_without_a_usable_record(tmp_path, caps, capsys, argv_of, content, expect):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(content)
+    out_file = tmp_path / "out.jsonl"
+    code, out, err = run(argv_of(bad, caps) + ["--output", out_file], capsys)
+    assert code == 1 and str(bad) in err and expect in err
+    assert not out_file.exists()
+
+
+def test_prism_query_names_the_premises_file(tmp_path, caps, capsys):
+    code, _, err = run(["prism", "query", "--premises", tmp_path, "--captions", caps], capsys)
+    assert code == 2 and "cannot read premises" in err and str(tmp_path) in err
+
+
+@pytest.mark.parametrize("cmd", ["extract", "query"])
+@pytest.mark.parametrize("where", ["dir", "unwritable"])
+def test_prism_output_that_cannot_be_written(tmp_path, caps, capsys, cmd, where):
+    out = tmp_path if where == "dir" else UNWRITABLE
+    argv = ["prism", cmd, "--captions", caps, "--output", out]
+    if cmd == "query":
+        argv += ["--premises", caps]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and str(out) in err and "--output" in err
+    assert os.listdir(tmp_path) == ["caps.txt"] or where == "dir"
+
+
+# --- demo --------------------------------------------------------------------------------
+def test_demo_unknown_part(tmp_path, capsys):
+    code, _, err = run(["demo", "--out", tmp_path / "d", "--only", "nosuch"], capsys)
+    assert code == 2 and "nosuch" in err and "tabular" in err
+    assert not (tmp_path / "d").exists()
+
+
+def test_demo_out_is_a_file(tmp_path, capsys):
+    f = tmp_path / "f"
+    f.write_text("x")
+    code, _, err = run(["demo", "--out", f, "--only", "tabular"], capsys)
+    assert code == 2 and str(f) in err and "not a directory" in err
+
+
+# --- python -m d3mkit.benchmarks.value.report --------------------------------------------
+def _report(argv, capsys):
+    from d3mkit.benchmarks.value.report import main as report_main
+    code = report_main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def boards(tmp_path):
+    p = tmp_path / "pred.csv"
+    p.write_text("d3mIndex,board\n0,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\n")
+    return p
+
+
+def test_value_report_header_only(tmp_path, capsys):
+    p = tmp_path / "pred.csv"
+    p.write_text("d3mIndex,board\n")
+    code, _, err = _report([p, "--out", tmp_path / "o", "--samples", "100"], capsys)
+    assert code == 1 and str(p) in err and "no predictions" in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("where", ["file", "unwritable"])
+def test_value_report_out_that_cannot_be_written(tmp_path, boards, capsys, where):
+    out = tmp_path / "f" if where == "file" else UNWRITABLE
+    if where == "file":
+        out.write_text("x")
+    code, _, err = _report([boards, "--out", out, "--samples", "100"], capsys)
+    assert code == 2 and str(out) in err and "Traceback" not in err
+
+
+def test_value_report_negative_seed(tmp_path, boards, capsys):
+    code, _, err = _report([boards, "--out", tmp_path / "o", "--seed", "-1"], capsys)
+    assert code == 2 and "--seed" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_value_report_writes_all_three_files_and_no_temporary(tmp_path, boards, capsys):
+    code, out, _ = _report([boards, "--out", tmp_path / "o", "--samples", "100"], capsys)
+    assert code == 0 and "rule_report.md" in out
+    assert sorted(os.listdir(tmp_path / "o")) == ["rule_report.json", "rule_report.md", "rule_report.png"]
+
+
+def test_value_report_names_the_file_once(wine, capsys):
+    ld = wine / "wine_dataset" / "tables" / "learningData.csv"
+    code, _, err = _report([ld, "--out", "/nonexistent-not-used"], capsys)
+    assert code == 2 and err.count(str(ld)) == 1 and "--column" in err
