@@ -238,3 +238,38 @@ def test_value_report_names_the_file_once(wine, capsys):
     ld = wine / "wine_dataset" / "tables" / "learningData.csv"
     code, _, err = _report([ld, "--out", "/nonexistent-not-used"], capsys)
     assert code == 2 and err.count(str(ld)) == 1 and "--column" in err
+
+
+# --- score / split -----------------------------------------------------------------------
+@pytest.fixture
+def predictions(wine, tmp_path):
+    from d3mkit.tables import read_table
+    splits = read_table(wine / "wine_problem" / "dataSplits.csv")
+    test = splits.loc[splits["type"] == "TEST", "d3mIndex"]
+    p = tmp_path / "pred.csv"
+    p.write_text("d3mIndex,class\n" + "".join(f"{i},class_0\n" for i in test))
+    return p
+
+
+@pytest.mark.parametrize("content", ['{"about": {}}', "[1, 2]", '\ufeff{"inputs": {"data": []}}'])
+@pytest.mark.parametrize("cmd", ["score", "split"])
+def test_document_that_is_not_a_problem_doc(tmp_path, predictions, capsys, content, cmd):
+    doc = tmp_path / "problemDoc.json"
+    doc.write_text(content, encoding="utf-8")
+    argv = ["score", "--problem", doc, "--predictions", predictions] if cmd == "score" else ["split", doc]
+    code, _, err = run(argv, capsys)
+    assert code == 1 and str(doc) in err and "inputs.data[0].datasetID" in err
+    assert "None" not in err
+
+
+def test_score_output_is_a_directory(wine, predictions, tmp_path, capsys):
+    d = tmp_path / "d"
+    d.mkdir()
+    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", d], capsys)
+    assert code == 2 and str(d) in err and ".tmp" not in err and "--output" in err
+    assert os.listdir(d) == []
+
+
+def test_split_accepts_a_task_root(wine, capsys):
+    code, out, _ = run(["split", wine], capsys)
+    assert code == 0 and "up to date" in out
