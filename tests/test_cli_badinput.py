@@ -273,3 +273,21 @@ def test_score_output_is_a_directory(wine, predictions, tmp_path, capsys):
 def test_split_accepts_a_task_root(wine, capsys):
     code, out, _ = run(["split", wine], capsys)
     assert code == 0 and "up to date" in out
+
+
+# --- build: absurd sizes ------------------------------------------------------------------
+def test_abstraction_absurd_size_is_refused_before_allocating(tmp_path, capsys):
+    code, _, err = run(["build", "abstraction", "--out", tmp_path, "--n-train", "99999999999",
+                        "--quiet"], capsys)
+    assert code == 1 and "--n-train" in err and "at most" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_memory_error_is_a_message(monkeypatch, capsys):
+    import d3mkit.commands.metrics as metrics_cmd
+
+    def boom(args):
+        raise MemoryError()
+    monkeypatch.setattr(metrics_cmd, "_run", boom)
+    code, _, err = run(["metrics"], capsys)
+    assert code == 2 and "out of memory" in err
