@@ -291,3 +291,12 @@ def test_memory_error_is_a_message(monkeypatch, capsys):
     monkeypatch.setattr(metrics_cmd, "_run", boom)
     code, _, err = run(["metrics"], capsys)
     assert code == 2 and "out of memory" in err
+
+
+def test_value_build_from_a_pgn_without_moves_names_the_file(tmp_path, capsys):
+    pgn = tmp_path / "garbage.pgn"
+    pgn.write_bytes(bytes(range(1, 256)) * 8)
+    code, _, err = run(["build", "value", "--out", tmp_path / "o", "--pgn", pgn, "--size", "32",
+                        "--n-train", "2", "--n-test", "2", "--workers", "1", "--quiet"], capsys)
+    assert code == 1 and str(pgn) in err and "no moves" in err
+    assert not (tmp_path / "o" / "value").exists()
