@@ -300,3 +300,48 @@ def test_value_build_from_a_pgn_without_moves_names_the_file(tmp_path, capsys):
                         "--n-train", "2", "--n-test", "2", "--workers", "1", "--quiet"], capsys)
     assert code == 1 and str(pgn) in err and "no moves" in err
     assert not (tmp_path / "o" / "value").exists()
+
+
+# --- baselines on a damaged task root ------------------------------------------------------
+@pytest.mark.parametrize("splits, expect", [
+    ("garbage\n", "missing column(s) d3mIndex, type, repeat, fold"),
+    ("d3mIndex,type\n0,TRAIN\n", "missing column(s) repeat, fold"),
+    (None, "not an integer"),
+    (b"\xa6\xff\x00\x9c" * 100, "cannot read dataSplits"),
+])
+def test_baseline_with_a_broken_splits_file(abstraction, tmp_path, capsys, splits, expect):
+    root = _copy(abstraction, tmp_path / "abs")
+    p = root / "abs_problem" / "dataSplits.csv"
+    if splits is None:
+        lines = p.read_text().splitlines()
+        lines[1] = lines[1].rsplit(",", 2)[0] + ",x,0"
+        splits = "\n".join(lines) + "\n"
+    p.write_bytes(splits if isinstance(splits, bytes) else splits.encode())
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 1 and str(p) in err and expect in err
+    assert not (root / "abs_solution").exists()
+
+
+def test_baseline_with_a_manifest_that_is_not_an_object(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs")
+    (root / "abs_debug" / "manifest.json").write_text("[1]")
+    code, _, err = run(["baseline", root, "--epochs", "1"], capsys)
+    assert code == 1 and "manifest.json" in err and "JSON object" in err
+
+
+def test_baseline_solution_path_is_a_file(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs")
+    (root / "abs_solution").write_text("x")
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 2 and "abs_solution" in err and "not a directory" in err
+    assert (root / "abs_solution").read_text() == "x"
+
+
+def test_abstraction_baseline_missing_image_message(abstraction, tmp_path, capsys):
+    pytest.importorskip("torch")
+    root = _copy(abstraction, tmp_path / "abs")
+    victim = sorted((root / "abs_dataset" / "media").iterdir())[0]
+    victim.unlink()
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 1 and err.count(victim.name) == 2 and "No such file or directory" in err
+    assert not (root / "abs_solution").exists()
