@@ -345,3 +345,21 @@ def test_abstraction_baseline_missing_image_message(abstraction, tmp_path, capsy
     code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
     assert code == 1 and err.count(victim.name) == 2 and "No such file or directory" in err
     assert not (root / "abs_solution").exists()
+
+
+# --- prism build: a manifest field of the wrong JSON type ----------------------------------
+@pytest.mark.parametrize("field, value, kind", [("hypothesis", ["x"], "array"),
+                                                ("label", {"a": 1}, "object")])
+def test_prism_manifest_field_of_the_wrong_json_type(tmp_path, capsys, field, value, kind):
+    import json
+
+    from PIL import Image
+    Image.new("RGB", (8, 8)).save(tmp_path / "a.png")
+    rows = [{"hypothesis": f"you can open door {i}", "image": "a.png", "label": ["allow", "prevent"][i % 2]}
+            for i in range(6)]
+    rows[2][field] = value
+    man = tmp_path / "m.jsonl"
+    man.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, _, err = run(["build", "prism", "--out", tmp_path / "o", "--manifest", man, "--quiet"], capsys)
+    assert code == 1 and f"{man}: line 3" in err and f"{field} must be a string, not a JSON {kind}" in err
+    assert not (tmp_path / "o" / "prism_pvli").exists()
