@@ -363,3 +363,23 @@ def test_prism_manifest_field_of_the_wrong_json_type(tmp_path, capsys, field, va
     code, _, err = run(["build", "prism", "--out", tmp_path / "o", "--manifest", man, "--quiet"], capsys)
     assert code == 1 and f"{man}: line 3" in err and f"{field} must be a string, not a JSON {kind}" in err
     assert not (tmp_path / "o" / "prism_pvli").exists()
+
+
+# --- outputs that would destroy inputs -----------------------------------------------------
+@pytest.mark.parametrize("where", ["root", "parent"])
+def test_views_out_never_replaces_the_task_root(wine, tmp_path, capsys, where):
+    root = _copy(wine, tmp_path / "t" / "wine")
+    before = _tree(root)
+    out = root if where == "root" else root.parent
+    code, _, err = run(["views", root, "--out", out, "--force"], capsys)
+    assert code == 2 and "outside the task root" in err
+    assert _tree(root) == before
+
+
+@pytest.mark.parametrize("which", ["predictions", "problemDoc"])
+def test_score_output_never_overwrites_an_input(wine, predictions, capsys, which):
+    target = predictions if which == "predictions" else wine / "wine_problem" / "problemDoc.json"
+    before = target.read_bytes()
+    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", target], capsys)
+    assert code == 2 and "one of the input files" in err and str(target) in err
+    assert target.read_bytes() == before
