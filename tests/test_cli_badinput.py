@@ -383,3 +383,10 @@ def test_score_output_never_overwrites_an_input(wine, predictions, capsys, which
     code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", target], capsys)
     assert code == 2 and "one of the input files" in err and str(target) in err
     assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("bench", ["value", "value-detection"])
+def test_value_absurd_size_is_refused_before_allocating(tmp_path, capsys, bench):
+    code, _, err = run(["build", bench, "--out", tmp_path, "--n-train", "99999999999", "--quiet"], capsys)
+    assert code == 2 and "--n-train + --n-test must be at most" in err
+    assert os.listdir(tmp_path) == []
