@@ -15,7 +15,7 @@ import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import load_json
-from d3mkit.errors import UsageError
+from d3mkit.errors import D3MKitError, UsageError, error
 from d3mkit.tables import read_table
 
 SUFFIXES = ("_dataset", "_problem", "_solution", "_debug")
@@ -81,7 +81,11 @@ class TaskRoot:
     @cached_property
     def manifest(self) -> dict:
         p = self.debug_dir / "manifest.json"
-        return load_json(p) if p.exists() else {}
+        data = load_json(p) if p.exists() else {}
+        if not isinstance(data, dict):
+            raise D3MKitError(error("manifest.type", "", f"manifest must be a JSON object, "
+                                    f"not {type(data).__name__}", str(p)))
+        return data
 
     @property
     def benchmark(self) -> str | None:
@@ -92,10 +96,23 @@ class TaskRoot:
         res = self.dataset.learning_data
         if res is None:
             raise UsageError("dataset has no learningData table", str(self.dataset.path))
-        return read_table(self.dataset.resource_path(res))
+        return _read(self.dataset.resource_path(res), "learningData")
 
     def splits(self) -> pd.DataFrame:
-        return read_table(self.problem_dir / self.problem.splits_file)
+        """dataSplits.csv; its columns d3mIndex, type, repeat, fold are checked."""
+        p = self.problem_dir / self.problem.splits_file
+        s = _read(p, "dataSplits")
+        missing = [c for c in ("d3mIndex", "type", "repeat", "fold") if c not in s.columns]
+        if missing:
+            raise D3MKitError(error("splits.columns", "row 1", f"missing column(s) {', '.join(missing)} "
+                                    f"(run 'd3mkit split' to rewrite it)", str(p)))
+        for col in ("repeat", "fold"):
+            bad = ~s[col].str.fullmatch(r"-?[0-9]+")
+            if bad.any():
+                i = int(bad.to_numpy().nonzero()[0][0])
+                raise D3MKitError(error("splits.type", f"row {i + 2}, column {col}",
+                                        f"{s[col].iloc[i]!r} is not an integer", str(p)))
+        return s
 
     def split_indices(self, repeat: int = 0, fold: int = 0) -> tuple[list[str], list[str]]:
         """(TRAIN d3mIndex values, TEST d3mIndex values) for one repeat and fold, in
@@ -105,3 +122,13 @@ class TaskRoot:
         train = list(dict.fromkeys(sel.loc[sel["type"] == "TRAIN", "d3mIndex"]))
         test = list(dict.fromkeys(sel.loc[sel["type"] == "TEST", "d3mIndex"]))
         return train, test
+
+
+def _read(path: Path, what: str) -> pd.DataFrame:
+    """A CSV of the task root; a file that exists but cannot be parsed is an error naming it."""
+    try:
+        return read_table(path)
+    except OSError:
+        raise
+    except Exception as exc:  # pandas parser errors, encoding errors
+        raise D3MKitError(error("csv.unreadable", "", f"cannot read {what}: {exc}", str(path))) from None

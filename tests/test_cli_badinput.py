@@ -238,3 +238,155 @@ def test_value_report_names_the_file_once(wine, capsys):
     ld = wine / "wine_dataset" / "tables" / "learningData.csv"
     code, _, err = _report([ld, "--out", "/nonexistent-not-used"], capsys)
     assert code == 2 and err.count(str(ld)) == 1 and "--column" in err
+
+
+# --- score / split -----------------------------------------------------------------------
+@pytest.fixture
+def predictions(wine, tmp_path):
+    from d3mkit.tables import read_table
+    splits = read_table(wine / "wine_problem" / "dataSplits.csv")
+    test = splits.loc[splits["type"] == "TEST", "d3mIndex"]
+    p = tmp_path / "pred.csv"
+    p.write_text("d3mIndex,class\n" + "".join(f"{i},class_0\n" for i in test))
+    return p
+
+
+@pytest.mark.parametrize("content", ['{"about": {}}', "[1, 2]", '\ufeff{"inputs": {"data": []}}'])
+@pytest.mark.parametrize("cmd", ["score", "split"])
+def test_document_that_is_not_a_problem_doc(tmp_path, predictions, capsys, content, cmd):
+    doc = tmp_path / "problemDoc.json"
+    doc.write_text(content, encoding="utf-8")
+    argv = ["score", "--problem", doc, "--predictions", predictions] if cmd == "score" else ["split", doc]
+    code, _, err = run(argv, capsys)
+    assert code == 1 and str(doc) in err and "inputs.data[0].datasetID" in err
+    assert "None" not in err
+
+
+def test_score_output_is_a_directory(wine, predictions, tmp_path, capsys):
+    d = tmp_path / "d"
+    d.mkdir()
+    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", d], capsys)
+    assert code == 2 and str(d) in err and ".tmp" not in err and "--output" in err
+    assert os.listdir(d) == []
+
+
+def test_split_accepts_a_task_root(wine, capsys):
+    code, out, _ = run(["split", wine], capsys)
+    assert code == 0 and "up to date" in out
+
+
+# --- build: absurd sizes ------------------------------------------------------------------
+def test_abstraction_absurd_size_is_refused_before_allocating(tmp_path, capsys):
+    code, _, err = run(["build", "abstraction", "--out", tmp_path, "--n-train", "99999999999",
+                        "--quiet"], capsys)
+    assert code == 1 and "--n-train" in err and "at most" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_memory_error_is_a_message(monkeypatch, capsys):
+    import d3mkit.commands.metrics as metrics_cmd
+
+    def boom(args):
+        raise MemoryError()
+    monkeypatch.setattr(metrics_cmd, "_run", boom)
+    code, _, err = run(["metrics"], capsys)
+    assert code == 2 and "out of memory" in err
+
+
+def test_value_build_from_a_pgn_without_moves_names_the_file(tmp_path, capsys):
+    pgn = tmp_path / "garbage.pgn"
+    pgn.write_bytes(bytes(range(1, 256)) * 8)
+    code, _, err = run(["build", "value", "--out", tmp_path / "o", "--pgn", pgn, "--size", "32",
+                        "--n-train", "2", "--n-test", "2", "--workers", "1", "--quiet"], capsys)
+    assert code == 1 and str(pgn) in err and "no moves" in err
+    assert not (tmp_path / "o" / "value").exists()
+
+
+# --- baselines on a damaged task root ------------------------------------------------------
+@pytest.mark.parametrize("splits, expect", [
+    ("garbage\n", "missing column(s) d3mIndex, type, repeat, fold"),
+    ("d3mIndex,type\n0,TRAIN\n", "missing column(s) repeat, fold"),
+    (None, "not an integer"),
+    (b"\xa6\xff\x00\x9c" * 100, "cannot read dataSplits"),
+])
+def test_baseline_with_a_broken_splits_file(abstraction, tmp_path, capsys, splits, expect):
+    root = _copy(abstraction, tmp_path / "abs")
+    p = root / "abs_problem" / "dataSplits.csv"
+    if splits is None:
+        lines = p.read_text().splitlines()
+        lines[1] = lines[1].rsplit(",", 2)[0] + ",x,0"
+        splits = "\n".join(lines) + "\n"
+    p.write_bytes(splits if isinstance(splits, bytes) else splits.encode())
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 1 and str(p) in err and expect in err
+    assert not (root / "abs_solution").exists()
+
+
+def test_baseline_with_a_manifest_that_is_not_an_object(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs")
+    (root / "abs_debug" / "manifest.json").write_text("[1]")
+    code, _, err = run(["baseline", root, "--epochs", "1"], capsys)
+    assert code == 1 and "manifest.json" in err and "JSON object" in err
+
+
+def test_baseline_solution_path_is_a_file(abstraction, tmp_path, capsys):
+    root = _copy(abstraction, tmp_path / "abs")
+    (root / "abs_solution").write_text("x")
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 2 and "abs_solution" in err and "not a directory" in err
+    assert (root / "abs_solution").read_text() == "x"
+
+
+def test_abstraction_baseline_missing_image_message(abstraction, tmp_path, capsys):
+    pytest.importorskip("torch")
+    root = _copy(abstraction, tmp_path / "abs")
+    victim = sorted((root / "abs_dataset" / "media").iterdir())[0]
+    victim.unlink()
+    code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
+    assert code == 1 and err.count(victim.name) == 2 and "No such file or directory" in err
+    assert not (root / "abs_solution").exists()
+
+
+# --- prism build: a manifest field of the wrong JSON type ----------------------------------
+@pytest.mark.parametrize("field, value, kind", [("hypothesis", ["x"], "array"),
+                                                ("label", {"a": 1}, "object")])
+def test_prism_manifest_field_of_the_wrong_json_type(tmp_path, capsys, field, value, kind):
+    import json
+
+    from PIL import Image
+    Image.new("RGB", (8, 8)).save(tmp_path / "a.png")
+    rows = [{"hypothesis": f"you can open door {i}", "image": "a.png", "label": ["allow", "prevent"][i % 2]}
+            for i in range(6)]
+    rows[2][field] = value
+    man = tmp_path / "m.jsonl"
+    man.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, _, err = run(["build", "prism", "--out", tmp_path / "o", "--manifest", man, "--quiet"], capsys)
+    assert code == 1 and f"{man}: line 3" in err and f"{field} must be a string, not a JSON {kind}" in err
+    assert not (tmp_path / "o" / "prism_pvli").exists()
+
+
+# --- outputs that would destroy inputs -----------------------------------------------------
+@pytest.mark.parametrize("where", ["root", "parent"])
+def test_views_out_never_replaces_the_task_root(wine, tmp_path, capsys, where):
+    root = _copy(wine, tmp_path / "t" / "wine")
+    before = _tree(root)
+    out = root if where == "root" else root.parent
+    code, _, err = run(["views", root, "--out", out, "--force"], capsys)
+    assert code == 2 and "outside the task root" in err
+    assert _tree(root) == before
+
+
+@pytest.mark.parametrize("which", ["predictions", "problemDoc"])
+def test_score_output_never_overwrites_an_input(wine, predictions, capsys, which):
+    target = predictions if which == "predictions" else wine / "wine_problem" / "problemDoc.json"
+    before = target.read_bytes()
+    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", target], capsys)
+    assert code == 2 and "one of the input files" in err and str(target) in err
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("bench", ["value", "value-detection"])
+def test_value_absurd_size_is_refused_before_allocating(tmp_path, capsys, bench):
+    code, _, err = run(["build", bench, "--out", tmp_path, "--n-train", "99999999999", "--quiet"], capsys)
+    assert code == 2 and "--n-train + --n-test must be at most" in err
+    assert os.listdir(tmp_path) == []

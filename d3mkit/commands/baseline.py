@@ -43,6 +43,8 @@ def _run(args) -> int:
                          f"'d3mkit build {task.benchmark}' (its models: {', '.join(fits) or 'none'})",
                          str(args.task_root))
     _check_metadata(task)
+    if task.solution_dir.exists() and not task.solution_dir.is_dir():
+        raise UsageError("the solution path exists and is not a directory", str(task.solution_dir))
     mod = optional_module(BASELINES[model])
     if mod is None:
         raise UsageError(f"baseline {model!r} is not available in this build")

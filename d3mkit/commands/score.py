@@ -42,6 +42,15 @@ def find_problem(path: Path) -> Path:
     return doc
 
 
+def require_dataset_id(problem, path: Path) -> None:
+    """A document without ``inputs.data[0].datasetID`` is not a problemDoc to work with."""
+    from d3mkit.errors import D3MKitError, error
+    if not isinstance(problem.dataset_id, str) or not problem.dataset_id:
+        raise D3MKitError(error("problem.no_dataset_id", "inputs.data[0].datasetID",
+                                "not a usable problemDoc: no datasetID (run 'd3mkit validate' on it)",
+                                str(path)))
+
+
 def find_dataset(problem_doc_path: Path, dataset_id: str | None) -> Path | None:
     """The datasetDoc.json beside the problem (same task root) whose datasetID matches."""
     from d3mkit.docs.jsonio import load_json_issues
@@ -59,8 +68,16 @@ def _run(args) -> int:
     from d3mkit.docs import ProblemDoc
     from d3mkit.scoring.score import ScoreReport, score_predictions, write_scores
 
+    if args.output is not None:
+        if args.output.is_dir():
+            raise UsageError("--output is a directory; give a file name", str(args.output))
     pdoc_path = find_problem(args.problem)
     problem = ProblemDoc.load(pdoc_path)
+    require_dataset_id(problem, pdoc_path)
+    if args.output is not None:
+        inputs = [pdoc_path, args.predictions, args.targets, pdoc_path.parent / problem.splits_file]
+        if any(p is not None and p.exists() and p.resolve() == args.output.resolve() for p in inputs):
+            raise UsageError("--output is one of the input files; give another file name", str(args.output))
     dataset = None
     if args.dataset is not None:
         if not args.dataset.exists():

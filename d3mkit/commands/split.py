@@ -9,7 +9,7 @@ from d3mkit.errors import UsageError
 
 def add_parser(sub) -> None:
     p = sub.add_parser("split", help="write dataSplits.csv from a problemDoc's dataSplits section")
-    p.add_argument("problem_dir", type=Path, help="problem directory (or its problemDoc.json)")
+    p.add_argument("problem_dir", type=Path, help="problem directory, its problemDoc.json or the task root")
     p.add_argument("--datasets", type=Path, action="append", default=[],
                    help="where to look for the dataset when it is not in the same task root (repeatable)")
     p.add_argument("--force", action="store_true", help="replace a splits file with different content")
@@ -22,11 +22,16 @@ def _run(args) -> int:
     from d3mkit.splits import find_dataset, make_splits, spec_issues, splits_bytes, splits_path, summary, write_splits
     from d3mkit.tables import read_table
 
+    from d3mkit.commands.score import require_dataset_id
+    from d3mkit.taskroot import find_name
     p = args.problem_dir
     doc_path = p if p.is_file() else p / "problemDoc.json"
+    if not doc_path.is_file() and p.is_dir() and find_name(p) is not None:
+        doc_path = p / f"{find_name(p)}_problem" / "problemDoc.json"   # a task root
     if not doc_path.is_file():
         raise UsageError("no problemDoc.json here", str(doc_path))
     problem = ProblemDoc.load(doc_path)
+    require_dataset_id(problem, doc_path)
     spec, issues = spec_issues(problem)
     if spec is None:
         raise D3MKitError(issues)

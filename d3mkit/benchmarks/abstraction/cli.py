@@ -210,7 +210,8 @@ def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
             with Image.open(path) as im:
                 arr = np.asarray(im.convert("L"))
         except (OSError, ValueError) as exc:
-            raise D3MKitError(error("abstraction.image", f"image {f}", f"cannot read: {exc}",
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise D3MKitError(error("abstraction.image", f"image {f}", f"cannot read: {why}",
                                     str(path))) from None
         if arr.shape != (S.IMAGE, S.IMAGE):
             raise D3MKitError(error("abstraction.image", f"image {f}",

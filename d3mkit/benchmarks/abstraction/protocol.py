@@ -48,6 +48,8 @@ from d3mkit.benchmarks.abstraction import shapes as S
 from d3mkit.benchmarks.abstraction.transforms import TRANSFORMS, add_noise, get
 from d3mkit.errors import Issue, error
 
+MAX_IMAGES = 1_000_000   # one task root; a guard against typos such as --n-train 99999999999
+
 PAPER_K = (0, 2, 5, 8, 10)
 PAPER_NOISE = (0, 2, 4, 6)
 METADATA_COLUMNS = ["d3mIndex", "split", "shape", "transformed", "transform", "outcome",
@@ -96,6 +98,10 @@ class Protocol:
             out.append(error("abstraction.n_test", "--n-test",
                              f"the test set must hold every shape: n_test >= "
                              f"{S.N_SHAPES}, got {self.n_test}"))
+        if self.n_train + self.n_test > MAX_IMAGES:
+            out.append(error("abstraction.size", "--n-train/--n-test",
+                             f"at most {MAX_IMAGES:,} images in one task root (the paper's largest "
+                             f"set is far smaller), got {self.n_train + self.n_test:,}"))
         if (self.train_transformed_only and self.transform in TRANSFORMS
                 and get(self.transform).identity is not None and get(self.transform).n_outcomes == 1):
             out.append(error("abstraction.train_transformed_only", "--train-transformed-only",

@@ -162,6 +162,11 @@ def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "p
 
 def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
     problems: list[str] = []
+    for k in ("hypothesis", "image", "label", "rationale", "split"):
+        if isinstance(row.get(k), (list, dict)):   # JSONL: a field of the wrong JSON type
+            problems.append(f"{k} must be a string, not a JSON {'array' if isinstance(row[k], list) else 'object'}")
+    if problems:
+        return None, problems
     hyp = _text(row.get("hypothesis"))
     if not hyp:
         problems.append("empty hypothesis")

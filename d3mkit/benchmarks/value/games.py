@@ -45,6 +45,7 @@ def pgn_positions(path: Path | str, *, max_games: int | None = None) -> Iterator
 def _positions_of_stream(fh, where: str, max_games: int | None) -> Iterator[str]:
     import chess.pgn
     n = 0
+    positions = 0
     while max_games is None or n < max_games:
         game = chess.pgn.read_game(fh)
         if game is None:
@@ -56,9 +57,13 @@ def _positions_of_stream(fh, where: str, max_games: int | None) -> Iterator[str]
         board = game.board()
         for move in game.mainline_moves():
             board.push(move)
+            positions += 1
             yield board.board_fen()
     if n == 0:
         raise D3MKitError(error("pgn.empty", "", "no games found", where))
+    if positions == 0:
+        raise D3MKitError(error("pgn.no_moves", "", f"no moves in the {n} game(s) read: "
+                                "not a PGN file, or games without moves", where))
 
 
 def pgn_text_positions(text: str) -> list[str]:

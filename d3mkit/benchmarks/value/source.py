@@ -39,9 +39,15 @@ def add_source_arguments(parser) -> None:
     parser.add_argument("--name", default=None, help="task root name")
 
 
+MAX_IMAGES = 10_000_000   # a guard against typos such as --n-train 99999999999
+
+
 def check_args(args) -> None:
     if args.n_train < 1 or args.n_test < 1:
         raise UsageError(f"--n-train and --n-test must be at least 1 (got {args.n_train}, {args.n_test})")
+    if args.n_train + args.n_test > MAX_IMAGES:
+        raise UsageError(f"--n-train + --n-test must be at most {MAX_IMAGES:,} "
+                         f"(one task root), got {args.n_train + args.n_test:,}")
     if not 16 <= args.size <= 4096:
         raise UsageError(f"--size must be between 16 and 4096 pixels, got {args.size}")
     if args.random_games is not None and args.random_games < 1:
