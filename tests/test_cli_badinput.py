@@ -423,3 +423,21 @@ def test_value_weights_file_that_is_not_torch(tmp_path, capsys):
         load_weights(BoardNet.__new__(BoardNet), bad)
     msg = exc.value.issues[0].format()
     assert str(bad) in msg and "\n" not in msg and "not a torch state_dict file" in msg
+
+
+def test_prism_query_negative_seed(caps, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["prism", "query", "--premises", str(caps), "--captions", str(caps), "--encoders", "lsa",
+              "--seed", "-1"])
+    assert exc.value.code == 2 and "--seed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("epochs", [0, -1])
+def test_prism_fusion_epochs_below_one(epochs):
+    pytest.importorskip("torch")
+    from argparse import Namespace
+
+    from d3mkit.benchmarks.prism.baseline import _fusion
+    from d3mkit.errors import UsageError
+    with pytest.raises(UsageError, match="--epochs must be at least 1"):
+        _fusion(None, None, None, Namespace(epochs=epochs, device="cpu", seed=0), None, None)
