@@ -441,3 +441,8 @@ def test_prism_fusion_epochs_below_one(epochs):
     from d3mkit.errors import UsageError
     with pytest.raises(UsageError, match="--epochs must be at least 1"):
         _fusion(None, None, None, Namespace(epochs=epochs, device="cpu", seed=0), None, None)
+
+
+def test_split_datasets_that_does_not_exist(wine, tmp_path, capsys):
+    code, _, err = run(["split", wine, "--datasets", tmp_path / "nope"], capsys)
+    assert code == 2 and str(tmp_path / "nope") in err and "--datasets" in err
