@@ -446,3 +446,16 @@ def test_prism_fusion_epochs_below_one(epochs):
 def test_split_datasets_that_does_not_exist(wine, tmp_path, capsys):
     code, _, err = run(["split", wine, "--datasets", tmp_path / "nope"], capsys)
     assert code == 2 and str(tmp_path / "nope") in err and "--datasets" in err
+
+
+@pytest.mark.parametrize("content", ["[]", "{}", '{"inputs": {"data": [{"datasetID": "x", "targets": []}]}}'])
+@pytest.mark.parametrize("cmd", ["baseline", "views"])
+def test_task_root_with_an_unusable_problem_doc(abstraction, tmp_path, capsys, content, cmd):
+    root = _copy(abstraction, tmp_path / "abs")
+    doc = root / "abs_problem" / "problemDoc.json"
+    doc.write_text(content)
+    argv = ["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"] if cmd == "baseline" \
+        else ["views", root, "--out", tmp_path / "v"]
+    code, _, err = run(argv, capsys)
+    assert code == 1 and str(doc) in err and "not a usable problemDoc" in err
+    assert not (root / "abs_solution").exists() and not (tmp_path / "v").exists()
