@@ -72,7 +72,19 @@ class TaskRoot:
 
     @cached_property
     def problem(self) -> ProblemDoc:
-        return ProblemDoc.load(self.problem_dir / "problemDoc.json")
+        """The problemDoc; one without a datasetID or targets is an error naming it (run
+        ``d3mkit validate`` for the full list of what is wrong)."""
+        p = self.problem_dir / "problemDoc.json"
+        doc = ProblemDoc.load(p)
+        try:
+            ok = isinstance(doc.data, dict) and isinstance(doc.dataset_id, str) and bool(doc.target_names)
+        except Exception:  # noqa: BLE001 - malformed targets
+            ok = False
+        if not ok:
+            raise D3MKitError(error("problem.unusable", "inputs.data[0]",
+                                    "not a usable problemDoc: no datasetID or no targets "
+                                    "(run 'd3mkit validate' on it)", str(p)))
+        return doc
 
     @cached_property
     def dataset(self) -> DatasetDoc:

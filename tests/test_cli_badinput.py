@@ -390,3 +390,72 @@ def test_value_absurd_size_is_refused_before_allocating(tmp_path, capsys, bench)
     code, _, err = run(["build", bench, "--out", tmp_path, "--n-train", "99999999999", "--quiet"], capsys)
     assert code == 2 and "--n-train + --n-test must be at most" in err
     assert os.listdir(tmp_path) == []
+
+
+# --- baseline / build option values ----------------------------------------------------------
+@pytest.mark.parametrize("argv", [["build", "tabular", "--seed", "-1"], ["baseline", "x", "--seed", "-1"]])
+def test_negative_seed_is_a_usage_error(tmp_path, capsys, argv):
+    argv = argv[:2] + (["--out", str(tmp_path / "o")] if argv[0] == "build" else []) + argv[2:]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--seed" in err and ">= 0" in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("opt, value", [("--abstraction-batch-size", "0"), ("--abstraction-batch-size", "-4"),
+                                        ("--abstraction-lr", "-1"), ("--abstraction-lr", "nan")])
+def test_abstraction_baseline_option_values(abstraction, tmp_path, capsys, opt, value):
+    pytest.importorskip("torch")
+    root = _copy(abstraction, tmp_path / "abs")
+    code, _, err = run(["baseline", root, "--epochs", "1", opt, value], capsys)
+    assert code == 2 and opt in err
+    assert not (root / "abs_solution").exists()
+
+
+def test_value_weights_file_that_is_not_torch(tmp_path, capsys):
+    torch = pytest.importorskip("torch")  # noqa: F841
+    from d3mkit.benchmarks.value.model import BoardNet, load_weights
+    from d3mkit.errors import UsageError
+    bad = tmp_path / "w.pt"
+    bad.write_bytes(b"\x80\x04garbage" * 30)
+    with pytest.raises(UsageError) as exc:
+        load_weights(BoardNet.__new__(BoardNet), bad)
+    msg = exc.value.issues[0].format()
+    assert str(bad) in msg and "\n" not in msg and "not a torch state_dict file" in msg
+
+
+def test_prism_query_negative_seed(caps, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["prism", "query", "--premises", str(caps), "--captions", str(caps), "--encoders", "lsa",
+              "--seed", "-1"])
+    assert exc.value.code == 2 and "--seed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("epochs", [0, -1])
+def test_prism_fusion_epochs_below_one(epochs):
+    pytest.importorskip("torch")
+    from argparse import Namespace
+
+    from d3mkit.benchmarks.prism.baseline import _fusion
+    from d3mkit.errors import UsageError
+    with pytest.raises(UsageError, match="--epochs must be at least 1"):
+        _fusion(None, None, None, Namespace(epochs=epochs, device="cpu", seed=0), None, None)
+
+
+def test_split_datasets_that_does_not_exist(wine, tmp_path, capsys):
+    code, _, err = run(["split", wine, "--datasets", tmp_path / "nope"], capsys)
+    assert code == 2 and str(tmp_path / "nope") in err and "--datasets" in err
+
+
+@pytest.mark.parametrize("content", ["[]", "{}", '{"inputs": {"data": [{"datasetID": "x", "targets": []}]}}'])
+@pytest.mark.parametrize("cmd", ["baseline", "views"])
+def test_task_root_with_an_unusable_problem_doc(abstraction, tmp_path, capsys, content, cmd):
+    root = _copy(abstraction, tmp_path / "abs")
+    doc = root / "abs_problem" / "problemDoc.json"
+    doc.write_text(content)
+    argv = ["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"] if cmd == "baseline" \
+        else ["views", root, "--out", tmp_path / "v"]
+    code, _, err = run(argv, capsys)
+    assert code == 1 and str(doc) in err and "not a usable problemDoc" in err
+    assert not (root / "abs_solution").exists() and not (tmp_path / "v").exists()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from d3mkit.commands import seed_value
+
 from d3mkit.benchmarks import BASELINES, DEFAULT_MODEL, optional_module
 from d3mkit.errors import UsageError
 
@@ -15,7 +17,7 @@ def add_parser(sub) -> None:
     p.add_argument("--model", help="baseline name: " + ", ".join(BASELINES))
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--epochs", type=int, default=None, help="training passes (model default if omitted)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument("--quiet", action="store_true")
     seen = set()
     for path in dict.fromkeys(BASELINES.values()):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from d3mkit.commands import seed_value
+
 from d3mkit.benchmarks import BUILDERS, optional_module
 
 
@@ -17,7 +19,7 @@ def add_parser(sub) -> None:
             continue
         bp = bench.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0] if mod.__doc__ else None)
         bp.add_argument("--out", type=Path, required=True, help="directory to write task roots into")
-        bp.add_argument("--seed", type=int, default=0, help="random seed (same seed, same bytes)")
+        bp.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same bytes)")
         bp.add_argument("--force", action="store_true", help="replace existing task roots")
         bp.add_argument("--quiet", action="store_true", help="no progress bars")
         mod.add_build_arguments(bp)

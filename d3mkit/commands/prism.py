@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from d3mkit.commands import seed_value
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("prism", help="PRISM weak supervision: extraction from captions, caption querying")
@@ -44,7 +46,7 @@ def add_parser(sub) -> None:
                    help="keep texts outside one standard deviation of the mean length")
     q.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="output format")
     q.add_argument("--output", type=Path, default=None, help="write here instead of stdout")
-    q.add_argument("--seed", type=int, default=0, help="seed for encoders that use one (lsa)")
+    q.add_argument("--seed", type=seed_value, default=0, help="seed for encoders that use one (lsa)")
     q.set_defaults(func=_query)
 
 

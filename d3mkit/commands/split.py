@@ -24,6 +24,9 @@ def _run(args) -> int:
 
     from d3mkit.commands.score import require_dataset_id
     from d3mkit.taskroot import find_name
+    for d in args.datasets:
+        if not d.is_dir():
+            raise UsageError("--datasets needs an existing directory", str(d))
     p = args.problem_dir
     doc_path = p if p.is_file() else p / "problemDoc.json"
     if not doc_path.is_file() and p.is_dir() and find_name(p) is not None:

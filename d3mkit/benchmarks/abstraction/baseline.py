@@ -36,6 +36,10 @@ def run_baseline(task, model: str, args):
     batch = int(getattr(args, "abstraction_batch_size", M.BATCH_SIZE))
     lr = float(getattr(args, "abstraction_lr", M.LR))
     seed = int(getattr(args, "seed", 0) or 0)
+    if batch < 1:
+        raise UsageError(f"--abstraction-batch-size must be at least 1, got {batch}")
+    if not 0 < lr < float("inf"):
+        raise UsageError(f"--abstraction-lr must be a number > 0, got {lr}")
     target = task.problem.target_names[0]
     train_idx, test_idx = task.split_indices(0, 0)
     x_train, ld_train = load_images(task, train_idx)

@@ -106,8 +106,12 @@ def _fusion(ld, train, test, args, task, echo) -> np.ndarray:
     torch = require_torch()
     nn = torch.nn
     device = choose_device(getattr(args, "device", "auto") or "auto")
+    epochs = getattr(args, "epochs", None)
+    if epochs is not None and epochs < 1:
+        from d3mkit.errors import UsageError
+        raise UsageError(f"--epochs must be at least 1, got {epochs}")
+    epochs = epochs or 30
     rng = seed_everything(getattr(args, "seed", 0) or 0)
-    epochs = getattr(args, "epochs", None) or 30
     classes = np.array(sorted(set(ld.loc[train, "label"].astype(str))))
     if len(classes) < 2:
         return np.full(len(test), classes[0], dtype=object)

@@ -142,8 +142,9 @@ def run_baseline(task, model: str, args):
     batch_size = _opt(args, "batch_size", 16)
     lr = _opt(args, "lr", 1e-4)
     decode = _opt(args, "decode", "argmax")
-    if size < 32 or epochs < 0 or batch_size < 1 or lr <= 0:
-        raise UsageError("need --image-size >= 32, --epochs >= 0, --batch-size >= 1 and --lr > 0")
+    if not (32 <= size <= 4096) or epochs < 0 or batch_size < 1 or not (0 < lr < float("inf")):
+        raise UsageError("need --image-size 32-4096, --epochs >= 0, --batch-size >= 1 and --lr > 0 "
+                         f"(got {size}, {epochs}, {batch_size}, {lr})")
     quiet = getattr(args, "quiet", False)
     log = None if quiet else (lambda m: print(m, flush=True))
 

@@ -135,10 +135,15 @@ def load_weights(model: BoardNet, path) -> list[str]:
     (keys like ``conv1.weight``; its ``fc.*`` is skipped). Returns the keys left at their
     initial values. A shape mismatch is an error naming the key."""
     from d3mkit.errors import UsageError
+    import warnings
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():   # torch warns (several lines) about foreign pickles
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - any unreadable file is a usage error
-        raise UsageError(f"could not read weights file {path}: {exc}", str(path)) from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            f"not a torch state_dict file (torch.load: {type(exc).__name__})"
+        raise UsageError(f"could not read weights file: {why}", str(path)) from None
     if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
         state = state["state_dict"]
     if not isinstance(state, dict):
