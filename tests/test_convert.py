@@ -197,3 +197,15 @@ def test_d3m_reads_converted_keywords_like_legacy_fields(tmp_path):
     got = json.loads(res.stdout)
     for a, b in pairs:
         assert got[a] == got[b], (a, got[a], got[b])
+
+
+def test_task_type_of_the_wrong_json_type_is_an_error_not_a_crash(tmp_path, capsys):
+    from d3mkit.cli import main
+    doc = json.loads((Path(__file__).resolve().parent.parent / "problems/wine/wine_problem/problemDoc.json").read_text())
+    doc["about"]["taskType"] = ["classification"]
+    src = tmp_path / "problemDoc.json"
+    src.write_text(json.dumps(doc))
+    assert main(["convert", str(src), "--to", "4.0.0", "--output", str(tmp_path / "out.json")]) == 1
+    err = capsys.readouterr().err
+    assert "about.taskType" in err and "must be a string" in err and "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()

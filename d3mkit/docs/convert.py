@@ -106,6 +106,12 @@ def to_400(doc: dict, path: str = "") -> tuple[dict | None, list[Issue]]:
     issues: list[Issue] = []
     ttype, sub = about.get("taskType"), about.get("taskSubType")
     keywords: list[str] = []
+    for field, value in (("taskType", ttype), ("taskSubType", sub)):
+        if value is not None and not isinstance(value, str):
+            issues.append(error("convert.task_type", f"about.{field}",
+                                f"{field} must be a string, got {type(value).__name__}", path))
+    if issues:
+        return None, issues
     if ttype not in TASK_TYPE_KEYWORDS:
         issues.append(error("convert.task_type", "about.taskType",
                             f"taskType {ttype!r} has no taskKeywords equivalent in the D3M reference package", path))
