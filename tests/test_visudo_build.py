@@ -85,6 +85,8 @@ def test_existing_root_needs_force(built, capsys):
     (["--strategy", "transfer", "--dimension", "9"], "need 18 labels"),
     (["--sources", "mnist"], "--source-dir"),
     (["--sources", "digits,glyphs"], "exactly one source"),
+    (["--train-count", "99999999999"], "over the limit"),     # ran until killed before
+    (["--split", "0-99999"], "at most 1000 task roots"),
 ])
 def test_bad_input_exit_1(tmp_path, capsys, extra, needle):
     args = ["build", "visudo", "--out", str(tmp_path), *TINY, *extra]

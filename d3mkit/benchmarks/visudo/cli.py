@@ -77,6 +77,9 @@ def add_build_arguments(parser) -> None:
     parser.add_argument("--name", default=None, help="task root name (single split only)")
 
 
+MAX_SPLITS = 1000   # task roots per build: a guard against typos such as 0-99999
+
+
 def parse_split_indices(text: str) -> list[int]:
     """``"0-2,5"`` -> ``[0, 1, 2, 5]``.
 
@@ -89,12 +92,18 @@ def parse_split_indices(text: str) -> list[int]:
             part = part.strip()
             if "-" in part[1:]:
                 a, b = part.split("-", 1)
+                if int(b) - int(a) >= MAX_SPLITS:
+                    raise D3MKitError.single("", "visudo.split", "--split",
+                                             f"at most {MAX_SPLITS} task roots per build; got {part!r}")
                 out += list(range(int(a), int(b) + 1))
             elif part:
                 out.append(int(part))
     except ValueError:
         raise D3MKitError.single("", "visudo.split", "--split",
                                  f"--split takes indices like 3, 0,1,2 or 0-9; got {text!r}") from None
+    if len(set(out)) > MAX_SPLITS:
+        raise D3MKitError.single("", "visudo.split", "--split",
+                                 f"at most {MAX_SPLITS} task roots per build; got {len(set(out))}")
     if not out or min(out) < 0:
         raise D3MKitError.single("", "visudo.split", "--split", f"no valid split index in {text!r}")
     return list(dict.fromkeys(out))

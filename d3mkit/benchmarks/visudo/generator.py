@@ -63,6 +63,9 @@ def _bad(code: str, location: str, message: str) -> D3MKitError:
     return D3MKitError.single("", code, location, message)
 
 
+MAX_PUZZLES = 1_000_000   # correct puzzles per split: a guard against typos
+
+
 @dataclass(frozen=True)
 class Config:
     """Generation parameters (Table 4 of the paper; defaults from its basic setting)."""
@@ -90,6 +93,9 @@ class Config:
         for k, v in self.counts().items():
             if v < 0:
                 raise _bad("visudo.count", f"--{k}-count", f"{k} count must be >= 0, got {v}")
+            if v > MAX_PUZZLES:
+                raise _bad("visudo.count", f"--{k}-count",
+                           f"{k} count {v} is over the limit of {MAX_PUZZLES:,} correct puzzles per split")
         if self.train_count < 1 or self.test_count < 1:
             raise _bad("visudo.count", "--train-count", "train and test counts must be at least 1")
         if not self.overlap >= 0:
