@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
 from d3mkit.benchmarks.prism.labeling import DEFAULT_THRESHOLD, LabelingFunction, enabled
+from d3mkit.benchmarks.prism.manifest import jsonl_rows
 from d3mkit.benchmarks.prism.preprocess import preprocess_caption
-from d3mkit.errors import D3MKitError, UsageError, error
 from d3mkit.docs.jsonio import write_text_atomic
+from d3mkit.errors import D3MKitError, UsageError, error
 
 FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
 MANIFEST_FIELDS = ("hypothesis", "image", "label", "rationale", "strategy", "source", "lf", "precision")
@@ -156,9 +157,9 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
     summary = summary if summary is not None else Summary()
     fmt = fmt or detect_format(p)
     try:
-        fh = open(p, encoding="utf-8", errors="replace", newline="")
         with open(p, "rb") as raw:
             head = raw.read(8192)
+        fh = open(p, encoding="utf-8", errors="replace", newline="")
     except OSError as exc:
         raise UsageError(f"cannot read {what}: {exc.strerror or exc}", str(p)) from None
     if b"\x00" in head:
@@ -177,16 +178,9 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
                 yield str(n), line
         return
     if fmt == "jsonl":
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                summary.skipped.append((f"{where}: line {n}", f"not valid JSON ({exc.msg})"))
-                continue
-            if not isinstance(obj, dict):
-                summary.skipped.append((f"{where}: line {n}", "not a JSON object"))
+        for n, obj, problem in jsonl_rows(fh):
+            if problem is not None:
+                summary.skipped.append((f"{where}: line {n}", problem))
                 continue
             rec = _record(obj, f"{where}: line {n}", summary, text_fields, images)
             if rec is not None:

@@ -63,7 +63,7 @@ def _rows(path: Path):
     with fh:
         try:
             if suffix in (".jsonl", ".ndjson", ".json"):
-                yield from _jsonl_rows(fh)
+                yield from jsonl_rows(fh)
             elif suffix in (".csv", ".tsv"):
                 yield from _csv_rows(fh, "\t" if suffix == ".tsv" else ",")
             else:
@@ -72,7 +72,8 @@ def _rows(path: Path):
             yield 0, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
 
 
-def _jsonl_rows(fh):
+def jsonl_rows(fh):
+    """``(line, dict | None, problem)`` per non-blank line of a JSON-lines file."""
     for n, line in enumerate(fh, start=1):
         if not line.strip():
             continue
