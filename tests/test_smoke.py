@@ -16,3 +16,10 @@ def test_cli_version():
         main(["--version"])
     except SystemExit as exc:
         assert exc.code == 0
+
+
+def test_tabular_demo_runs_and_reports_validation(tmp_path, capsys):
+    from d3mkit.cli import main
+    assert main(["demo", "--out", str(tmp_path / "d"), "--only", "tabular"]) == 0
+    out = capsys.readouterr().out
+    assert "validate: 0 error(s), 0 warning(s)" in out and "reproduced byte for byte" in out

@@ -60,3 +60,13 @@ def optional_module(path: str):
         if exc.name is not None and path.startswith(exc.name):
             return None
         raise
+
+
+def echo_validation(root, echo) -> None:
+    """Validate a task root a demo just built; echo the count of its issues, then each."""
+    from d3mkit.validate import validate_task_root
+    issues = validate_task_root(root)
+    n_err = sum(i.is_error for i in issues)
+    echo(f"   validate: {n_err} error(s), {len(issues) - n_err} warning(s)")
+    for i in issues:
+        echo(f"     {i.format()}")

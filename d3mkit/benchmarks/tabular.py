@@ -120,18 +120,14 @@ def run_demo(out: Path, device: str, echo) -> None:
     """Package wine, validate it, (re)write its splits, and report what happened."""
     from d3mkit.splits import find_dataset, make_splits, splits_bytes, summary
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validate import validate_task_root
+    from d3mkit.benchmarks import echo_validation
 
     root = build_task_root(out, "wine", seed=0, force=True)
     task = TaskRoot.open(root)
     ld = task.learning_data()
     echo(f"   packaged {root}: {len(ld)} rows, {len(ld.columns) - 2} features, "
          f"target {task.problem.target_names[0]!r} ({task.problem.task_type}/{task.problem.task_subtype})")
-    issues = validate_task_root(root)
-    n_err = sum(i.is_error for i in issues)
-    echo(f"   validate: {n_err} error(s), {len(issues) - n_err} warning(s)")
-    for i in issues:
-        echo(f"     {i.format()}")
+    echo_validation(root, echo)
     splits_file = task.problem_dir / task.problem.splits_file
     again = make_splits(task.problem, ld, find_dataset(task.problem))
     same = splits_bytes(again) == splits_file.read_bytes()

@@ -21,7 +21,7 @@ def run_demo(out: Path, device: str, echo) -> None:
 
     from d3mkit.benchmarks.abstraction.cli import build_task_root
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validate import validate_task_root
+    from d3mkit.benchmarks import echo_validation, optional_module
 
     t0 = time.perf_counter()
     root = build_task_root(out, DEMO, seed=0, name="abstraction_demo", force=True)
@@ -30,10 +30,7 @@ def run_demo(out: Path, device: str, echo) -> None:
     echo(f"   built {root} in {time.perf_counter() - t0:.1f} s: {DEMO.transform}, shapes 0-7 "
          f"transformed in training, noise {DEMO.noise:g}; TRAIN {len(train)}, TEST {len(test)} "
          f"(all transformed); shapes in {task.debug_dir / 'shapes.png'}")
-    issues = validate_task_root(root)
-    n_err = sum(i.is_error for i in issues)
-    echo(f"   validate: {n_err} error(s), {len(issues) - n_err} warning(s)")
-    from d3mkit.benchmarks import optional_module
+    echo_validation(root, echo)
     if optional_module("torch") is None:
         echo("   baseline: skipped (torch is not installed)")
         return

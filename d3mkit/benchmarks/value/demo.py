@@ -26,7 +26,7 @@ def run_demo(out: Path, device: str, echo) -> None:
     from d3mkit.benchmarks.value.report import rule_report, to_markdown, write_report
     from d3mkit.benchmarks.value.rules import check
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validate import validate_task_root
+    from d3mkit.benchmarks import echo_validation
 
     args = argparse.Namespace(out=Path(out), seed=0, force=True, quiet=True, n_train=N_TRAIN,
                               n_test=N_TEST, pgn=None, random_games=8, from_release=None,
@@ -35,9 +35,7 @@ def run_demo(out: Path, device: str, echo) -> None:
     task = TaskRoot.open(root)
     echo(f"   packaged {root}: {N_TRAIN} TRAIN + {N_TEST} TEST VALUE-synthetic images at {SIZE} px "
          f"(Pillow renderer, not the paper's Blender scene)")
-    issues = validate_task_root(root)
-    n_err = sum(i.is_error for i in issues)
-    echo(f"   validate: {n_err} error(s), {len(issues) - n_err} warning(s)")
+    echo_validation(root, echo)
     try:
         import torch
     except ImportError:

@@ -15,11 +15,10 @@ DEMO_EPOCHS = {"visual": 4, "nesy": 25}
 
 
 def run_demo(out: Path, device: str, echo) -> None:
-    from d3mkit.benchmarks import optional_module
     from d3mkit.benchmarks.visudo.cli import load_catalog, write_task_root
     from d3mkit.benchmarks.visudo.generator import Config, generate
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validate import validate_task_root
+    from d3mkit.benchmarks import echo_validation, optional_module
 
     cfg = Config(strategy="basic", sources=("digits",), dimension=4, train_count=30, test_count=30,
                  valid_count=15, overlap=0.0, corrupt_chance=0.5, split=0, seed=0)
@@ -29,9 +28,7 @@ def run_demo(out: Path, device: str, echo) -> None:
     n_bad = int((~ps.correct).sum())
     echo(f"   built {root}: {len(ps)} puzzles 4x4 from scikit-learn digits "
          f"({int(ps.correct.sum())} correct, {n_bad} corrupted; cell labels only in _debug)")
-    issues = validate_task_root(root)
-    n_err = sum(i.is_error for i in issues)
-    echo(f"   validate: {n_err} error(s), {len(issues) - n_err} warning(s)")
+    echo_validation(root, echo)
     if optional_module("torch") is None:
         echo("   baselines: skipped (torch is not installed)")
         return
