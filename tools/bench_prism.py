@@ -17,6 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from _bench_data import best_of  # noqa: E402  (tools/ is on sys.path when run as a script)
+
 
 def corpus(n: int) -> list[tuple[str, str]]:
     with open(ROOT / "datasets" / "prism" / "captions.jsonl", encoding="utf-8") as fh:
@@ -24,13 +26,6 @@ def corpus(n: int) -> list[tuple[str, str]]:
     return [(str(i), f"{base[i % len(base)]} Photo {i}.") for i in range(n)]
 
 
-def best_of(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:

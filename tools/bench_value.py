@@ -15,7 +15,6 @@ import os
 import platform
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,15 +26,9 @@ from d3mkit.benchmarks.value import games, render          # noqa: E402
 from d3mkit.benchmarks.value.boards import fens_to_codes   # noqa: E402
 from d3mkit.benchmarks.value.metrics import board_f1, sane_f1   # noqa: E402
 from d3mkit.benchmarks.value.rules import check            # noqa: E402
+from _bench_data import best_of                               # noqa: E402
 
 
-def best_of(fn, repeat=3):
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main(argv=None) -> int:
