@@ -62,9 +62,8 @@ _JSON_TYPE = {dict: "object", list: "array", str: "string", bool: "boolean",
 
 
 def schema_dir() -> Path:
-    """The schema files: ``d3mkit/schemas``, a symlink to the source tree's top-level
-    ``schemas/`` that a wheel build copies into the package, so an installed (not
-    editable) d3mkit finds them too."""
+    """The schema files: the package data directory ``d3mkit/schemas`` (a real directory,
+    shipped in wheels and used in place by editable installs)."""
     return Path(d3mkit.__file__).parent / "schemas"
 
 
