@@ -1,6 +1,7 @@
 """problemDoc conversion 3.1.1 <-> 4.0.0 (d3mkit.docs.convert, ``d3mkit convert``)."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,11 @@ from d3mkit.docs.jsonio import dump_json
 from d3mkit.docs.problem import ProblemDoc, Target
 from d3mkit.validate.schema import check_problem_schema
 
-D3M_PYTHON = Path("/work/venv-d3m/bin/python")
+# The D3M reference package (d3m 2022.5.5, Python 3.8) is not a dependency: point
+# D3MKIT_D3M_PYTHON at its interpreter to run the cross-check (docs/d3m-interop.md).
+D3M_PYTHON = Path(os.environ.get("D3MKIT_D3M_PYTHON", ""))
+D3M_MISSING = ("set D3MKIT_D3M_PYTHON to the python of a d3m==2022.5.5 environment "
+               "to run this cross-check (docs/d3m-interop.md)")
 
 
 def doc311(task_type="classification", sub="binary", metrics=None):
@@ -178,7 +183,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.skipif(not D3M_PYTHON.exists(), reason="D3M reference venv not set up")
+@pytest.mark.skipif(not os.environ.get("D3MKIT_D3M_PYTHON") or not D3M_PYTHON.is_file(), reason=D3M_MISSING)
 def test_d3m_reads_converted_keywords_like_legacy_fields(tmp_path):
     pairs = []
     for t in sorted(TASK_TYPE_KEYWORDS):

@@ -8,14 +8,15 @@ with probability 0.05 (at least one row per index), rows shuffled. ``d3mkit scor
 end to end in a fresh process (read, check, group into label sets, score accuracy,
 f1Macro and hammingLoss, write scores.csv), best of three; the reference's
 AccuracyMetric, F1MacroMetric and HammingLossMetric are timed once on the same files read
-with pandas (tools/d3m_reference/time_metrics.py multiLabel, reference venv given by
---reference; skipped when absent). Prints seconds, the ratio reference/d3mkit and whether
+with pandas (tools/d3m_reference/time_metrics.py multiLabel, reference interpreter given
+by --reference, default $D3MKIT_D3M_PYTHON; skipped when neither is set). Prints seconds, the ratio reference/d3mkit and whether
 the values agree to 1e-9.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -52,7 +53,8 @@ def files(tmp: Path, n: int, rng) -> tuple[Path, Path, int]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000")
-    ap.add_argument("--reference", default="/work/venv-d3m/bin/python")
+    ap.add_argument("--reference", default=os.environ.get("D3MKIT_D3M_PYTHON"),
+                    help="python of the D3M reference environment (default $D3MKIT_D3M_PYTHON)")
     args = ap.parse_args()
     from d3mkit.docs import ProblemDoc, Target
     rng = np.random.default_rng(0)

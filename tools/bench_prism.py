@@ -3,7 +3,7 @@ Caption Querying (premises/s), on synthetic captions built from the demo corpus.
 
 Usage: PYTHONPATH=. python tools/bench_prism.py [--captions N] [--premises N] [--repeat R]
 
-Prints a table; the figures in README.md came from this script (see the machine note
+Prints a table; the figures in docs/benchmarks/prism.md came from this script (see the machine note
 there). Captions are the 40 demo captions repeated with a varying numeric suffix, so the
 mix of matching and non-matching sentences is the demo's (about half match at 0.6).
 """

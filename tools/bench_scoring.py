@@ -7,7 +7,8 @@ against a targets.csv of the same n rows; problem multiClass with accuracy and f
 ``d3mkit score`` runs end to end in a fresh process (read, check, align, score, write
 scores.csv), best of three; the reference's AccuracyMetric and F1MacroMetric are timed on
 the same files read with pandas (tools/d3m_reference/time_metrics.py, in the reference
-venv given by --reference, default /work/venv-d3m/bin/python; skipped when absent).
+interpreter given by --reference, default $D3MKIT_D3M_PYTHON; skipped when neither is set;
+see docs/d3m-interop.md).
 
 Object detection: 2,000 images, 10,000 true boxes, 20,000 scored detections. d3mkit's
 objectDetectionAP function alone and ``d3mkit score`` end to end, beside the reference's
@@ -123,7 +124,8 @@ def row(what, ours, theirs, v_ours, v_theirs):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000,1000000")
-    ap.add_argument("--reference", default="/work/venv-d3m/bin/python")
+    ap.add_argument("--reference", default=os.environ.get("D3MKIT_D3M_PYTHON"),
+                    help="python of the D3M reference environment (default $D3MKIT_D3M_PYTHON)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     print(f"{'case':<44} {'d3mkit s':>9} {'d3m ref s':>10} {'ratio':>9} {'value':>9}  agree")

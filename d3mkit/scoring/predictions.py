@@ -1,7 +1,7 @@
 """Reading predictions.csv and the truth, checking them, and lining them up.
 
 This is the one place that decides how a predictions file lines up with the truth
-(DESIGN.md). :func:`load_truth` reads the TEST rows of learningData for one repeat/fold of
+(docs/design.md). :func:`load_truth` reads the TEST rows of learningData for one repeat/fold of
 dataSplits (or an explicit ``targets.csv``); :func:`read_predictions` reads the file;
 :func:`align` checks everything and returns an :class:`Aligned` bundle of read-only
 arrays in d3mIndex order, or the issues found (all of them).

@@ -1,4 +1,4 @@
-"""The validation report: data first (:meth:`Report.to_dict`, the shape DESIGN.md fixes
+"""The validation report: data first (:meth:`Report.to_dict`, the shape docs/design.md fixes
 for ``validate --format json``), text second (:meth:`Report.to_text`).
 
 >>> r = Report()

@@ -2,7 +2,7 @@
 
 Run with the reference interpreter, not with d3mkit's:
 
-    /work/venv-d3m/bin/python tools/d3m_reference/check_load.py TASK_ROOT_OR_DOC...
+    $D3MKIT_D3M_PYTHON tools/d3m_reference/check_load.py TASK_ROOT_OR_DOC...
 
 Each argument may be a task root (``<name>_problem/problemDoc.json`` and
 ``<name>_dataset/datasetDoc.json`` inside it), a problem or dataset directory, or a

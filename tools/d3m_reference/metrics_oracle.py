@@ -2,7 +2,7 @@
 
 Run with the reference environment's Python, not d3mkit's (this script imports no d3mkit)::
 
-    /work/venv-d3m/bin/python tools/d3m_reference/metrics_oracle.py [OUT.json]
+    $D3MKIT_D3M_PYTHON tools/d3m_reference/metrics_oracle.py [OUT.json]
 
 It generates a fixed set of cases from a seeded numpy Generator, scores each with the
 metric class ``d3m.metrics.class_map`` names, and writes the cases (truth rows,

@@ -1,8 +1,8 @@
 """Time the D3M reference package's metric classes on CSV files (reference venv only).
 
-    /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py classification TRUTH.csv PRED.csv
-    /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py objectDetection TRUTH.csv PRED.csv
-    /work/venv-d3m/bin/python tools/d3m_reference/time_metrics.py multiLabel TRUTH.csv PRED.csv
+    $D3MKIT_D3M_PYTHON tools/d3m_reference/time_metrics.py classification TRUTH.csv PRED.csv
+    $D3MKIT_D3M_PYTHON tools/d3m_reference/time_metrics.py objectDetection TRUTH.csv PRED.csv
+    $D3MKIT_D3M_PYTHON tools/d3m_reference/time_metrics.py multiLabel TRUTH.csv PRED.csv
 
 Reads both files with pandas (all columns as strings, as d3m's scorer hands them over),
 then times each metric's ``score(truth, predictions)`` once and prints one JSON object:
