@@ -17,7 +17,7 @@ from d3mkit import __version__
 from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError
 
 COMMANDS = ["validate", "score", "metrics", "split", "views", "convert",
-            "build", "baseline", "demo", "value", "prism"]
+            "build", "baseline", "demo", "reproduce", "value", "prism"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,9 +1,8 @@
-"""problems/: every shipped example task root validates, and tools/regen_problems.py
-reproduces the directory byte for byte."""
+"""problems/: every shipped example task root validates, and ``d3mkit reproduce problems``
+(d3mkit.benchmarks.problems) reproduces the directory byte for byte."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -15,10 +14,8 @@ PROBLEMS = REPO / "problems"
 
 
 def _regen():
-    spec = importlib.util.spec_from_file_location("regen_problems", REPO / "tools" / "regen_problems.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from d3mkit.benchmarks import problems
+    return problems
 
 
 ROOTS = sorted(p for p in PROBLEMS.iterdir() if p.is_dir() and list(p.glob("*_problem")))
@@ -36,11 +33,15 @@ def test_example_validates(root):
     assert errors == []
 
 
-def test_regeneration_is_byte_for_byte(tmp_path):
-    regen = _regen()
-    written = regen.regenerate(tmp_path)
-    assert written, "no builder defines EXAMPLE_ARGS"
-    assert regen.compare(PROBLEMS, tmp_path) == []
+def test_regeneration_is_byte_for_byte(capsys):
+    """``d3mkit reproduce problems --check`` on the checkout's problems/ (its default)."""
+    from d3mkit.cli import main
+    assert _regen().examples(), "no builder defines EXAMPLE_ARGS"
+    assert _regen().default_problems_dir().resolve() == PROBLEMS.resolve()
+    rc = main(["reproduce", "problems", "--check"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "up to date" in out
 
 
 def test_compare_reports_differences(tmp_path):
@@ -54,3 +55,4 @@ def test_compare_reports_differences(tmp_path):
     (a / "gone.txt").write_text("")
     (b / "new.txt").write_text("")
     assert regen.compare(a, b) == ["missing: gone.txt", "extra: new.txt", "differs: x/changed.txt"]
+

@@ -4,8 +4,12 @@
   and ``build(args) -> list[Path]`` (the task roots written). ``args`` always carries
   ``out``, ``seed``, ``force`` and ``quiet``.
 * :data:`BASELINES` — ``d3mkit baseline --model NAME``: module with
-  ``run_baseline(task, model, args)`` returning the score report, and optionally
-  ``add_baseline_arguments(parser)``. ``args`` carries ``device``, ``epochs``, ``seed``.
+  ``run_baseline(task, model, config)`` returning the score report, and optionally
+  ``add_baseline_arguments(parser)``. A module that defines ``CONFIG`` (a frozen
+  subclass of :class:`d3mkit.benchmarks.config.BaselineConfig`) receives
+  ``CONFIG.from_args(args, model=model)``; the others still receive the argparse
+  namespace, whose common fields (``device``, ``epochs``, ``seed``, ``batch_size``) the
+  command has checked through :class:`~d3mkit.benchmarks.config.BaselineConfig` first.
 * :data:`DEFAULT_MODEL` — the model used when ``--model`` is omitted, by the benchmark
   recorded in the task root's manifest.
 * :data:`DEMOS` — modules with ``run_demo(out: Path, device: str, echo) -> None``, run
@@ -22,6 +26,8 @@ BUILDERS = {
 }
 
 BASELINES = {
+    "logistic-regression": "d3mkit.benchmarks.tabular",
+    "mean": "d3mkit.benchmarks.tabular",
     "resnet18": "d3mkit.benchmarks.value.baseline",
     "resnet50": "d3mkit.benchmarks.value.baseline",
     "digit": "d3mkit.benchmarks.visudo.baseline",
@@ -35,6 +41,7 @@ BASELINES = {
 }
 
 DEFAULT_MODEL = {
+    "tabular": "logistic-regression",
     "value": "resnet18",
     "value-detection": None,
     "visudo": "visual",
@@ -49,6 +56,24 @@ DEMOS = [
     "d3mkit.benchmarks.abstraction.demo",
     "d3mkit.benchmarks.prism.demo",
 ]
+
+
+REPRODUCERS = {
+    "problems": "d3mkit.benchmarks.problems",
+}
+"""``d3mkit reproduce NAME ARGS...``: module with ``add_arguments(parser)`` and
+``run(args) -> int`` (the exit code); the module docstring's first line is its help."""
+
+
+def add_build_arguments(parser) -> None:
+    """The options every ``d3mkit build BENCHMARK`` takes (before the benchmark's own)."""
+    from pathlib import Path
+
+    from d3mkit.benchmarks.config import seed_value
+    parser.add_argument("--out", type=Path, required=True, help="directory to write task roots into")
+    parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same bytes)")
+    parser.add_argument("--force", action="store_true", help="replace existing task roots")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def optional_module(path: str):

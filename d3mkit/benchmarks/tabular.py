@@ -15,11 +15,13 @@ classification tables) — and the ``tabular`` part of ``d3mkit demo``.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from d3mkit.benchmarks.config import BaselineConfig, check_choice, check_int
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 
 EXAMPLE_ARGS = ["--dataset", "wine"]
@@ -139,28 +141,68 @@ def run_demo(out: Path, device: str, echo) -> None:
     _demo_baseline(task, echo)
 
 
-def _demo_baseline(task, echo) -> None:
-    """Logistic regression on TRAIN, predictions for TEST, scored by d3mkit's scorer."""
-    from d3mkit.benchmarks import optional_module
-    if optional_module("d3mkit.scoring.score") is None:
-        echo("   baseline: skipped (d3mkit.scoring.score is not in this build)")
-        return
-    from sklearn.linear_model import LogisticRegression
+@dataclass(frozen=True)
+class TabularBaselineConfig(BaselineConfig):
+    """``d3mkit baseline ROOT --model logistic-regression|mean`` on a tabular task root:
+    ``max_iter`` of scikit-learn's solver (>= 1); ``epochs``/``device`` do not apply."""
+
+    model: str | None = "logistic-regression"
+    max_iter: int = 1000
+
+    def check(self) -> None:
+        super().check()
+        check_choice("model", self.model, BASELINE_MODELS)
+        check_int("max_iter", self.max_iter, minimum=1)
+
+
+BASELINE_MODELS = ("logistic-regression", "mean")
+CONFIG = TabularBaselineConfig
+
+
+def add_baseline_arguments(parser) -> None:
+    parser.add_argument("--max-iter", type=int, default=None,
+                        help="tabular logistic-regression: solver iterations (default 1000)")
+
+
+def run_baseline(task, model: str, config: TabularBaselineConfig):
+    """Fit on TRAIN of repeat 0 fold 0, predict TEST, write and score the solution.
+    ``logistic-regression`` (standardised features; classification, or linear regression
+    for a regression target) or ``mean`` (the most frequent class / the TRAIN mean)."""
+    from sklearn.linear_model import LinearRegression, LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
     from d3mkit.baselines.common import write_solution
 
+    config = config if isinstance(config, TabularBaselineConfig) else TabularBaselineConfig.from_args(config)
     ld = task.learning_data().set_index("d3mIndex")
     target = task.problem.target_names[0]
     features = [c for c in ld.columns if c != target]
     train, test = task.split_indices(0, 0)
-    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
-    model.fit(ld.loc[train, features].astype(float).to_numpy(), ld.loc[train, target].to_numpy())
-    pred = model.predict(ld.loc[test, features].astype(float).to_numpy())
+    regression = task.problem.task_type == "regression"
+    y = ld.loc[train, target].to_numpy()
+    if regression:
+        y = y.astype(float)
+    if model == "mean":
+        if regression:
+            pred = np.full(len(test), float(y.mean()))
+        else:
+            values, counts = np.unique(y, return_counts=True)
+            pred = np.full(len(test), values[int(np.argmax(counts))], dtype=object)
+    else:
+        est = LinearRegression() if regression else LogisticRegression(max_iter=config.max_iter)
+        fit = make_pipeline(StandardScaler(), est)
+        fit.fit(ld.loc[train, features].astype(float).to_numpy(), y)
+        pred = fit.predict(ld.loc[test, features].astype(float).to_numpy())
     predictions = pd.DataFrame({"d3mIndex": test, target: pred})
-    report = write_solution(task, predictions, model="logistic-regression",
-                            info={"library": "scikit-learn", "repeat": 0, "fold": 0})
+    return write_solution(task, predictions, model=model,
+                          info={"library": "scikit-learn", "repeat": 0, "fold": 0, **config.to_dict()})
+
+
+def _demo_baseline(task, echo) -> None:
+    """Logistic regression on TRAIN, predictions for TEST, scored by d3mkit's scorer."""
+    train, test = task.split_indices(0, 0)
+    report = run_baseline(task, "logistic-regression", TabularBaselineConfig())
     echo(f"   baseline logistic regression (TRAIN {len(train)}, TEST {len(test)}):")
     for s in report.scores:
         label = s.metric if not getattr(s, "target", None) else f"{s.metric}[{s.target}]"

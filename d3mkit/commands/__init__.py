@@ -1,13 +1,7 @@
-"""One module per ``d3mkit`` subcommand: argument definitions plus a thin ``run``."""
+"""One module per ``d3mkit`` subcommand: argument definitions plus a thin ``run``.
 
+A command parses arguments, calls the library and prints; the logic lives in the library.
+Command modules import nothing heavy at module level, so ``d3mkit COMMAND --help`` is fast.
+"""
 
-def seed_value(text: str) -> int:
-    """argparse type of ``--seed``: an integer numpy accepts (0 <= seed), else a usage error."""
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {v}")
-    return v
+from d3mkit.benchmarks.config import seed_value  # noqa: F401  (argparse type of --seed)

@@ -44,13 +44,17 @@ def _run(args) -> int:
         raise UsageError(f"--model {model} is a baseline for {model_bench}, but this task root was built by "
                          f"'d3mkit build {task.benchmark}' (its models: {', '.join(fits) or 'none'})",
                          str(args.task_root))
+    from d3mkit.benchmarks.config import BaselineConfig
+    BaselineConfig.from_args(args, model=model)   # the checks every baseline shares, before training
     _check_metadata(task)
     if task.solution_dir.exists() and not task.solution_dir.is_dir():
         raise UsageError("the solution path exists and is not a directory", str(task.solution_dir))
     mod = optional_module(BASELINES[model])
     if mod is None:
         raise UsageError(f"baseline {model!r} is not available in this build")
-    report = mod.run_baseline(task, model, args)
+    config_cls = getattr(mod, "CONFIG", None)
+    config = config_cls.from_args(args, model=model) if config_cls is not None else args
+    report = mod.run_baseline(task, model, config)
     for s in report.scores:
         label = s.metric if not s.target else f"{s.metric}[{s.target}]"
         print(f"{label}\t{s.value:.6g}")

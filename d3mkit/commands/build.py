@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from d3mkit.commands import seed_value
-
-from d3mkit.benchmarks import BUILDERS, optional_module
+from d3mkit.benchmarks import BUILDERS, add_build_arguments, optional_module
 
 
 def add_parser(sub) -> None:
@@ -18,10 +14,7 @@ def add_parser(sub) -> None:
         if mod is None:
             continue
         bp = bench.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0] if mod.__doc__ else None)
-        bp.add_argument("--out", type=Path, required=True, help="directory to write task roots into")
-        bp.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same bytes)")
-        bp.add_argument("--force", action="store_true", help="replace existing task roots")
-        bp.add_argument("--quiet", action="store_true", help="no progress bars")
+        add_build_arguments(bp)
         mod.add_build_arguments(bp)
         bp.set_defaults(func=_run, _builder=mod)
 

@@ -1,25 +1,27 @@
-#!/usr/bin/env python
-"""Regenerate problems/, the small example task roots d3mkit ships.
+"""Regenerate problems/, the small example task roots d3mkit ships (``d3mkit reproduce problems``).
 
 For every builder in ``d3mkit.benchmarks.BUILDERS`` whose module defines ``EXAMPLE_ARGS``
 this runs, in process, ``d3mkit build NAME --out problems --seed 0 --force --quiet
 EXAMPLE_ARGS``. A benchmark joins problems/ by defining ``EXAMPLE_ARGS``.
 
-    python tools/regen_problems.py            # rewrite problems/
-    python tools/regen_problems.py --check    # rebuild into a temp dir, compare byte for byte
+    d3mkit reproduce problems            # rewrite problems/
+    d3mkit reproduce problems --check    # rebuild into a temporary directory, compare byte for byte
 
 ``--check`` prints each differing, missing or extra file and exits 1 when any differs.
+``--problems DIR`` names the directory (default: ``problems/`` of the source checkout
+d3mkit runs from, else ``./problems``).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-PROBLEMS = REPO / "problems"
+
+def default_problems_dir() -> Path:
+    """``problems/`` of the source checkout (an editable install), else ``./problems``."""
+    checkout = Path(__file__).resolve().parents[2] / "problems"
+    return checkout if checkout.is_dir() else Path("problems")
 
 
 def examples() -> list[tuple[str, list[str]]]:
@@ -34,21 +36,21 @@ def examples() -> list[tuple[str, list[str]]]:
 
 
 def regenerate(out: Path, only: list[str] | None = None) -> list[str]:
-    """Build every example into ``out``; return the task root paths printed by build."""
-    import contextlib
-    import io
+    """Build every example into ``out`` (as ``d3mkit build NAME --out OUT --seed 0 --force
+    --quiet EXAMPLE_ARGS`` would); return the task root paths written."""
+    import argparse
 
-    from d3mkit.cli import main
+    from d3mkit.benchmarks import BUILDERS, add_build_arguments, optional_module
     written: list[str] = []
     for name, extra in examples():
         if only and name not in only:
             continue
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            rc = main(["build", name, "--out", str(out), "--seed", "0", "--force", "--quiet", *extra])
-        if rc != 0:
-            raise SystemExit(f"d3mkit build {name} failed with exit code {rc}")
-        written += [line for line in buf.getvalue().splitlines() if line.strip()]
+        mod = optional_module(BUILDERS[name])
+        parser = argparse.ArgumentParser(prog=f"d3mkit build {name}")
+        add_build_arguments(parser)
+        mod.add_build_arguments(parser)
+        args = parser.parse_args(["--out", str(out), "--seed", "0", "--force", "--quiet", *extra])
+        written += [str(p) for p in mod.build(args)]
     return written
 
 
@@ -67,24 +69,23 @@ def compare(expected: Path, actual: Path) -> list[str]:
     return sorted(out, key=lambda s: s.split(": ", 1)[1])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="compare a fresh build with problems/")
-    ap.add_argument("--problems", type=Path, default=PROBLEMS, help="the problems directory")
-    args = ap.parse_args(argv)
+def add_arguments(parser) -> None:
+    parser.add_argument("--check", action="store_true", help="compare a fresh build with problems/")
+    parser.add_argument("--problems", type=Path, default=None,
+                        help="the problems directory (default: the checkout's problems/)")
+
+
+def run(args) -> int:
+    problems = args.problems if args.problems is not None else default_problems_dir()
     if not args.check:
-        for root in regenerate(args.problems):
+        for root in regenerate(problems):
             print(root)
         return 0
     with tempfile.TemporaryDirectory(prefix="d3mkit-problems-") as tmp:
         regenerate(Path(tmp))
-        diffs = compare(args.problems, Path(tmp))
+        diffs = compare(problems, Path(tmp))
     for d in diffs:
         print(d)
-    print("problems/ is up to date" if not diffs else f"{len(diffs)} file(s) differ: run tools/regen_problems.py")
+    print(f"{problems} is up to date" if not diffs else
+          f"{len(diffs)} file(s) differ: run 'd3mkit reproduce problems'")
     return 1 if diffs else 0
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
-    sys.exit(main())
