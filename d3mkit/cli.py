@@ -16,7 +16,7 @@ from importlib import import_module
 from d3mkit import __version__
 from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError
 
-COMMANDS = ["validate", "score", "metrics", "split", "views", "convert",
+COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
             "build", "baseline", "demo", "reproduce", "value", "prism"]
 
 

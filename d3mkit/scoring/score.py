@@ -1,7 +1,9 @@
 """Scoring a predictions file: resolve the problem's metrics, read and align through
 :mod:`d3mkit.scoring.predictions`, call the metric functions, report.
 
-:func:`score_task_root` is what baselines use (via
+:func:`prepare_problem` resolves a problem's metrics and reads its truth once and
+:func:`score_prepared` scores one predictions file against it (``d3mkit evaluate`` uses
+the pair); :func:`score_task_root` is what baselines use (via
 :func:`d3mkit.baselines.common.write_solution`); :func:`score_predictions` is the
 lower-level entry taking a problem document, a predictions path and either a dataset or a
 ``targets.csv``. Both raise :class:`~d3mkit.errors.D3MKitError` carrying every issue
@@ -278,28 +280,52 @@ def default_metadata_dir(problem: ProblemDoc) -> Path | None:
     return None
 
 
-def score_predictions(problem, predictions_path, *, dataset=None, targets_path=None,
-                      repeat: int = 0, fold: int = 0, metadata_dir=None,
-                      splits_path=None) -> ScoreReport:
-    """Score ``predictions_path`` for ``problem`` (a :class:`ProblemDoc` or its path)
-    against ``targets_path`` or the TEST rows of ``dataset`` (a :class:`DatasetDoc`, a
-    dataset directory or a datasetDoc.json). Raises :class:`D3MKitError` with every
-    issue when anything is wrong; warnings stay in ``report.issues``."""
+@dataclass
+class PreparedProblem:
+    """A problem made ready to score many predictions files: its metrics resolved and
+    its truth read once (see :func:`prepare_problem`). ``issues`` holds the problem-side
+    issues (metrics, plugins, truth); any error among them fails every submission."""
+    problem: ProblemDoc
+    planned: list
+    truth: object
+    issues: list[Issue]
+    metadata_dir: Path | None
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.issues)
+
+
+def prepare_problem(problem, *, dataset=None, targets_path=None, repeat: int = 0, fold: int = 0,
+                    metadata_dir=None, splits_path=None) -> PreparedProblem:
+    """Resolve ``problem``'s metrics and read its truth (``targets_path`` or the TEST rows
+    of ``dataset``) once; :func:`score_prepared` then scores predictions files against it.
+    Never raises for problem-side issues: they are in ``.issues``."""
     problem = _as_problem(problem)
     dataset = _as_dataset(dataset)
-    ppath = str(predictions_path)
     planned, issues = plan_metrics(problem)
     issues = plugin_issues() + issues
     truth = P.load_truth(problem, dataset=dataset, targets_path=targets_path,
                          splits_path=splits_path, repeat=repeat, fold=fold)
     issues += truth.issues
+    mdir = Path(metadata_dir) if metadata_dir is not None else default_metadata_dir(problem)
+    return PreparedProblem(problem, planned, truth, issues, mdir)
+
+
+def score_prepared(prepared: PreparedProblem, predictions_path) -> ScoreReport:
+    """Score one predictions file against a :class:`PreparedProblem`. Raises
+    :class:`D3MKitError` with every issue (the problem's and the file's) when anything
+    is wrong; warnings stay in ``report.issues``."""
+    problem, planned = prepared.problem, prepared.planned
+    ppath = str(predictions_path)
+    issues = list(prepared.issues)
     df, read_issues = P.read_predictions(predictions_path)
     issues += read_issues
     if df is None or has_errors(issues):
         raise D3MKitError(issues)
     needs_conf = any(p.metric.needs_confidence for p in planned)
     ranked = any(p.metric.extra.get("layout") == "ranked" for p in planned)
-    aligned = P.align(truth, df, ppath, task_type=problem.task_type,
+    aligned = P.align(prepared.truth, df, ppath, task_type=problem.task_type,
                       needs_confidence=needs_conf, ranked=ranked)
     if isinstance(aligned, list):
         raise D3MKitError(issues + aligned)
@@ -308,11 +334,25 @@ def score_predictions(problem, predictions_path, *, dataset=None, targets_path=N
         ml = multilabel_issues(planned, str(problem.path or ""))
         if ml:
             raise D3MKitError(aligned.issues + ml)
-    mdir = Path(metadata_dir) if metadata_dir is not None else default_metadata_dir(problem)
-    report = compute_scores(planned, aligned, problem.problem_id, metadata_dir=mdir, path=ppath)
+    report = compute_scores(planned, aligned, problem.problem_id,
+                            metadata_dir=prepared.metadata_dir, path=ppath)
     if has_errors(report.issues):
         raise D3MKitError(report.issues)
     return report
+
+
+def score_predictions(problem, predictions_path, *, dataset=None, targets_path=None,
+                      repeat: int = 0, fold: int = 0, metadata_dir=None,
+                      splits_path=None) -> ScoreReport:
+    """Score ``predictions_path`` for ``problem`` (a :class:`ProblemDoc` or its path)
+    against ``targets_path`` or the TEST rows of ``dataset`` (a :class:`DatasetDoc`, a
+    dataset directory or a datasetDoc.json). Raises :class:`D3MKitError` with every
+    issue when anything is wrong; warnings stay in ``report.issues``. The same as
+    :func:`prepare_problem` then :func:`score_prepared` (what ``d3mkit evaluate`` does
+    to read each problem's truth once for all its submissions)."""
+    prepared = prepare_problem(problem, dataset=dataset, targets_path=targets_path, repeat=repeat,
+                               fold=fold, metadata_dir=metadata_dir, splits_path=splits_path)
+    return score_prepared(prepared, predictions_path)
 
 
 def score_task_root(task, predictions_path, *, repeat: int = 0, fold: int = 0,

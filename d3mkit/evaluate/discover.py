@@ -1,0 +1,330 @@
+"""What a campaign scores: the problems of ``--problems`` and the submissions of
+``--submissions``, and a :class:`Failure` for everything in the submissions tree that
+cannot be scored. Nothing here opens a predictions file except to hash it.
+
+Submissions layout (``SUBMISSIONS/<system>/<entry>/predictions.csv``): ``<entry>`` is a
+problemID, or a D3M pipeline-run directory (any name) holding a ``pipelineDoc.json``
+that names the problem (``"problemID"`` at the top level or under ``"problem"``) beside
+its ``predictions.csv``. Anything else is recorded, never fatal:
+
+===========================  ===================================================================
+code                         meaning
+===========================  ===================================================================
+``submission.missing``       a system has no submission for a problem
+``submission.no_predictions`` an entry directory without ``predictions.csv``
+``submission.unknown_problem`` the entry names no problem of ``--problems``
+``submission.duplicate``     two entries of one system for the same problem (none is scored)
+``submission.stray``         a file where a system or entry directory is expected
+``submission.bad_pipeline``  a ``pipelineDoc.json`` that is unreadable or names no problemID
+``system.case_clash``        system names that differ only in case (none of them is scored)
+``name.encoding``            a file name that is not valid UTF-8
+``path.outside_tree``        a symlink that leaves the submissions tree (not followed)
+``file.not_regular``         ``predictions.csv`` is a FIFO, device or directory (never opened)
+``file.too_large``           ``predictions.csv`` is over the size limit
+``file.unreadable``          ``predictions.csv`` cannot be read
+``problem.unusable``         the problem itself cannot be scored (its issues say why)
+``problem.duplicate_id``     two problem directories with the same problemID (neither is used)
+===========================  ===================================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PREDICTIONS = "predictions.csv"
+PIPELINE_DOC = "pipelineDoc.json"
+DEFAULT_MAX_BYTES = 1 << 30          # 1 GiB per predictions file (--max-size-mb)
+_HASH_BLOCK = 1 << 20
+MAX_PROBLEM_DEPTH = 4
+
+FAILURE_CODES = {
+    "submission.missing": "a system has no submission for a problem",
+    "submission.no_predictions": "an entry directory without predictions.csv",
+    "submission.unknown_problem": "the entry names no problem of --problems",
+    "submission.duplicate": "two entries of one system for the same problem (none is scored)",
+    "submission.stray": "a file where a system or entry directory is expected",
+    "submission.bad_pipeline": "a pipelineDoc.json that is unreadable or names no problemID",
+    "system.case_clash": "system names that differ only in case (none of them is scored)",
+    "name.encoding": "a file name that is not valid UTF-8",
+    "path.outside_tree": "a symlink that leaves the submissions tree (not followed)",
+    "file.not_regular": "predictions.csv is a FIFO, device or directory (never opened)",
+    "file.too_large": "predictions.csv is over the size limit",
+    "file.unreadable": "predictions.csv cannot be read",
+    "problem.unusable": "the problem itself cannot be scored (its issues say why)",
+    "problem.duplicate_id": "two problem directories with the same problemID (neither is used)",
+    "internal": "d3mkit failed on this submission (a bug: please report it)",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Failure:
+    """A row of failures.csv. ``system`` is empty for a problem-side failure."""
+    system: str
+    problem_id: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    problem_id: str
+    doc: str                 # problemDoc.json
+    dataset: str | None      # datasetDoc.json beside it
+    digest: str              # content hash of everything scoring reads
+    metrics: tuple = ()      # (name as in scores.csv prefix, higher_is_better) in problemDoc order
+
+
+@dataclass(frozen=True)
+class Submission:
+    system: str
+    problem_id: str
+    path: str
+    digest: str
+
+
+@dataclass
+class Discovery:
+    problems: dict[str, Problem] = field(default_factory=dict)
+    systems: list[str] = field(default_factory=list)
+    submissions: list[Submission] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+
+def shown(name: str) -> str:
+    """A name safe to write as UTF-8 (undecodable bytes as ``\\xNN``).
+
+    >>> shown("ok"), shown("bad\\udcff")
+    ('ok', 'bad\\\\xff')
+    """
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def file_digest(path: Path, h=None) -> str:
+    h = h or hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(_HASH_BLOCK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------
+# problems
+# ---------------------------------------------------------------------------------------
+def _problem_docs(root: Path) -> list[Path]:
+    out = []
+    for here, dirs, files in os.walk(root):
+        depth = len(Path(here).relative_to(root).parts)
+        dirs[:] = sorted(d for d in dirs if depth < MAX_PROBLEM_DEPTH and not d.startswith("."))
+        if "problemDoc.json" in files:
+            out.append(Path(here) / "problemDoc.json")
+    return sorted(out)
+
+
+def _problem_digest(doc_path: Path, problem, dataset: Path | None) -> str:
+    """sha256 over the files scoring reads: the problemDoc, its dataSplits, the datasetDoc,
+    the dataset's tables and the ``_debug`` metadata; plus the d3mkit version."""
+    from d3mkit import __version__
+    from d3mkit.scoring.score import default_metadata_dir
+    h = hashlib.sha256(f"d3mkit {__version__}\n".encode())
+    files = [doc_path, doc_path.parent / str(problem.splits_file or "dataSplits.csv")]
+    if dataset is not None:
+        files.append(dataset)
+        files += sorted((dataset.parent / "tables").glob("*"))
+    mdir = default_metadata_dir(problem)
+    if mdir is not None and mdir.is_dir():
+        files += sorted(p for p in mdir.glob("*.csv"))
+    for f in files:
+        h.update(f"\n{f.name}\n".encode("utf-8", "surrogateescape"))
+        if f.is_file():
+            file_digest(f, h)
+    return h.hexdigest()
+
+
+def _metric_directions(problem) -> tuple:
+    from d3mkit.scoring.score import plan_metrics
+    planned, _ = plan_metrics(problem)
+    return tuple((p.name, bool(p.metric.higher_is_better)) for p in planned)
+
+
+def find_problems(root: Path) -> tuple[dict[str, Problem], list[Failure]]:
+    """Every problemDoc.json under ``root`` (at most four levels down), keyed by problemID."""
+    from d3mkit.commands.score import find_dataset
+    from d3mkit.docs import ProblemDoc
+    from d3mkit.errors import D3MKitError
+    found: dict[str, list[Problem]] = {}
+    failures: list[Failure] = []
+    for doc in _problem_docs(root):
+        try:
+            problem = ProblemDoc.load(doc)
+        except D3MKitError as exc:
+            failures.append(Failure("", shown(str(doc)), "problem.unusable", exc.issues[0].format()))
+            continue
+        pid = problem.problem_id
+        if not isinstance(pid, str) or not pid:
+            failures.append(Failure("", shown(str(doc)), "problem.unusable",
+                                    f"{shown(str(doc))}: no about.problemID"))
+            continue
+        ds_id = problem.dataset_id
+        dataset = find_dataset(doc, ds_id) if isinstance(ds_id, str) and ds_id else None
+        try:
+            metrics = _metric_directions(problem)
+            digest = _problem_digest(doc, problem, dataset)
+        except (D3MKitError, OSError, ValueError, TypeError) as exc:
+            failures.append(Failure("", pid, "problem.unusable", f"{shown(str(doc))}: {exc}"))
+            continue
+        found.setdefault(pid, []).append(
+            Problem(pid, str(doc), str(dataset) if dataset else None, digest, metrics))
+    problems = {}
+    for pid, entries in sorted(found.items()):
+        if len(entries) > 1:
+            where = ", ".join(shown(e.doc) for e in entries)
+            failures.append(Failure("", pid, "problem.duplicate_id",
+                                    f"problemID {pid!r} is in {len(entries)} problemDocs ({where}); "
+                                    f"none is used"))
+            continue
+        problems[pid] = entries[0]
+    return problems, failures
+
+
+# ---------------------------------------------------------------------------------------
+# submissions
+# ---------------------------------------------------------------------------------------
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+        return True
+    except (ValueError, OSError, RuntimeError):
+        return False
+
+
+def _entry_problem(entry: Path) -> tuple[str | None, str | None]:
+    """(problemID, error message) of an entry directory."""
+    doc = entry / PIPELINE_DOC
+    if not (doc.exists() or doc.is_symlink()):
+        return entry.name, None
+    from d3mkit.docs.jsonio import load_json_issues
+    data, issues = load_json_issues(doc)
+    if issues:
+        return None, issues[0].format()
+    pid = data.get("problemID") if isinstance(data, dict) else None
+    if pid is None and isinstance(data, dict):
+        prob = data.get("problem")
+        pid = prob.get("problemID") if isinstance(prob, dict) else prob
+    if not isinstance(pid, str) or not pid:
+        return None, f"{shown(str(doc))}: names no problemID (\"problemID\" or \"problem\": {{\"problemID\"}})"
+    return pid, None
+
+
+def find_submissions(root: Path, problems: dict[str, Problem], *,
+                     max_bytes: int = DEFAULT_MAX_BYTES) -> Discovery:
+    """Walk ``root`` two levels down; hash each scorable ``predictions.csv``."""
+    out = Discovery(problems=problems)
+    real_root = root.resolve()
+    fail = out.failures.append
+
+    def usable_dir(p: Path, system: str, pid: str, what: str) -> bool:
+        if p.is_symlink() and not _inside(p, real_root):
+            fail(Failure(system, pid, "path.outside_tree",
+                         f"{shown(str(p))}: symlink to a place outside the submissions tree"))
+            return False
+        if not p.is_dir():
+            fail(Failure(system, pid, "submission.stray",
+                         f"{shown(str(p))}: a file where {what} directory is expected"))
+            return False
+        return True
+
+    systems = []
+    for p in sorted(root.iterdir()):
+        name = shown(p.name)
+        if name != p.name:
+            fail(Failure(name, "", "name.encoding", f"{name}: system name is not valid UTF-8"))
+            continue
+        if usable_dir(p, name, "", "a system"):
+            systems.append(p)
+    by_fold: dict[str, list[Path]] = {}
+    for p in systems:
+        by_fold.setdefault(p.name.casefold(), []).append(p)
+    accepted = []
+    for group in by_fold.values():
+        if len(group) > 1:
+            names = ", ".join(repr(g.name) for g in group)
+            for g in group:
+                fail(Failure(g.name, "", "system.case_clash",
+                             f"system names differ only in case ({names}); none is scored"))
+        else:
+            accepted.append(group[0])
+    accepted.sort(key=lambda p: p.name)
+    out.systems = [p.name for p in accepted]
+
+    for sdir in accepted:
+        system = sdir.name
+        seen: dict[str, list[Path]] = {}
+        for entry in sorted(sdir.iterdir()):
+            ename = shown(entry.name)
+            if ename != entry.name:
+                fail(Failure(system, ename, "name.encoding", f"{shown(str(entry))}: name is not valid UTF-8"))
+                continue
+            if not usable_dir(entry, system, ename, "a problem"):
+                continue
+            pid, msg = _entry_problem(entry)
+            if pid is None:
+                fail(Failure(system, ename, "submission.bad_pipeline", msg))
+                continue
+            if pid not in problems:
+                fail(Failure(system, shown(pid), "submission.unknown_problem",
+                             f"{shown(str(entry))}: no problem with problemID {shown(pid)!r} in --problems"))
+                continue
+            seen.setdefault(pid, []).append(entry)
+        for pid in problems:
+            entries = seen.get(pid, [])
+            if not entries:
+                fail(Failure(system, pid, "submission.missing", "no submission"))
+                continue
+            if len(entries) > 1:
+                where = ", ".join(shown(e.name) for e in entries)
+                fail(Failure(system, pid, "submission.duplicate",
+                             f"{len(entries)} entries for this problem ({where}); none is scored"))
+                continue
+            sub = _check_predictions(entries[0] / PREDICTIONS, system, pid, real_root, max_bytes)
+            if isinstance(sub, Failure):
+                fail(sub)
+            else:
+                out.submissions.append(sub)
+    out.failures.sort()
+    return out
+
+
+def _check_predictions(path: Path, system: str, pid: str, real_root: Path,
+                       max_bytes: int) -> Submission | Failure:
+    where = shown(str(path))
+    if path.is_symlink() and not _inside(path, real_root):
+        return Failure(system, pid, "path.outside_tree",
+                       f"{where}: symlink to a place outside the submissions tree")
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return Failure(system, pid, "submission.no_predictions", f"{where}: no {PREDICTIONS}")
+    except OSError as exc:
+        return Failure(system, pid, "file.unreadable", f"{where}: {exc.strerror or exc}")
+    if not stat.S_ISREG(st.st_mode):
+        return Failure(system, pid, "file.not_regular",
+                       f"{where}: not a regular file (a directory, FIFO or device); not opened")
+    if st.st_size > max_bytes:
+        return Failure(system, pid, "file.too_large",
+                       f"{where}: {st.st_size:,} bytes, over the {max_bytes:,}-byte limit")
+    try:
+        digest = file_digest(path)
+    except OSError as exc:
+        return Failure(system, pid, "file.unreadable", f"{where}: cannot read: {exc.strerror or exc}")
+    return Submission(system, pid, str(path), digest)
+
+
+def cache_key(problem: Problem, sub: Submission) -> str:
+    """What a (system, problem) result depends on: the problem's inputs and the file."""
+    text = json.dumps([problem.digest, sub.system, sub.problem_id, sub.digest])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
