@@ -88,7 +88,7 @@ def mean_ranks(table: dict[str, dict[str, float]], systems: Sequence[str],
 
     >>> t = {"p1": {"a": 0.9, "b": 0.8}, "p2": {"a": 0.1, "c": 0.7}}
     >>> mean_ranks(t, ["a", "b", "c"], {"p1": True, "p2": True})
-    {'a': 1.5, 'b': 2.25, 'c': 2.25}
+    {'a': 1.5, 'b': 2.5, 'c': 2.0}
     """
     if not table:
         return {s: float("nan") for s in systems}
