@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.docs.dataset import image_index_column
 from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.tables import read_table, write_table
 
@@ -270,14 +271,9 @@ def stratify_column(problem: ProblemDoc, dataset: DatasetDoc | None) -> str | No
 
 
 def image_column(dataset: DatasetDoc | None, columns: list[str]) -> str | None:
-    """The image column of an objectDetection learningData: the index column other than
-    d3mIndex (the multi-index), else a column named ``image``."""
-    res = dataset.learning_data if dataset is not None else None
-    if res is not None:
-        for name in res.index_columns:
-            if name != "d3mIndex" and name in columns:
-                return name
-    return "image" if "image" in columns else None
+    """The image column of an objectDetection learningData
+    (:func:`d3mkit.docs.dataset.image_index_column`)."""
+    return image_index_column(dataset.learning_data if dataset is not None else None, columns)
 
 
 # --------------------------------------------------------------------------------------
@@ -444,27 +440,52 @@ def summary(splits: pd.DataFrame) -> list[str]:
 
 
 def find_dataset(problem: ProblemDoc, search: tuple[Path, ...] = ()) -> DatasetDoc:
-    """The dataset a problem names by datasetID: a sibling of the problem directory
-    (same task root) first, then ``search`` directories (the directory itself, its
-    children and grandchildren). Raises :class:`D3MKitError` when none matches."""
-    from d3mkit.docs.jsonio import load_json_issues
-    want = problem.dataset_id
-    pdir = problem.path.parent if problem.path is not None else Path(".")
-    places = [pdir.parent]
-    places += [Path(s) for s in search]
-    seen: set[Path] = set()
-    for base in places:
-        candidates = [base / "datasetDoc.json"] + sorted(base.glob("*/datasetDoc.json")) + \
-            sorted(base.glob("*/*/datasetDoc.json"))
-        for c in candidates:
-            if c in seen or not c.is_file():
-                continue
-            seen.add(c)
-            data, issues = load_json_issues(c)
-            if not issues and isinstance(data, dict) and \
-                    isinstance(data.get("about"), dict) and data["about"].get("datasetID") == want:
-                return DatasetDoc(data, c)
-    where = ", ".join(str(p) for p in places)
-    raise D3MKitError.single(problem.path or "", "splits.dataset_not_found", "inputs.data[0].datasetID",
-                             f"no datasetDoc.json with datasetID {want!r} in {where} "
-                             "(pass --datasets DIR)")
+    """The dataset a problem names (the search rule of :mod:`d3mkit.docs.locate`)."""
+    from d3mkit.docs.locate import dataset_of
+    return dataset_of(problem, search)
+
+
+@dataclass(frozen=True)
+class SplitsWritten:
+    """What :func:`regenerate` did: the file, its rows, the spec and whether it changed."""
+
+    path: Path
+    splits: pd.DataFrame
+    spec: SplitSpec
+    changed: bool
+
+
+def regenerate(problem_path: Path | str, search: tuple[Path, ...] = (), *,
+               force: bool = False) -> SplitsWritten:
+    """(Re)write the splits file of the problem at ``problem_path`` (a problemDoc, a problem
+    directory or a task root) from its ``dataSplits`` section. An up-to-date file is left
+    alone; one with other content is replaced only with ``force`` (else UsageError)."""
+    from d3mkit.docs.locate import find_problem_doc, require_dataset_id
+    from d3mkit.errors import UsageError
+    doc_path = find_problem_doc(problem_path)
+    problem = ProblemDoc.load(doc_path)
+    require_dataset_id(problem, doc_path)
+    spec, issues = spec_issues(problem)
+    if spec is None:
+        raise D3MKitError(issues)
+    dataset = find_dataset(problem, tuple(search))
+    res = dataset.learning_data
+    if res is None:
+        raise D3MKitError(error("dataset.no_learning_data", "dataResources",
+                                "dataset has no learningData table", str(dataset.path)))
+    ld_path = dataset.resource_path(res)
+    try:
+        learning_data = read_table(ld_path)
+    except FileNotFoundError:
+        raise D3MKitError.single(ld_path, "file.missing", "", "learningData file does not exist") from None
+    except Exception as exc:  # pandas parser errors, encoding errors
+        raise D3MKitError.single(ld_path, "csv.unreadable", "", f"cannot read learningData: {exc}") from None
+    splits = make_splits(problem, learning_data, dataset)
+    out = splits_path(doc_path.parent, spec.splits_file)
+    new = splits_bytes(splits)
+    same = out.exists() and out.read_bytes() == new
+    if out.exists() and not same and not force:
+        raise UsageError(f"{out} exists with different content (pass --force to replace it)", str(out))
+    if not same:
+        write_splits(splits, out)
+    return SplitsWritten(out, splits, spec, not same)

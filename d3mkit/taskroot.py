@@ -15,24 +15,9 @@ import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import load_json
+from d3mkit.docs.locate import locate_task_root
 from d3mkit.errors import D3MKitError, UsageError, error
 from d3mkit.tables import read_table
-
-SUFFIXES = ("_dataset", "_problem", "_solution", "_debug")
-
-
-def find_name(root: Path) -> str | None:
-    """The ``<name>`` of a task root directory, or None if ``root`` is not one."""
-    try:
-        problems = sorted(p.name[:-len("_problem")] for p in root.iterdir()
-                          if p.is_dir() and p.name.endswith("_problem"))
-    except OSError:
-        return None
-    for name in problems:
-        if (root / f"{name}_dataset").is_dir():
-            return name
-    return problems[0] if problems else None
-
 
 @dataclass
 class TaskRoot:
@@ -41,18 +26,8 @@ class TaskRoot:
 
     @classmethod
     def open(cls, path: Path | str) -> "TaskRoot":
-        p = Path(path)
-        if not p.exists():
-            raise UsageError("path does not exist", str(p))
-        if p.is_file():
-            p = p.parent
-        for suffix in SUFFIXES:
-            if p.name.endswith(suffix) and (p.parent / (p.name[:-len(suffix)] + "_problem")).is_dir():
-                return cls(p.parent, p.name[:-len(suffix)])
-        name = find_name(p)
-        if name is None:
-            raise UsageError("not a task root: expected <name>_problem/ and <name>_dataset/ inside", str(p))
-        return cls(p, name)
+        root, name = locate_task_root(path)
+        return cls(root, name)
 
     @property
     def dataset_dir(self) -> Path:

@@ -26,52 +26,15 @@ def add_parser(sub) -> None:
     p.set_defaults(func=_run)
 
 
-def find_problem(path: Path) -> Path:
-    """problemDoc.json for a problem dir, a problemDoc.json or a task root."""
-    if not path.exists():
-        raise UsageError("path does not exist", str(path))
-    if path.is_file():
-        return path
-    if (path / "problemDoc.json").is_file():
-        return path / "problemDoc.json"
-    from d3mkit.taskroot import TaskRoot
-    task = TaskRoot.open(path)
-    doc = task.problem_dir / "problemDoc.json"
-    if not doc.is_file():
-        raise UsageError("no problemDoc.json in the task root's problem directory", str(task.problem_dir))
-    return doc
-
-
-def require_dataset_id(problem, path: Path) -> None:
-    """A document without ``inputs.data[0].datasetID`` is not a problemDoc to work with."""
-    from d3mkit.errors import D3MKitError, error
-    if not isinstance(problem.dataset_id, str) or not problem.dataset_id:
-        raise D3MKitError(error("problem.no_dataset_id", "inputs.data[0].datasetID",
-                                "not a usable problemDoc: no datasetID (run 'd3mkit validate' on it)",
-                                str(path)))
-
-
-def find_dataset(problem_doc_path: Path, dataset_id: str | None) -> Path | None:
-    """The datasetDoc.json beside the problem (same task root) whose datasetID matches."""
-    from d3mkit.docs.jsonio import load_json_issues
-    root = problem_doc_path.resolve().parent.parent
-    candidates = sorted(root.glob("*/datasetDoc.json"))
-    for c in candidates:
-        data, issues = load_json_issues(c)
-        if not issues and isinstance(data, dict) and \
-                (data.get("about") or {}).get("datasetID") == dataset_id:
-            return c
-    return None
-
-
 def _run(args) -> int:
     from d3mkit.docs import ProblemDoc
+    from d3mkit.docs.locate import find_dataset_doc, find_problem_doc, require_dataset_id
     from d3mkit.scoring.score import ScoreReport, score_predictions, write_scores
 
     if args.output is not None:
         if args.output.is_dir():
             raise UsageError("--output is a directory; give a file name", str(args.output))
-    pdoc_path = find_problem(args.problem)
+    pdoc_path = find_problem_doc(args.problem)
     problem = ProblemDoc.load(pdoc_path)
     require_dataset_id(problem, pdoc_path)
     if args.output is not None:
@@ -84,9 +47,9 @@ def _run(args) -> int:
             raise UsageError("path does not exist", str(args.dataset))
         dataset = args.dataset
     else:
-        dataset = find_dataset(pdoc_path, problem.dataset_id)
+        dataset = find_dataset_doc(pdoc_path, problem.dataset_id)
         if dataset is None and args.targets is None:
-            raise UsageError(f"no dataset with datasetID {problem.dataset_id!r} beside the problem; "
+            raise UsageError(f"no dataset with datasetID {problem.dataset_id!r} in the task root; "
                              f"pass --dataset DIR or --targets targets.csv", str(pdoc_path))
     if args.targets is not None and not args.targets.exists():
         raise UsageError("path does not exist", str(args.targets))

@@ -27,6 +27,11 @@ from d3mkit.docs.jsonio import dump_json, load_json, save_json
 SCHEMA_VERSION = "3.1.2"
 
 
+def _col_order(c) -> int:
+    """Sort key of a column: its colIndex (a malformed one last)."""
+    return c.col_index if isinstance(c.col_index, int) and not isinstance(c.col_index, bool) else 1 << 30
+
+
 @dataclass(frozen=True)
 class Column:
     """One entry of a table resource's ``columns``."""
@@ -117,13 +122,30 @@ class Resource:
 
     @property
     def column_names(self) -> list[str]:
-        return [c.col_name for c in sorted(self.columns or (), key=lambda c: c.col_index)]
+        return [c.col_name for c in sorted(self.columns or (), key=_col_order)]
 
     @property
     def index_columns(self) -> list[str]:
         """Columns with role ``index`` (``multiIndex`` too), in colIndex order."""
-        return [c.col_name for c in sorted(self.columns or (), key=lambda c: c.col_index)
+        return [c.col_name for c in sorted(self.columns or (), key=_col_order)
                 if "index" in c.role or "multiIndex" in c.role]
+
+
+def image_index_column(resource: "Resource | None", columns=None) -> str | None:
+    """The column that keys objectDetection rows by image: the first index column of
+    ``resource`` (learningData) other than ``d3mIndex``, in colIndex order — the (d3mIndex,
+    image) multi-index — restricted to ``columns`` when given; else a column named
+    ``image`` among ``columns``. The one owner of this rule (splits, validation, scoring).
+
+    >>> ld = Resource.table("learningData", "tables/learningData.csv", [
+    ...     Column(0, "d3mIndex", "integer", ("index",)), Column(1, "img", "string", ("index",))])
+    >>> image_index_column(ld), image_index_column(ld, ["d3mIndex", "x"]), image_index_column(None, ["image"])
+    ('img', None, 'image')
+    """
+    for name in (resource.index_columns if resource is not None else []):
+        if name != "d3mIndex" and (columns is None or name in columns):
+            return name
+    return "image" if columns is not None and "image" in columns else None
 
 
 class DatasetDoc:
@@ -207,6 +229,20 @@ class DatasetDoc:
             if r.res_id == "learningData":
                 return r
         return tables[0] if len(tables) == 1 else None
+
+    def media_columns(self, table: Resource | None = None) -> dict[str, Resource]:
+        """Columns of ``table`` (default learningData) whose ``refersTo`` names an item of a
+        collection resource, mapped to that collection, in colIndex order. The one owner of
+        "which column holds the file names of the media, and where the files are"."""
+        table = table if table is not None else self.learning_data
+        out: dict[str, Resource] = {}
+        for col in sorted(table.columns or (), key=_col_order) if table is not None else ():
+            ref = col.refers_to
+            if isinstance(ref, dict) and ref.get("resObject") == "item":
+                res = self.resource(str(ref.get("resID")))
+                if res is not None and res.is_collection:
+                    out[col.col_name] = res
+        return out
 
     def resource_path(self, res: Resource) -> Path:
         if self.root is None:

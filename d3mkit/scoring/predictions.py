@@ -228,15 +228,12 @@ def _target_types(problem, dataset) -> dict[str, str]:
 
 
 def image_column(problem, dataset, columns) -> str | None:
-    """The column that keys objectDetection rows: the learningData index column other than
-    d3mIndex, else one named ``image``."""
+    """The column that keys objectDetection rows (:func:`d3mkit.docs.dataset.image_index_column`);
+    None for other tasks."""
     if problem.task_type != "objectDetection":
         return None
-    res = dataset.learning_data if dataset is not None else None
-    for c in (res.index_columns if res is not None else []):
-        if c != INDEX and c in columns:
-            return c
-    return "image" if "image" in columns else None
+    from d3mkit.docs.dataset import image_index_column
+    return image_index_column(dataset.learning_data if dataset is not None else None, columns)
 
 
 def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,

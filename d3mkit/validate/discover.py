@@ -5,9 +5,9 @@ CSV inside a problem or dataset directory (its document is validated), a problem
 dataset directory, a task root, or any tree containing them (hidden directories are
 skipped, and a dataset's own directory is not searched for further documents).
 
-A problem finds its dataset by datasetID: first among the directories beside its own
-(the task root), then among the documents found under the PATHs, then on the
-``--datasets`` search path.
+A problem finds its dataset by datasetID with the one search rule of
+:mod:`d3mkit.docs.locate` (its task root, then the documents found under the PATHs, then
+the ``--datasets`` directories).
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from d3mkit.docs.jsonio import load_json_issues
+from d3mkit.docs.locate import DATASET_DOC as DATASET
+from d3mkit.docs.locate import PROBLEM_DOC as PROBLEM
+from d3mkit.docs.locate import DatasetFinder, walk_documents
 from d3mkit.errors import UsageError
-from d3mkit.validate.common import as_dict, as_str
+from d3mkit.validate.common import as_dict
 
-PROBLEM, DATASET = "problemDoc.json", "datasetDoc.json"
 
 
 @dataclass
@@ -63,15 +65,8 @@ def sniff(p: Path) -> str:
 
 
 def _walk(root: Path, found: Found) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        if PROBLEM in filenames:
-            found.add("problem", here / PROBLEM)
-        if DATASET in filenames:
-            found.add("dataset", here / DATASET)
-            dirnames[:] = []   # a dataset's media and tables hold no further documents
-        else:
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+    for kind, p in walk_documents(root):
+        found.add(kind, p)
 
 
 def discover(paths: list[Path | str]) -> Found:
@@ -104,44 +99,12 @@ def discover(paths: list[Path | str]) -> Found:
     return found
 
 
-class DatasetIndex:
-    """datasetID -> datasetDoc.json, over the found documents and ``--datasets`` dirs."""
+class DatasetIndex(DatasetFinder):
+    """datasetID -> datasetDoc.json over the found documents and the ``--datasets``
+    directories (:class:`d3mkit.docs.locate.DatasetFinder`); a search directory that is
+    missing or unreadable is a usage error."""
 
     def __init__(self, found: list[Path], search: list[Path | str] = ()):
-        self._found = list(found)
-        self._search = [Path(s) for s in search]
-        self._ids: dict[Path, str | None] = {}
-        self._search_index: dict[str, Path] | None = None
-        for s in self._search:
-            _check_readable(s)
-            if not s.is_dir():
-                raise UsageError("--datasets needs a directory", str(s), code="usage.path")
-
-    def dataset_id(self, doc: Path) -> str | None:
-        if doc not in self._ids:
-            data, issues = load_json_issues(doc)
-            self._ids[doc] = None if issues else as_str(as_dict(as_dict(data).get("about")).get("datasetID"))
-        return self._ids[doc]
-
-    def _search_paths(self) -> dict[str, Path]:
-        if self._search_index is None:
-            self._search_index = {}
-            for s in self._search:
-                f = Found()
-                _walk(s, f)
-                for d in f.datasets:
-                    did = self.dataset_id(d)
-                    if did is not None:
-                        self._search_index.setdefault(did, d)
-        return self._search_index
-
-    def find(self, dataset_id: str, problem_doc: Path) -> Path | None:
-        task_root = problem_doc.parent.parent
-        try:
-            siblings = sorted(task_root.glob(f"*/{DATASET}"))
-        except OSError:
-            siblings = []
-        for d in siblings + self._found:
-            if self.dataset_id(d) == dataset_id:
-                return d
-        return self._search_paths().get(dataset_id)
+        for s in search:
+            _check_readable(Path(s))
+        super().__init__(search, found)

@@ -81,9 +81,11 @@ class DatasetContext:
 
     def image_column(self) -> str | None:
         """objectDetection: the index column beside d3mIndex (the image), or None."""
-        idx = [c["colName"] for c in self.learning_columns()
-               if _roles(c) & set(INDEX_ROLES) and c["colName"] != "d3mIndex"]
-        return idx[0] if len(idx) == 1 else None
+        from d3mkit.docs.dataset import Resource, image_index_column
+        found = self.resource(self.learning_id)
+        if not found:
+            return None
+        return image_index_column(Resource.from_dict({"columns": declared_columns(found[1])}))
 
     def collection_files(self, res: dict) -> tuple[set[str], dict[str, str]]:
         rid = str(res.get("resID"))

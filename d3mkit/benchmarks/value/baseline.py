@@ -56,13 +56,8 @@ def _opt(args, name, default):
 
 def image_column(task) -> tuple[str, Path]:
     """(learningData column holding the image file names, the image collection directory)."""
-    ld = task.dataset.learning_data
-    for col in ld.columns or ():
-        ref = col.refers_to
-        if isinstance(ref, dict) and ref.get("resObject") == "item":
-            res = task.dataset.resource(str(ref.get("resID")))
-            if res is not None:
-                return col.col_name, task.dataset.resource_path(res)
+    for col, res in task.dataset.media_columns().items():
+        return col, task.dataset.resource_path(res)
     raise D3MKitError(error("value.no_images", "", "learningData has no column referring to an image collection",
                             str(task.dataset.path)))
 

@@ -1,0 +1,194 @@
+"""Finding documents on disk: a task root's parts, a problem's problemDoc, a problem's dataset.
+
+This module owns the one search rule for "the dataset a problem names by datasetID", used
+by ``validate``, ``split``, ``score``, ``views`` and the library alike:
+
+1. the task root: every ``*/datasetDoc.json`` beside the problem's directory (sorted);
+2. the documents the caller already found (``validate``: those under its PATHs), in order;
+3. each search directory (``--datasets DIR``, in order): every datasetDoc.json in the tree
+   under it (hidden directories skipped, a dataset directory not searched further).
+
+The first datasetDoc.json whose ``about.datasetID`` equals the problem's wins; documents that
+are not valid JSON objects are skipped (``validate`` reports them). A task root is a directory
+holding ``<name>_problem/`` and ``<name>_dataset/`` (see docs/design.md).
+
+>>> import json, tempfile
+>>> root = Path(tempfile.mkdtemp()) / "t"
+>>> (root / "t_dataset").mkdir(parents=True); (root / "t_problem").mkdir()
+>>> _ = (root / "t_dataset" / "datasetDoc.json").write_text(json.dumps({"about": {"datasetID": "t_dataset"}}))
+>>> finder = DatasetFinder()
+>>> finder.find("t_dataset", root / "t_problem" / "problemDoc.json") == root / "t_dataset" / "datasetDoc.json"
+True
+>>> finder.find("other", root / "t_problem" / "problemDoc.json") is None
+True
+>>> task_root_name(root)
+'t'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from d3mkit.docs.jsonio import load_json_issues
+from d3mkit.errors import D3MKitError, UsageError, error
+
+PROBLEM_DOC, DATASET_DOC = "problemDoc.json", "datasetDoc.json"
+TASK_ROOT_PARTS = ("_dataset", "_problem", "_solution", "_debug")
+
+
+# --------------------------------------------------------------------------------------
+# task roots
+# --------------------------------------------------------------------------------------
+def task_root_name(root: Path) -> str | None:
+    """The ``<name>`` of a task root directory (a ``<name>_problem`` with a
+    ``<name>_dataset`` beside it preferred), or None if ``root`` is not one."""
+    try:
+        problems = sorted(p.name[:-len("_problem")] for p in Path(root).iterdir()
+                          if p.is_dir() and p.name.endswith("_problem"))
+    except OSError:
+        return None
+    for name in problems:
+        if (Path(root) / f"{name}_dataset").is_dir():
+            return name
+    return problems[0] if problems else None
+
+
+def locate_task_root(path: Path | str) -> tuple[Path, str]:
+    """(task root directory, name) for the root itself, one of its ``<name>_*`` parts or a
+    file inside one. Raises :class:`UsageError` (exit 2) otherwise."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError("path does not exist", str(p))
+    if p.is_file():
+        p = p.parent
+    for suffix in TASK_ROOT_PARTS:
+        if p.name.endswith(suffix) and (p.parent / (p.name[:-len(suffix)] + "_problem")).is_dir():
+            return p.parent, p.name[:-len(suffix)]
+    name = task_root_name(p)
+    if name is None:
+        raise UsageError("not a task root: expected <name>_problem/ and <name>_dataset/ inside", str(p))
+    return p, name
+
+
+def find_problem_doc(path: Path | str) -> Path:
+    """problemDoc.json of a problemDoc path, a problem directory or a task root (or one of
+    its parts). Raises :class:`UsageError` (exit 2) when there is none."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError("path does not exist", str(p))
+    if p.is_file():
+        return p
+    if (p / PROBLEM_DOC).is_file():
+        return p / PROBLEM_DOC
+    root, name = locate_task_root(p)
+    doc = root / f"{name}_problem" / PROBLEM_DOC
+    if not doc.is_file():
+        raise UsageError("no problemDoc.json in the task root's problem directory", str(doc.parent))
+    return doc
+
+
+def require_dataset_id(problem, path: Path | str) -> str:
+    """The problem's ``inputs.data[0].datasetID``; a document without one is not a
+    problemDoc to work with (exit 1, naming the file)."""
+    did = problem.dataset_id
+    if not isinstance(did, str) or not did:
+        raise D3MKitError(error("problem.no_dataset_id", "inputs.data[0].datasetID",
+                                "not a usable problemDoc: no datasetID (run 'd3mkit validate' on it)",
+                                str(path)))
+    return did
+
+
+# --------------------------------------------------------------------------------------
+# the dataset of a problem
+# --------------------------------------------------------------------------------------
+def walk_documents(root: Path | str) -> Iterator[tuple[str, Path]]:
+    """("problem" | "dataset", path) of every problemDoc.json and datasetDoc.json under
+    ``root``, in sorted order; hidden directories are skipped and a dataset directory (its
+    tables and media) is not searched further."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        if PROBLEM_DOC in filenames:
+            yield "problem", here / PROBLEM_DOC
+        if DATASET_DOC in filenames:
+            yield "dataset", here / DATASET_DOC
+            dirnames[:] = []
+        else:
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+
+
+def _beside(problem_doc: Path) -> Path:
+    """The task root of a problemDoc path: the parent of its directory."""
+    return Path(os.path.normpath(problem_doc.parent / os.pardir))
+
+
+class DatasetFinder:
+    """The search rule of this module over ``found`` documents and ``search`` directories.
+    datasetIDs are read once per file; each search directory is walked once."""
+
+    def __init__(self, search: Iterable[Path | str] = (), found: Iterable[Path] = ()):
+        self.search = [Path(s) for s in search]
+        self._found = list(found)
+        self._ids: dict[Path, str | None] = {}
+        self._search_index: dict[str, Path] | None = None
+        for s in self.search:
+            if not s.exists():
+                raise UsageError("path does not exist", str(s), code="usage.path")
+            if not s.is_dir():
+                raise UsageError("--datasets needs a directory", str(s), code="usage.path")
+
+    def dataset_id(self, doc: Path) -> str | None:
+        """``about.datasetID`` of a datasetDoc.json, None when it has none or does not parse."""
+        if doc not in self._ids:
+            data, issues = load_json_issues(doc)
+            about = data.get("about") if not issues and isinstance(data, dict) else None
+            did = about.get("datasetID") if isinstance(about, dict) else None
+            self._ids[doc] = did if isinstance(did, str) else None
+        return self._ids[doc]
+
+    def _searched(self) -> dict[str, Path]:
+        if self._search_index is None:
+            self._search_index = {}
+            for s in self.search:
+                for kind, d in walk_documents(s):
+                    did = self.dataset_id(d) if kind == "dataset" else None
+                    if did is not None:
+                        self._search_index.setdefault(did, d)
+        return self._search_index
+
+    def find(self, dataset_id: str, problem_doc: Path | str) -> Path | None:
+        """The datasetDoc.json with ``dataset_id`` for the problem at ``problem_doc``."""
+        try:
+            beside = sorted(_beside(Path(problem_doc)).glob(f"*/{DATASET_DOC}"))
+        except OSError:
+            beside = []
+        for d in beside + self._found:
+            if self.dataset_id(d) == dataset_id:
+                return d
+        return self._searched().get(dataset_id)
+
+    def places(self, problem_doc: Path | str) -> list[str]:
+        """Where :meth:`find` looked, for a message."""
+        return [str(_beside(Path(problem_doc)))] + [str(s) for s in self.search]
+
+
+def find_dataset_doc(problem_doc: Path | str, dataset_id: str,
+                     search: Iterable[Path | str] = ()) -> Path | None:
+    """The datasetDoc.json a problem names, by the search rule of this module; None if none."""
+    return DatasetFinder(search).find(dataset_id, problem_doc)
+
+
+def dataset_of(problem, search: Iterable[Path | str] = ()):
+    """The :class:`~d3mkit.docs.dataset.DatasetDoc` of a loaded ``ProblemDoc`` (its path
+    tells where it lives). Raises :class:`D3MKitError` (exit 1) naming the places searched."""
+    from d3mkit.docs.dataset import DatasetDoc
+    path = problem.path if problem.path is not None else Path(PROBLEM_DOC)
+    did = require_dataset_id(problem, path)
+    finder = DatasetFinder(search)
+    found = finder.find(did, path)
+    if found is None:
+        raise D3MKitError(error("problem.dataset_missing", "inputs.data[0].datasetID",
+                                f"no datasetDoc.json with datasetID {did!r} in "
+                                f"{', '.join(finder.places(path))} (pass --datasets DIR)", str(path)))
+    return DatasetDoc.load(found)
