@@ -153,7 +153,7 @@ def _metric_directions(problem) -> tuple:
 
 def find_problems(root: Path) -> tuple[dict[str, Problem], list[Failure]]:
     """Every problemDoc.json under ``root`` (at most four levels down), keyed by problemID."""
-    from d3mkit.commands.score import find_dataset
+    from d3mkit.docs.locate import find_dataset_doc as find_dataset
     from d3mkit.docs import ProblemDoc
     from d3mkit.errors import D3MKitError
     found: dict[str, list[Problem]] = {}
