@@ -32,9 +32,10 @@ def codes(issues):
 
 
 def test_schema_files_present():
+    from d3mkit.validate.versions import VERSIONS
     names = sorted(p.name for p in schema_dir().glob("*.json"))
-    assert names == ["datasetSchema-3.1.2.cerberus.json", "datasetSchema-3.1.2.schema.json",
-                     "problemSchema-3.1.1.cerberus.json", "problemSchema-3.1.1.schema.json"]
+    assert names == sorted(f"{k}Schema-{v}.{f}.json" for k in ("problem", "dataset")
+                           for v in VERSIONS for f in ("schema", "cerberus"))
     assert load_schema("problem")["$schema"].endswith("2020-12/schema")
 
 

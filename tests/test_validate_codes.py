@@ -98,6 +98,25 @@ def _stratification(r: Root, mp):
     write_table(sp, r.splits)
 
 
+def _as_400(d: dict) -> None:
+    """The fixture's datasetDoc in the datasetSchema 4.0.0 form (resFormat objects)."""
+    d["about"].update(datasetSchemaVersion="4.0.0", datasetVersion=d["about"].get("datasetVersion", "1.0"))
+    for res in d["dataResources"]:
+        res["resFormat"] = {f: [f.split("/")[-1]] for f in res["resFormat"]}
+
+
+def _columns_count(r: Root, mp):
+    def f(d):
+        _as_400(d)
+        r.ld_res(d)["columnsCount"] = 99
+    r.ds(f)
+
+
+def _dataset_alone(r: Root, mp):
+    shutil.rmtree(r.dataset)
+    return [r.pr_doc]
+
+
 def _unknown_doc(r: Root, mp):
     p = r.root / "notes.json"
     p.write_text('{"hello": 1}')
@@ -186,6 +205,9 @@ MUTATIONS = {
         resObject={"columnName": "nope"})),
     "refers.value_missing": lambda r, mp: r.set_cell(r.ld, 5, "grp", "g9"),
     "collection.item_missing": lambda r, mp: (r.dataset / "media" / "img3.png").unlink(),
+    "problem.dataset_unchecked": _dataset_alone,
+    "schema.version": lambda r, mp: r.pr(lambda d: d["about"].update(problemSchemaVersion="9.9")),
+    "table.columns_count": _columns_count,
     "problem.dataset_missing": lambda r, mp: r.pr(lambda d: d["inputs"]["data"][0].update(datasetID="other")),
     "target.resource_missing": lambda r, mp: r.pr(lambda d: d["inputs"]["data"][0]["targets"][0].update(resID="nope")),
     "target.not_table": lambda r, mp: r.pr(lambda d: d["inputs"]["data"][0]["targets"][0].update(resID="media")),
@@ -306,8 +328,12 @@ def test_dataset_found_on_search_path(tab, tmp_path):
     elsewhere = tmp_path / "store"
     elsewhere.mkdir()
     shutil.move(str(tab.dataset), str(elsewhere / "t_dataset"))
-    assert "problem.dataset_missing" in codes_of([tab.problem])
+    # no dataset beside the problem, no --datasets: the problem's own checks and one warning
+    report = validate_paths([tab.problem])
+    assert [i.code for i in report.issues()] == ["problem.dataset_unchecked"]
+    assert report.valid() and {d.kind for d in report.documents} == {"problemDoc", "dataSplits"}
     assert codes_of([tab.problem], datasets=[elsewhere]) == set()
+    assert "problem.dataset_missing" in codes_of([tab.problem], datasets=[tmp_path / "t"])
 
 
 def test_problem_alone_finds_its_sibling_dataset(tab):

@@ -39,6 +39,7 @@ CODES: dict[str, tuple[str, str]] = {
     "schema.min_items": (E, "a list is shorter than allowed (e.g. no targets)"),
     "schema.dependency": (E, "a field is only allowed with another value (K without precisionAtTopK, ...)"),
     "schema.one_of": (E, "a value matches none of the allowed forms (e.g. resObject)"),
+    "schema.version": (E, "the declared problemSchemaVersion/datasetSchemaVersion is missing or not supported"),
     # CSV reading
     "csv.empty": (E, "a CSV file has no header row"),
     "csv.parse": (E, "a CSV file cannot be parsed (e.g. an unclosed quote)"),
@@ -50,7 +51,9 @@ CODES: dict[str, tuple[str, str]] = {
     "resource.kind": (E, "a collection's resPath is not a directory, or a single resource's is not a file"),
     "resource.duplicate_id": (E, "two dataResources share a resID"),
     "dataset.no_learning_data": (E, "the dataset has no learningData table"),
-    "columns.col_index": (E, "declared colIndex values of a table are not 0..n-1, each once"),
+    "columns.col_index": (E, "declared colIndex values of a table are not 0..n-1, each once (4.0.0 minimal "
+                             "metadata: each at most once)"),
+    "table.columns_count": (E, "a 4.0.0 resource's columnsCount differs from the number of columns of its file"),
     "columns.duplicate_name": (E, "two declared columns of a table share a colName"),
     "table.header": (E, "a table's CSV header does not match the declared columns by name and colIndex order"),
     "index.count": (E, "a table does not have exactly one index column (objectDetection: d3mIndex and image)"),
@@ -71,6 +74,8 @@ CODES: dict[str, tuple[str, str]] = {
     "collection.item_missing": (E, "a row refers to a collection item that is not on disk"),
     # problem <-> dataset
     "problem.dataset_missing": (E, "the problem's datasetID is found neither in its task root nor on --datasets"),
+    "problem.dataset_unchecked": (W, "a problemDoc validated on its own (no dataset beside it, no --datasets): "
+                                     "its own checks ran, the checks against the dataset and dataSplits did not"),
     "target.resource_missing": (E, "a target's resID is not a resource of the dataset"),
     "target.not_table": (E, "a target's resID is not a table resource"),
     "target.column_missing": (E, "a target's colIndex and colName both name no column"),
@@ -92,7 +97,8 @@ CODES: dict[str, tuple[str, str]] = {
     "splits.incomplete": (W, "a learningData index is in neither TRAIN nor TEST of a repeat/fold"),
     "splits.repeats": (E, "the repeats present do not match numRepeats (0 means one repeat, numbered 0)"),
     "splits.folds": (E, "the folds present do not match numFolds (holdOut or 0 means fold 0 only)"),
-    "splits.test_size": (E, "the TEST share differs from testSize (kFold: 1/numFolds) by more than one row per class"),
+    "splits.test_size": (W, "the TEST share differs from testSize (kFold: 1/numFolds) by more than one row per class "
+                            "(a warning: the documentation gives testSize no tolerance)"),
     "splits.stratification": (E, "a stratified split's TEST share of a class is off by more than one row"),
 }
 

@@ -12,19 +12,21 @@ from d3mkit.errors import Issue
 from d3mkit.validate.codes import make
 from d3mkit.validate.common import as_dict, as_int, as_list, as_str
 from d3mkit.validate.files import DatasetContext, _is_table, declared_columns
+from d3mkit.validate.versions import task_of
 
 SUBTYPES = {
-    "binary": ("classification", "vertexNomination"),
-    "multiClass": ("classification", "vertexNomination"),
-    "multiLabel": ("classification",),
-    "univariate": ("regression",),
-    "multivariate": ("regression",),
+    "binary": ("classification", "vertexNomination", "vertexClassification", "semiSupervisedClassification"),
+    "multiClass": ("classification", "vertexNomination", "vertexClassification", "semiSupervisedClassification"),
+    "multiLabel": ("classification", "vertexClassification", "semiSupervisedClassification"),
+    "univariate": ("regression", "semiSupervisedRegression", "timeSeriesForecasting"),
+    "multivariate": ("regression", "semiSupervisedRegression", "timeSeriesForecasting"),
     "overlapping": ("clustering", "communityDetection"),
     "nonOverlapping": ("clustering", "communityDetection"),
 }
 
-CLASSIFICATION = ("classification", "vertexNomination", "linkPrediction", "graphMatching")
-REGRESSION = ("regression", "timeSeriesForecasting", "collaborativeFiltering")
+CLASSIFICATION = ("classification", "vertexNomination", "linkPrediction", "graphMatching",
+                  "vertexClassification", "semiSupervisedClassification")
+REGRESSION = ("regression", "timeSeriesForecasting", "collaborativeFiltering", "semiSupervisedRegression")
 CLUSTERING = ("clustering", "communityDetection")
 
 # problemSchema 3.1.1 metrics and the task types they make sense for (() = any)
@@ -51,7 +53,7 @@ def _registered(name: str):
 
 def check_targets(problem: dict, datasets: dict[int, DatasetContext | None], p: str) -> list[Issue]:
     out: list[Issue] = []
-    task = as_str(as_dict(problem.get("about")).get("taskType"))
+    task, _ = task_of(problem.get("about"))
     all_idx: list[tuple[str, int]] = []
     for i, entry in enumerate(as_list(as_dict(problem.get("inputs")).get("data"))):
         ctx = datasets.get(i)
@@ -84,7 +86,15 @@ def check_targets(problem: dict, datasets: dict[int, DatasetContext | None], p: 
             by_name = next((c for c in cols if c["colName"] == cn), None)
             if ci is None or cn is None:
                 continue   # the schema reports the missing or mistyped field
-            if by_index is None and by_name is None:
+            header = ctx.csv_header(rid) if ctx.minimal_metadata else None
+            if header is not None and by_index is None and by_name is None:
+                # 4.0.0 minimal metadata: an undeclared column is the CSV's column at colIndex
+                if not (0 <= ci < len(header)) or header[ci] != cn:
+                    where = (f"the file's column {ci} is {header[ci]!r}" if 0 <= ci < len(header)
+                             else f"the file has {len(header)} columns")
+                    out.append(make("target.column_missing", f"{loc}.colName",
+                                    f"resource {rid!r} declares no column {cn!r} at colIndex {ci}, and {where}", p))
+            elif by_index is None and by_name is None:
                 out.append(make("target.column_missing", f"{loc}.colName",
                                 f"resource {rid!r} has neither a column at colIndex {ci} nor one named {cn!r}", p))
             elif by_index is None:
@@ -111,20 +121,19 @@ def check_targets(problem: dict, datasets: dict[int, DatasetContext | None], p: 
 
 
 def check_task(problem: dict, p: str) -> list[Issue]:
-    about = as_dict(problem.get("about"))
-    task, sub = as_str(about.get("taskType")), as_str(about.get("taskSubType"))
+    task, sub = task_of(problem.get("about"))
+    where = "about.taskSubType" if "taskSubType" in as_dict(problem.get("about")) else "about.taskKeywords"
     if task is None or sub is None or sub not in SUBTYPES or sub == "none":
         return []
     if task not in SUBTYPES[sub]:
-        return [make("task.subtype", "about.taskSubType",
+        return [make("task.subtype", where,
                      f"taskSubType {sub!r} applies to {' or '.join(SUBTYPES[sub])}, not taskType {task!r}", p)]
     return []
 
 
 def check_metrics(problem: dict, p: str) -> list[Issue]:
     out: list[Issue] = []
-    about = as_dict(problem.get("about"))
-    task, sub = as_str(about.get("taskType")), as_str(about.get("taskSubType"))
+    task, sub = task_of(problem.get("about"))
     for k, m in enumerate(as_list(as_dict(problem.get("inputs")).get("performanceMetrics"))):
         m = as_dict(m)
         name = as_str(m.get("metric"))

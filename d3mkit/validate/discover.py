@@ -108,3 +108,10 @@ class DatasetIndex(DatasetFinder):
         for s in search:
             _check_readable(Path(s))
         super().__init__(search, found)
+
+    def has_siblings(self, problem_doc: Path) -> bool:
+        """Is there any datasetDoc.json in the problem's task root (beside its directory)?"""
+        try:
+            return any(Path(os.path.normpath(problem_doc.parent / os.pardir)).glob(f"*/{DATASET}"))
+        except OSError:
+            return False

@@ -33,6 +33,7 @@ from d3mkit.validate.csvread import Table, read_csv_checked
 from d3mkit.validate.keys import isin, keys
 from d3mkit.validate.paths import escape_reason, lexical_escape, walk_files
 from d3mkit.validate.report import Report
+from d3mkit.validate.versions import minimal_metadata, supported_version
 
 TABLE_TYPES = ("table", "timeseries", "edgeList")
 INDEX_ROLES = ("index", "multiIndex")
@@ -53,6 +54,20 @@ class DatasetContext:
     @property
     def root(self) -> Path:
         return self.doc_path.parent
+
+    @property
+    def version(self) -> str | None:
+        """The datasetSchemaVersion the doc declares, when d3mkit supports it."""
+        return supported_version("dataset", self.data)
+
+    @property
+    def minimal_metadata(self) -> bool:
+        """Columns may be undeclared (4.0.0 and later); colIndex is the CSV position."""
+        return minimal_metadata(self.version)
+
+    def csv_header(self, res_id) -> list[str] | None:
+        t = self.tables.get(res_id) if isinstance(res_id, str) else None
+        return t.header if t is not None else None
 
     @property
     def dataset_id(self) -> str | None:
@@ -169,7 +184,12 @@ def _check_declarations(ctx: DatasetContext, p: str) -> list[Issue]:
         loc = f"dataResources[{i}].columns"
         idx = [as_int(c.get("colIndex")) for c in cols if isinstance(c, dict)]
         idx = [x for x in idx if x is not None]
-        if sorted(idx) != list(range(len(idx))):
+        if ctx.minimal_metadata:
+            dup = sorted({x for x in idx if idx.count(x) > 1})
+            if dup:
+                out.append(make("columns.col_index", loc,
+                                f"colIndex values must each be declared once (repeated: {dup})", p))
+        elif sorted(idx) != list(range(len(idx))):
             dup = sorted({x for x in idx if idx.count(x) > 1})
             gaps = sorted(set(range(len(idx))) - set(idx))
             detail = "; ".join(filter(None, [f"repeated: {dup}" if dup else "",
@@ -190,6 +210,27 @@ def _check_declarations(ctx: DatasetContext, p: str) -> list[Issue]:
 
 
 # ----------------------------------------------------------------------------- tables
+def _check_partial_header(t: Table, res: dict, cols: list[dict], doc: str, loc: str) -> list[Issue]:
+    """4.0.0 minimal metadata: each declared column is the file's column at its colIndex
+    (undeclared columns are allowed); columnsCount, when given, is the file's width."""
+    p = str(t.path)
+    out: list[Issue] = []
+    header = t.header or []
+    for c in cols:
+        i, name = c["colIndex"], c["colName"]
+        if i >= len(header):
+            out.append(make("table.header", f"row 1, column {name}",
+                            f"declared column {name!r} has colIndex {i}, but the file has {len(header)} columns", p))
+        elif header[i] != name:
+            out.append(make("table.header", f"row 1, column {header[i]}",
+                            f"file column {i} is {header[i]!r} but datasetDoc declares {name!r} at colIndex {i}", p))
+    count = as_int(res.get("columnsCount"))
+    if count is not None and count != len(header):
+        out.append(make("table.columns_count", f"{loc[:-len('.columns')]}.columnsCount",
+                        f"columnsCount is {count}, but {t.path.name} has {len(header)} columns", doc))
+    return out
+
+
 def _check_header(t: Table, cols: list[dict]) -> list[Issue]:
     p = str(t.path)
     out: list[Issue] = []
@@ -416,7 +457,10 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
         if t.header is None:
             continue
         loc = f"dataResources[{i}].columns"
-        tissues = _check_header(t, cols) if as_list(r.get("columns")) else []
+        if ctx.minimal_metadata:
+            tissues = _check_partial_header(t, r, cols, p, loc)
+        else:
+            tissues = _check_header(t, cols) if as_list(r.get("columns")) else []
         tissues += _check_index(ctx, rid, t, cols, loc)
         if t.df is not None:
             tissues += _check_types(t, cols)

@@ -14,6 +14,7 @@ from d3mkit.validate.discover import DatasetIndex, discover
 from d3mkit.validate.files import DatasetContext, check_dataset
 from d3mkit.validate.report import Report
 from d3mkit.validate.splitcheck import check_splits
+from d3mkit.validate.versions import task_of
 
 
 def _problem_schema(data: dict, path: str) -> list[Issue]:
@@ -22,6 +23,11 @@ def _problem_schema(data: dict, path: str) -> list[Issue]:
     except ImportError:
         return []
     return list(check_problem_schema(data, path))
+
+
+def _splits_file(data: dict, pp: Path) -> Path:
+    rel = as_dict(as_dict(data.get("inputs")).get("dataSplits")).get("splitsFile", "dataSplits.csv")
+    return pp.parent / rel if isinstance(rel, str) else pp.parent / "dataSplits.csv"
 
 
 def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> Report:
@@ -42,14 +48,21 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
         pairs: dict[int, Path | None] = {}
         missing: list[Issue] = []
         if not issues and isinstance(data, dict):
-            od = as_str(as_dict(data.get("about")).get("taskType")) == "objectDetection"
+            od = task_of(data.get("about"))[0] == "objectDetection"
+            alone = not datasets and not found.datasets and not index.has_siblings(pp)
             for i, entry in enumerate(as_list(as_dict(data.get("inputs")).get("data"))):
                 did = as_str(as_dict(entry).get("datasetID"))
                 if did is None:
                     continue
                 d = index.find(did, pp)
                 pairs[i] = d
-                if d is None:
+                if d is None and alone:
+                    # a problemDoc on its own: one warning instead of errors about the absent data
+                    missing.append(make("problem.dataset_unchecked", f"inputs.data[{i}].datasetID",
+                                        f"dataset {did!r} is not beside the problem and no --datasets was "
+                                        f"given: the problem's own checks ran; the targets, metrics and "
+                                        f"dataSplits could not be checked against the dataset", str(pp)))
+                elif d is None:
                     missing.append(make("problem.dataset_missing", f"inputs.data[{i}].datasetID",
                                         f"dataset {did!r} is neither beside the problem nor on the "
                                         f"--datasets search path", str(pp)))
@@ -58,13 +71,13 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
                         wanted.append(d)
                     if od:
                         od_datasets.add(d)
-        problems.append((pp, data, issues, pairs, missing))
+        problems.append((pp, data, issues, pairs, missing, alone if not issues and isinstance(data, dict) else False))
 
     contexts: dict[Path, DatasetContext] = {}
     for d in wanted:
         contexts[d] = check_dataset(d, report, object_detection=d in od_datasets)
 
-    for pp, data, issues, pairs, missing in problems:
+    for pp, data, issues, pairs, missing, alone in problems:
         p = str(pp)
         report.add(p, "problemDoc", issues)
         if issues:
@@ -76,6 +89,8 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
         report.add(p, "problemDoc", _problem_schema(data, p) + missing)
         ctxs = {i: contexts.get(d) if d is not None else None for i, d in pairs.items()}
         report.add(p, "problemDoc", check_problem_dataset(data, ctxs, p))
+        if alone and not _splits_file(data, pp).is_file():
+            continue   # nothing to check: no phantom dataSplits document
         check_splits(data, pp, ctxs.get(0), report)
     return report
 

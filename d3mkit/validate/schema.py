@@ -1,9 +1,12 @@
 """Schema checks of problemDoc/datasetDoc JSON against the files in ``schemas/``.
 
-This module owns the link between the schema files (problemSchema 3.1.1, datasetSchema
-3.1.2; each as cerberus and as JSON Schema draft 2020-12) and :class:`~d3mkit.errors.Issue`.
-:func:`check_problem_schema` and :func:`check_dataset_schema` run the JSON Schema form with
-``iter_errors`` and turn every violation into one Issue with a stable code:
+This module owns the link between the schema files (one problemSchema and one datasetSchema
+per supported version, see :mod:`d3mkit.validate.versions`; each as cerberus and as JSON
+Schema draft 2020-12) and :class:`~d3mkit.errors.Issue`. A document is checked against the
+schema of the version it declares; a missing or unsupported version is the one issue
+``schema.version`` (no schema errors, no hints). :func:`check_problem_schema` and
+:func:`check_dataset_schema` run the JSON Schema form with ``iter_errors`` and turn every
+violation into one Issue with a stable code:
 
 =====================  ===========================================================
 code                   meaning
@@ -18,12 +21,14 @@ schema.min_items       list shorter than allowed (e.g. no targets)
 schema.dependency      field only allowed with another value (``K`` without
                        ``precisionAtTopK``, ``testSize`` with ``kFold``, ...)
 schema.one_of          value matches none of the allowed forms (``resObject``)
+schema.version         the declared schema version is missing or not supported
 =====================  ===========================================================
 
 :func:`cerberus_errors` runs the cerberus form; the test suite checks both forms agree on
 valid/invalid for a corpus of documents.
 
->>> doc = {"about": {"problemID": "p", "problemName": "p", "taskType": "classification"},
+>>> doc = {"about": {"problemID": "p", "problemName": "p", "taskType": "classification",
+...                  "problemSchemaVersion": "3.1.1"},
 ...        "inputs": {"data": [{"datasetID": "d", "targets": [
 ...            {"targetIndex": 0, "resID": "0", "colIndex": "2", "colName": "y"}]}],
 ...            "performanceMetrics": [{"metric": "f1", "K": 3}]},
@@ -34,6 +39,9 @@ schema.type inputs.data[0].targets[0].colIndex
 schema.dependency inputs.performanceMetrics[0].K
 >>> cerberus_errors("problem", doc) != []
 True
+>>> doc["about"]["problemSchemaVersion"] = "2.0"
+>>> [i.code for i in check_problem_schema(doc)]
+['schema.version']
 """
 
 from __future__ import annotations
@@ -46,13 +54,19 @@ from typing import Any, Iterable
 
 import d3mkit
 from d3mkit.errors import Issue, error
+from d3mkit.validate.versions import BASE_VERSION, VERSIONS, supported_version, version_issue
 
-SCHEMA_FILES = {
-    ("problem", "jsonschema"): "problemSchema-3.1.1.schema.json",
-    ("problem", "cerberus"): "problemSchema-3.1.1.cerberus.json",
-    ("dataset", "jsonschema"): "datasetSchema-3.1.2.schema.json",
-    ("dataset", "cerberus"): "datasetSchema-3.1.2.cerberus.json",
-}
+_FORM_SUFFIX = {"jsonschema": "schema", "cerberus": "cerberus"}
+
+
+def schema_file(kind: str, form: str = "jsonschema", version: str | None = None) -> str:
+    """File name of the ``kind`` schema of ``version`` (default: the hand-written base
+    version, problemSchema 3.1.1 / datasetSchema 3.1.2) in ``form``."""
+    k = _kind(kind)
+    v = version or BASE_VERSION[k]
+    if v not in VERSIONS or form not in _FORM_SUFFIX:
+        raise ValueError(f"no {k} schema for version {v!r} in form {form!r}")
+    return f"{k}Schema-{v}.{_FORM_SUFFIX[form]}.json"
 
 _KIND_ALIASES = {"problem": "problem", "problemdoc": "problem",
                  "dataset": "dataset", "datasetdoc": "dataset"}
@@ -75,19 +89,19 @@ def _kind(kind: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _load_schema_text(kind: str, form: str) -> str:
-    return (schema_dir() / SCHEMA_FILES[(kind, form)]).read_text(encoding="utf-8")
+def _load_schema_text(name: str) -> str:
+    return (schema_dir() / name).read_text(encoding="utf-8")
 
 
-def load_schema(kind: str, form: str = "jsonschema") -> dict:
+def load_schema(kind: str, form: str = "jsonschema", version: str | None = None) -> dict:
     """A fresh copy of the schema for ``kind`` (problem|dataset) in ``form``
-    (jsonschema|cerberus)."""
-    return json.loads(_load_schema_text(_kind(kind), form))
+    (jsonschema|cerberus) of ``version`` (default: the base version)."""
+    return json.loads(_load_schema_text(schema_file(kind, form, version)))
 
 
 # --- JSON Schema --------------------------------------------------------------------------
 @lru_cache(maxsize=None)
-def _json_validator(kind: str):
+def _json_validator(kind: str, version: str | None = None):
     from jsonschema import Draft202012Validator, validators
 
     def is_integer(checker, value):
@@ -101,7 +115,7 @@ def _json_validator(kind: str):
     checker = Draft202012Validator.TYPE_CHECKER.redefine_many(
         {"integer": is_integer, "number": is_number})
     cls = validators.extend(Draft202012Validator, type_checker=checker)
-    schema = load_schema(kind, "jsonschema")
+    schema = load_schema(kind, "jsonschema", version)
     Draft202012Validator.check_schema(schema)
     return cls(schema)
 
@@ -222,8 +236,15 @@ def _issues_for(err, path: str) -> list[Issue]:
     return [error(f"schema.{v}", loc, err.message.splitlines()[0], path)]
 
 
-def _check(kind: str, data: Any, path: str) -> list[Issue]:
-    validator = _json_validator(kind)
+def _check(kind: str, data: Any, path: str, version: str | None = None) -> list[Issue]:
+    """Issues of ``data`` against the schema of ``version``, or when None, of the version
+    the document declares (a missing or unsupported one is the single schema.version issue)."""
+    if version is None:
+        bad = version_issue(kind, data, str(path))
+        if bad is not None:
+            return [bad]
+        version = supported_version(kind, data)
+    validator = _json_validator(kind, version)
     issues: list[Issue] = []
     seen: set[tuple[str, str]] = set()
     for err in validator.iter_errors(data):
@@ -235,19 +256,21 @@ def _check(kind: str, data: Any, path: str) -> list[Issue]:
     return issues
 
 
-def check_problem_schema(data: Any, path: str = "") -> list[Issue]:
-    """Every problemSchema 3.1.1 violation in ``data`` (a parsed problemDoc) as Issues."""
-    return _check("problem", data, path)
+def check_problem_schema(data: Any, path: str = "", version: str | None = None) -> list[Issue]:
+    """Every violation of the problemSchema of ``data``'s declared version (or of
+    ``version`` when given) in ``data`` (a parsed problemDoc) as Issues."""
+    return _check("problem", data, path, version)
 
 
-def check_dataset_schema(data: Any, path: str = "") -> list[Issue]:
-    """Every datasetSchema 3.1.2 violation in ``data`` (a parsed datasetDoc) as Issues."""
-    return _check("dataset", data, path)
+def check_dataset_schema(data: Any, path: str = "", version: str | None = None) -> list[Issue]:
+    """Every violation of the datasetSchema of ``data``'s declared version (or of
+    ``version`` when given) in ``data`` (a parsed datasetDoc) as Issues."""
+    return _check("dataset", data, path, version)
 
 
-def check_schema(kind: str, data: Any, path: str = "") -> list[Issue]:
+def check_schema(kind: str, data: Any, path: str = "", version: str | None = None) -> list[Issue]:
     """:func:`check_problem_schema` or :func:`check_dataset_schema` by ``kind``."""
-    return _check(_kind(kind), data, path)
+    return _check(_kind(kind), data, path, version)
 
 
 # --- cerberus ----------------------------------------------------------------------------
@@ -265,8 +288,10 @@ def _cerberus_validator_class():
 
 
 @lru_cache(maxsize=None)
-def _cerberus_validator(kind: str):
-    return _cerberus_validator_class()(load_schema(kind, "cerberus"))
+def _cerberus_validator(kind: str, version: str | None = None):
+    from d3mkit.validate.versions import open_objects
+    return _cerberus_validator_class()(load_schema(kind, "cerberus", version),
+                                       allow_unknown=open_objects(version))
 
 
 def _flatten(errors: Any, prefix: str) -> list[str]:
@@ -283,13 +308,14 @@ def _flatten(errors: Any, prefix: str) -> list[str]:
     return out
 
 
-def cerberus_errors(kind: str, data: Any) -> list[str]:
-    """Violations of the cerberus form of the schema, as ``"location: message"`` strings
-    (empty when ``data`` is valid). Used to check that both schema forms agree."""
+def cerberus_errors(kind: str, data: Any, version: str | None = None) -> list[str]:
+    """Violations of the cerberus form of the ``version`` schema (default: the base
+    version), as ``"location: message"`` strings (empty when ``data`` is valid). Used to
+    check that both schema forms agree."""
     k = _kind(kind)
     if not isinstance(data, dict):
         return [f"document must be an object, got {_json_type(data)}"]
-    v = _cerberus_validator(k)
+    v = _cerberus_validator(k, version)
     # cerberus' normalisation replaces an explicit null by the field's default; the D3M
     # documents allow no nulls, so collect those from a pass without normalisation and
     # everything else (dependencies on defaulted fields included) from a normalised pass

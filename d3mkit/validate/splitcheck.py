@@ -26,6 +26,7 @@ from d3mkit.validate.files import DatasetContext
 from d3mkit.validate.keys import comparable, isin, keys
 from d3mkit.validate.paths import escape_reason
 from d3mkit.validate.report import Report
+from d3mkit.validate.versions import task_of
 
 REQUIRED = ("d3mIndex", "type", "repeat", "fold")
 EPS = 1e-9
@@ -74,7 +75,7 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
         return
     path = problem_path.parent / rel
     p = str(path)
-    task = as_str(as_dict(problem.get("about")).get("taskType"))
+    task, _ = task_of(problem.get("about"))
     od = task == "objectDetection"
     t = read_csv_checked(path, {"d3mIndex": "integer", "repeat": "integer", "fold": "integer"})
     out = list(t.issues)
@@ -209,8 +210,8 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
 def _classes(problem: dict, ctx: DatasetContext | None, ld_idx, ikeys, rows):
     """Class code of each distinct split unit (rows of the splits file), -1 unknown; None
     when the problem is not single-label classification on learningData."""
-    about = as_dict(problem.get("about"))
-    if as_str(about.get("taskType")) != "classification" or as_str(about.get("taskSubType")) == "multiLabel":
+    task, sub = task_of(problem.get("about"))
+    if task != "classification" or sub == "multiLabel":
         return None, None
     if ctx is None or ctx.learning_table is None:
         return None, None
