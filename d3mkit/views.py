@@ -14,8 +14,9 @@ views"), for one repeat and fold of its splits file (repeat 0, fold 0 by default
       SCORE/targets.csv      d3mIndex (+ image for objectDetection) and the target columns
 
 Each view's problemDoc names its own dataset (``datasetID`` suffixed like the dataset);
-as blind evaluation uses a single holdOut, a kFold or repeated section is rewritten to
-``holdOut`` with the view's TEST share and rows are written as repeat 0, fold 0.
+each view's dataSplits section is rewritten to what its splits file holds: one ``holdOut``
+(no numFolds, numRepeats 0) with testSize 0.0 (TRAIN: every row TRAIN) or 1.0 (TEST and
+SCORE: every row TEST), rows written as repeat 0, fold 0; so the views validate as they are.
 learningData rows keep their exact cell text. Other tables and non-collection resources
 are copied whole; a collection (media/) keeps only the items that the view's tables
 reference through ``refersTo`` … ``"resObject": "item"``. Every path is checked to stay
@@ -109,6 +110,32 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
+def _rows_of_view(src: _Source, res: dict, path: Path, rows: pd.DataFrame) -> pd.DataFrame | None:
+    """The rows of a secondary table that belong to the view: a table with a column that
+    refers to a learningData column (e.g. per-cell rows keyed by d3mIndex) keeps the rows whose
+    value is among the view's learningData rows; None for a table without such a column."""
+    if res.get("resType") not in ("table", "timeseries", "edgeList") or not path.is_file():
+        return None
+    ld_cols = list(rows.columns)
+    for c in res.get("columns") or []:
+        ref = c.get("refersTo") if isinstance(c, dict) else None
+        if not isinstance(ref, dict) or ref.get("resID") != src.ld_res.res_id:
+            continue
+        obj = ref.get("resObject")
+        target = obj.get("columnName") if isinstance(obj, dict) else None
+        if target is None and isinstance(obj, dict) and isinstance(obj.get("columnIndex"), int) \
+                and 0 <= obj["columnIndex"] < len(ld_cols):
+            target = ld_cols[obj["columnIndex"]]
+        if target not in ld_cols:
+            continue
+        from d3mkit.tables import read_table
+        df = read_table(path)
+        if c.get("colName") not in df.columns:
+            continue
+        return df[df[c["colName"]].isin(set(rows[target].astype(str)))]
+    return None
+
+
 def _write_dataset(src: _Source, view: str, rows: pd.DataFrame, dest: Path) -> None:
     ds = src.dataset
     root = ds.root
@@ -130,8 +157,12 @@ def _write_dataset(src: _Source, view: str, rows: pd.DataFrame, dest: Path) -> N
         else:
             if not path.exists():
                 raise D3MKitError.single(ds.path, "file.missing", loc, f"{rel!r} does not exist")
-            _copy(path, dest / rel)
-            tables.append((r, None))
+            sub = _rows_of_view(src, r, path, rows)
+            if sub is not None:
+                write_table(sub, dest / rel)
+            else:
+                _copy(path, dest / rel)
+            tables.append((r, sub))
     # the collection items the view's tables refer to
     for r, df in tables:
         for c in r.get("columns") or []:
@@ -163,12 +194,15 @@ def _write_problem(src: _Source, view: str, split_rows: pd.DataFrame, dest: Path
     for entry in data.get("inputs", {}).get("data", []):
         if isinstance(entry, dict) and entry.get("datasetID") == src.dataset.dataset_id:
             entry["datasetID"] = f"{src.dataset.dataset_id}_{view}"
+    # a view's splits file is one holdOut whose rows are all TRAIN (TRAIN view) or all TEST
+    # (TEST and SCORE views): its dataSplits says so, whatever the source's method was
     ds = data.get("inputs", {}).get("dataSplits")
-    if isinstance(ds, dict) and (ds.get("method", "holdOut") != "holdOut" or ds.get("numRepeats", 0)):
+    if isinstance(ds, dict):
         ds["method"] = "holdOut"
-        ds["testSize"] = round(test_share, 6)
-        ds["numRepeats"] = 0
-        ds["numFolds"] = 0
+        ds["testSize"] = test_share
+        ds.pop("numFolds", None)
+        if "numRepeats" in ds:
+            ds["numRepeats"] = 0
     dest.mkdir(parents=True)
     save_json(dest / "problemDoc.json", data)
     rows = split_rows.copy()
@@ -186,8 +220,6 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
         raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
     task = TaskRoot.open(task_root)
     src = _Source(task, repeat, fold)
-    n_train, n_test = len(src.split_rows["TRAIN"]), len(src.split_rows["TEST"])
-    share = n_test / (n_train + n_test) if n_train + n_test else 0.0
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
@@ -200,7 +232,8 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
                 "SCORE": (test_rows, src.split_rows["TEST"])}
         for view, (rows, split_rows) in plan.items():
             _write_dataset(src, view, rows, tmp / view / f"dataset_{view}")
-            _write_problem(src, view, split_rows, tmp / view / f"problem_{view}", share)
+            _write_problem(src, view, split_rows, tmp / view / f"problem_{view}",
+                           0.0 if view == "TRAIN" else 1.0)
         write_table(test_rows[src.key_cols + [t for t in src.targets if t not in src.key_cols]],
                     tmp / "SCORE" / "targets.csv")
         old = None

@@ -144,7 +144,7 @@ def test_detection_views_copy_only_referenced_media(detection, tmp_path):
     # the kFold section becomes the single holdOut blind evaluation uses
     p = json.loads((out / "TRAIN" / "problem_TRAIN" / "problemDoc.json").read_text())
     assert p["inputs"]["dataSplits"]["method"] == "holdOut"
-    assert 0 < p["inputs"]["dataSplits"]["testSize"] < 1
+    assert p["inputs"]["dataSplits"]["testSize"] == 0.0   # the TRAIN view: every row TRAIN
     assert list(read_table(out / "TRAIN" / "problem_TRAIN" / "dataSplits.csv").columns) == \
         ["d3mIndex", "image", "type", "repeat", "fold"]
 
@@ -168,3 +168,45 @@ def test_views_refuse_overlapping_splits(wine, tmp_path):
     sp.write_text(sp.read_text() + "0,TEST,0,0\n")
     assert main(["views", str(root), "--out", str(tmp_path / "v")]) == 1
     assert not (tmp_path / "v").exists()
+
+
+@pytest.mark.parametrize("method", ["holdOut", "kFold"])
+def test_views_validate(wine, tmp_path, method):
+    """Everything views writes validates, from holdOut and kFold sources (the view's
+    problemDoc says holdOut with testSize 0.0 or 1.0, which its splits file holds)."""
+    import shutil
+
+    from d3mkit.validate import validate_paths
+    src = wine
+    if method == "kFold":
+        src = tmp_path / "wine"
+        shutil.copytree(wine, src)
+        p = src / "wine_problem" / "problemDoc.json"
+        doc = json.loads(p.read_text())
+        doc["inputs"]["dataSplits"] = {"method": "kFold", "numFolds": 3, "stratified": True,
+                                       "numRepeats": 0, "randomSeed": 1, "splitsFile": "dataSplits.csv"}
+        p.write_text(json.dumps(doc))
+        assert main(["split", str(src / "wine_problem"), "--force"]) == 0
+    out = tmp_path / "views"
+    write_views(src, out, fold=1 if method == "kFold" else 0)
+    report = validate_paths([out])
+    assert report.valid(strict=True), report.to_text()
+    for v, size in (("TRAIN", 0.0), ("TEST", 1.0), ("SCORE", 1.0)):
+        ds = ProblemDoc.load(out / v / f"problem_{v}").data["inputs"]["dataSplits"]
+        assert ds["method"] == "holdOut" and ds["testSize"] == size and "numFolds" not in ds
+
+
+def test_views_cut_tables_that_refer_to_learning_data(tmp_path):
+    """A secondary table keyed by learningData's d3mIndex keeps only the view's rows
+    (the ViSudo-PC example's cells.csv), so the views validate."""
+    from pathlib import Path
+
+    from d3mkit.validate import validate_paths
+    root = Path(__file__).resolve().parents[1] / "problems" / "visudo_basic_digits_d4_n2_o0_s0"
+    out = tmp_path / "views"
+    write_views(root, out)
+    assert validate_paths([out]).valid(strict=True)
+    for v in ("TRAIN", "TEST"):
+        ids = _ids(out / v / f"dataset_{v}" / "tables" / "learningData.csv")
+        cells = read_table(out / v / f"dataset_{v}" / "tables" / "cells.csv")
+        assert set(cells["d3mIndex"]) == ids
