@@ -24,7 +24,6 @@ dataset renders to the same bytes whatever the number of worker processes.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -210,33 +209,19 @@ def _render_one(job):
 
 
 def render_many(fens, paths, *, seed: int, size: int = 512, workers: int | None = None,
-                quality: int = 92, progress: bool = False, start_index: int = 0):
-    """Render ``fens`` to JPEG files ``paths`` (in parallel over ``workers`` processes;
-    default the CPU count, 1 = in this process). Returns per image ``(boxes, params)``."""
+                quality: int = 92, progress: bool = False, start_index: int = 0, executor=None):
+    """Render ``fens`` to JPEG files ``paths`` on ``executor`` (a
+    :class:`d3mkit.executor.Executor`: local pool or Dask cluster) or, without one, over
+    ``workers`` local processes (default the CPU count, 1 = in this process). Returns per
+    image ``(boxes, params)``; image ``i`` depends only on ``(seed, start_index + i)``, so
+    the bytes do not depend on where it was rendered."""
+    from d3mkit.executor import make_executor
     jobs = [(f, str(p) if p is not None else None, seed, start_index + i, size, quality)
             for i, (f, p) in enumerate(zip(fens, paths))]
-    workers = workers or os.cpu_count() or 1
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(jobs), desc="render", unit="img")
-    out = []
-    if workers <= 1 or len(jobs) < 8:
-        for j in jobs:
-            out.append(_render_one(j))
-            if bar:
-                bar.update(1)
-    else:
-        import multiprocessing as mp
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ctx.Pool(workers) as pool:
-            for r in pool.imap(_render_one, jobs, chunksize=max(1, min(16, len(jobs) // (4 * workers)))):
-                out.append(r)
-                if bar:
-                    bar.update(1)
-    if bar:
-        bar.close()
-    return out
+    if executor is not None:
+        return executor.map(_render_one, jobs, progress=progress, desc="render", unit="img")
+    with make_executor(1 if len(jobs) < 8 else workers) as ex:
+        return ex.map(_render_one, jobs, progress=progress, desc="render", unit="img")
 
 
 def write_images(fens, directory: Path | str, names, **kw):

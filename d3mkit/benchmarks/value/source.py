@@ -34,8 +34,6 @@ def add_source_arguments(parser) -> None:
     parser.add_argument("--max-plies", type=int, default=200, help="random games stop after this many half-moves")
     parser.add_argument("--max-games", type=int, default=None,
                         help="read at most this many games of --pgn (e.g. a lichess database dump)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="rendering processes (default: the CPU count)")
     parser.add_argument("--name", default=None, help="task root name")
 
 
@@ -86,8 +84,10 @@ def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, 
         names = [IMAGE_NAME.format(i) for i in range(n)]
         media = writer.media_path(f"{MEDIA_DIR}/{names[0]}").parent
         seed = int(rng.integers(2 ** 31))
-        out = render_many(fens, [media / nm for nm in names], seed=seed, size=args.size,
-                          workers=args.workers, progress=not args.quiet and sys.stderr.isatty())
+        from d3mkit.executor import from_args
+        with from_args(args) as ex:   # --workers N | --scheduler ADDRESS of d3mkit build
+            out = render_many(fens, [media / nm for nm in names], seed=seed, size=args.size,
+                              executor=ex, progress=not args.quiet and sys.stderr.isatty())
         rows = pd.DataFrame({"image": names, "board": fens})
         for key in ("azimuth", "elevation", "zoom", "light"):
             rows[key] = [p[key] for _, p in out]
