@@ -74,8 +74,6 @@ def add_build_arguments(parser) -> None:
     parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same bytes)")
     parser.add_argument("--force", action="store_true", help="replace existing task roots")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    from d3mkit.executor import add_executor_arguments
-    add_executor_arguments(parser, "parallel parts of the build (same bytes whatever the count)")
 
 
 def optional_module(path: str):

@@ -35,6 +35,8 @@ def add_source_arguments(parser) -> None:
     parser.add_argument("--max-games", type=int, default=None,
                         help="read at most this many games of --pgn (e.g. a lichess database dump)")
     parser.add_argument("--name", default=None, help="task root name")
+    from d3mkit.executor import add_executor_arguments
+    add_executor_arguments(parser, "rendering (same bytes whatever the count)")
 
 
 MAX_IMAGES = 10_000_000   # a guard against typos such as --n-train 99999999999
