@@ -13,6 +13,8 @@ torch = pytest.importorskip("torch")
 from d3mkit.benchmarks.value import decode as D          # noqa: E402
 from d3mkit.benchmarks.value import report as REP        # noqa: E402
 from d3mkit.benchmarks.value.boards import START_FEN, fens_to_codes   # noqa: E402
+from d3mkit.benchmarks.value.layout import SQUARES, frame_to_codes   # noqa: E402
+from d3mkit.benchmarks.value import rules as R                       # noqa: E402
 from d3mkit.benchmarks.value.rules import FLAGS, check, sane          # noqa: E402
 from d3mkit.cli import main                                          # noqa: E402
 
@@ -29,6 +31,10 @@ def test_resnets_shapes_and_head():
     m50 = BoardNet("resnet50")
     assert isinstance(m50.backbone.layer4[2], Bottleneck) and m50.backbone.fc[1].in_features == 2048
     assert [len(getattr(m50.backbone, f"layer{i}")) for i in range(1, 5)] == [3, 4, 6, 3]
+    m101 = BoardNet("resnet101")
+    assert [len(getattr(m101.backbone, f"layer{i}")) for i in range(1, 5)] == [3, 4, 23, 3]
+    n = sum(p.numel() for p in m101.backbone.parameters()) - sum(p.numel() for p in m101.backbone.fc.parameters())
+    assert n == 42_500_160          # torchvision's resnet101 without its fc: 44,549,160 - 2,049,000
     m18.eval()
     with torch.no_grad():
         assert m18(torch.zeros(2, 3, 64, 64)).shape == (2, 13, 64)
@@ -98,25 +104,53 @@ def test_one_epoch_cpu_baseline_writes_scored_solution(tiny_root, capsys, decode
     out = capsys.readouterr().out
     assert rc == 0
     sol = tiny_root / "value_solution"
-    pred = pd.read_csv(sol / "predictions.csv")
-    assert list(pred.columns) == ["d3mIndex", "board"] and len(pred) == 4
+    pred = pd.read_csv(sol / "predictions.csv", dtype=str, keep_default_na=False)
+    assert list(pred.columns) == ["d3mIndex", *SQUARES] and len(pred) == 4
     scores = pd.read_csv(sol / "scores.csv")
-    assert list(scores.metric) == ["exactMatch", "boardF1", "saneF1", "contradictionRate",
-                                   "meanRuleViolations"]
+    assert list(scores.metric) == ["accuracy", "exactMatch", "boardF1", "saneF1", "contradictionRate",
+                                   "meanViolationSeverity", "meanViolatedFlags"]
     assert "boardF1" in out
     assert (sol / "rule_report.png").is_file() and (sol / "probabilities.npy").is_file()
     info = json.loads((sol / "baseline.json").read_text())
     assert info["decode"] == decode and info["epochs"] == 1 and info["imageSize"] == 32
+    assert info["weightDecay"] == 1e-4 and "ReduceLROnPlateau" in info["schedule"]
     if decode == "sane":
         assert scores.set_index("metric").loc["contradictionRate", "value"] == 0.0
-        assert sane(check(fens_to_codes(pred.board))).all()
+        assert sane(check(frame_to_codes(pred))).all()
+    # the report command reads the 64-square predictions file (and names a bad square by d3mIndex)
+    assert REP.main([str(sol / "predictions.csv"), "--out", str(sol / "r"), "--samples", "500"]) == 0
+    assert "meanViolationSeverity" in capsys.readouterr().out
+    pred.loc[2, "c3"] = "?"
+    pred.to_csv(sol / "bad.csv", index=False)
+    assert REP.main([str(sol / "bad.csv"), "--samples", "500"]) == 1
+    assert f"row 4 (d3mIndex {pred.d3mIndex[2]}), square c3" in capsys.readouterr().err
+
+
+def test_malformed_training_board_names_its_d3mindex(tiny_root, tmp_path, capsys):
+    import shutil
+    root = tmp_path / "value"
+    shutil.copytree(tiny_root, root)
+    shutil.rmtree(root / "value_solution", ignore_errors=True)
+    ld_path = root / "value_dataset/tables/learningData.csv"
+    ld = pd.read_csv(ld_path, dtype=str, keep_default_na=False)
+    ld.loc[5, "g2"] = "Z"
+    ld.to_csv(ld_path, index=False)
+    rc = main(["baseline", str(root), "--epochs", "1", "--device", "cpu", "--image-size", "32", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 1 and f"learningData d3mIndex {ld.d3mIndex[5]}, square g2" in err
 
 
 def test_report_frequencies_and_adjusted_likelihood():
     codes = fens_to_codes([START_FEN, "8/8/8/8/8/8/8/kK6", "8/8/8/8/8/8/8/8", START_FEN])
     rnd = REP.random_frequencies(5000, 1)
-    rep = REP.rule_report(check(codes), random=rnd)
+    rep = REP.rule_report(check(codes), random=rnd, severities=R.severity(codes))
     assert rep["n"] == 4 and rep["contradictionRate"] == 0.5
+    # severity: the empty board misses both kings (2), kK6 has one adjacent pair (1)
+    assert rep["meanViolationSeverity"] == pytest.approx(3 / 4) and rep["meanViolatedFlags"] == 3 / 4
+    assert rep["rule"]["i"]["severity"] == 0.5 and rep["rule"]["ii"]["severity"] == 0.25
+    assert rep["rule"]["i"]["adjustedSeverity"] == pytest.approx(0.5 / rnd["severity"]["i"])
+    # a random board violates rule i about 8 times (|k|-1 + |K|-1 with about 4.9 kings each)
+    assert 6 < rnd["severity"]["i"] < 10 and rnd["kindSeverity"]["counting"] > 20
     assert rep["rule"]["i"]["frequency"] == 0.25 and rep["rule"]["ii"]["frequency"] == 0.25
     assert rep["rule"]["i"]["adjusted"] == pytest.approx(0.25 / rnd["rule"]["i"])
     assert rep["kind"]["counting"]["count"] == 1 and rep["kind"]["localizing"]["count"] == 1

@@ -11,6 +11,8 @@ import pytest
 
 from d3mkit.benchmarks.value import games, render
 from d3mkit.benchmarks.value.boards import fens_to_codes
+from d3mkit.benchmarks.value.layout import SQUARES, frame_to_codes
+from d3mkit.benchmarks.value.metrics import NAMES as METRIC_NAMES
 from d3mkit.benchmarks.value.rules import check, sane
 from d3mkit.cli import main
 from d3mkit.validate import validate_task_root
@@ -96,26 +98,33 @@ def test_build_value_task_root(tmp_path, capsys):
     root = tmp_path / "value"
     assert capsys.readouterr().out.strip() == str(root)
     assert [i for i in validate_task_root(root) if i.is_error] == []
-    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv")
-    assert list(ld.columns) == ["d3mIndex", "image", "board"]
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv", dtype=str, keep_default_na=False)
+    assert list(ld.columns) == ["d3mIndex", "image", *SQUARES]
+    assert SQUARES[:3] == ("a8", "b8", "c8") and SQUARES[-1] == "h1" and len(set(SQUARES)) == 64
     assert len(ld) == 9 and all((root / "value_dataset/media" / f).is_file() for f in ld.image)
-    assert sane(check(fens_to_codes(ld.board))).all()
+    debug = pd.read_csv(root / "value_debug/boards.csv")
+    codes = fens_to_codes(debug.board)                 # FEN kept in _debug, same boards
+    assert (frame_to_codes(ld) == codes).all() and sane(check(codes)).all()
+    assert set(np.unique(ld[list(SQUARES)].to_numpy())) <= set("xpPnNbBrRqQkK")
     ddoc = json.loads((root / "value_dataset/datasetDoc.json").read_text())
     cols = {c["colName"]: c for c in ddoc["dataResources"][1]["columns"]}
     assert cols["image"]["refersTo"] == {"resID": "0", "resObject": "item"}
-    assert cols["board"]["role"] == ["suggestedTarget"]
+    assert cols["e4"]["role"] == ["suggestedTarget"] and cols["e4"]["colType"] == "categorical"
     pdoc = json.loads((root / "value_problem/problemDoc.json").read_text())
     assert pdoc["about"]["taskType"] == "classification" and pdoc["about"]["taskSubType"] == "multiClass"
+    targets = pdoc["inputs"]["data"][0]["targets"]
+    assert [t["colName"] for t in targets] == list(SQUARES) and targets[63]["colIndex"] == 65
     assert all(m["applicabilityToTarget"] == "allTargets" for m in pdoc["inputs"]["performanceMetrics"])
-    assert [m["specifyOther"] for m in pdoc["inputs"]["performanceMetrics"]] == \
-        ["exactMatch", "boardF1", "saneF1", "contradictionRate", "meanRuleViolations"]
+    assert [m.get("specifyOther", m["metric"]) for m in pdoc["inputs"]["performanceMetrics"]] == \
+        ["accuracy", "exactMatch", "boardF1", "saneF1", "contradictionRate", "meanViolationSeverity",
+         "meanViolatedFlags"]
     splits = pd.read_csv(root / "value_problem/dataSplits.csv")
     assert (splits.type == "TRAIN").sum() == 6 and (splits.type == "TEST").sum() == 3
     manifest = json.loads((root / "value_debug/manifest.json").read_text())
     assert manifest["benchmark"] == "value" and manifest["seed"] == 3
     assert manifest["parameters"]["source"] == "random-games"
     boxes = pd.read_csv(root / "value_debug/boxes.csv")
-    assert len(boxes) == sum((fens_to_codes(ld.board) != 0).sum(axis=1))
+    assert len(boxes) == sum((codes != 0).sum(axis=1))
 
 
 def test_same_seed_same_bytes_and_pgn_source(tmp_path):
@@ -126,28 +135,78 @@ def test_same_seed_same_bytes_and_pgn_source(tmp_path):
             assert f.read_bytes() == (tmp_path / "b/value" / f.relative_to(tmp_path / "a/value")).read_bytes(), f
 
 
-def test_scoring_through_d3mkit_score_and_bad_row(tmp_path, capsys):
+def _score(root, pred, capsys, fmt="json"):
+    rc = main(["score", "--problem", str(root / "value_problem"), "--predictions", str(pred),
+               "--dataset", str(root / "value_dataset"), "--format", fmt])
+    out = capsys.readouterr()
+    return rc, (json.loads(out.out) if rc == 0 and fmt == "json" else None), out.err
+
+
+def test_scoring_64_square_targets_through_d3mkit_score_and_bad_row(tmp_path, capsys):
     assert _build(tmp_path, "--random-games", "2") == 0
     capsys.readouterr()
     root = tmp_path / "value"
-    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv")
-    test = ld.iloc[6:][["d3mIndex", "board"]].copy()
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv", dtype=str, keep_default_na=False)
+    test = ld.iloc[6:].drop(columns="image")
     good = tmp_path / "pred.csv"
-    test.to_csv(good, index=False)
-    rc = main(["score", "--problem", str(root / "value_problem"), "--predictions", str(good),
-               "--dataset", str(root / "value_dataset"), "--format", "json"])
-    out = json.loads(capsys.readouterr().out)
+    test[["d3mIndex", *SQUARES[::-1]]].to_csv(good, index=False)     # column order is free
+    rc, out, _ = _score(root, good, capsys)
     assert rc == 0
     got = {s["metric"]: s["value"] for s in out["scores"]}
-    assert got == {"exactMatch": 1.0, "boardF1": 1.0, "saneF1": 1.0, "contradictionRate": 0.0,
-                   "meanRuleViolations": 0.0}
-    test.iloc[1, 1] = "8/8/8/8/8/8/8/kK7"
-    bad = tmp_path / "bad.csv"
-    test.to_csv(bad, index=False)
-    rc = main(["score", "--problem", str(root / "value_problem"), "--predictions", str(bad),
-               "--dataset", str(root / "value_dataset")])
-    err = capsys.readouterr().err
-    assert rc == 1 and "predicted board 2" in err and "rank 1" in err
+    assert got == {"accuracy": 1.0, "exactMatch": 1.0, "boardF1": 1.0, "saneF1": 1.0,
+                   "contradictionRate": 0.0, "meanViolationSeverity": 0.0, "meanViolatedFlags": 0.0}
+    # one wrong square: per-square accuracy drops by 1/(3*64), exact match by 1/3
+    wrong = test.copy()
+    sq = next(s for s in SQUARES if wrong.iloc[0][s] == "x")
+    wrong.iloc[0, list(wrong.columns).index(sq)] = "K"        # a second white king
+    wrong.to_csv(good, index=False)
+    got = {s["metric"]: s["value"] for s in _score(root, good, capsys)[1]["scores"]}
+    assert got["accuracy"] == pytest.approx(1 - 1 / (3 * 64))
+    assert got["exactMatch"] == pytest.approx(2 / 3) and got["contradictionRate"] == pytest.approx(1 / 3)
+    assert got["meanViolatedFlags"] >= 1 / 3 and got["meanViolationSeverity"] >= 1 / 3
+    bad = test.copy()
+    bad.iloc[1, list(bad.columns).index("e4")] = "Z"
+    bad.to_csv(good, index=False)
+    rc, _, err = _score(root, good, capsys, fmt="csv")
+    assert rc == 1 and f"predicted board d3mIndex {test.d3mIndex.iloc[1]}, square e4" in err
+
+
+def test_per_square_standard_metric_and_fen_target_problems(tmp_path, capsys):
+    """A per-target standard metric scores each square; a problem whose one target is the
+    FEN placement is still scored by the VALUE metrics (people score FEN files too)."""
+    assert _build(tmp_path, "--random-games", "2") == 0
+    capsys.readouterr()
+    root = tmp_path / "value"
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv", dtype=str, keep_default_na=False)
+    pdoc = json.loads((root / "value_problem/problemDoc.json").read_text())
+    pdoc["inputs"]["performanceMetrics"] = [{"metric": "accuracy"}]
+    (root / "value_problem/problemDoc.json").write_text(json.dumps(pdoc))
+    pred = tmp_path / "pred.csv"
+    ld.iloc[6:].drop(columns="image").to_csv(pred, index=False)
+    rc, out, _ = _score(root, pred, capsys)
+    assert rc == 0 and len(out["scores"]) == 64 and {s["metric"] for s in out["scores"]} == {"accuracy"}
+    # the FEN layout: learningData with one board column as the target
+    debug = pd.read_csv(root / "value_debug/boards.csv")
+    ld_fen = ld[["d3mIndex", "image"]].assign(board=debug.board)
+    ld_fen.to_csv(root / "value_dataset/tables/learningData.csv", index=False)
+    ddoc = json.loads((root / "value_dataset/datasetDoc.json").read_text())
+    cols = ddoc["dataResources"][1]["columns"][:2]
+    cols.append({"colIndex": 2, "colName": "board", "colType": "categorical", "role": ["suggestedTarget"]})
+    ddoc["dataResources"][1]["columns"] = cols
+    (root / "value_dataset/datasetDoc.json").write_text(json.dumps(ddoc))
+    pdoc["inputs"]["data"][0]["targets"] = [{"targetIndex": 0, "resID": "learningData", "colIndex": 2,
+                                             "colName": "board"}]
+    pdoc["inputs"]["performanceMetrics"] = [{"metric": "other", "specifyOther": m,
+                                             "applicabilityToTarget": "allTargets"} for m in METRIC_NAMES]
+    (root / "value_problem/problemDoc.json").write_text(json.dumps(pdoc))
+    ld_fen.iloc[6:][["d3mIndex", "board"]].to_csv(pred, index=False)
+    rc, out, _ = _score(root, pred, capsys)
+    assert rc == 0 and {s["metric"]: s["value"] for s in out["scores"]}["exactMatch"] == 1.0
+    fen = ld_fen.iloc[6:][["d3mIndex", "board"]].copy()
+    fen.iloc[1, 1] = "8/8/8/8/8/8/8/kK7"
+    fen.to_csv(pred, index=False)
+    rc, _, err = _score(root, pred, capsys, fmt="csv")
+    assert rc == 1 and f"predicted board d3mIndex {fen.d3mIndex.iloc[1]}" in err and "rank 1" in err
 
 
 @pytest.mark.parametrize("args, code, words", [
@@ -206,8 +265,7 @@ def test_release_importer_on_a_fixture_in_the_release_layout(tmp_path, capsys):
                "--from-release", str(rel)])
     assert rc == 0
     root = tmp_path / "o/value"
-    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv")
-    assert ld.board.tolist() == fens[:6]
+    assert pd.read_csv(root / "value_debug/boards.csv").board.tolist() == fens[:6]
     assert (root / "value_dataset/media/CV_0000005.jpg").read_bytes() == (rel / "CV_0000005.jpg").read_bytes()
     assert json.loads((root / "value_debug/manifest.json").read_text())["parameters"]["source"] == "release"
     assert [i for i in validate_task_root(root) if i.is_error] == []
@@ -232,6 +290,92 @@ def test_release_importer_on_a_fixture_in_the_release_layout(tmp_path, capsys):
                  "--from-release", str(rel)]) == 1
     assert "CV_0000001.jpg is missing" in capsys.readouterr().err
     assert not (tmp_path / "p/value").exists()
+
+
+def _write_release(rel, fens, split_at, boxes=True):
+    """A small mock of the published layout: train/ and test/ image folders,
+    labels/{train,test}_labels.json (8x8 arrays) and per-split bounding boxes."""
+    from PIL import Image
+
+    from d3mkit.benchmarks.value.boards import fen_to_array
+    from d3mkit.benchmarks.value.release import piece_squares
+    (rel / "labels").mkdir(parents=True)
+    # the authors shuffle indices before splitting: TEST indices are not the last ones
+    keys = [5, 1, 9, 3, 7, 2, 8][:len(fens)]
+    for split, part in (("train", range(split_at)), ("test", range(split_at, len(fens)))):
+        (rel / split).mkdir()
+        labels, bb = {}, {}
+        for i in part:
+            Image.new("RGB", (32, 32), (i * 30, 10, 10)).save(rel / split / f"CV_{keys[i]:07d}.jpg", quality=90)
+            labels[str(keys[i])] = fen_to_array(fens[i]).tolist()
+            bb[str(keys[i])] = {name: [sq, 2 * sq, sq + 5, 2 * sq + 9] for name, sq in piece_squares(fens[i]).items()}
+        (rel / "labels" / f"{split}_labels.json").write_text(json.dumps(labels))
+        if boxes:
+            (rel / "labels" / f"{split}_bounding_boxes.json").write_text(json.dumps(bb))
+    return keys
+
+
+def test_release_reader_on_a_mock_of_the_published_layout(tmp_path, capsys):
+    fens = games.random_game_positions(1, np.random.default_rng(4), 12)[:7]
+    rel = tmp_path / "data"
+    keys = _write_release(rel, fens, 4)
+    rc = main(["build", "value", "--out", str(tmp_path / "o"), "--quiet", "--n-train", "3", "--n-test", "2",
+               "--from-release", str(rel)])
+    assert rc == 0, capsys.readouterr().err
+    root = tmp_path / "o/value"
+    boards = pd.read_csv(root / "value_debug/boards.csv")
+    # the official split, each part in index order: train keys 5,1,9,3 -> 1,3,5; test 7,2,8 -> 2,7
+    train_keys = sorted(keys[:4])[:3]
+    test_keys = sorted(keys[4:])[:2]
+    assert boards.releaseIndex.tolist() == train_keys + test_keys
+    assert boards.split.tolist() == ["TRAIN"] * 3 + ["TEST"] * 2
+    assert boards.board.tolist() == [fens[keys.index(k)] for k in train_keys + test_keys]
+    splits = pd.read_csv(root / "value_problem/dataSplits.csv")
+    assert splits.type.tolist() == boards.split.tolist()
+    ld = pd.read_csv(root / "value_dataset/tables/learningData.csv", dtype=str, keep_default_na=False)
+    assert (frame_to_codes(ld) == fens_to_codes(boards.board)).all()
+    assert (root / f"value_dataset/media/CV_{test_keys[0]:07d}.jpg").read_bytes() == \
+        (rel / "test" / f"CV_{test_keys[0]:07d}.jpg").read_bytes()
+    assert [i for i in validate_task_root(root) if i.is_error] == []
+    box = pd.read_csv(root / "value_debug/boxes.csv")
+    codes = fens_to_codes(boards.board)
+    assert len(box) == int((codes != 0).sum())
+    from d3mkit.benchmarks.value.layout import SQUARES
+    sq = [SQUARES.index(s) for s in box.square]
+    assert (box.x_min == sq).all() and (box.y_max == 2 * np.array(sq) + 9).all()
+    assert all(codes[d, s] == fens_to_codes(["8/8/8/8/8/8/8/8"])[0, 0] + "xPNBRQKpnbrqk".index(sym)
+               for d, s, sym in zip(box.d3mIndex, sq, box.symbol))
+    # the same release as an objectDetection problem, from its own boxes
+    assert main(["build", "value-detection", "--out", str(tmp_path / "d"), "--quiet", "--n-train", "3",
+                 "--n-test", "2", "--from-release", str(rel)]) == 0
+    capsys.readouterr()
+    # asking for more than a split holds names the split and the file
+    assert main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "5", "--n-test", "2",
+                 "--from-release", str(rel)]) == 2
+    err = capsys.readouterr().err
+    assert "train_labels.json labels 4 images but --n-train = 5" in err
+    # a box that is not 2 or 4 numbers names the file and key
+    bb = json.loads((rel / "labels/test_bounding_boxes.json").read_text())
+    key = next(iter(bb))
+    bb[key][next(iter(bb[key]))] = [1, 2, 3]
+    (rel / "labels/test_bounding_boxes.json").write_text(json.dumps(bb))
+    assert main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--n-train", "3", "--n-test", "2",
+                 "--from-release", str(rel)]) == 1
+    err = capsys.readouterr().err
+    assert "test_bounding_boxes.json" in err and f"key '{key}'" in err
+    # without a labels file of the layout: a usage error naming it
+    (rel / "labels/test_labels.json").unlink()
+    assert main(["build", "value", "--out", str(tmp_path / "p"), "--quiet", "--from-release", str(rel)]) == 2
+    assert "labels/test_labels.json" in capsys.readouterr().err
+    assert not (tmp_path / "p/value").exists()
+
+
+def test_release_box_points_become_boxes_with_the_authors_sizes(tmp_path):
+    from d3mkit.benchmarks.value.release import read_boxes
+    p = tmp_path / "bb_all.json"
+    p.write_text(json.dumps({"4": {"K0": [100, 300], "k0": [50, 60]}}))
+    got = read_boxes(p, {4: "k7/8/8/8/8/8/8/7K"})
+    assert got == {4: [("k", 0, 35.0, -10.0, 65.0, 68.0), ("K", 63, 85.0, 230.0, 115.0, 308.0)]}
 
 
 def test_release_labels_as_list_and_fen_strings(tmp_path):

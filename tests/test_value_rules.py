@@ -203,9 +203,55 @@ def test_registered_metrics_take_fen_columns_and_name_bad_rows():
     pred = np.array([[B.START_FEN], ["4k3/8/8/8/8/8/8/4Q3"]], dtype=object)
     assert get_metric("exactMatch")(truth, pred) == 0.5
     assert get_metric("contradictionRate")(truth, pred) == 0.5
-    assert get_metric("meanRuleViolations")(truth, pred) == 0.5
+    assert get_metric("meanViolatedFlags")(truth, pred) == 0.5
+    assert get_metric("meanViolationSeverity")(truth, pred) == 0.5
     assert get_metric("boardF1")(truth, pred) == pytest.approx((1 + 0.5) / 2)
     assert get_metric("saneF1")(truth, pred) == pytest.approx(0.5)
     bad = np.array([[B.START_FEN], ["4k3/8/8/8/8/8/8/4Q2"]], dtype=object)
     with pytest.raises(ValueError, match=r"predicted board 2 .*rank 1"):
         get_metric("boardF1")(truth, bad)
+
+
+def analyze_reference(codes_8x8) -> list[int]:
+    """The authors' released severity count (``Rules.analyze``), transcribed loop by loop
+    on one 8x8 board in the release encoding (an independent check of ``R.severity``)."""
+    from collections import Counter
+    from itertools import combinations
+    arr = np.asarray(codes_8x8).reshape(8, 8)
+    names = dict(enumerate(B.CODE_SYMBOLS))
+    cnt = Counter(names[int(v)] for v in arr.ravel())
+    an = [0] * 8
+    an[0] = abs(cnt["k"] - 1) + abs(cnt["K"] - 1)
+    kings = [tuple(x) for x in np.argwhere(arr == 12)] + [tuple(x) for x in np.argwhere(arr == 6)]
+    an[1] = sum(abs(a[0] - b[0]) < 2 and abs(a[1] - b[1]) < 2 for a, b in combinations(kings, 2))
+    black = sum(v for k, v in cnt.items() if k.islower() and k != "x")
+    white = sum(v for k, v in cnt.items() if k.isupper())
+    an[2] = max(0, black - 16) + max(0, white - 16)
+    an[3] = max(0, cnt["p"] - 8) + max(0, cnt["P"] - 8)
+    an[4] = sum(v in (1, 7) for v in np.append(arr[0], arr[-1]))
+    for p, q, b, n, r in (("p", "q", "b", "n", "r"), ("P", "Q", "B", "N", "R")):
+        extra = max(0, cnt[q] - 1) + max(0, cnt[b] - 2) + max(0, cnt[n] - 2) + max(0, cnt[r] - 2)
+        if cnt[p] == 8:
+            an[5] += extra
+            if cnt[b] == 2:
+                x, y = np.where(arr == B.CODE_SYMBOLS.index(b))
+                an[7] += int((x[0] + y[0]) % 2 == (x[-1] + y[-1]) % 2)
+        elif cnt[p] < 8:
+            an[6] += max(0, extra - (8 - cnt[p]))
+    return an
+
+
+def test_severity_equals_the_authors_analyze_count():
+    rng = np.random.default_rng(3)
+    boards = [rng.integers(0, 13, 64) for _ in range(150)]               # uniform guesses
+    for p_empty in (0.5, 0.75, 0.9):                                      # sparser boards
+        boards += list(random_symbols(150, p_empty=p_empty, seed=int(p_empty * 100)))
+    boards += [B.fen_to_codes(f) for f in (B.START_FEN, "kKK5/8/8/8/8/8/8/P6P",
+                                           "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKNBR",
+                                           "k7/8/8/8/8/8/QQQQQQQQ/QQQQQQQK")]
+    codes = np.stack(boards).astype(np.uint8)
+    got = R.severity(codes)
+    want = np.array([analyze_reference(b) for b in codes])
+    assert (got == want).all()
+    assert got[-2].tolist() == [0, 0, 0, 0, 0, 0, 0, 1]          # 8 pawns, bishops on one colour
+    assert got[-1, 6] == 14 - 8                   # 14 extra queens, 8 missing pawns to explain them

@@ -47,11 +47,10 @@ def main(argv=None) -> int:
 
     from d3mkit.benchmarks.value import cli
     from d3mkit.benchmarks.value import metrics as M
-    from d3mkit.benchmarks.value.baseline import image_column, load_images, train_and_predict
-    from d3mkit.benchmarks.value.boards import fens_to_codes
+    from d3mkit.benchmarks.value.baseline import image_column, load_images, target_boards, train_and_predict
     from d3mkit.benchmarks.value.decode import decode_argmax, decode_sane
     from d3mkit.benchmarks.value.report import plot, rule_report, to_markdown
-    from d3mkit.benchmarks.value.rules import check
+    from d3mkit.benchmarks.value.rules import check, severity
     from d3mkit.taskroot import TaskRoot
 
     torch.set_num_threads(os.cpu_count() or 1)
@@ -68,8 +67,9 @@ def main(argv=None) -> int:
         col, media = image_column(task)
         ld = task.learning_data().set_index("d3mIndex")
         train, test = task.split_indices(0, 0)
-        ytr = fens_to_codes(ld.loc[train, "board"].tolist())
-        yte = fens_to_codes(ld.loc[test, "board"].tolist())
+        targets = list(task.problem.target_names)
+        ytr = target_boards(task, ld, train, targets)
+        yte = target_boards(task, ld, test, targets)
         xtr = load_images([media / f for f in ld.loc[train, col]], args.image_size)
         xte = load_images([media / f for f in ld.loc[test, col]], args.image_size)
         for model in args.models:
@@ -82,9 +82,10 @@ def main(argv=None) -> int:
                 pred = decode_argmax(probs) if decode == "argmax" else decode_sane(probs)[0]
                 f1, sf1 = M.board_f1(yte, pred), M.sane_f1(yte, pred)
                 rows.append((model, decode, M.exact_match(yte, pred), M.contradiction_rate(pred), f1, sf1,
-                             f1 - sf1, M.mean_rule_violations(pred), train_s))
+                             f1 - sf1, M.mean_violation_severity(pred), M.mean_violated_flags(pred),
+                             train_s))
                 if decode == "argmax" and rep is None:
-                    rep = rule_report(check(pred))
+                    rep = rule_report(check(pred), severities=severity(pred))
     args.out.mkdir(parents=True, exist_ok=True)
     cmd = "PYTHONPATH=. python tools/value_repro.py " + " ".join(argv if argv is not None else sys.argv[1:])
     lines = [f"Command: `{cmd}`", "",
@@ -92,11 +93,12 @@ def main(argv=None) -> int:
              f"(seed {args.seed}), rendered at {args.size} px (build {build_s:.0f} s); models from scratch, "
              f"{args.epochs} epochs, AdamW lr {args.lr:g}, input {args.image_size} px, CPU "
              f"({os.cpu_count()} shared cores). NOT the paper's setting (pretrained, 200k Blender renders).", "",
-             "| model | decode | EM (%) | C (%) | F1 | sF1 | F1-sF1 | muC | train s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for m, d, em, c, f1, sf1, gap, mu, ts in rows:
+             "| model | decode | EM (%) | C (%) | F1 | sF1 | F1-sF1 | muC (severity, as Table 1) | "
+             "muC (flags) | train s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for m, d, em, c, f1, sf1, gap, mu, muf, ts in rows:
         lines.append(f"| {m} | {d} | {100 * em:.1f} | {100 * c:.1f} | {f1:.3f} | {sf1:.3f} | {gap:.3f} | "
-                     f"{mu:.3f} | {ts:.0f} |")
+                     f"{mu:.3f} | {muf:.3f} | {ts:.0f} |")
     if rep is not None:
         lines += ["", f"Rule report of the first model's argmax predictions:", "", to_markdown(rep)]
         plot(rep, args.out / "value_repro_rules.png", title="VALUE-synthetic small run: argmax predictions")

@@ -30,6 +30,7 @@ BASELINES = {
     "mean": "d3mkit.benchmarks.tabular",
     "resnet18": "d3mkit.benchmarks.value.baseline",
     "resnet50": "d3mkit.benchmarks.value.baseline",
+    "resnet101": "d3mkit.benchmarks.value.baseline",
     "digit": "d3mkit.benchmarks.visudo.baseline",
     "visual": "d3mkit.benchmarks.visudo.baseline",
     "nesy": "d3mkit.benchmarks.visudo.baseline",

@@ -17,6 +17,9 @@ Calling convention of ``score``: ``score(y_true, y_pred, **kwargs) -> float`` wh
 * ``metadata=`` (a pandas DataFrame aligned with the rows) is passed when
   ``metadata_file`` names a CSV in the task root's ``<name>_debug/`` directory;
 * problemDoc parameters arrive under their problemDoc names (``K``, ``posLabel``);
+* ``target_names=`` (the target column names, in the order of the 2-D columns) and
+  ``d3m_index=`` (the rows' d3mIndex values) are passed to an allTargets metric registered
+  with ``extra={"targetNames": True}``;
 * for a multiLabel problem (several truth rows per d3mIndex) only metrics registered with
   ``multilabel=True`` are allowed; they get one
   :class:`d3mkit.scoring.multilabel.LabelSets` (indicator matrices of truth and

@@ -13,7 +13,9 @@ columns ``index,problemID,metric,value``.
 
 Multiple targets: a singleTarget metric scores each target and is written as
 ``NAME[target]`` when the problem has more than one target; an allTargets metric gets
-``(rows, targets)`` arrays once.
+``(rows, targets)`` arrays once (columns in the problemDoc's target order), and also
+``target_names=`` (that order) and ``d3m_index=`` (the rows' d3mIndex values) when it was
+registered with ``extra={"targetNames": True}``.
 
 multiLabel (several truth rows per d3mIndex): every metric gets each target's
 :class:`~d3mkit.scoring.multilabel.LabelSets`; an allTargets metric is the mean over
@@ -237,6 +239,9 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
             kw = dict(base)
             if aligned.ranks is not None:
                 kw["ranks"] = aligned.ranks[targets[0]]
+            if m.extra.get("targetNames"):      # the metric reads columns by target name
+                kw["target_names"] = tuple(targets)
+                kw["d3m_index"] = aligned.index   # and names a bad row by its d3mIndex
             calls.append((None, stacked[0], stacked[1], kw))
         else:
             for t in targets:

@@ -1,10 +1,15 @@
-"""``d3mkit baseline TASK_ROOT --model resnet18|resnet50``: the VALUE paper's recipe on CPU or GPU.
+"""``d3mkit baseline TASK_ROOT --model resnet18|resnet50|resnet101``: the VALUE recipe on CPU or GPU.
 
-A ResNet (:mod:`.model`, from scratch or ``--weights FILE``) with its classifier replaced
-by ``Dropout(0.1) -> Linear(in_features, 8*8*13)``, trained with AdamW (lr 1e-4) and
-cross-entropy per square on the TRAIN images (normalised with the ImageNet mean and
-standard deviation, resized to ``--image-size``: 224 on CPU, 512 on GPU by default), for
-``--epochs`` passes (default 2, as in the paper). TEST boards are decoded per square
+A ResNet (:mod:`.model`, from scratch or ``--weights FILE``, a torchvision-format
+state_dict; nothing is downloaded) with its classifier replaced by ``Dropout(0.1) ->
+Linear(in_features, 8*8*13)``, trained with cross-entropy per square on the TRAIN images
+as the authors' released training code does: AdamW (lr 1e-4, eps 1e-8, weight decay
+1e-4), batch 32, ``ReduceLROnPlateau(mode="max", factor=0.1)`` stepped after each epoch
+with that epoch's training F1 (with its default patience of 10 it never lowers the rate
+within the paper's 2 epochs), ``--epochs`` passes (default 2, as in the paper). Images are
+resized to ``--image-size`` (224 on CPU, 512 on GPU by default) and normalised with the
+ImageNet mean and standard deviation on [0, 1] (the authors normalise raw 0-255 values
+with their dataset's statistics; ImageNet's suit pretrained torchvision weights). TEST boards are decoded per square
 (``--decode argmax``) or as the most probable sane board (``--decode sane``,
 :mod:`.decode`); predictions.csv and scores.csv are written through the scorer, with
 the per-square probabilities (``probabilities.npy``, float16), ``baseline.json`` and the
@@ -28,6 +33,9 @@ from d3mkit.errors import D3MKitError, UsageError, error
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 DEFAULT_EPOCHS = 2
+DEFAULT_BATCH = 32
+DEFAULT_WEIGHT_DECAY = 1e-4
+MODELS = ("resnet18", "resnet50", "resnet101")
 
 
 def add_baseline_arguments(parser) -> None:
@@ -41,11 +49,13 @@ def add_baseline_arguments(parser) -> None:
         if flag not in parser._option_string_actions:
             parser.add_argument(flag, **kw)
     add("--image-size", type=int, default=None, help="VALUE: input side (default 224 on CPU, 512 on GPU)")
-    add("--batch-size", type=int, default=None, help="VALUE: batch size (default 16)")
+    add("--batch-size", type=int, default=None, help="VALUE: batch size (default 32, as the authors)")
     add("--lr", type=float, default=None, help="VALUE: AdamW learning rate (default 1e-4)")
+    add("--weight-decay", type=float, default=None, help="VALUE: AdamW weight decay (default 1e-4, as the authors)")
     add("--decode", choices=["argmax", "sane"], default=None,
         help="VALUE: per-square argmax, or the most probable sane board (default argmax)")
-    add("--weights", type=Path, default=None, help="VALUE: initial state_dict file (nothing is downloaded)")
+    add("--weights", type=Path, default=None,
+        help="VALUE: initial state_dict file, e.g. torchvision's ResNet weights (nothing is downloaded)")
     add("--threads", type=int, default=None, help="torch CPU threads (default: the CPU count)")
 
 
@@ -86,33 +96,45 @@ def _normalise(torch, batch_u8, device):
 
 
 def train_and_predict(train_x, train_y, test_x, *, arch="resnet18", epochs=DEFAULT_EPOCHS,
-                      batch_size=16, lr=1e-4, device="cpu", seed=0, weights=None, log=None):
-    """Train a :class:`~.model.BoardNet` and return ``(N_test, 64, 13)`` probabilities."""
+                      batch_size=DEFAULT_BATCH, lr=1e-4, weight_decay=DEFAULT_WEIGHT_DECAY, device="cpu",
+                      seed=0, weights=None, log=None):
+    """Train a :class:`~.model.BoardNet` with the authors' optimiser and schedule and
+    return ``(N_test, 64, 13)`` probabilities."""
     from d3mkit.baselines.common import batches, require_torch, seed_everything
     torch = require_torch()
+    from d3mkit.benchmarks.value.metrics import board_f1
     from d3mkit.benchmarks.value.model import BoardNet, load_weights
     rng = seed_everything(seed)
     model = BoardNet(arch).to(device)
     if weights is not None:
         load_weights(model, weights)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, eps=1e-8, weight_decay=weight_decay)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="max", factor=0.1)
     loss_fn = torch.nn.CrossEntropyLoss()
     y = torch.from_numpy(train_y.astype(np.int64))
     for ep in range(epochs):
         model.train()
         total, seen = 0.0, 0
+        seen_idx, seen_pred = [], []
         for idx in batches(len(train_x), batch_size, rng):
             if len(idx) < 2:       # BatchNorm needs more than one sample
                 continue
             xb = _normalise(torch, train_x[idx], device)
-            loss = loss_fn(model(xb), y[idx].to(device))
+            logits = model(xb)
+            loss = loss_fn(logits, y[idx].to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
+            seen_idx.append(idx)
+            seen_pred.append(logits.detach().argmax(dim=1).cpu().numpy())
+        train_f1 = (board_f1(train_y[np.concatenate(seen_idx)], np.concatenate(seen_pred))
+                    if seen_idx else 0.0)
+        sched.step(train_f1)       # as the authors: plateau of the epoch's training F1
         if log:
-            log(f"epoch {ep + 1}/{epochs}: loss {total / max(seen, 1):.4f}")
+            log(f"epoch {ep + 1}/{epochs}: loss {total / max(seen, 1):.4f}, train F1 {train_f1:.4f}, "
+                f"lr {opt.param_groups[0]['lr']:.2e}")
     model.eval()
     probs = []
     with torch.no_grad():
@@ -122,44 +144,63 @@ def train_and_predict(train_x, train_y, test_x, *, arch="resnet18", epochs=DEFAU
     return np.concatenate(probs) if probs else np.zeros((0, 64, 13), np.float32)
 
 
+def target_boards(task, ld: pd.DataFrame, index, targets: list[str]) -> np.ndarray:
+    """``(N, 64)`` codes of the rows ``index`` of learningData ``ld`` (indexed by d3mIndex):
+    the 64 square targets, or one FEN target. A bad value names its d3mIndex and square."""
+    from d3mkit.benchmarks.value.layout import table_to_codes
+    labels = [f"learningData d3mIndex {i}" for i in index]
+    try:
+        return table_to_codes(ld.loc[index, targets].to_numpy(dtype=object), targets, labels=labels)
+    except ValueError as exc:  # BoardError: the targets do not hold boards
+        where = "64 square targets" if len(targets) == 64 else f"target {', '.join(targets[:3])}"
+        raise D3MKitError(error("value.target", where, f"not a VALUE task root: {exc}",
+                                str(task.dataset.resource_path(task.dataset.learning_data)))) from None
+
+
+def prediction_frame(index, boards: np.ndarray, targets: list[str]) -> pd.DataFrame:
+    """predictions.csv rows: d3mIndex and the problem's targets (64 squares or one FEN)."""
+    from d3mkit.benchmarks.value.boards import codes_to_fens
+    from d3mkit.benchmarks.value.layout import codes_to_columns, is_square_layout
+    if is_square_layout(targets):
+        cols = codes_to_columns(boards)
+        return pd.DataFrame({"d3mIndex": list(index), **{t: cols[t] for t in targets}})
+    return pd.DataFrame({"d3mIndex": list(index), targets[0]: codes_to_fens(boards)})
+
+
 def run_baseline(task, model: str, args):
     from d3mkit.baselines.common import choose_device, require_torch, write_solution
-    from d3mkit.benchmarks.value.boards import codes_to_fens, fens_to_codes
     from d3mkit.benchmarks.value.decode import decode_argmax, decode_sane
     torch = require_torch()
-    if model not in ("resnet18", "resnet50"):
-        raise UsageError(f"unknown VALUE model {model!r} (resnet18 or resnet50)")
+    if model not in MODELS:
+        raise UsageError(f"unknown VALUE model {model!r} ({', '.join(MODELS)})")
     device = choose_device(getattr(args, "device", "auto"))
     threads = _opt(args, "threads", os.cpu_count() or 1)
     torch.set_num_threads(max(1, int(threads)))
     size = _opt(args, "image_size", 512 if device == "cuda" else 224)
     epochs = _opt(args, "epochs", DEFAULT_EPOCHS)
-    batch_size = _opt(args, "batch_size", 16)
+    batch_size = _opt(args, "batch_size", DEFAULT_BATCH)
     lr = _opt(args, "lr", 1e-4)
+    wd = _opt(args, "weight_decay", DEFAULT_WEIGHT_DECAY)
     decode = _opt(args, "decode", "argmax")
     if not (32 <= size <= 4096) or epochs < 0 or batch_size < 1 or not (0 < lr < float("inf")):
         raise UsageError("need --image-size 32-4096, --epochs >= 0, --batch-size >= 1 and --lr > 0 "
                          f"(got {size}, {epochs}, {batch_size}, {lr})")
+    if not (0 <= wd < float("inf")):
+        raise UsageError(f"need --weight-decay >= 0 (got {wd})")
     quiet = getattr(args, "quiet", False)
     log = None if quiet else (lambda m: print(m, flush=True))
 
-    target = task.problem.target_names[0]
+    targets = list(task.problem.target_names)
     col, media = image_column(task)
     ld = task.learning_data().set_index("d3mIndex")
     train, test = task.split_indices(0, 0)
-    labels = [f"learningData d3mIndex {i}" for i in train]
-    try:
-        train_y = fens_to_codes(ld.loc[train, target].tolist(), labels=labels)
-    except ValueError as exc:  # BoardError: the target column does not hold boards
-        raise D3MKitError(error("value.target", f"column {target}",
-                                f"not a VALUE task root: {exc}",
-                                str(task.dataset.resource_path(task.dataset.learning_data)))) from None
+    train_y = target_boards(task, ld, train, targets)
     t0 = time.perf_counter()
     train_x = load_images([media / f for f in ld.loc[train, col]], size)
     test_x = load_images([media / f for f in ld.loc[test, col]], size)
     t1 = time.perf_counter()
     probs = train_and_predict(train_x, train_y, test_x, arch=model, epochs=epochs,
-                              batch_size=batch_size, lr=lr, device=device, seed=args.seed,
+                              batch_size=batch_size, lr=lr, weight_decay=wd, device=device, seed=args.seed,
                               weights=getattr(args, "weights", None), log=log)
     t2 = time.perf_counter()
     stats = None
@@ -170,9 +211,10 @@ def run_baseline(task, model: str, args):
     t3 = time.perf_counter()
     task.solution_dir.mkdir(parents=True, exist_ok=True)
     np.save(task.solution_dir / "probabilities.npy", probs.astype(np.float16))
-    predictions = pd.DataFrame({"d3mIndex": test, target: codes_to_fens(boards)})
+    predictions = prediction_frame(test, boards, targets)
     info = {"architecture": model, "epochs": epochs, "imageSize": size, "batchSize": batch_size,
-            "lr": lr, "optimizer": "AdamW", "dropout": 0.1, "decode": decode, "device": device,
+            "lr": lr, "weightDecay": wd, "optimizer": "AdamW (eps 1e-8)",
+            "schedule": "ReduceLROnPlateau(mode=max, factor=0.1) on the epoch's training F1", "dropout": 0.1, "decode": decode, "device": device,
             "weights": str(args.weights) if getattr(args, "weights", None) else None,
             "seed": args.seed, "nTrain": len(train), "nTest": len(test),
             "seconds": {"loadImages": round(t1 - t0, 2), "trainPredict": round(t2 - t1, 2),

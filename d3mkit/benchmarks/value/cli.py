@@ -4,12 +4,18 @@
                        [--pgn FILE | --random-games N | --from-release PATH] [--size 512]
 
 The task root holds an image collection (``media/CV_%07d.jpg``) and learningData with
-``d3mIndex``, ``image`` (refersTo the collection) and ``board`` (the FEN piece placement,
-role suggestedTarget). The problemDoc is classification/multiClass scored with the five
-VALUE metrics (exactMatch, boardF1, saneF1, contradictionRate, meanRuleViolations, each
-``{"metric": "other", "specifyOther": NAME}``). dataSplits puts the first ``--n-train``
-images in TRAIN and the rest in TEST. ``<name>_debug/`` holds the manifest, ``boards.csv``
-(camera and lighting of each render) and ``boxes.csv`` (a bounding box per piece).
+``d3mIndex``, ``image`` (refersTo the collection) and 64 categorical targets ``a8, b8, ...,
+h1`` (:data:`~.layout.SQUARES`), one per square, each one of the 13 symbols ``x p P n N b
+B r R q Q k K`` (``x`` empty): the paper's 64 per-square classifications, learnable by a
+generic classifier (a whole-board FEN target is not: test boards rarely occur in TRAIN).
+The problemDoc is classification/multiClass scored with accuracy over all targets (mean
+per-square accuracy, a standard metric an AutoML system can optimise) and the VALUE
+metrics (:data:`~.metrics.NAMES`, each ``{"metric": "other", "specifyOther": NAME,
+"applicabilityToTarget": "allTargets"}``), which read the 64 targets of a row as one
+board. dataSplits puts the first ``--n-train`` images in TRAIN and the rest in TEST (a
+release keeps its official train/test split). ``<name>_debug/`` holds the manifest,
+``boards.csv`` (the FEN placement ``board`` of each image, camera and lighting of each
+render) and ``boxes.csv`` (a bounding box per piece, when known).
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from d3mkit.benchmarks.value.boards import fens_to_codes
+from d3mkit.benchmarks.value.layout import SQUARES, codes_to_columns
 from d3mkit.benchmarks.value.metrics import NAMES as METRIC_NAMES
 from d3mkit.benchmarks.value.source import (MEDIA_DIR, add_source_arguments, check_args,
                                             make_dataset, source_parameters, splits_frame)
@@ -25,9 +33,12 @@ from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 
 EXAMPLE_ARGS = ["--n-train", "8", "--n-test", "4", "--size", "96", "--random-games", "2",
                 "--max-plies", "40", "--workers", "1"]
-DESCRIPTION = ("VALUE-synthetic chess board recognition: predict the full board state (FEN piece "
-               "placement) from a rendered image of a board seen from a random camera with a1 "
-               "nearest. Rendered with d3mkit's Pillow renderer, not the VALUE paper's Blender scene.")
+DESCRIPTION = ("VALUE-synthetic chess board recognition: predict the symbol on each of the 64 "
+               "squares (targets a8 ... h1) from a rendered image of a board seen from a random "
+               "camera with a1 nearest. Rendered with d3mkit's Pillow renderer, not the VALUE "
+               "paper's Blender scene.")
+SQUARE_DESCRIPTION = ("symbol on square {sq}: x empty, p n b r q k black, P N B R Q K white "
+                      "(pawn, knight, bishop, rook, queen, king)")
 
 
 def add_build_arguments(parser) -> None:
@@ -36,23 +47,30 @@ def add_build_arguments(parser) -> None:
 
 def documents(name: str, n_train: int, n_test: int, seed: int, release: bool = False):
     cols = [Column(0, "d3mIndex", "integer", ("index",)),
-            Column(1, "image", "string", ("attribute",), {"resID": "0", "resObject": "item"}),
-            Column(2, "board", "categorical", ("suggestedTarget",),
-                   extra={"colDescription": "FEN piece placement (8 ranks from rank 8, files a-h)"})]
+            Column(1, "image", "string", ("attribute",), {"resID": "0", "resObject": "item"})]
+    cols += [Column(2 + j, sq, "categorical", ("suggestedTarget",),
+                    extra={"colDescription": SQUARE_DESCRIPTION.format(sq=sq)})
+             for j, sq in enumerate(SQUARES)]
     resources = [Resource.collection("0", f"{MEDIA_DIR}/", "image", ["image/jpeg"]),
                  Resource.table("learningData", "tables/learningData.csv", cols)]
-    desc = DESCRIPTION if not release else "VALUE release images packaged by d3mkit (board as FEN placement)."
+    desc = DESCRIPTION if not release else ("VALUE release images packaged by d3mkit (the board as "
+                                            "64 square targets a8 ... h1).")
     ddoc = DatasetDoc.new(f"{name}_dataset", name, resources, description=desc,
                           source="VALUE release" if release else "d3mkit VALUE-synthetic")
     splits = {"method": "holdOut", "testSize": n_test / (n_train + n_test), "stratified": False,
               "numRepeats": 0, "randomSeed": seed}
-    metrics = [{"metric": "other", "specifyOther": m, "applicabilityToTarget": "allTargets"}
-               for m in METRIC_NAMES]
+    metrics = [{"metric": "accuracy", "applicabilityToTarget": "allTargets"}]
+    metrics += [{"metric": "other", "specifyOther": m, "applicabilityToTarget": "allTargets"}
+                for m in METRIC_NAMES]
+    targets = [Target(j, "learningData", 2 + j, sq) for j, sq in enumerate(SQUARES)]
     pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "multiClass", f"{name}_dataset",
-                          [Target(0, "learningData", 2, "board")], metrics,
-                          description="Predict the board state (FEN placement) of each image; "
-                                      "scored by exact match, F1, sane F1, contradiction rate and "
-                                      "mean rule violations (VALUE paper eqs. 3-7).",
+                          targets, metrics,
+                          description="Predict the symbol on each of the 64 squares of each image; "
+                                      "scored by mean per-square accuracy and, reading a row's 64 "
+                                      "targets as one board, by exact match, F1, sane F1, "
+                                      "contradiction rate (fraction) and mean rule violations "
+                                      "(VALUE paper eqs. 3-7; meanViolationSeverity is the "
+                                      "paper-comparable muC).",
                           splits=splits)
     return ddoc, pdoc
 
@@ -68,7 +86,9 @@ def build_task_root(args) -> Path:
     with TaskRootWriter(args.out, name, benchmark="value", seed=args.seed, parameters=params,
                         force=args.force) as w:
         rows, boxes = make_dataset(w, args, rng)
-        w.write_table("tables/learningData.csv", rows[["d3mIndex", "image", "board"]])
+        squares = codes_to_columns(fens_to_codes(rows["board"].tolist()))
+        ld = rows[["d3mIndex", "image"]].assign(**squares)
+        w.write_table("tables/learningData.csv", ld)
         ddoc, pdoc = documents(name, args.n_train, len(rows) - args.n_train, args.seed,
                                release=args.from_release is not None)
         w.write_dataset_doc(ddoc)

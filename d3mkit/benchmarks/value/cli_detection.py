@@ -5,7 +5,8 @@
 Same boards and renders as ``build value`` (same seed, same images). learningData has
 one row per piece: the multi-index ``d3mIndex`` + ``image`` (refersTo the image
 collection) and ``bounding_box`` ``"x_min,y_min,x_max,y_max"`` in pixels (role
-suggestedTarget, refersTo the image column). The metric is objectDetectionAP; all pieces
+suggestedTarget, refersTo the image column); with ``--from-release`` the release's own
+bounding boxes (:mod:`.release`). The metric is objectDetectionAP; all pieces
 are one class, as that metric scores boxes only - the piece symbol and square of every
 box are in ``<name>_debug/boxes.csv``. Images (not boxes) are split: the first
 ``--n-train`` images are TRAIN.
@@ -52,9 +53,6 @@ def documents(name: str, n_train: int, n_test: int, seed: int):
 def build_task_root(args) -> Path:
     from d3mkit.package import TaskRootWriter
     check_args(args)
-    if args.from_release is not None:
-        raise UsageError("value-detection needs rendered boxes; --from-release packages labels only "
-                         "(use d3mkit build value --from-release)")
     name = args.name or "value_detection"
     rng = np.random.default_rng(args.seed)
     params = {"nTrain": args.n_train, "nTest": args.n_test, "size": args.size,
@@ -63,6 +61,9 @@ def build_task_root(args) -> Path:
     with TaskRootWriter(args.out, name, benchmark="value-detection", seed=args.seed,
                         parameters=params, force=args.force) as w:
         rows, boxes = make_dataset(w, args, rng)
+        if args.from_release is not None and boxes.empty:
+            raise UsageError(f"{args.from_release}: value-detection needs bounding boxes and the release "
+                             "has no bounding-box file (see d3mkit build value --from-release)")
         box = boxes[["x_min", "y_min", "x_max", "y_max"]].to_numpy()
         ld = pd.DataFrame({"d3mIndex": boxes["d3mIndex"].to_numpy(dtype=np.int64),
                            "image": boxes["image"].to_numpy(),

@@ -1,34 +1,42 @@
 """VALUE metrics (paper eqs. 3-7), registered for problemDocs as
-``{"metric": "other", "specifyOther": NAME}`` with applicabilityToTarget allTargets.
+``{"metric": "other", "specifyOther": NAME, "applicabilityToTarget": "allTargets"}``.
 
-The target is one column, the FEN piece placement of the board. The registered wrappers
-parse the FEN strings (a malformed one is a ``ValueError`` naming the prediction or truth
-by its position in d3mIndex order, which the scorer reports as ``metric.failed``) and call
-the pure functions below on ``(N, 64)`` code arrays:
+A board is read from a row's targets (:mod:`.layout`): the 64 square targets ``a8 ... h1``
+(any order; the scorer passes the target names) or one target holding the FEN piece
+placement. The registered wrappers parse them (a bad value is a ``ValueError`` naming the
+board by its position in d3mIndex order and the square, which the scorer reports as
+``metric.failed``) and call the pure functions below on ``(N, 64)`` code arrays:
 
 * :func:`exact_match` (EM, eq. 3): fraction of boards predicted exactly;
 * :func:`board_f1` (F1, eq. 4): ``2/n * sum f1(y, y_hat)`` with
   ``f1 = #{j: y_j = y_hat_j != x} / (|y| + |y_hat|)`` (1/2 when both boards are empty);
 * :func:`sane_f1` (sF1, eq. 6): the same sum counting only sane predictions;
-* :func:`contradiction_rate` (C, eq. 5): fraction of predictions that are not sane;
-* :func:`mean_rule_violations` (muC, eq. 7): mean number of violated (rule, colour) flags.
+* :func:`contradiction_rate` (C, eq. 5): fraction (0-1) of predictions that are not sane;
+  the paper prints it in percent (x 100);
+* :func:`mean_violation_severity` (muC of eq. 7 as the authors' released analysis counts
+  it, :func:`~.rules.severity`; the count that fits Table 1) and
+  :func:`mean_violated_flags` (muC counted as violated yes/no (rule, colour) flags).
 
 >>> from d3mkit.benchmarks.value.boards import fens_to_codes
 >>> t = fens_to_codes(["8/8/8/8/8/8/8/k6K", "8/8/8/8/8/8/8/k6K"])
 >>> p = fens_to_codes(["8/8/8/8/8/8/8/k6K", "8/8/8/8/8/8/8/k6Q"])
->>> exact_match(t, p), board_f1(t, p), sane_f1(t, p), contradiction_rate(p), mean_rule_violations(p)
-(0.5, 0.75, 0.5, 0.5, 0.5)
+>>> exact_match(t, p), board_f1(t, p), sane_f1(t, p), contradiction_rate(p)
+(0.5, 0.75, 0.5, 0.5)
+>>> mean_violated_flags(p), mean_violation_severity(p)
+(0.5, 0.5)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.benchmarks.value.boards import EMPTY, BoardError, fens_to_codes
-from d3mkit.benchmarks.value.rules import as_codes, check, sane, violation_counts
+from d3mkit.benchmarks.value.boards import EMPTY, BoardError
+from d3mkit.benchmarks.value.layout import table_to_codes
+from d3mkit.benchmarks.value.rules import as_codes, check, sane, severity, violation_counts
 from d3mkit.scoring.registry import register_metric
 
-NAMES = ("exactMatch", "boardF1", "saneF1", "contradictionRate", "meanRuleViolations")
+NAMES = ("exactMatch", "boardF1", "saneF1", "contradictionRate", "meanViolationSeverity",
+         "meanViolatedFlags")
 
 
 def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
@@ -95,65 +103,99 @@ def contradiction_rate(y_pred) -> float:
     return float((~sane(check(p))).mean())
 
 
-def mean_rule_violations(y_pred) -> float:
-    """muC (eq. 7): mean number of violated (rule, colour) flags per predicted board."""
+def mean_violated_flags(y_pred) -> float:
+    """muC (eq. 7) counted as flags: mean number of violated (rule, colour) yes/no flags
+    per predicted board (0-15)."""
     p = as_codes(y_pred)
     if len(p) == 0:
         raise BoardError("no boards to score")
     return float(violation_counts(check(p)).mean())
 
 
+def mean_violation_severity(y_pred) -> float:
+    """muC (eq. 7) as the authors' released analysis counts it: mean over predicted boards
+    of the summed per-rule severity of :func:`~.rules.severity` (each missing or extra
+    king, adjacent king pair, piece over 16, pawn over 8, pawn on a back rank, unexplained
+    promoted piece adds one). The paper-comparable count (Table 1's muC column).
+
+    >>> from d3mkit.benchmarks.value.boards import fens_to_codes
+    >>> mean_violation_severity(fens_to_codes(["8/8/8/8/8/8/8/8", "PPPPPPPP/8/8/8/8/8/8/k6K"]))
+    5.0
+    """
+    p = as_codes(y_pred)
+    if len(p) == 0:
+        raise BoardError("no boards to score")
+    return float(severity(p).sum(axis=1).mean())
+
+
 # ---------------------------------------------------------------------------------------
-# registered wrappers: FEN strings in, as the scorer passes them
+# registered wrappers: a row's targets in (64 squares or one FEN), as the scorer passes them
 # ---------------------------------------------------------------------------------------
-def _column(y) -> np.ndarray:
+def parse_boards(y, what: str, target_names=None, d3m_index=None) -> np.ndarray:
+    """``(N, 64)`` codes of the scorer's ``(N, targets)`` array (64 squares or one FEN);
+    errors name ``what`` and its d3mIndex (when given, else its position)."""
     a = np.asarray(y, dtype=object)
-    if a.ndim == 2:
-        if a.shape[1] != 1:
-            raise BoardError(f"VALUE metrics score one target (the FEN placement), got {a.shape[1]}")
-        a = a[:, 0]
-    return a
+    n = len(a)
+    if d3m_index is not None and len(d3m_index) == n:
+        labels = [f"{what} d3mIndex {v}" for v in d3m_index]
+    else:
+        labels = [f"{what} {i + 1} (in d3mIndex order)" for i in range(n)]
+    return table_to_codes(a, target_names, labels=labels, what=what)
 
 
-def parse_fens(y, what: str) -> np.ndarray:
-    """``(N, 64)`` codes of a column of FEN strings; errors name ``what`` and its position."""
-    a = _column(y)
-    labels = [f"{what} {i + 1} (in d3mIndex order)" for i in range(len(a))]
-    return fens_to_codes([str(v) if v is not None else "" for v in a], labels=labels)
+def _codes(y_true, y_pred, target_names=None, d3m_index=None):
+    return (parse_boards(y_true, "true board", target_names, d3m_index),
+            parse_boards(y_pred, "predicted board", target_names, d3m_index))
 
 
-def _codes(y_true, y_pred):
-    return parse_fens(y_true, "true board"), parse_fens(y_pred, "predicted board")
+_COMMON = dict(task_types=("classification",), applicability="allTargets",
+               extra={"targetNames": True})
+_READS = (" A board is a row's 64 square targets (a8 ... h1) or its one FEN-placement target.")
 
 
-_COMMON = dict(task_types=("classification",), applicability="allTargets")
+@register_metric(name="exactMatch", higher_is_better=True, best=1.0, worst=0.0,
+                 description="VALUE EM (eq. 3): fraction of boards predicted exactly (all 64 squares)."
+                 + _READS, **_COMMON)
+def exact_match_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+    return exact_match(*_codes(y_true, y_pred, target_names, d3m_index))
 
 
-@register_metric(name="exactMatch", higher_is_better=True, best=1.0, worst=0.0, **_COMMON)
-def exact_match_metric(y_true, y_pred, **_) -> float:
-    """VALUE EM (eq. 3): fraction of boards (FEN placements) predicted exactly."""
-    return exact_match(*_codes(y_true, y_pred))
+@register_metric(name="boardF1", higher_is_better=True, best=1.0, worst=0.0,
+                 description="VALUE F1 (eq. 4): mean per-board F1 over non-empty squares." + _READS,
+                 **_COMMON)
+def board_f1_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+    return board_f1(*_codes(y_true, y_pred, target_names, d3m_index))
 
 
-@register_metric(name="boardF1", higher_is_better=True, best=1.0, worst=0.0, **_COMMON)
-def board_f1_metric(y_true, y_pred, **_) -> float:
-    """VALUE F1 (eq. 4): mean per-board F1 over non-empty squares of FEN placements."""
-    return board_f1(*_codes(y_true, y_pred))
+@register_metric(name="saneF1", higher_is_better=True, best=1.0, worst=0.0,
+                 description="VALUE sF1 (eq. 6): board F1 counting only predictions that violate "
+                             "no rule of eq. 2." + _READS, **_COMMON)
+def sane_f1_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+    return sane_f1(*_codes(y_true, y_pred, target_names, d3m_index))
 
 
-@register_metric(name="saneF1", higher_is_better=True, best=1.0, worst=0.0, **_COMMON)
-def sane_f1_metric(y_true, y_pred, **_) -> float:
-    """VALUE sF1 (eq. 6): board F1 counting only predictions that violate no rule."""
-    return sane_f1(*_codes(y_true, y_pred))
+@register_metric(name="contradictionRate", higher_is_better=False, best=0.0, worst=1.0,
+                 description="VALUE C (eq. 5) as a fraction 0-1 of predicted boards that violate a "
+                             "rule of eq. 2 (the paper prints C in percent: multiply by 100)." + _READS,
+                 **_COMMON)
+def contradiction_rate_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+    return contradiction_rate(_codes(y_true, y_pred, target_names, d3m_index)[1])
 
 
-@register_metric(name="contradictionRate", higher_is_better=False, best=0.0, worst=1.0, **_COMMON)
-def contradiction_rate_metric(y_true, y_pred, **_) -> float:
-    """VALUE C (eq. 5): fraction of predicted boards that violate a rule of eq. 2."""
-    return contradiction_rate(_codes(y_true, y_pred)[1])
+@register_metric(name="meanViolationSeverity", higher_is_better=False, best=0.0, worst=float("inf"),
+                 description="VALUE muC (eq. 7), paper-comparable: mean number of rule violations per "
+                             "prediction counted by severity as the authors' released analysis does "
+                             "(each extra/missing king, adjacent king pair, surplus piece or pawn, back-"
+                             "rank pawn, unexplained promotion adds one); reproduces Table 1's muC."
+                             + _READS, **_COMMON)
+def mean_violation_severity_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+    return mean_violation_severity(_codes(y_true, y_pred, target_names, d3m_index)[1])
 
 
-@register_metric(name="meanRuleViolations", higher_is_better=False, best=0.0, worst=15.0, **_COMMON)
-def mean_rule_violations_metric(y_true, y_pred, **_) -> float:
-    """VALUE muC (eq. 7): mean number of violated (rule, colour) flags per prediction."""
-    return mean_rule_violations(_codes(y_true, y_pred)[1])
+@register_metric(name="meanViolatedFlags", higher_is_better=False, best=0.0, worst=15.0,
+                 description="VALUE muC (eq. 7) counted as yes/no flags: mean number of the 15 "
+                             "(rule, colour) flags a prediction violates (d3mkit's reading; smaller "
+                             "than the paper's severity count, see meanViolationSeverity)." + _READS,
+                 **_COMMON)
+def mean_violated_flags_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+    return mean_violated_flags(_codes(y_true, y_pred, target_names, d3m_index)[1])

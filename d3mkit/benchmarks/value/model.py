@@ -1,8 +1,9 @@
-"""ResNet-18/50 written in torch for the VALUE baseline (imported only by the baseline).
+"""ResNet-18/50/101 written in torch for the VALUE baseline (imported only by the baseline).
 
 The backbone follows He et al. (2016): a 7x7 stride-2 stem with max pooling, four stages
-of BasicBlock (ResNet-18: 2-2-2-2) or Bottleneck (ResNet-50: 3-4-6-3, expansion 4)
-residual blocks, global average pooling. As in the VALUE paper the classifier is replaced
+of BasicBlock (ResNet-18: 2-2-2-2) or Bottleneck (ResNet-50: 3-4-6-3, ResNet-101:
+3-4-23-3, expansion 4) residual blocks, global average pooling (module names as
+torchvision's, so its state_dicts load). As in the VALUE paper the classifier is replaced
 by ``Dropout(0.1) -> Linear(in_features, 8*8*13)``; :class:`BoardNet` returns logits of
 shape ``(N, 13, 64)`` so ``cross_entropy(logits, codes)`` is the per-square loss.
 
@@ -112,7 +113,8 @@ class ResNet(nn.Module):
         return self.fc(self.features(x))
 
 
-ARCHS = {"resnet18": (BasicBlock, [2, 2, 2, 2]), "resnet50": (Bottleneck, [3, 4, 6, 3])}
+ARCHS = {"resnet18": (BasicBlock, [2, 2, 2, 2]), "resnet50": (Bottleneck, [3, 4, 6, 3]),
+         "resnet101": (Bottleneck, [3, 4, 23, 3])}
 
 
 class BoardNet(nn.Module):

@@ -20,6 +20,17 @@ viii  localizing  ``|p| = 8`` and ``|b| = 2`` implies the two b stand on squares
 per-rule and counting/localizing frequencies) is derived from that one array. No Python
 loop runs per board.
 
+Two ways to count "the number of rule violations" of eq. 7 (muC):
+
+* flags (:func:`violation_counts`): how many of the 15 (rule, colour) yes/no flags a
+  board violates - d3mkit's reading of the paper's text;
+* severity (:func:`severity`, ``(N, 8)`` per rule): how the authors' released analysis
+  (``Rules.analyze`` in their baselines' ``utils/rule.py``) counts - every missing or
+  extra king, every adjacent pair among all kings, every piece of a colour beyond 16,
+  every pawn beyond 8, every pawn on rank 1 or 8, every extra promoted piece (rules vi and
+  vii) adds one; rule viii adds one per colour. This is the count whose means fit Table
+  1's muC and the magnitudes of eq. 8's adjusted likelihoods (Fig. 3).
+
 >>> from d3mkit.benchmarks.value.boards import fens_to_codes, START_FEN
 >>> flags = check(fens_to_codes([START_FEN, "8/8/8/8/8/8/8/8", "8/8/8/8/8/8/8/kK6"]))
 >>> sane(flags).tolist()
@@ -174,6 +185,48 @@ def by_kind(flags: np.ndarray) -> dict[str, np.ndarray]:
 def violated(flags: np.ndarray, row: int) -> list[str]:
     """Names of the flags board ``row`` violates."""
     return [FLAGS[j] for j in np.flatnonzero(np.asarray(flags)[row])]
+
+
+def severity(boards) -> np.ndarray:
+    """``(N, 8)`` integer severity per rule (columns :data:`RULES`), counted as the
+    authors' released ``Rules.analyze`` counts (see the module docstring).
+
+    >>> from d3mkit.benchmarks.value.boards import fens_to_codes, START_FEN
+    >>> severity(fens_to_codes([START_FEN])).tolist()
+    [[0, 0, 0, 0, 0, 0, 0, 0]]
+    >>> severity(fens_to_codes(["kKK5/8/8/8/8/8/8/P6P"])).tolist()   # 2 white kings in a row
+    [[1, 2, 0, 0, 2, 0, 0, 0]]
+    """
+    codes = as_codes(boards)
+    n = len(codes)
+    out = np.zeros((n, len(RULES)), dtype=np.int64)
+    if n == 0:
+        return out
+    if n > CHUNK:
+        return np.concatenate([severity(codes[i:i + CHUNK]) for i in range(0, n, CHUNK)])
+    c = counts(codes).astype(np.int64)
+    for side in (_BLACK, _WHITE):
+        p, nn, b, r, q, k = (c[:, side[x]] for x in "pnbrqk")
+        pieces = c[:, list(side.values())].sum(axis=1)
+        out[:, 0] += np.abs(k - 1)
+        out[:, 2] += np.maximum(0, pieces - 16)
+        out[:, 3] += np.maximum(0, p - 8)
+        extra = (np.maximum(0, q - 1) + np.maximum(0, b - 2) + np.maximum(0, nn - 2)
+                 + np.maximum(0, r - 2))
+        out[:, 5] += np.where(p == 8, extra, 0)
+        out[:, 6] += np.where(p < 8, np.maximum(0, extra - (8 - p)), 0)
+        dark_b = np.count_nonzero(codes[:, _DARK_IDX] == side["b"], axis=1)
+        out[:, 7] += (p == 8) & (b == 2) & (dark_b != 1)
+    back = codes[:, _BACK_IDX]
+    out[:, 4] = np.count_nonzero((back == _BLACK["p"]) | (back == _WHITE["p"]), axis=1)
+    grid = codes.reshape(n, 8, 8)
+    kings = (grid == _BLACK["k"]) | (grid == _WHITE["k"])
+    pad = np.zeros((n, 10, 10), dtype=np.int64)
+    pad[:, 1:9, 1:9] = kings
+    near = sum(pad[:, dr:dr + 8, dc:dc + 8] for dr in (0, 1, 2) for dc in (0, 1, 2)
+               if not (dr == 1 and dc == 1))
+    out[:, 1] = (near * kings).reshape(n, 64).sum(axis=1) // 2     # each pair seen twice
+    return out
 
 
 def check_one(board) -> list[str]:

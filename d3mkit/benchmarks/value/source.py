@@ -29,7 +29,8 @@ def add_source_arguments(parser) -> None:
     src.add_argument("--random-games", type=int, default=None, metavar="N",
                      help="board states from N random legal games (the default source, N=20)")
     src.add_argument("--from-release", type=Path, default=None, metavar="PATH",
-                     help="package images and labels of the published VALUE release instead of rendering")
+                     help="package the published VALUE release (train/, test/, labels/{train,test}_labels.json; "
+                          "the first --n-train / --n-test images of each split) instead of rendering")
     parser.add_argument("--size", type=int, default=512, help="rendered image side in pixels (default 512)")
     parser.add_argument("--max-plies", type=int, default=200, help="random games stop after this many half-moves")
     parser.add_argument("--max-games", type=int, default=None,
@@ -74,7 +75,8 @@ def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, 
     n = args.n_train + args.n_test
     if args.from_release is not None:
         from d3mkit.benchmarks.value.release import copy_release
-        rows, boxes = copy_release(args.from_release, writer.media_path(MEDIA_DIR + "/x").parent, n)
+        rows, boxes = copy_release(args.from_release, writer.media_path(MEDIA_DIR + "/x").parent,
+                                   args.n_train, args.n_test)
     else:
         from d3mkit.benchmarks.value import games
         from d3mkit.benchmarks.value.render import render_many
@@ -99,7 +101,8 @@ def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, 
         boxes = pd.DataFrame(box_rows, columns=["d3mIndex", "image", "symbol", "square",
                                                 "x_min", "y_min", "x_max", "y_max"])
     rows.insert(0, "d3mIndex", np.arange(len(rows), dtype=np.int64))
-    rows["split"] = ["TRAIN"] * args.n_train + ["TEST"] * (len(rows) - args.n_train)
+    if "split" not in rows.columns:       # a release keeps its official split
+        rows["split"] = ["TRAIN"] * args.n_train + ["TEST"] * (len(rows) - args.n_train)
     return rows, boxes
 
 
