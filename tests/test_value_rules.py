@@ -179,7 +179,8 @@ def test_metrics_perfect_and_worst():
     assert M.exact_match(t, t) == 1.0 and M.board_f1(t, t) == 1.0 and M.sane_f1(t, t) == 1.0
     empty = np.zeros_like(t)
     assert M.exact_match(t, empty) == 0.0 and M.board_f1(t, empty) == 0.0
-    assert M.contradiction_rate(empty) == 1.0 and M.mean_rule_violations(empty) == 2.0
+    assert M.contradiction_rate(empty) == 1.0 and M.mean_violated_flags(empty) == 2.0
+    assert M.mean_violation_severity(empty) == 2.0          # both kings missing: |0-1| + |0-1|
 
 
 def test_metric_f1_matches_definition():

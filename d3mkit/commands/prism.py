@@ -19,14 +19,18 @@ def add_parser(sub) -> None:
                                     "lf, precision. When several labeling functions match a sentence, the one "
                                     "with the higher precision wins. A summary goes to stderr.")
     e.add_argument("--captions", type=Path, required=True,
-                   help="text file (one caption per line) or CSV/JSONL with id and caption fields")
+                   help=".txt (one caption per line), .csv/.jsonl (id and caption fields), .tsv (Conceptual "
+                        "Captions: caption TAB url) or .json (COCO / VizWiz captions)")
     e.add_argument("--threshold", type=float, default=0.6,
                    help="enable labeling functions with precision at or above this (default 0.6)")
     e.add_argument("--format", choices=["jsonl", "csv", "manifest"], default="jsonl",
                    help="output format; manifest = a CSV manifest for 'd3mkit build prism' (needs an "
                         "image field in the caption records)")
-    e.add_argument("--input-format", choices=["text", "csv", "jsonl"], default=None,
-                   help="caption file format (default: from the extension; otherwise text)")
+    e.add_argument("--input-format", choices=["text", "csv", "jsonl", "cc", "coco"], default=None,
+                   help="caption file format (default: from the extension; an unknown extension is refused)")
+    e.add_argument("--loose-slots", action="store_true",
+                   help="do not apply PInKS' slot constraints (at least 10 characters, no commas or "
+                        "other punctuation)")
     e.add_argument("--output", type=Path, default=None, help="write here instead of stdout")
     e.add_argument("--lfs", type=Path, default=None,
                    help="JSON list of labeling functions replacing Table 3")
@@ -54,7 +58,7 @@ def _extract(args) -> int:
     from d3mkit.benchmarks.prism.extract import run_extract
     run_extract(args.captions, threshold=args.threshold, fmt=args.format,
                 input_format=args.input_format, output=args.output, lfs_path=args.lfs,
-                max_chars=args.max_chars)
+                max_chars=args.max_chars, strict_slots=not args.loose_slots)
     return 0
 
 

@@ -1,7 +1,8 @@
 """Weak supervision strategy 1, *Extraction from Captions* (``d3mkit prism extract``).
 
-What this module owns: reading a caption file (plain text, one caption per line; or
-CSV/JSONL with ``id`` and ``caption`` fields), preprocessing each caption into sentences
+What this module owns: reading a caption file (:func:`read_captions`: plain text, one
+caption per line; CSV/JSONL with ``id`` and ``caption`` fields; Conceptual Captions TSV;
+COCO / VizWiz captions JSON), preprocessing each caption into sentences
 (:mod:`.preprocess`), applying the labeling functions enabled by the precision threshold
 (:mod:`.labeling`), and writing one record per match:
 ``caption_id, sentence, action, precondition, label, lf, precision`` (JSON lines or CSV).
@@ -37,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
-from d3mkit.benchmarks.prism.labeling import DEFAULT_THRESHOLD, LabelingFunction, enabled
+from d3mkit.benchmarks.prism.labeling import (DEFAULT_THRESHOLD, LabelingFunction, enabled, has_negation,
+                                              make_positive, slot_text)
 from d3mkit.benchmarks.prism.manifest import jsonl_rows
 from d3mkit.benchmarks.prism.preprocess import preprocess_caption
 from d3mkit.docs.jsonio import write_text_atomic
@@ -74,17 +76,27 @@ class Summary:
         return out
 
 
-def match_sentence(sentence: str, lfs: list[LabelingFunction]) -> dict | None:
+def match_sentence(sentence: str, lfs: list[LabelingFunction], *, strict_slots: bool = True) -> dict | None:
     """The first (highest-precision) function of ``lfs`` matching ``sentence``, as a
-    record without ``caption_id``; None when nothing matches.
+    record without ``caption_id``; None when nothing matches. With ``strict_slots`` the
+    slots follow PInKS' constraints (:func:`~.labeling.slot_text`); an ``{NP}`` slot must
+    carry a negation and is reported made positive (:func:`~.labeling.make_positive`).
 
     >>> lfs = enabled(0.0)
     >>> match_sentence("the road is dry because it did not rain.", lfs)["lf"]
     'because'
     >>> match_sentence("the road is closed because of snow.", lfs) is None
     True
-    >>> match_sentence("a man runs as if he is late.", lfs)["lf"]
+    >>> match_sentence("a man runs fast as if he is very late.", lfs)["lf"]
     'as if'
+    >>> r = match_sentence("unless the sun is out, the children stay inside.", lfs)
+    >>> r["lf"], r["action"], r["precondition"]
+    ('unless', 'the children stay inside', 'the sun is out')
+    >>> r = match_sentence("the dog wants to play but the owner is not at home.", lfs)
+    >>> r["lf"], r["precondition"]
+    ('but', 'the owner is at home')
+    >>> match_sentence("the dog wants to play but the owner is at home.", lfs) is None
+    True
     """
     words = None
     for lf in lfs:
@@ -93,22 +105,31 @@ def match_sentence(sentence: str, lfs: list[LabelingFunction]) -> dict | None:
                 words = set(sentence.replace(".", " ").replace(",", " ").split())
             if not all(w in words for w in lf.literals):
                 continue
-        m = lf.regex.fullmatch(sentence)
-        if m is None:
-            continue
-        gd = m.groupdict()
-        action = (gd.get("action") or gd.get("event") or "").strip(_STRIP)
-        precondition = (gd.get("precondition") or "").strip(_STRIP)
-        if not action or not precondition:
-            continue
-        return {"sentence": sentence, "action": action, "precondition": precondition,
-                "label": lf.label, "lf": lf.conjunction, "precision": lf.precision}
+        for regex, leading in lf.regexes:
+            m = regex.fullmatch(sentence)
+            if m is None:
+                continue
+            gd = m.groupdict()
+            a_key = "action" if gd.get("action") is not None else "event"
+            action = (gd.get(a_key) or "").strip(_STRIP)
+            precondition = (gd.get("precondition") or "").strip(_STRIP)
+            if strict_slots:
+                action = slot_text(action, leading=leading == a_key, event=a_key == "event")
+                precondition = slot_text(precondition, leading=leading == "precondition")
+            if not action or not precondition:
+                continue
+            if lf.negative:
+                if not has_negation(precondition):
+                    continue
+                precondition = make_positive(precondition)
+            return {"sentence": sentence, "action": action, "precondition": precondition,
+                    "label": lf.label, "lf": lf.conjunction, "precision": lf.precision}
     return None
 
 
 def extract_records(captions: Iterable[tuple[str, str]], *, threshold: float = DEFAULT_THRESHOLD,
                     lfs: list[LabelingFunction] | None = None, max_chars: int = MAX_CHARS,
-                    summary: Summary | None = None) -> Iterator[dict]:
+                    summary: Summary | None = None, strict_slots: bool = True) -> Iterator[dict]:
     """Match records for ``(caption_id, caption)`` pairs; counts go into ``summary``."""
     summary = summary if summary is not None else Summary()
     chosen = enabled(threshold, lfs)
@@ -125,7 +146,7 @@ def extract_records(captions: Iterable[tuple[str, str]], *, threshold: float = D
             if len(sentence) > max_chars:
                 summary.too_long += 1
                 continue
-            rec = match_sentence(sentence, group)
+            rec = match_sentence(sentence, group, strict_slots=strict_slots)
             if rec is not None:
                 summary.matches += 1
                 summary.by_lf[rec["lf"]] += 1
@@ -135,26 +156,55 @@ def extract_records(captions: Iterable[tuple[str, str]], *, threshold: float = D
 # ---------------------------------------------------------------------------------------
 # reading caption files
 # ---------------------------------------------------------------------------------------
+#: caption file formats by extension
+FORMATS = {".txt": "text", ".text": "text", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+           ".tsv": "cc", ".json": "coco"}
+FORMAT_NAMES = ("text", "csv", "jsonl", "cc", "coco")
+
+
 def detect_format(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return "csv"
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
-    return "text"
+    """The caption format of ``path`` from its extension; an unknown one is a usage error.
+
+    >>> detect_format(Path("Train_GCC-training.tsv")), detect_format(Path("captions_train2014.json"))
+    ('cc', 'coco')
+    >>> detect_format(Path("captions.parquet"))
+    Traceback (most recent call last):
+    ...
+    d3mkit.errors.UsageError: captions.parquet: error [usage] unknown caption file extension '.parquet': expected .txt (one caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass --input-format
+    """
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise UsageError(f"unknown caption file extension {path.suffix or '(none)'!r}: expected .txt (one "
+                         "caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual "
+                         "Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass "
+                         "--input-format", str(path))
+    return fmt
 
 
 def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | None = None,
                   text_fields: tuple[str, ...] = ("caption",),
                   images: dict | None = None, what: str = "captions") -> Iterator[tuple[str, str]]:
-    """``(caption_id, caption)`` pairs from a caption file. Plain text: one caption per
-    line, the id is the line number. CSV/JSONL: ``id`` and ``caption`` fields (or the
-    first of ``text_fields`` present); a record without them is skipped and counted in
-    ``summary`` with its line number. A file that cannot be opened, or a CSV without the
-    columns, is an error. With ``images`` given, a record's ``image`` field (when present)
-    is stored there under its id."""
+    """``(caption_id, caption)`` pairs from a caption file, in the formats the paper's
+    caption sources come in (``fmt`` from the extension unless given):
+
+    * ``text`` (.txt): one caption per line, the id is the line number;
+    * ``csv``/``jsonl``: ``id`` and ``caption`` fields (or the first of ``text_fields``
+      present), optional ``image``;
+    * ``cc`` (.tsv, Conceptual Captions 3M/12M): ``caption<TAB>url`` per line, no header;
+      the id is the line number, the URL the image;
+    * ``coco`` (.json, MS-COCO and VizWiz captions): ``{"images": [{"id", "file_name"}],
+      "annotations": [{"id", "image_id", "caption"}]}``; the annotation id is the caption
+      id, its image's ``file_name`` the image. VizWiz annotations flagged ``is_rejected``
+      or ``is_precanned`` (canned "quality issues" texts) are skipped and counted.
+
+    A record that cannot be read is skipped and counted in ``summary`` with its line (or
+    annotation) number. A file that cannot be opened, a CSV without the columns or a JSON
+    file without ``annotations`` is an error. With ``images`` given, a record's image is
+    stored there under its id."""
     p = Path(path)
     summary = summary if summary is not None else Summary()
+    if fmt is not None and fmt not in FORMAT_NAMES:
+        raise UsageError(f"unknown caption format {fmt!r} ({', '.join(FORMAT_NAMES)})")
     fmt = fmt or detect_format(p)
     try:
         with open(p, "rb") as raw:
@@ -169,8 +219,61 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
         yield from _read_open(fh, fmt, str(p), summary, text_fields, images)
 
 
+def _read_cc(fh: TextIO, where: str, summary: Summary, images: dict | None) -> Iterator[tuple[str, str]]:
+    for n, line in enumerate(fh, start=1):
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            continue
+        caption, tab, url = line.partition("\t")
+        if not tab:
+            summary.skipped.append((f"{where}: line {n}", "no TAB: not a Conceptual Captions line "
+                                    "(caption TAB url)"))
+            continue
+        if not caption.strip():
+            summary.skipped.append((f"{where}: line {n}", "empty caption"))
+            continue
+        if images is not None and url.strip():
+            images[str(n)] = url.strip()
+        yield str(n), caption
+
+
+def _read_coco(fh: TextIO, where: str, summary: Summary, images: dict | None) -> Iterator[tuple[str, str]]:
+    try:
+        data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise D3MKitError(error("json.syntax", f"line {exc.lineno}, column {exc.colno}", exc.msg, where)) from None
+    anns = data.get("annotations") if isinstance(data, dict) else None
+    if not isinstance(anns, list):
+        raise D3MKitError(error("prism.captions", "", "not a COCO/VizWiz captions file: expected an object "
+                                "with an 'annotations' list", where))
+    files = {}
+    for img in data.get("images") or []:
+        if isinstance(img, dict) and "id" in img and isinstance(img.get("file_name"), str):
+            files[str(img["id"])] = img["file_name"]
+    for n, ann in enumerate(anns):
+        at = f"{where}: annotations[{n}]"
+        if not isinstance(ann, dict):
+            summary.skipped.append((at, "not an object"))
+            continue
+        if ann.get("is_rejected") or ann.get("is_precanned"):
+            summary.skipped.append((at, "VizWiz caption flagged is_rejected or is_precanned"))
+            continue
+        rec = _record({"id": ann.get("id", n), "caption": ann.get("caption")}, at, summary)
+        if rec is None:
+            continue
+        if images is not None and str(ann.get("image_id")) in files:
+            images[rec[0]] = files[str(ann.get("image_id"))]
+        yield rec
+
+
 def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
                text_fields: tuple[str, ...], images: dict | None = None) -> Iterator[tuple[str, str]]:
+    if fmt == "cc":
+        yield from _read_cc(fh, where, summary, images)
+        return
+    if fmt == "coco":
+        yield from _read_coco(fh, where, summary, images)
+        return
     if fmt == "text":
         for n, line in enumerate(fh, start=1):
             line = line.rstrip("\r\n")
@@ -205,7 +308,7 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
             raise D3MKitError(error("prism.captions", f"line {reader.line_num}",
                                     f"unreadable CSV: {exc}", where)) from None
         return
-    raise UsageError(f"unknown caption format {fmt!r} (text, csv or jsonl)")
+    raise UsageError(f"unknown caption format {fmt!r} ({', '.join(FORMAT_NAMES)})")
 
 
 def _record(obj: dict, where: str, summary: Summary, text_fields: tuple[str, ...] = ("caption",),
@@ -265,7 +368,7 @@ def manifest_row(r: dict) -> dict:
 def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: str = "jsonl",
                 input_format: str | None = None, output: Path | None = None,
                 lfs_path: Path | None = None, max_chars: int = MAX_CHARS,
-                stderr: TextIO | None = None) -> Summary:
+                stderr: TextIO | None = None, strict_slots: bool = True) -> Summary:
     """The ``d3mkit prism extract`` command: read, match, write (atomically to ``output``
     or to stdout), print the summary to stderr."""
     from d3mkit.benchmarks.prism.labeling import load_labeling_functions
@@ -277,7 +380,8 @@ def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: st
     summary = Summary()
     images: dict | None = {} if fmt == "manifest" else None
     records = extract_records(read_captions(captions, input_format, summary, images=images),
-                              threshold=threshold, lfs=lfs, max_chars=max_chars, summary=summary)
+                              threshold=threshold, lfs=lfs, max_chars=max_chars, summary=summary,
+                              strict_slots=strict_slots)
     if images is not None:
         records = _with_images(records, images, summary)
     buf = io.StringIO()

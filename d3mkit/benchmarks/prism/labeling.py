@@ -30,6 +30,22 @@ the record's ``note``:
   ``(?!(?:more|most|many|all)\\b)``.
 * The paper confirms some conjunctions with part-of-speech tagging (Flair); the bold
   marking is lost in the text and d3mkit ships no tagger, so no POS filter is applied.
+* ``unless`` also has PInKS' sentence-initial form "Unless P, A" (``also``: further
+  patterns of the same function; PInKS' ``^{any_word} unless {precondition}, {action}``,
+  where ``any_word`` is at most one short word such as "but").
+
+PInKS rules the paper adopts (it extracts "with the approach described in PInKS"), as the
+PInKS code (``PatternsLookup/Patterns.py``) applies them; :mod:`.extract` enforces them
+unless asked not to (``--loose-slots``):
+
+* slot text (:func:`slot_text`) is PInKS' ``FACT_REGEX``: at least 10 characters of
+  letters, digits, spaces and ``_-\\/+*'"’%`` - no commas, periods or other punctuation
+  (events may hold periods). A slot that opens the sentence starts after its last
+  disallowed character (PInKS' unanchored search finds the match there); any other slot
+  holding one is no match;
+* ``{NP}`` (negative precondition): the match is kept only when the slot carries a
+  negation (:data:`NEGATIVE_WORDS`, PInKS' list) and the precondition reported is the slot
+  made positive (:func:`make_positive`: "is not wet" -> "is wet", "cannot see" -> "can see").
 
 Catastrophic backtracking: the first slot is lazy, the others greedy, and the regex is
 anchored at both ends, so a match attempt costs O(n) per occurrence of the conjunction;
@@ -93,7 +109,9 @@ TABLE3: list[dict] = [
     {"label": "allow", "conjunction": "makes possible", "precision": None, "pattern": r"{P} makes {A} possible\."},
     # label "disables" -> prevent
     {"label": "prevent", "conjunction": "unless", "precision": 0.750, "pattern": "{A} unless {P}",
-     "note": "pattern missing in the extracted table; section 2's '{action} unless {precondition}'"},
+     "also": [r"(?:[^ \[]{1,10} )?unless {P}, {A}"],
+     "note": "pattern missing in the extracted table; section 2's '{action} unless {precondition}'; "
+             "PInKS' sentence-initial 'unless P, A' as a second pattern"},
     {"label": "prevent", "conjunction": "even though", "precision": 0.550, "pattern": "{A} even though {P}"},
     {"label": "prevent", "conjunction": "despite", "precision": 0.475, "pattern": "{A} despite {P}"},
     {"label": "prevent", "conjunction": "if not", "precision": 0.300,
@@ -106,6 +124,67 @@ TABLE3: list[dict] = [
     {"label": "prevent", "conjunction": "excepting that", "precision": None, "pattern": "{A} excepting that {P}"},
     {"label": "prevent", "conjunction": "except for", "precision": None, "pattern": "{A} except for {P}"},
 ]
+
+
+#: PInKS' negation words (``PatternUtils.NEGATIVE_WORDS``; its two escaped-unicode entries
+#: can never match text and are written here as the curly-apostrophe forms they meant)
+NEGATIVE_WORDS = (" not ", " cannot ", "n't ", " don’t ", " doesn’t ")
+_POSITIVE = ((" can't ", " can "), (" won't ", " will "), (" cannot ", " can "), (" not ", " "),
+             ("n't ", " "), (" don’t ", " do "), (" doesn’t ", " does "))
+#: PInKS' FACT_REGEX / EVENT_REGEX character classes and minimum length
+SLOT_CHARS = r"a-zA-Z0-9_\-\\/+* '\"’%"
+MIN_SLOT_CHARS = 10
+_SLOT_OK = re.compile(f"[{SLOT_CHARS}]+")
+_EVENT_OK = re.compile(f"[{SLOT_CHARS}.]+")
+_SLOT_BAD = re.compile(f"[^{SLOT_CHARS}]")
+_EVENT_BAD = re.compile(f"[^{SLOT_CHARS}.]")
+
+
+def has_negation(text: str) -> bool:
+    """True when ``text`` holds one of PInKS' negation words.
+
+    >>> has_negation("the road is not wet"), has_negation("it isn't raining"), has_negation("nothing")
+    (True, True, False)
+    """
+    padded = f" {text} "
+    return any(w in padded for w in NEGATIVE_WORDS)
+
+
+def make_positive(text: str) -> str:
+    """PInKS' ``make_sentence_positive``: drop the negation (``can't``/``won't`` mapped to
+    ``can``/``will``, which PInKS would have turned into "ca"/"wo").
+
+    >>> make_positive("the road is not wet"), make_positive("it doesn't rain"), make_positive("we can't see")
+    ('the road is wet', 'it does rain', 'we can see')
+    """
+    padded = f" {text} "
+    for neg, pos in _POSITIVE:
+        padded = padded.replace(neg, pos)
+    return re.sub(r"\s+", " ", padded).strip()
+
+
+def slot_text(text: str, *, leading: bool = False, event: bool = False) -> str | None:
+    """The slot text PInKS' slot regex would capture, or None when it captures nothing:
+    at least :data:`MIN_SLOT_CHARS` allowed characters; a ``leading`` slot (the one opening
+    the sentence) is cut after its last disallowed character.
+
+    >>> slot_text("on a cold day, kids wear coats", leading=True)
+    'kids wear coats'
+    >>> slot_text("they stay warm, dry"), slot_text("it rains"), slot_text("the u.s. team", event=True)
+    (None, None, 'the u.s. team')
+    """
+    bad = _EVENT_BAD if event else _SLOT_BAD
+    if leading:
+        last = None
+        for last in bad.finditer(text):
+            pass
+        if last is not None:
+            text = text[last.end():]
+    text = text.strip(" ")
+    ok = _EVENT_OK if event else _SLOT_OK
+    if len(text) < MIN_SLOT_CHARS or not ok.fullmatch(text):
+        return None
+    return text
 
 
 def compile_pattern(template: str) -> re.Pattern:
@@ -161,10 +240,25 @@ class LabelingFunction:
     starred: bool = False
     note: str = ""
     extra: dict = field(default_factory=dict, compare=False)
+    also: tuple[str, ...] = ()            # further patterns of the same function
 
     @cached_property
     def regex(self) -> re.Pattern:
         return compile_pattern(self.pattern)
+
+    @cached_property
+    def regexes(self) -> tuple[tuple[re.Pattern, str | None], ...]:
+        """``(regex, leading slot group or None)`` for the pattern and each ``also`` one."""
+        out = []
+        for template in (self.pattern, *self.also):
+            m = _SLOT_RE.match(template)
+            out.append((compile_pattern(template), SLOTS[m.group(1)] if m else None))
+        return tuple(out)
+
+    @property
+    def negative(self) -> bool:
+        """True when the precondition slot is ``{NP}`` (kept only when negated, then flipped)."""
+        return "{NP}" in self.pattern
 
     @cached_property
     def literals(self) -> tuple[str, ...]:
@@ -187,6 +281,8 @@ class LabelingFunction:
     def to_dict(self) -> dict:
         d = {"label": self.label, "conjunction": self.conjunction, "precision": self.precision,
              "pattern": self.pattern}
+        if self.also:
+            d["also"] = list(self.also)
         if self.starred:
             d["starred"] = True
         if self.note:
@@ -211,10 +307,13 @@ def _from_record(rec, where: str, path: str) -> LabelingFunction:
         except (TypeError, ValueError):
             raise D3MKitError(error("prism.lf", f"{where}.precision",
                                     f"precision must be a number or null, got {prec!r}", path)) from None
+    also = rec.get("also", [])
+    if not isinstance(also, list) or not all(isinstance(a, str) for a in also):
+        raise D3MKitError(error("prism.lf", f"{where}.also", "also must be a list of pattern strings", path))
     lf = LabelingFunction(label, str(rec["conjunction"]), prec, str(rec["pattern"]),
-                          bool(rec.get("starred", False)), str(rec.get("note", "")))
+                          bool(rec.get("starred", False)), str(rec.get("note", "")), also=tuple(also))
     try:
-        lf.regex
+        lf.regexes
     except (re.error, ValueError) as exc:
         raise D3MKitError(error("prism.lf", f"{where}.pattern", f"bad pattern {lf.pattern!r}: {exc}", path)) from None
     return lf

@@ -14,13 +14,17 @@ What this module owns:
   whitespace and a capital letter (any script), digit or quote, common abbreviations kept whole).
 * :func:`normalize` — Unicode NFKC, curly quotes to straight ones, lower case, whitespace
   fixed, "the person's" to "their".
-* :func:`preprocess_caption` — all of the above: one caption in, its clean sentences out.
+* :func:`preprocess_statement` — a PNLI statement: people replaced, normalized;
+* :func:`preprocess_caption` — one caption in, its clean sentences out: split, ``<PERSON>``
+  tags replaced, normalized (names are not replaced in captions).
 
 Every function is linear in the length of its input (no regex here can backtrack
 catastrophically), so a 100 KB caption is handled in milliseconds.
 
->>> preprocess_caption("Alice helps Bob.  PersonX's dog barks!")
-['the person helps another person.', 'their dog barks!']
+>>> preprocess_statement("Alice helps Bob.  PersonX's dog barks!")
+'the person helps another person. their dog barks!'
+>>> preprocess_caption("Alice helps Bob.  The Person's dog barks!")
+['alice helps bob.', 'their dog barks!']
 >>> preprocess_caption("<PERSON> and <PERSON> at the premiere of the film")
 ['the person and another person at the premiere of the film']
 """
@@ -161,13 +165,18 @@ def preprocess_statement(text: str, names: Iterable[str] = ()) -> str:
     return normalize(replace_person_tags(replace_people(text, names)))
 
 
-def preprocess_caption(caption: str, names: Iterable[str] = ()) -> list[str]:
+def preprocess_caption(caption: str) -> list[str]:
     """One caption to its clean sentences: split first (on the original capitals), then
-    tags and identifiers replaced and the text normalized, sentence by sentence."""
-    names = list(names)
+    ``<PERSON>`` tags replaced and the text normalized, sentence by sentence. Names are
+    never replaced in captions (a caption's "Bob Dylan" is a person's name, not a PNLI
+    placeholder): :func:`replace_people` applies to PNLI statements only.
+
+    >>> preprocess_caption("Bob Dylan performs with Alice Cooper. Then <PERSON> waves.")
+    ['bob dylan performs with alice cooper.', 'then the person waves.']
+    """
     out = []
     for piece in split_sentences(caption):
-        s = normalize(replace_person_tags(replace_people(piece, names)))
+        s = normalize(replace_person_tags(piece))
         if s:
             out.append(s)
     return out
