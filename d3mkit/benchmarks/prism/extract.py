@@ -205,10 +205,13 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
     summary = summary if summary is not None else Summary()
     if fmt is not None and fmt not in FORMAT_NAMES:
         raise UsageError(f"unknown caption format {fmt!r} ({', '.join(FORMAT_NAMES)})")
-    fmt = fmt or detect_format(p)
     try:
         with open(p, "rb") as raw:
             head = raw.read(8192)
+    except OSError as exc:
+        raise UsageError(f"cannot read {what}: {exc.strerror or exc}", str(p)) from None
+    fmt = fmt or detect_format(p)
+    try:
         fh = open(p, encoding="utf-8", errors="replace", newline="")
     except OSError as exc:
         raise UsageError(f"cannot read {what}: {exc.strerror or exc}", str(p)) from None
