@@ -31,14 +31,19 @@ def test_architecture_matches_the_paper():
     assert [net[i].out_features for i in (8, 10, 12)] == [128, 50, 10]
     out = net(torch.zeros(4, 1, 28, 28))
     assert out.shape == (4, 10)
+    # Keras' initialisation: Glorot-uniform weights, zero biases
+    w = net[8].weight
+    assert net[8].bias.abs().max().item() == 0
+    assert w.abs().max().item() <= (6 / (375 + 128)) ** 0.5 + 1e-6
+    assert M.BATCH_SIZE == 200 and M.LR == 1e-3
 
 
 def test_learns_untransformed_shapes_and_is_deterministic():
     imgs, meta = generate(Protocol("none", 0, 200, 50, 0), np.random.default_rng(0))
     tr = (meta["split"] == "TRAIN").to_numpy()
     y = meta["shape"].to_numpy()
-    a = M.fit_predict(imgs[tr], y[tr], imgs[~tr], epochs=6, seed=1)
-    b = M.fit_predict(imgs[tr], y[tr], imgs[~tr], epochs=6, seed=1)
+    a = M.fit_predict(imgs[tr], y[tr], imgs[~tr], epochs=6, batch_size=20, seed=1)
+    b = M.fit_predict(imgs[tr], y[tr], imgs[~tr], epochs=6, batch_size=20, seed=1)
     assert np.array_equal(a, b)
     assert (a == y[~tr]).mean() >= 0.9
 
@@ -70,24 +75,36 @@ def test_importing_the_benchmark_does_not_import_torch():
     assert out.stdout.strip() == "False"
 
 
-def test_reproduce_tool_writes_a_report_beside_the_paper(tmp_path, capsys):
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location(
-        "abstraction_reproduce",
-        Path(__file__).resolve().parent.parent / "tools" / "abstraction_reproduce.py")
-    rep = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rep)
-    assert rep.parse_spec("8:1000,2000:r1", 5) == (8, [1000, 2000], 1)
-    assert rep.parse_spec("1::r2", 5) == (1, None, 2)
-    assert rep.main(["--table", "4:1000:r1", "--epochs", "1", "--n-test", "20",
-                     "--out", str(tmp_path)]) == 0
-    md = (tmp_path / "abstraction_table4.md").read_text()
-    assert "REDUCED" in md and "42.8 ± 3.5" in md          # the paper's Rotated, 1000
-    assert "| Moved | 1000 |" in md
-    df = pd.read_csv(tmp_path / "abstraction_table4.csv")
-    assert len(df) == 5 and df["accuracy"].between(0, 1).all()
+def test_baseline_config_refuses_bad_options():
+    from d3mkit.benchmarks.abstraction.baseline import CNNConfig
+    from d3mkit.errors import UsageError
+    ok = CNNConfig.from_args(argparse.Namespace(epochs=None, seed=3, device="cpu"))
+    assert (ok.epochs, ok.batch_size, ok.lr, ok.seed) == (10, 200, 1e-3, 3)
+    for bad in ({"epochs": 0}, {"abstraction_batch_size": 0}, {"abstraction_lr": float("nan")}):
+        with pytest.raises(UsageError):
+            CNNConfig.from_args(argparse.Namespace(**bad))
+
+
+def test_reproduce_writes_a_report_beside_the_paper(tmp_path, capsys):
+    from d3mkit.benchmarks.abstraction import reproduce as R
+    from d3mkit.cli import main
+    from d3mkit.errors import UsageError
+    out = tmp_path / "res"
+    assert main(["reproduce", "abstraction", "--table", "1", "--n-train", "250",
+                 "--repetitions", "1", "--epochs", "1", "--out", str(out)]) == 0
+    md = (out / "abstraction_table1.md").read_text()
+    assert "REDUCED" in md and "40.4 ± 8.4" in md            # the paper's Rotated, 250
+    assert "| Moved | 250 |" in md and "of 9 cells within two" in md
+    df = pd.read_csv(out / "abstraction_table1.csv")
+    assert len(df) == 9 and df["accuracy"].between(0, 1).all()
+    assert (df["nTest"] == 250).all()
     assert np.allclose(df.loc[df["transform"] == "rotation", "expected"], 0.325)
-    # re-rendering from the CSV keeps the figures
-    assert rep.main(["--table", "4:1000:r1", "--out", str(tmp_path), "--from-csv"]) == 0
-    assert (tmp_path / "abstraction_table4.md").read_text().split("## Test")[1] == md.split("## Test")[1]
+    # re-rendering from the CSV keeps the figures; --resume trains nothing new
+    assert main(["reproduce", "abstraction", "--table", "1", "--out", str(out), "--from-csv"]) == 0
+    assert (out / "abstraction_table1.md").read_text().split("## Test")[1] == md.split("## Test")[1]
+    assert main(["reproduce", "abstraction", "--table", "1", "--n-train", "250", "--repetitions",
+                 "1", "--out", str(out), "--resume"]) == 0
+    assert len(pd.read_csv(out / "abstraction_table1.csv")) == 9
+    with pytest.raises(UsageError):
+        R.ReproduceConfig(table=1, n_train=(300,))
+    assert main(["reproduce", "abstraction", "--table", "14", "--out", str(out)]) == 2

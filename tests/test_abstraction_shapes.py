@@ -1,4 +1,7 @@
-"""Shapes, transformations and the sampling protocol of the abstraction benchmark."""
+"""Shapes, transformations and the sampling protocol of the abstraction benchmark,
+pinned pixel-exactly to the construction of the paper's notebook."""
+
+import hashlib
 
 import numpy as np
 import pytest
@@ -8,148 +11,157 @@ from d3mkit.benchmarks.abstraction import shapes as S
 from d3mkit.benchmarks.abstraction import transforms as T
 from d3mkit.benchmarks.abstraction.protocol import Protocol, generate
 
+# The ten shapes, rows/columns 7..21 of the 28x28 frame ('#' = 9, '.' = 0); nothing else
+# in the frame is set. Drawn by hand from the notebook's SetOfShapes.
+SHAPES_ART = """
+###############  ###############  ###############  ###############  ###############
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
 
-def test_ten_shapes_three_horizontal_three_vertical_segments():
-    assert len(S.SEGMENTS) == 10
-    for h, v in S.SEGMENTS:
-        assert len(h) == 3 and len(v) == 3
-        for a, b in list(h) + list(v):
-            assert 0 <= a < b <= 2
-    ps = S.patches()
-    assert ps.shape == (10, 15, 15)
-    assert set(np.unique(ps).tolist()) == {0, S.MAX_VALUE}
-    # every shape fills its 15x15 box (so translation has exactly 14 positions per axis)
-    for p in ps:
-        rows, cols = np.nonzero(p)
-        assert rows.min() == 0 and cols.min() == 0 and rows.max() == 14 and cols.max() == 14
+###############  ###############  ###############  ###############  ###############
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+###############  ###############  ###############  ###############  ###############
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+#..............  .......#.......  #......#.......  #.............#  #......#......#
+"""
 
-
-def test_no_shape_is_invariant_under_rotation():
-    for p in S.patches():
-        for k in (1, 2, 3):
-            assert not np.array_equal(np.rot90(p, k), p)
-    table = T.get("rotation").table()
-    for i in range(10):
-        for k in (1, 2, 3):
-            assert not np.array_equal(table[i, k], table[i, 0])
-
-
-def test_no_rotation_of_a_shape_equals_any_original_shape():
-    table = T.get("rotation").table()            # (10, 4, 28, 28)
-    originals = S.originals()
-    rotated = table[:, 1:].reshape(-1, 28 * 28)
-    flat = originals.reshape(10, -1)
-    equal = (rotated[:, None, :] == flat[None, :, :]).all(axis=2)
-    assert not equal.any()
-    # and the rotations of different shapes never coincide either
-    allrot = table.reshape(40, -1)
-    same = (allrot[:, None, :] == allrot[None, :, :]).all(axis=2)
-    assert same.sum() == 40
-
-
-def test_mirror_images_are_new_shapes_too():
-    m = T.get("mirror").table()[:, 0].reshape(10, -1)
-    flat = S.originals().reshape(10, -1)
-    assert not (m[:, None, :] == flat[None, :, :]).all(axis=2).any()
-
-
-def test_shapes_are_pairwise_distinguishable():
-    flat = S.originals().reshape(10, -1).astype(int)
-    d = (flat[:, None, :] != flat[None, :, :]).sum(axis=2)
-    off = d[~np.eye(10, dtype=bool)]
-    assert off.min() >= 13
-    assert S.min_distance() >= 13
+# sha256 of every outcome table, (10, n_outcomes, 28, 28) uint8, computed once from the
+# notebook's own Shape class (rotate, move(r, c) for r, c in 7..20, resize(5..27), flip,
+# setDiagonals) and checked equal to ours.
+TABLE_SHA256 = {
+    "rotation": "0cb9c4b9cd0a963fd22a8d04ac50271b76e0e00296c732d1ea7f0194176c57b6",
+    "translation": "585f0dfd6069b236ec9ce1c8a81e91e30e8ace2379a05dc073db4ab9327e5b3d",
+    "resize": "7fc4bdaf64f9c17afe19f6e34bac01742297346ca65c8467f72f61b6473f9100",
+    "mirror": "8c649bebc0c01c8b02870b4201e3e57bf9bd7d650886f491b220122c5d4a671b",
+    "diagonals": "a49827948a8fb2458eb13af03ff93f2e3a8e926aa1b68c75513b2f362ca6ea34",
+    "none": "19ac5be3a27596a09849ea9aea7c744be7fe3478d8fe610dce5a2c2802097fd1",
+}
 
 
-def test_connected_shapes():
-    from collections import deque
-    for p in S.patches():
-        pts = set(zip(*np.nonzero(p)))
-        start = next(iter(pts))
-        seen, q = {start}, deque([start])
-        while q:
-            y, x = q.popleft()
-            for n in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
-                if n in pts and n not in seen:
-                    seen.add(n)
-                    q.append(n)
-        assert seen == pts
+def art_images() -> np.ndarray:
+    blocks = [b for b in SHAPES_ART.strip("\n").split("\n\n")]
+    out = np.zeros((10, 28, 28), dtype=np.uint8)
+    for half, block in enumerate(blocks):
+        rows = block.splitlines()
+        assert len(rows) == 15
+        for j in range(5):
+            for r, line in enumerate(rows):
+                cells = line[j * 17:j * 17 + 15]
+                out[5 * half + j, 7 + r, 7:22] = [9 if ch == "#" else 0 for ch in cells]
+    return out
 
 
-@pytest.mark.parametrize("name,n,identity", [
-    ("rotation", 4, "0"), ("translation", 196, "r6c6"), ("resize", 14, "size15"),
-    ("diagonals", 1, None), ("mirror", 1, None), ("none", 1, "none")])
-def test_outcome_counts_and_identity(name, n, identity):
+def test_the_ten_shapes_pixel_exact():
+    assert np.array_equal(S.originals(), art_images())
+    assert [S.lines_of(i) for i in (0, 4, 6)] == ["H:top V:left", "H:top V:left,middle,right",
+                                                  "H:top,middle V:middle"]
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_SHA256))
+def test_every_outcome_table_pinned(name):
+    table = np.ascontiguousarray(T.get(name).table(), dtype=np.uint8)
+    assert hashlib.sha256(table.tobytes()).hexdigest() == TABLE_SHA256[name]
+
+
+@pytest.mark.parametrize("name,n,identities", [
+    ("rotation", 4, ("0",)), ("translation", 196, ("r14c14",)),
+    ("resize", 23, ("size14", "size15")), ("diagonals", 1, ()), ("mirror", 1, ()),
+    ("none", 1, ("none",))])
+def test_outcome_counts_and_identities_are_the_pixel_identical_ones(name, n, identities):
     t = T.get(name)
-    assert t.n_outcomes == n and t.identity_name == identity
+    assert t.n_outcomes == n and t.identity_names == identities
+    assert t.untransformed_chance == pytest.approx(len(identities) / n)
     table = t.table()
     assert table.shape == (10, n, 28, 28) and table.dtype == np.uint8
-    assert table.max() <= S.MAX_VALUE
-    orig = S.originals()
-    same = (table == orig[:, None]).all(axis=(2, 3))          # (10, n)
-    if identity is None:
-        assert not same.any()
-    else:
-        assert same[:, t.identity].all()
-        others = np.delete(same, t.identity, axis=1)
-        assert not others.any()
-    # all outcomes of one shape are different images
+    same = (table == S.originals()[:, None]).all(axis=(2, 3))          # (10, n)
+    assert (np.nonzero(same.any(axis=0))[0] == np.array(t.identities, dtype=int)).all()
+    assert same[:, list(t.identities)].all()
+
+
+def test_rotation_turns_the_frame_about_pixel_14():
+    # rows/columns 1..27 are symmetric about 14: rotating that sub-frame clockwise is the
+    # notebook's rotate() (verticals -> horizontals, horizontals -> reversed verticals)
+    table = T.get("rotation").table()
     for i in range(10):
-        flat = table[i].reshape(n, -1)
-        assert len({r.tobytes() for r in flat}) == n
+        sub = S.originals()[i][1:, 1:]
+        for k in range(4):
+            assert np.array_equal(table[i, k][1:, 1:], np.rot90(sub, -k))
+            assert not table[i, k][0].any() and not table[i, k][:, 0].any()
+    # no shape is invariant under a turn
+    assert not (table[:, 1:] == table[:, :1]).all(axis=(2, 3)).any()
 
 
-def test_resize_has_five_smaller_and_eight_larger_sizes():
-    sizes = np.array(T.RESIZE_SIZES)
-    assert (sizes < S.PATCH).sum() == 5 and (sizes > S.PATCH).sum() == 8
-    table = T.get("resize").table()
+def test_translation_moves_the_centre_over_7_to_20():
+    t = T.get("translation")
+    table = t.table()
+    for k, name in enumerate(t.outcome_names):
+        r, c = (int(x) for x in name[1:].split("c"))
+        assert 7 <= r <= 20 and 7 <= c <= 20
+        assert np.array_equal(table[:, k], np.roll(S.originals(), (r - 14, c - 14), axis=(1, 2)))
+    assert len({table[3, k].tobytes() for k in range(196)}) == 196
+
+
+def test_resize_draws_23_sizes_with_12_distinct_extents():
+    t = T.get("resize")
+    table = t.table()
     for i in range(10):
-        for k, size in enumerate(T.RESIZE_SIZES):               # the shape's box is size x size
-            rows, cols = np.nonzero(table[i, k])
-            assert rows.max() - rows.min() + 1 == size and cols.max() - cols.min() + 1 == size
-            assert abs((rows.min() + rows.max()) / 2 - 13.5) <= 1
-
-
-def test_translation_and_rotation_preserve_the_shape():
-    for name in ("translation", "rotation", "mirror"):
-        table = T.get(name).table()
-        ink = (table > 0).sum(axis=(2, 3))
-        assert (ink == ink[:, :1]).all()
-    tr = T.get("translation")
-    k = tr.outcome_names.index("r0c13")
-    img = tr.table()[3, k]
-    assert np.array_equal(img[0:15, 13:28], S.patches()[3])
-
-
-def test_resized_shapes_keep_all_their_lines():
-    table = T.get("resize").table()
-    for i in range(10):
-        h, v = S.SEGMENTS[i]
+        assert len({table[i, k].tobytes() for k in range(23)}) == 12
         for k, size in enumerate(T.RESIZE_SIZES):
-            assert (table[i, k] > 0).sum() == (S.render_patch(h, v, size) > 0).sum()
-            # three distinct line rows and columns survive at every size
-            patch = S.render_patch(h, v, size)
-            assert len(set(S.lattice_positions(size))) == 3
-            assert patch[list(S.lattice_positions(size)), :].any(axis=1).all()
+            h = size // 2
+            rows, cols = np.nonzero(table[i, k])
+            assert (rows.min(), rows.max(), cols.min(), cols.max()) == (14 - h, 14 + h, 14 - h, 14 + h)
+    # size 5: shape 9 (top and middle lines, all verticals) in a 5x5 box at rows/cols 12..16
+    small = table[9, T.RESIZE_SIZES.index(5)][12:17, 12:17]
+    assert (small > 0).astype(int).tolist() == [[1, 1, 1, 1, 1], [1, 0, 1, 0, 1],
+                                                [1, 1, 1, 1, 1], [1, 0, 1, 0, 1],
+                                                [1, 0, 1, 0, 1]]
 
 
-def test_diagonals_drawn_behind_the_shape():
+def test_mirror_is_upside_down_and_diagonals_are_added():
+    m = T.get("mirror").table()[:, 0]
+    assert np.array_equal(m[:, 1:], S.originals()[:, 1:][:, ::-1])     # about row 14
+    assert not (m[:, None] == S.originals()[None]).all(axis=(2, 3)).any()
     d = T.get("diagonals").table()[:, 0]
-    orig = S.originals()
-    assert (d >= orig).all()
-    assert (d[:, np.arange(28), np.arange(28)] == S.MAX_VALUE).all()
+    eye = np.eye(28, dtype=bool)
+    assert np.array_equal(d, np.where(eye | eye[:, ::-1], 9, S.originals()))
 
 
-def test_noise_level_is_the_standard_deviation():
+def test_noise_is_clipped_to_10_and_truncated():
     rng = np.random.default_rng(0)
-    grey = np.full((200, 28, 28), 4, dtype=np.uint8)       # away from the clipping bounds
-    for level in (1, 2):
-        out = T.add_noise(grey, level, rng).astype(float) - 4
-        assert abs(out.std() - np.sqrt(level ** 2 + 1 / 12)) < 0.05
+    nine = np.full((100, 28, 28), 9, dtype=np.uint8)
+    small = T.add_noise(nine, 0.1, rng)
+    # truncation: 9 + e becomes 8 whenever e < 0 (rounding would keep 9 almost always)
+    assert set(np.unique(small).tolist()) == {8, 9}
+    assert 0.45 < (small == 8).mean() < 0.55
+    big = T.add_noise(np.full((50, 28, 28), 5, np.uint8), 6, rng)
+    assert big.min() == 0 and big.max() == 10
+    grey = np.full((200, 28, 28), 5, dtype=np.uint8)
+    out = T.add_noise(grey, 1, rng).astype(float)
+    assert abs(out.mean() - 4.5) < 0.05                      # E[floor(5 + N(0, 1))] = 4.5
     with pytest.raises(ValueError):
         T.add_noise(grey, -1, rng)
-    big = T.add_noise(np.zeros((10, 28, 28), np.uint8), 6, rng)
-    assert big.min() == 0 and big.max() == 9
 
 
 def test_same_seed_same_bytes_and_other_seed_differs():
@@ -159,6 +171,19 @@ def test_same_seed_same_bytes_and_other_seed_differs():
     c, _ = generate(p, np.random.default_rng(8))
     assert a.tobytes() == b.tobytes() and ma.equals(mb)
     assert a.tobytes() != c.tobytes()
+
+
+def test_test_set_defaults_to_the_training_size_and_labels_follow_the_notebook():
+    p = Protocol("rotation", transformed=8, n_train=1000, noise=2)
+    assert p.n_test == 1000
+    _, meta = generate(p, np.random.default_rng(0))
+    train = meta[meta.split == "TRAIN"]
+    assert np.bincount(train["shape"]).tolist() == [100] * 10
+    assert (train["transformed"] == (train["shape"] < 8)).all()
+    # int(n * K / 10) transformed images cycle over shapes 0..K-1
+    counts = np.bincount(generate(Protocol("mirror", 3, 25), np.random.default_rng(0))[1]
+                         .query("split == 'TRAIN'")["shape"], minlength=10)
+    assert counts.tolist() == [3, 2, 2, 3, 3, 3, 3, 2, 2, 2]
 
 
 @settings(max_examples=40, deadline=None)
@@ -175,10 +200,9 @@ def test_protocol_properties(transform, k, n_train, n_test, seed, only):
     t = T.get(transform)
     assert len(imgs) == len(meta) == n_train + n_test
     train, test = meta[meta.split == "TRAIN"], meta[meta.split == "TEST"]
-    # every shape in both sets, balanced within one
-    for part in (train, test):
-        counts = np.bincount(part["shape"], minlength=10)
-        assert counts.min() >= 1 and counts.max() - counts.min() <= 1
+    counts = np.bincount(test["shape"], minlength=10)
+    assert counts.min() >= 1 and counts.max() - counts.min() <= 1
+    assert (np.bincount(train["shape"], minlength=10) >= 1).all()
     # training: shapes >= K untransformed, shapes < K transformed
     assert (train["transformed"] == (train["shape"] < k)).all()
     assert (train["trainedTransformed"] == (train["shape"] < k)).all()
@@ -190,8 +214,8 @@ def test_protocol_properties(transform, k, n_train, n_test, seed, only):
         outs = np.array([idx[o] for o in part["outcome"]], dtype=int)
         assert np.array_equal(imgs[part.index], t.table()[part["shape"], outs])
     assert test["transformed"].all()
-    assert (test["identity"] == (test["outcome"] == (t.identity_name or "\0"))).all()
-    if only and t.identity is not None:
+    assert (test["identity"] == test["outcome"].isin(t.identity_names)).all()
+    if only:
         assert not train.loc[train["transformed"], "identity"].any()
 
 

@@ -2,7 +2,7 @@
 """Build a whole table's worth of abstraction task roots (one per row x n_train x repetition).
 
     python tools/abstraction_grid.py --table 4 --out grid/ [--n-train 1000 2000]
-        [--repetitions 5] [--n-test 500] [--seed 0] [--force]
+        [--repetitions 5] [--n-test N] [--seed 0] [--force]
 
 Each cell of the paper's table ``N`` (see :mod:`d3mkit.benchmarks.abstraction.paper`)
 becomes ``abstraction_t<N>_<transform>[_testnoise<L>]_n<n_train>_r<rep>`` built with seed
@@ -36,7 +36,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n-train", type=int, nargs="*", default=None,
                     help="n_train columns to build (default: the table's)")
     ap.add_argument("--repetitions", type=int, default=REPETITIONS)
-    ap.add_argument("--n-test", type=int, default=500)
+    ap.add_argument("--n-test", type=int, default=None,
+                    help="test images per task root (default: as many as n_train, the paper)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args(argv)

@@ -5,12 +5,13 @@ task root (PNG per sample, learningData, datasetDoc, problemDoc with accuracy an
 custom metrics, the predetermined TRAIN/TEST dataSplits, ``_debug/samples.csv``,
 ``_debug/shapes.png`` and the manifest) and the bad-input messages.
 
-Images are 8-bit grayscale PNGs holding pixel value ``v`` (0-9) as ``round(v * 255 / 9)``;
-``round(p * 9 / 255)`` recovers ``v`` exactly, ``p / 255`` is the paper's [0, 1] scaling.
+Images are 8-bit grayscale PNGs holding pixel value ``v`` (0-10: lines are 9, noise is
+clipped to [0, 10] and truncated, as in the paper's notebook) as gray level ``25 * v``;
+``round(p / 25)`` recovers ``v`` exactly and ``v / 9`` is what the paper's network sees.
 The task root name defaults to ``abstraction_<transform>_k<K>_n<n_train>_noise<L>_s<seed>``.
 
     d3mkit build abstraction --out DIR --transform rotation --transformed 5 \\
-        --n-train 1000 --n-test 500 --noise 2 --seed 0
+        --n-train 1000 --noise 2 --seed 0
 """
 
 from __future__ import annotations
@@ -36,14 +37,16 @@ def add_build_arguments(parser) -> None:
     parser.add_argument("--transformed", type=int, default=0, metavar="K",
                         help="the first K shapes (0-10) appear transformed in training (default 0)")
     parser.add_argument("--n-train", type=int, default=1000, help="training images (default 1000)")
-    parser.add_argument("--n-test", type=int, default=500,
-                        help="test images, all transformed (default 500, as the paper)")
+    parser.add_argument("--n-test", type=int, default=None,
+                        help="test images, all transformed (default: as many as --n-train, "
+                             "as the paper)")
     parser.add_argument("--noise", type=float, default=0.0, metavar="L",
-                        help="Gaussian noise standard deviation on the 0-9 scale (default 0)")
+                        help="Gaussian noise standard deviation, lines being 9 (default 0)")
     parser.add_argument("--test-noise", type=float, default=None, metavar="L",
                         help="noise of the test set when it differs from --noise (Table 1)")
     parser.add_argument("--train-transformed-only", action="store_true",
-                        help="transformed training images never show the identity outcome")
+                        help="transformed training images never show an identity outcome "
+                             "(not in the paper)")
     parser.add_argument("--name", default=None, help="task root name (default from the options)")
 
 
@@ -57,7 +60,7 @@ def protocol_from_args(args) -> Protocol:
 def default_name(p: Protocol, seed: int) -> str:
     """``abstraction_rotation_k5_n1000_noise2_s0`` (test noise and flags appended).
 
-    >>> default_name(Protocol("translation", 2, 250, 500, 2.5), 3)
+    >>> default_name(Protocol("translation", 2, 250, noise=2.5), 3)
     'abstraction_translation_k2_n250_noise2p5_s3'
     """
     lvl = lambda x: f"{x:g}".replace(".", "p").replace("-", "m")
@@ -86,14 +89,26 @@ def metric_list(p: Protocol) -> list[dict]:
     return out
 
 
+PNG_STEP = 25            # gray level of pixel value v is 25 * v (0..250)
+
+
 def encode_png(img: np.ndarray) -> np.ndarray:
-    """0-9 pixel values -> 8-bit gray levels (0, 28, 57, ..., 255)."""
-    return np.rint(img.astype(np.float64) * 255.0 / S.MAX_VALUE).astype(np.uint8)
+    """0-10 pixel values -> 8-bit gray levels (0, 25, ..., 250).
+
+    >>> encode_png(np.array([0, 9, 10])).tolist()
+    [0, 225, 250]
+    """
+    return (img.astype(np.uint16) * PNG_STEP).astype(np.uint8)
 
 
 def decode_png(pix: np.ndarray) -> np.ndarray:
-    """8-bit gray levels -> 0-9 pixel values (exact inverse of :func:`encode_png`)."""
-    return np.rint(pix.astype(np.float64) * S.MAX_VALUE / 255.0).astype(np.uint8)
+    """8-bit gray levels -> 0-10 pixel values (exact inverse of :func:`encode_png`; any
+    other level goes to the nearest value).
+
+    >>> decode_png(np.array([0, 225, 250, 255])).tolist()
+    [0, 9, 10, 10]
+    """
+    return np.minimum(np.rint(pix.astype(np.float64) / PNG_STEP), S.CLIP).astype(np.uint8)
 
 
 def samples_table(meta: pd.DataFrame) -> pd.DataFrame:
@@ -118,7 +133,7 @@ def documents(name: str, p: Protocol, seed: int, n_rows: int):
                      f"transformation {p.transform} ({t.n_outcomes} outcome(s)), the first "
                      f"{p.transformed} shapes transformed in training, all test images "
                      f"transformed; noise {p.noise:g} (test {p.noise_test:g}). Pixel value v "
-                     f"(0-9) is stored as round(v*255/9)."),
+                     f"(0-10, lines 9) is stored as gray level 25*v."),
         source="d3mkit abstraction benchmark after Hudáky, Lehotay-Kéry and Kiss, "
                "J. Imaging 2021, 7(8), 152")
     desc = (f"Classify the shape (0-9) of each image. Training: {p.n_train} images, shapes "
@@ -159,10 +174,11 @@ def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None =
                            "repeat": 0, "fold": 0})
     ddoc, pdoc = documents(name, p, seed, n)
     t = get(p.transform)
-    params = {**p.as_dict(), "nOutcomes": t.n_outcomes, "identityOutcome": t.identity_name,
+    params = {**p.as_dict(), "nOutcomes": t.n_outcomes,
+              "identityOutcomes": list(t.identity_names),
               "untransformedChance": t.untransformed_chance, "image": S.IMAGE,
-              "pixelEncoding": "png gray = round(v * 255 / 9), v in 0..9",
-              "shapesSegments": [list(map(list, h + v)) for h, v in S.SEGMENTS]}
+              "pixelEncoding": "png gray = 25 * v, v in 0..10 (lines 9)",
+              "shapesLines": [S.lines_of(i) for i in range(S.N_SHAPES)]}
     pix = encode_png(images)
     with TaskRootWriter(out, name, benchmark="abstraction", seed=seed, parameters=params,
                         force=force) as w:
@@ -190,7 +206,7 @@ def build(args) -> list[Path]:
 
 
 def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
-    """Images (0-9 values, ``(n, 28, 28)`` uint8) and learningData rows of a task root,
+    """Images (0-10 values, ``(n, 28, 28)`` uint8) and learningData rows of a task root,
     for ``indices`` (d3mIndex strings) or all rows."""
     from PIL import Image
 

@@ -1,8 +1,9 @@
 """The abstraction part of ``d3mkit demo``: build, validate, train the CNN, score.
 
 What this module owns: :func:`run_demo` — one small problem (mirroring, the first 8 of 10
-shapes mirrored in training, noise 2, 1000 training and 500 test images), validated,
-the paper's CNN trained for 10 passes (CUDA when present), and accuracy plus the three
+shapes mirrored in training — upside down, as the paper — noise 2, 1000 training and
+1000 test images), validated, the paper's CNN trained for 10 passes with batch 200
+(CUDA when present), and accuracy plus the three
 custom metrics scored by d3mkit's scorer, each explained in a line.
 """
 
@@ -12,11 +13,10 @@ from pathlib import Path
 
 from d3mkit.benchmarks.abstraction.protocol import Protocol
 
-DEMO = Protocol("mirror", transformed=8, n_train=1000, n_test=500, noise=2)
+DEMO = Protocol("mirror", transformed=8, n_train=1000, noise=2)
 
 
 def run_demo(out: Path, device: str, echo) -> None:
-    import argparse
     import time
 
     from d3mkit.benchmarks.abstraction.cli import build_task_root
@@ -34,13 +34,11 @@ def run_demo(out: Path, device: str, echo) -> None:
     if optional_module("torch") is None:
         echo("   baseline: skipped (torch is not installed)")
         return
-    from d3mkit.benchmarks.abstraction.baseline import run_baseline
-    args = argparse.Namespace(device=device, epochs=None, seed=0,
-                              abstraction_batch_size=32, abstraction_lr=1e-3)
+    from d3mkit.benchmarks.abstraction.baseline import CNNConfig, run
     t1 = time.perf_counter()
-    report = run_baseline(task, "abstraction-cnn", args)
+    report = run(task, "abstraction-cnn", CNNConfig(device=device))
     echo(f"   abstraction-cnn, 10 passes ({time.perf_counter() - t1:.1f} s):")
-    notes = {"accuracy": "all 500 test images",
+    notes = {"accuracy": f"all {len(test)} test images",
              "expectedAccuracyWithoutAbstraction": "what memorising the training images gives",
              "chanceCorrectedAccuracy": "0 = memoriser, 1 = perfect",
              "heldOutShapeAccuracy": "shapes 8-9, never seen mirrored: the abstraction test"}

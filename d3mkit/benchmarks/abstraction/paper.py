@@ -2,7 +2,8 @@
 
 What this module owns: :func:`table` — the protocol of every cell of a table (row
 label -> transformation, K, noise) — and :data:`PAPER`, the reported test accuracies
-(mean, standard deviation, in percent, over 5 repetitions; 500 test images).
+(mean, standard deviation, in percent, over 5 repetitions; the notebook tests each
+network on as many images as it trained on).
 
 * Table 1: K = 0 (training on original shapes), test transformed; n_train 250-2000. Its
   noise rows train on clean originals and test on noisy originals.
@@ -24,7 +25,6 @@ from dataclasses import dataclass
 
 from d3mkit.benchmarks.abstraction.protocol import Protocol
 
-N_TEST = 500
 REPETITIONS = 5
 
 
@@ -44,7 +44,7 @@ class Table:
     rows: tuple[Row, ...]
     n_train: tuple[int, ...]
 
-    def protocol(self, row: Row, n_train: int, n_test: int = N_TEST) -> Protocol:
+    def protocol(self, row: Row, n_train: int, n_test: int | None = None) -> Protocol:
         return Protocol(row.transform, transformed=self.k, n_train=n_train, n_test=n_test,
                         noise=row.noise, test_noise=row.test_noise)
 

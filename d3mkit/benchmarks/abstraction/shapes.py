@@ -1,29 +1,25 @@
-"""The ten shapes: definition, rendering, the properties the paper asks of them, contact sheet.
+"""The ten shapes: definition, rendering on the 28x28 frame, contact sheet.
 
-What this module owns: the shapes as data (each exactly 3 horizontal and 3 vertical line
-segments on a 3x3 lattice), their 15x15 pixel patch (one-pixel lines, value
-:data:`MAX_VALUE` = 9 on 0; any other size for resizing), their untransformed 28x28
-images (patch at :data:`ORIGIN`), the property checks and the PNG contact sheet.
+What this module owns: the shapes as data and the one renderer every transformation
+uses. The construction is the paper's own (its published notebook, cell 2): a shape is
+a subset of a 3x3 grid of *full-length* lines — three horizontal lines (top, middle,
+bottom) and three vertical lines (left, middle, right) — in a square box of side
+``size`` (default :data:`SIZE` = 15) centred at pixel (row, column) = :data:`CENTRE`
+= (14, 14). With half-side ``h = size // 2`` the horizontal lines sit on rows
+``cy - h, cy, cy + h`` and run over the columns ``cx - h .. cx + h`` (both ends
+included); the vertical lines sit on columns ``cx - h, cx, cx + h`` over the rows
+``cy - h .. cy + h``. Lines are one pixel wide, value :data:`LINE` = 9 on 0.
 
-Lines are one pixel wide, as thin as the paper's pixel-level discussion of noise
-suggests: with 3-pixel strokes our CNN, trained on clean shapes, still recognised 94% of
-level-4-noise test images where the paper reports 22-31%; with 1-pixel lines it is 39%.
+The ten shapes combine the horizontals {top} (shapes 0-4) or {top, middle} (shapes 5-9)
+with the verticals {left}, {middle}, {left, middle}, {left, right}, {left, middle,
+right}, in that order — the notebook's ``SetOfShapes``.
 
-The shapes were chosen (once, by a search over all 729 lattice shapes with one segment per
-row and column) so that
-
-* no shape equals any of its rotations by 90, 180 or 270 degrees, nor its mirror image;
-* no rotation or mirror image of a shape equals another shape;
-* every two shapes differ in at least 13 pixels of the patch even after rotating or
-  mirroring either of them (they are pairwise distinguishable);
-* every shape is one connected stroke figure.
-
-``tests/test_abstraction_shapes.py`` checks all four on the rendered pixels.
-
->>> patches().shape, int(patches().max()), sorted(np.unique(patches()).tolist())
-((10, 15, 15), 9, [0, 9])
->>> originals().shape
-(10, 28, 28)
+>>> originals().shape, sorted(np.unique(originals()).tolist())
+((10, 28, 28), [0, 9])
+>>> [lines_of(i) for i in (0, 9)]
+['H:top V:left', 'H:top,middle V:left,middle,right']
+>>> rows, cols = np.nonzero(originals()[0]); [int(x) for x in (rows.min(), rows.max(), cols.min(), cols.max())]
+[7, 21, 7, 21]
 """
 
 from __future__ import annotations
@@ -32,106 +28,95 @@ from pathlib import Path
 
 import numpy as np
 
-IMAGE = 28            # image side (as MNIST)
-PATCH = 15            # side of a shape's bounding box at its original size
-STROKE = 1            # line width in pixels
-ORIGIN = (6, 6)       # (top, left) of the patch in an untransformed image
-MAX_VALUE = 9         # pixel values 0..9 as in the paper (scaled to [0, 1] for networks)
+IMAGE = 28            # frame side (as MNIST)
+SIZE = 15             # side of a shape's box at its original size
+CENTRE = (14, 14)     # (row, column) of the middle lines at the original position
+LINE = 9              # value of a line pixel
+MAX_VALUE = LINE      # images are divided by this before a network sees them (paper: /9)
+CLIP = 10             # noisy pixels are clipped to [0, CLIP] (so values run 0..10)
 N_SHAPES = 10
 
-# (horizontal segments, vertical segments). Horizontal segment r spans lattice columns
-# (a, b) on lattice row r; vertical segment c spans lattice rows (a, b) on lattice column c.
-# Lattice coordinate k sits at pixel 7*k of the 15x15 patch (0, 7, 14).
-SEGMENTS: tuple[tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]], ...] = (
-    (((0, 1), (0, 1), (0, 2)), ((0, 2), (0, 2), (0, 2))),
-    (((0, 1), (1, 2), (0, 1)), ((0, 1), (0, 2), (0, 1))),
-    (((0, 1), (0, 1), (1, 2)), ((0, 1), (0, 2), (1, 2))),
-    (((0, 1), (1, 2), (0, 1)), ((0, 2), (0, 1), (0, 2))),
-    (((0, 1), (1, 2), (0, 2)), ((1, 2), (0, 2), (0, 1))),
-    (((0, 1), (0, 2), (0, 1)), ((0, 1), (0, 2), (1, 2))),
-    (((0, 1), (0, 1), (1, 2)), ((0, 1), (1, 2), (0, 2))),
-    (((0, 1), (0, 1), (1, 2)), ((0, 2), (1, 2), (1, 2))),
-    (((0, 1), (1, 2), (0, 2)), ((0, 1), (0, 2), (0, 2))),
-    (((0, 1), (0, 1), (0, 2)), ((0, 2), (0, 1), (1, 2))),
-)
+_HORIZONTAL = ((True, False, False), (True, True, False))
+_VERTICAL = ((True, False, False), (False, True, False), (True, True, False),
+             (True, False, True), (True, True, True))
+# SHAPES[i] = (horizontal lines top/middle/bottom, vertical lines left/middle/right)
+SHAPES: tuple[tuple[tuple[bool, bool, bool], tuple[bool, bool, bool]], ...] = tuple(
+    (h, v) for h in _HORIZONTAL for v in _VERTICAL)
+_NAMES = (("top", "middle", "bottom"), ("left", "middle", "right"))
 
 
-def lattice_positions(size: int = PATCH, stroke: int = STROKE) -> tuple[int, int, int]:
-    """Pixel of lattice coordinates 0, 1, 2 in a ``size`` box (first, middle, last line).
+def lines_of(i: int) -> str:
+    """Shape ``i`` in words, e.g. ``'H:top V:left,right'`` for shape 3."""
+    h, v = SHAPES[i]
+    word = lambda flags, names: ",".join(n for f, n in zip(flags, names) if f) or "-"
+    return f"H:{word(h, _NAMES[0])} V:{word(v, _NAMES[1])}"
 
-    >>> lattice_positions(), lattice_positions(10), lattice_positions(23)
-    ((0, 7, 14), (0, 4, 9), (0, 11, 22))
+
+def rotate(lines):
+    """One quarter turn clockwise of ``(horizontal, vertical)``: the left/middle/right
+    verticals become the top/middle/bottom horizontals and the top/middle/bottom
+    horizontals the right/middle/left verticals (the notebook's ``rotate``).
+
+    >>> rotate(((True, False, False), (False, False, True)))
+    ((False, False, True), (False, False, True))
     """
-    return 0, (size - stroke) // 2, size - stroke
+    h, v = lines
+    return tuple(v), tuple(h[::-1])
 
 
-def render_patch(horizontal, vertical, size: int = PATCH) -> np.ndarray:
-    """A ``size`` x ``size`` uint8 patch with the given segments drawn at ``MAX_VALUE``
-    (resizing redraws the lines at the new size, so they stay one pixel wide).
+def flip(lines):
+    """Upside down: top and bottom horizontals swap, verticals stay (notebook ``flip``).
 
-    >>> p = render_patch([(0, 2), (0, 1), (1, 2)], [(0, 2), (0, 1), (1, 2)])
-    >>> int(p[0, 14]), int(p[14, 0]), int(p[7, 7]), int(p[3, 3])
-    (9, 9, 9, 0)
+    >>> flip(((True, True, False), (True, False, False)))
+    ((False, True, True), (True, False, False))
     """
-    p = np.zeros((size, size), dtype=np.uint8)
-    pos, w = lattice_positions(size), STROKE
-    for r, (a, b) in enumerate(horizontal):
-        p[pos[r]:pos[r] + w, pos[a]:pos[b] + w] = MAX_VALUE
-    for c, (a, b) in enumerate(vertical):
-        p[pos[a]:pos[b] + w, pos[c]:pos[c] + w] = MAX_VALUE
-    return p
+    h, v = lines
+    return tuple(h[::-1]), tuple(v)
 
 
-_PATCHES: np.ndarray | None = None
+def render(lines, size: int = SIZE, centre: tuple[int, int] = CENTRE,
+           diagonals: bool = False) -> np.ndarray:
+    """The 28x28 uint8 image of ``lines = (horizontal, vertical)`` in a box of side
+    ``size`` centred at ``centre``; ``diagonals`` adds both frame diagonals (value 9).
 
+    ``size`` may be 1..27 and the centre anywhere that keeps the box inside the frame.
 
-def patches() -> np.ndarray:
-    """The ten shapes at their original size: ``(10, 15, 15)`` uint8, values 0 or 9."""
-    global _PATCHES
-    if _PATCHES is None:
-        arr = np.stack([render_patch(h, v) for h, v in SEGMENTS])
-        arr.flags.writeable = False
-        _PATCHES = arr
-    return _PATCHES
-
-
-def place(patch: np.ndarray, top: int, left: int) -> np.ndarray:
-    """A blank ``IMAGE`` x ``IMAGE`` image with ``patch`` pasted at (top, left)."""
+    >>> img = render(SHAPES[3], size=5, centre=(7, 20))
+    >>> [(int(r), int(c)) for r, c in zip(*np.nonzero(img))][:6]
+    [(5, 18), (5, 19), (5, 20), (5, 21), (5, 22), (6, 18)]
+    """
+    h_flags, v_flags = lines
+    half = size // 2
+    cy, cx = centre
+    if not (0 <= cy - half and cy + half < IMAGE and 0 <= cx - half and cx + half < IMAGE):
+        raise ValueError(f"a box of size {size} centred at {centre} leaves the "
+                         f"{IMAGE}x{IMAGE} frame")
+    rows = (cy - half, cy, cy + half)
+    cols = (cx - half, cx, cx + half)
     img = np.zeros((IMAGE, IMAGE), dtype=np.uint8)
-    h, w = patch.shape
-    img[top:top + h, left:left + w] = patch
+    for k in range(3):
+        if h_flags[k]:
+            img[rows[k], cols[0]:cols[2] + 1] = LINE
+        if v_flags[k]:
+            img[rows[0]:rows[2] + 1, cols[k]] = LINE
+    if diagonals:
+        i = np.arange(IMAGE)
+        img[i, i] = LINE
+        img[i, IMAGE - 1 - i] = LINE
     return img
 
 
+_ORIGINALS: np.ndarray | None = None
+
+
 def originals() -> np.ndarray:
-    """The ten untransformed 28x28 images: ``(10, 28, 28)`` uint8."""
-    return np.stack([place(p, *ORIGIN) for p in patches()])
-
-
-def dihedral(patch: np.ndarray) -> list[np.ndarray]:
-    """The patch rotated by 90, 180, 270 degrees and mirrored (with its three rotations)."""
-    out = [np.rot90(patch, k) for k in (1, 2, 3)]
-    m = np.fliplr(patch)
-    out += [np.rot90(m, k) for k in range(4)]
-    return out
-
-
-def min_distance(ps: np.ndarray | None = None) -> int:
-    """Fewest differing pixels between a shape and any rotation/mirror image of another.
-
-    >>> min_distance()
-    13
-    """
-    ps = patches() if ps is None else ps
-    best = None
-    for i in range(len(ps)):
-        for j in range(len(ps)):
-            if i == j:
-                continue
-            for v in [ps[j]] + dihedral(ps[j]):
-                d = int(np.count_nonzero(ps[i] != v))
-                best = d if best is None else min(best, d)
-    return int(best)
+    """The ten untransformed images: ``(10, 28, 28)`` uint8, values 0 or 9 (read-only)."""
+    global _ORIGINALS
+    if _ORIGINALS is None:
+        arr = np.stack([render(s) for s in SHAPES])
+        arr.flags.writeable = False
+        _ORIGINALS = arr
+    return _ORIGINALS
 
 
 def contact_sheet(path: Path | str, scale: int = 4) -> Path:
@@ -147,7 +132,7 @@ def contact_sheet(path: Path | str, scale: int = 4) -> Path:
         r, c = divmod(i, 5)
         x = pad + c * (cell + pad)
         y = pad + r * (cell + pad + label_h)
-        pix = (255 - img.astype(np.float64) * 255 / MAX_VALUE).round().astype(np.uint8)
+        pix = (255 - img.astype(np.float64) * 255 / LINE).round().astype(np.uint8)
         tile = Image.fromarray(np.kron(pix, np.ones((scale, scale), dtype=np.uint8)))
         sheet.paste(tile, (x, y + label_h))
         draw.rectangle([x - 1, y + label_h - 1, x + cell, y + label_h + cell], outline=128)

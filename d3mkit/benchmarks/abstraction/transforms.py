@@ -1,35 +1,37 @@
 """The transformations of section 4.2 and the Gaussian noise applied after them.
 
-What this module owns: for each transformation its outcomes (how many, their names and
-which one, if any, leaves the shape untransformed — the metrics need both) and a table of
-every outcome of every shape, ``(10, n_outcomes, 28, 28)`` uint8, so that drawing samples
-is one fancy-indexing step; and :func:`add_noise`.
+What this module owns: for each transformation its outcomes — the values the paper's
+notebook draws uniformly, their names and which of them leave the image unchanged (the
+metrics need that share) — and a table of every outcome of every shape,
+``(10, n_outcomes, 28, 28)`` uint8, so that drawing samples is one fancy-indexing step;
+and :func:`add_noise`. Every outcome is drawn with probability ``1 / n_outcomes``.
 
-=============  ========  ==============================================  ==========
-transform      outcomes  outcome names                                   identity
-=============  ========  ==============================================  ==========
-rotation       4         ``0``, ``90``, ``180``, ``270`` (degrees, ccw)  ``0``
-translation    196       ``r<top>c<left>``: patch corner, 0..13 each     ``r6c6``
-resize         14        ``size10`` .. ``size23`` (box side; 5 smaller   ``size15``
-                         and 8 larger than the original 15)
-diagonals      1         ``diagonals`` (both image diagonals behind)     none
-mirror         1         ``mirror`` (left-right flip of the shape)       none
-none           1         ``none``                                        ``none``
-=============  ========  ==============================================  ==========
+=============  ========  ===============================================  ================
+transform      outcomes  outcome names                                    identity
+=============  ========  ===============================================  ================
+rotation       4         ``0``, ``90``, ``180``, ``270`` (degrees,        ``0``
+                         clockwise, quarter turns of the line grid)
+translation    196       ``r<row>c<col>``: centre of the box, 7..20 each  ``r14c14``
+resize         23        ``size5`` .. ``size27``: box side; the lines     ``size14``,
+                         sit at 14 +- size//2, so 12 distinct extents     ``size15``
+diagonals      1         ``diagonals`` (both frame diagonals added)       none
+mirror         1         ``mirror`` (upside down: top and bottom swap)    none
+none           1         ``none``                                         ``none``
+=============  ========  ===============================================  ================
 
-Rotation and mirroring act on the shape's 15x15 box in place (rotating the whole 28x28
-image would also shift the shape by a pixel, since 28 - 15 is odd). Resizing scales the
-box (the segments are redrawn at the new size, one pixel wide; nearest-neighbour
-shrinking would drop the middle lines) and keeps its centre near pixel (13, 13). Translation moves the box
-to any of the 14 x 14 positions that keep it inside the image; the original position is
-one of them.
+All of this is the notebook's ``Shape``: ``randomRotate`` turns 0-3 times,
+``randomMove`` draws each middle line from 7..20, ``randomResize`` draws the size from
+5..27, ``flip`` reverses the horizontal lines, ``addDiagonals`` sets both diagonals.
+Sizes 14 and 15 have the same half-side 7, so resizing leaves the image unchanged with
+probability 2/23.
 
->>> [(t.name, t.n_outcomes, t.identity_name) for t in TRANSFORMS.values()]
+>>> [(t.name, t.n_outcomes, t.identity_names) for t in TRANSFORMS.values()]
 ... # doctest: +NORMALIZE_WHITESPACE
-[('rotation', 4, '0'), ('translation', 196, 'r6c6'), ('resize', 14, 'size15'),
- ('diagonals', 1, None), ('mirror', 1, None), ('none', 1, 'none')]
->>> get("rotation").untransformed_chance
-0.25
+[('rotation', 4, ('0',)), ('translation', 196, ('r14c14',)),
+ ('resize', 23, ('size14', 'size15')), ('diagonals', 1, ()), ('mirror', 1, ()),
+ ('none', 1, ('none',))]
+>>> get("rotation").untransformed_chance, round(get("resize").untransformed_chance, 4)
+(0.25, 0.087)
 """
 
 from __future__ import annotations
@@ -41,18 +43,18 @@ import numpy as np
 
 from d3mkit.benchmarks.abstraction import shapes as S
 
-RESIZE_SIZES = tuple(range(S.PATCH - 5, S.PATCH + 9))       # 10..23: 5 smaller, 8 larger
-POSITIONS = S.IMAGE - S.PATCH + 1                            # 14
-CENTRE = S.ORIGIN[0] + S.PATCH // 2                          # 13
+ROTATIONS = (0, 1, 2, 3)                      # clockwise quarter turns
+MOVE_RANGE = tuple(range(7, 21))              # middle-line positions 7..20 on each axis
+RESIZE_SIZES = tuple(range(5, 28))            # box sides 5..27
 
 
 @dataclass(frozen=True)
 class Transform:
-    """One transformation: its outcome names, the identity outcome and a renderer."""
+    """One transformation: its outcome names, the identity outcomes and a renderer."""
 
     name: str
     outcome_names: tuple[str, ...]
-    identity: int | None                      # index of the outcome equal to no change
+    identities: tuple[int, ...]               # indices of the outcomes equal to no change
     render: Callable[[int, int], np.ndarray] = field(repr=False, compare=False)  # (shape, outcome)
 
     @property
@@ -60,13 +62,13 @@ class Transform:
         return len(self.outcome_names)
 
     @property
-    def identity_name(self) -> str | None:
-        return None if self.identity is None else self.outcome_names[self.identity]
+    def identity_names(self) -> tuple[str, ...]:
+        return tuple(self.outcome_names[i] for i in self.identities)
 
     @property
     def untransformed_chance(self) -> float:
-        """Probability that a uniformly drawn outcome leaves the shape unchanged."""
-        return 0.0 if self.identity is None else 1.0 / self.n_outcomes
+        """Probability that a uniformly drawn outcome leaves the image unchanged."""
+        return len(self.identities) / self.n_outcomes
 
     def table(self) -> np.ndarray:
         """Every outcome of every shape: ``(10, n_outcomes, 28, 28)`` uint8 (cached)."""
@@ -87,57 +89,45 @@ _TABLES: dict[str, np.ndarray] = {}
 
 
 def _rotate(i: int, k: int) -> np.ndarray:
-    return S.place(np.rot90(S.patches()[i], k), *S.ORIGIN)
+    lines = S.SHAPES[i]
+    for _ in range(ROTATIONS[k]):
+        lines = S.rotate(lines)
+    return S.render(lines)
 
 
 def _translate(i: int, k: int) -> np.ndarray:
-    top, left = divmod(k, POSITIONS)
-    return S.place(S.patches()[i], top, left)
+    r, c = divmod(k, len(MOVE_RANGE))
+    return S.render(S.SHAPES[i], centre=(MOVE_RANGE[r], MOVE_RANGE[c]))
 
 
 def _resize(i: int, k: int) -> np.ndarray:
-    size = RESIZE_SIZES[k]
-    top = CENTRE - (size - 1) // 2
-    return S.place(S.render_patch(*S.SEGMENTS[i], size=size), top, top)
-
-
-def diagonals_image(width: int = S.STROKE) -> np.ndarray:
-    """The two diagonals of a 28x28 image at ``MAX_VALUE``, ``width`` pixels wide
-    (default the shapes' line width, so the added lines are as salient as the shape's).
-
-    >>> d = diagonals_image()
-    >>> int(d[0, 0]), int(d[0, 1]), int(d[0, 27]), int(d[13, 14]), int(d.sum() // 9)
-    (9, 0, 9, 9, 56)
-    """
-    i, j = np.indices((S.IMAGE, S.IMAGE))
-    half = width // 2
-    on = (np.abs(i - j) <= half) | (np.abs(i + j - (S.IMAGE - 1)) <= half)
-    return np.where(on, S.MAX_VALUE, 0).astype(np.uint8)
+    return S.render(S.SHAPES[i], size=RESIZE_SIZES[k])
 
 
 def _diagonals(i: int, k: int) -> np.ndarray:
-    return np.maximum(S.place(S.patches()[i], *S.ORIGIN), diagonals_image())
+    return S.render(S.SHAPES[i], diagonals=True)
 
 
 def _mirror(i: int, k: int) -> np.ndarray:
-    return S.place(np.fliplr(S.patches()[i]), *S.ORIGIN)
+    return S.render(S.flip(S.SHAPES[i]))
 
 
 def _none(i: int, k: int) -> np.ndarray:
-    return S.place(S.patches()[i], *S.ORIGIN)
+    return S.originals()[i].copy()
 
 
 TRANSFORMS: dict[str, Transform] = {
-    "rotation": Transform("rotation", ("0", "90", "180", "270"), 0, _rotate),
+    "rotation": Transform("rotation", tuple(str(90 * k) for k in ROTATIONS), (0,), _rotate),
     "translation": Transform(
-        "translation",
-        tuple(f"r{t}c{l}" for t in range(POSITIONS) for l in range(POSITIONS)),
-        S.ORIGIN[0] * POSITIONS + S.ORIGIN[1], _translate),
+        "translation", tuple(f"r{r}c{c}" for r in MOVE_RANGE for c in MOVE_RANGE),
+        (MOVE_RANGE.index(S.CENTRE[0]) * len(MOVE_RANGE) + MOVE_RANGE.index(S.CENTRE[1]),),
+        _translate),
     "resize": Transform("resize", tuple(f"size{s}" for s in RESIZE_SIZES),
-                        RESIZE_SIZES.index(S.PATCH), _resize),
-    "diagonals": Transform("diagonals", ("diagonals",), None, _diagonals),
-    "mirror": Transform("mirror", ("mirror",), None, _mirror),
-    "none": Transform("none", ("none",), 0, _none),
+                        tuple(k for k, s in enumerate(RESIZE_SIZES) if s // 2 == S.SIZE // 2),
+                        _resize),
+    "diagonals": Transform("diagonals", ("diagonals",), (), _diagonals),
+    "mirror": Transform("mirror", ("mirror",), (), _mirror),
+    "none": Transform("none", ("none",), (0,), _none),
 }
 
 
@@ -150,20 +140,21 @@ def get(name: str) -> Transform:
 
 
 def add_noise(images: np.ndarray, level: float, rng: np.random.Generator) -> np.ndarray:
-    """Add N(0, level^2) noise per pixel (0-9 scale), clip to [0, 9], round to integers.
+    """Add N(0, level^2) noise per pixel, clip to [0, 10], truncate to integers (the
+    notebook's ``addNoise`` followed by its ``astype('int')``); values 0..10, uint8.
 
     Level 0 returns a copy and draws nothing from ``rng``.
 
     >>> imgs = np.zeros((2, 28, 28), dtype=np.uint8)
     >>> out = add_noise(imgs, 2, np.random.default_rng(0))
-    >>> out.dtype.name, int(out.min()) >= 0, int(out.max()) <= 9, bool((out > 0).any())
+    >>> out.dtype.name, int(out.min()) >= 0, int(out.max()) <= 10, bool((out > 0).any())
     ('uint8', True, True, True)
     >>> bool((add_noise(imgs, 0, np.random.default_rng(0)) == imgs).all())
     True
     """
-    if level < 0:
+    if not level >= 0:
         raise ValueError(f"noise level must be >= 0, got {level}")
     if level == 0:
         return images.copy()
-    noisy = images.astype(np.float32) + rng.normal(0.0, level, size=images.shape).astype(np.float32)
-    return np.clip(np.rint(noisy), 0, S.MAX_VALUE).astype(np.uint8)
+    noisy = images.astype(np.float64) + rng.normal(0.0, level, size=images.shape)
+    return np.floor(np.clip(noisy, 0, S.CLIP)).astype(np.uint8)
