@@ -50,12 +50,11 @@ def test_learns_untransformed_shapes_and_is_deterministic():
 
 def test_baseline_writes_scored_predictions(tmp_path):
     root = cli.build_task_root(tmp_path, Protocol("mirror", 5, 60, 20, 2), seed=0)
-    from d3mkit.benchmarks.abstraction.baseline import run_baseline
+    from d3mkit.benchmarks.abstraction.baseline import CNNConfig, run_baseline
     from d3mkit.taskroot import TaskRoot
     task = TaskRoot.open(root)
-    args = argparse.Namespace(device="cpu", epochs=1, seed=0, abstraction_batch_size=32,
-                              abstraction_lr=1e-3)
-    report = run_baseline(task, "abstraction-cnn", args)
+    report = run_baseline(task, "abstraction-cnn", CNNConfig(device="cpu", epochs=1,
+                                                              abstraction_batch_size=32))
     names = {s.metric for s in report.scores}
     assert names == {"accuracy", "expectedAccuracyWithoutAbstraction", "chanceCorrectedAccuracy",
                      "heldOutShapeAccuracy"}
@@ -78,8 +77,10 @@ def test_importing_the_benchmark_does_not_import_torch():
 def test_baseline_config_refuses_bad_options():
     from d3mkit.benchmarks.abstraction.baseline import CNNConfig
     from d3mkit.errors import UsageError
-    ok = CNNConfig.from_args(argparse.Namespace(epochs=None, seed=3, device="cpu"))
-    assert (ok.epochs, ok.batch_size, ok.lr, ok.seed) == (10, 200, 1e-3, 3)
+    ok = CNNConfig.from_args(argparse.Namespace(epochs=None, seed=3, device="cpu",
+                                                abstraction_batch_size=None))
+    assert (ok.epochs_or(10), ok.abstraction_batch_size, ok.abstraction_lr, ok.seed) == \
+        (10, 200, 1e-3, 3)
     for bad in ({"epochs": 0}, {"abstraction_batch_size": 0}, {"abstraction_lr": float("nan")}):
         with pytest.raises(UsageError):
             CNNConfig.from_args(argparse.Namespace(**bad))

@@ -34,9 +34,9 @@ def run_demo(out: Path, device: str, echo) -> None:
     if optional_module("torch") is None:
         echo("   baseline: skipped (torch is not installed)")
         return
-    from d3mkit.benchmarks.abstraction.baseline import CNNConfig, run
+    from d3mkit.benchmarks.abstraction.baseline import CNNConfig, run_baseline
     t1 = time.perf_counter()
-    report = run(task, "abstraction-cnn", CNNConfig(device=device))
+    report = run_baseline(task, "abstraction-cnn", CNNConfig(device=device))
     echo(f"   abstraction-cnn, 10 passes ({time.perf_counter() - t1:.1f} s):")
     notes = {"accuracy": f"all {len(test)} test images",
              "expectedAccuracyWithoutAbstraction": "what memorising the training images gives",

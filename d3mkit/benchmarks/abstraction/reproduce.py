@@ -248,7 +248,7 @@ def report(cfg: ReproduceConfig, df: pd.DataFrame, command: str) -> str:
 
 def add_arguments(parser) -> None:
     """The options of ``d3mkit reproduce abstraction``."""
-    from d3mkit.commands import seed_value
+    from d3mkit.benchmarks.config import seed_value
     parser.add_argument("--table", type=int, required=True, metavar="N",
                         help="the paper's table, 1-13")
     parser.add_argument("--n-train", default=None, metavar="N[,N...]",
