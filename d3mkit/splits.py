@@ -53,6 +53,7 @@ import pandas as pd
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.dataset import image_index_column
 from d3mkit.errors import D3MKitError, Issue, error
+from d3mkit.limits import how_to_raise, limit
 from d3mkit.tables import read_table, write_table
 
 COLUMNS = ["d3mIndex", "type", "repeat", "fold"]
@@ -233,6 +234,12 @@ def spec_issues(problem: ProblemDoc) -> tuple[SplitSpec | None, list[Issue]]:
     if seed < 0 or seed >= 2 ** 63:
         issues.append(error("splits.bad_value", f"{loc}.randomSeed",
                             f"randomSeed must be a non-negative integer, got {seed}", path))
+    groups = max(1, num_repeats) * (num_folds if method == "kFold" and num_folds > 0 else 1)
+    if groups > limit("MAX_SPLITS"):
+        key = "numRepeats" if num_repeats > 1 else "numFolds"
+        issues.append(error("splits.too_many", f"{loc}.{key}",
+                            f"numRepeats {num_repeats} x numFolds {num_folds} asks for {groups:,} "
+                            f"(repeat, fold) pairs, over the {how_to_raise('MAX_SPLITS')}", path))
     splits_file = s.get("splitsFile") or "dataSplits.csv"
     if not isinstance(splits_file, str):
         issues.append(error("splits.bad_value", f"{loc}.splitsFile", "splitsFile must be a string", path))
@@ -342,6 +349,11 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
                                  f"numFolds={spec.num_folds} but learningData has only {n} "
                                  f"{'images' if od else 'rows'} to split")
 
+    n_out = len(row_index) * spec.repeats * (spec.num_folds if spec.method == "kFold" else 1)
+    if n_out > limit("MAX_SPLIT_ROWS"):
+        raise D3MKitError.single(problem.path or "", "splits.too_many", "inputs.dataSplits",
+                                 f"{spec.describe()} of {len(row_index):,} rows would write {n_out:,} "
+                                 f"dataSplits rows, over the {how_to_raise('MAX_SPLIT_ROWS')}")
     rng = np.random.default_rng(spec.seed)
     unit_pos = pd.Index(unit_keys).get_indexer(row_keys)
     frames = []
@@ -476,8 +488,8 @@ def regenerate(problem_path: Path | str, search: tuple[Path, ...] = (), *,
     ld_path = dataset.resource_path(res)
     try:
         learning_data = read_table(ld_path)
-    except FileNotFoundError:
-        raise D3MKitError.single(ld_path, "file.missing", "", "learningData file does not exist") from None
+    except D3MKitError:
+        raise
     except Exception as exc:  # pandas parser errors, encoding errors
         raise D3MKitError.single(ld_path, "csv.unreadable", "", f"cannot read learningData: {exc}") from None
     splits = make_splits(problem, learning_data, dataset)

@@ -115,7 +115,7 @@ def _read(path: Path, what: str) -> pd.DataFrame:
     """A CSV of the task root; a file that exists but cannot be parsed is an error naming it."""
     try:
         return read_table(path)
-    except OSError:
+    except (OSError, D3MKitError):
         raise
     except Exception as exc:  # pandas parser errors, encoding errors
         raise D3MKitError(error("csv.unreadable", "", f"cannot read {what}: {exc}", str(path))) from None

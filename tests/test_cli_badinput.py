@@ -307,7 +307,7 @@ def test_value_build_from_a_pgn_without_moves_names_the_file(tmp_path, capsys):
     ("garbage\n", "missing column(s) d3mIndex, type, repeat, fold"),
     ("d3mIndex,type\n0,TRAIN\n", "missing column(s) repeat, fold"),
     (None, "not an integer"),
-    (b"\xa6\xff\x00\x9c" * 100, "cannot read dataSplits"),
+    (b"\xa6\xff\x00\x9c" * 100, "file is binary"),
 ])
 def test_baseline_with_a_broken_splits_file(abstraction, tmp_path, capsys, splits, expect):
     root = _copy(abstraction, tmp_path / "abs")

@@ -46,7 +46,7 @@ def test_confidence_column_any_case_and_extra_columns_warn(task):
     ("d3mIndex,y\n", "csv.no_rows"),
     ("d3mIndex;y\n1;b\n", "csv.delimiter"),
     ("d3mIndex\ty\n1\tb\n", "csv.delimiter"),
-    ("d3mIndex,y,y\n1,b,b\n", "csv.duplicate_column"),
+    ("d3mIndex,y,y\n1,b,b\n", "csv.duplicate_header"),
     ("d3mIndex,y\n1,b\n3,a,zz\n", "csv.parse"),
     ("D3MIndex,y\n1,b\n", "predictions.no_index"),
     ("d3mIndex,label\n1,b\n", "predictions.no_target"),

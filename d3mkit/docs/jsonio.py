@@ -5,10 +5,28 @@ Reading turns every failure into an :class:`~d3mkit.errors.Issue` with the file,
 (trailing commas, comments, single quotes). Writing is byte-stable: keys in the order
 they were read or built, 2-space indent, UTF-8, trailing newline.
 
+Python's ``json`` accepts more than JSON, and other parsers read some documents
+differently; each of these is an error with a code and a ``line L, column C`` location
+(the message names the JSON path), so every command refuses the same documents:
+
+* ``json.duplicate_key`` — an object names a key twice (Python keeps the last value,
+  other parsers the first);
+* ``json.nonfinite`` — ``NaN``, ``Infinity`` or ``-Infinity`` (not JSON), or a number
+  too large for a float (``1e400``);
+* ``json.big_number`` — an integer outside the 64-bit range (``-2**63 .. 2**64-1``;
+  thousands of digits make Python's ``int`` refuse to convert it);
+* ``json.surrogate`` — a string (or key) with a lone UTF-16 surrogate escape such as
+  ``"\\ud800"``, which no UTF-8 file can hold.
+
+Only regular files are read, at most ``D3MKIT_MAX_JSON_BYTES`` bytes (see
+:mod:`d3mkit.limits`).
+
 >>> parse_json('{"a": 1,}', "doc.json")[1][0].message
 'trailing comma before "}"'
 >>> parse_json('{"a": 1}', "doc.json")
 ({'a': 1}, [])
+>>> [(i.code, i.location) for i in parse_json('{"a": {"b": 1,\\n "b": NaN}}', "d.json")[1]]
+[('json.duplicate_key', 'line 2, column 2'), ('json.nonfinite', 'line 2, column 7')]
 >>> dump_json({"b": 1, "a": [1, 2]})
 '{\\n  "b": 1,\\n  "a": [\\n    1,\\n    2\\n  ]\\n}\\n'
 """
@@ -23,8 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error
+from d3mkit.limits import file_issue
 
-MAX_DOC_BYTES = 256 * 1024 * 1024
+INT_MIN, INT_MAX = -2 ** 63, 2 ** 64 - 1
+_TOKEN = re.compile(r'[ \t\r\n]*(?:(?P<p>[{}\[\]:,])|(?P<s>")|(?P<l>true|false|null|NaN|-?Infinity)'
+                    r'|(?P<n>-?(?:0|[1-9][0-9]*)(?P<f>(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)))')
 
 
 def _explain(text: str, exc: json.JSONDecodeError) -> str:
@@ -48,14 +69,128 @@ def _location_of(text: str, pos: int) -> str:
     return f"line {line}, column {col}"
 
 
+class _Flag:
+    """Hooks for :func:`json.loads` that note anything :func:`_strict_issues` must
+    locate (the fast path stays the C parser)."""
+
+    def __init__(self):
+        self.hit = False
+
+    def pairs(self, pairs):
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            self.hit = True
+        return d
+
+    def constant(self, name):
+        self.hit = True
+        return None
+
+    def integer(self, s):
+        if len(s) > 21 or not INT_MIN <= int(s) <= INT_MAX:
+            self.hit = True
+            return 0
+        return int(s)
+
+    def real(self, s):
+        v = float(s)
+        if v in (float("inf"), float("-inf")):
+            self.hit = True
+        return v
+
+
+def _json_path(stack: list) -> str:
+    out = ""
+    for kind, key, _seen in stack:
+        if kind == "[":
+            out += f"[{key}]"
+        elif key is not None:
+            out += ("." if out else "") + key
+    return out or "the top level"
+
+
+def _strict_issues(text: str, path: str) -> list[Issue]:
+    """Walk a document that :func:`json.loads` accepted and report what strict JSON
+    (RFC 8259 with unique keys) does not: see the module docstring."""
+    from json.decoder import scanstring
+    out: list[Issue] = []
+    stack: list = []          # [kind, current key or index, {key: position}]
+    expect_key = False
+    pos = 0
+
+    def add(code, at, msg):
+        out.append(error(code, _location_of(text, at), msg, path))
+
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            break
+        at = m.start(m.lastgroup)
+        pos = m.end()
+        if m.group("p"):
+            c = m.group("p")
+            if c in "{[":
+                stack.append([c, None if c == "{" else 0, {}])
+                expect_key = c == "{"
+            elif c in "}]":
+                stack.pop()
+                expect_key = False
+            elif c == "," and stack:
+                if stack[-1][0] == "[":
+                    stack[-1][1] += 1
+                else:
+                    expect_key = True
+            continue
+        if m.group("s"):
+            value, pos = scanstring(text, pos)
+            is_key = expect_key and bool(stack)
+            if is_key:
+                stack[-1][1] = None
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                add("json.surrogate", at, f"{'key' if is_key else 'string'} at {_json_path(stack)} "
+                    f"holds a lone UTF-16 surrogate escape (not valid Unicode text)")
+                value = value.encode("utf-8", "backslashreplace").decode("ascii")
+            if is_key:
+                seen = stack[-1][2]
+                if value in seen:
+                    add("json.duplicate_key", at, f"key {value[:60]!r} appears twice in the object at "
+                        f"{_json_path(stack)} (first at {_location_of(text, seen[value])})")
+                else:
+                    seen[value] = at
+                stack[-1][1] = value
+                expect_key = False
+            continue
+        where = _json_path(stack)
+        if m.group("l") in ("NaN", "Infinity", "-Infinity"):
+            add("json.nonfinite", at, f"{m.group('l')} at {where} is not a JSON number")
+        elif m.group("n") is not None:
+            lit = m.group("n")
+            shown = lit if len(lit) <= 30 else f"{lit[:12]}...{lit[-6:]} ({len(lit)} characters)"
+            if m.group("f"):
+                if float(lit) in (float("inf"), float("-inf")):
+                    add("json.nonfinite", at, f"number {shown} at {where} is too large for a float")
+            elif len(lit) > 21 or not INT_MIN <= int(lit) <= INT_MAX:
+                add("json.big_number", at, f"integer {shown} at {where} is outside the 64-bit range")
+    return out
+
+
 def parse_json(text: str, path: str = "") -> tuple[Any, list[Issue]]:
-    """Parse ``text``; return ``(value, [])`` or ``(None, [issue])``."""
+    """Parse ``text``; return ``(value, [])`` or ``(None, issues)``."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
         return None, [error("json.empty", "", "document is empty", path)]
+    flag = _Flag()
     try:
-        return json.loads(text), []
+        value = json.loads(text, object_pairs_hook=flag.pairs, parse_constant=flag.constant,
+                           parse_int=flag.integer, parse_float=flag.real)
+        if flag.hit or ("\\u" in text and re.search(r"\\u[dD][89a-fA-F]", text)):
+            issues = _strict_issues(text, path)
+            if issues:
+                return None, issues
+        return value, []
     except json.JSONDecodeError as exc:
         # a trailing comma is reported at the closing bracket; point at the comma instead
         msg = _explain(text, exc)
@@ -68,15 +203,14 @@ def parse_json(text: str, path: str = "") -> tuple[Any, list[Issue]]:
         return None, [error("json.syntax", "", "document is nested too deeply", path)]
 
 
-def read_text(path: Path | str, max_bytes: int = MAX_DOC_BYTES) -> tuple[str | None, list[Issue]]:
-    """Read a UTF-8 text file; unreadable, binary or oversized files become issues."""
+def read_text(path: Path | str) -> tuple[str | None, list[Issue]]:
+    """Read a UTF-8 text file; unreadable, binary, non-regular or oversized files
+    become issues."""
     p = Path(path)
     try:
-        if p.is_dir():
-            return None, [error("file.is_directory", "", "expected a file, found a directory", str(p))]
-        size = p.stat().st_size
-        if size > max_bytes:
-            return None, [error("file.too_large", "", f"file is {size} bytes, over the {max_bytes} byte limit", str(p))]
+        refused = file_issue(p, "JSON document", "MAX_JSON_BYTES")
+        if refused is not None:
+            return None, [refused]
         raw = p.read_bytes()
     except FileNotFoundError:
         return None, [error("file.missing", "", "file does not exist", str(p))]

@@ -78,9 +78,9 @@ def find_problem_doc(path: Path | str) -> Path:
     p = Path(path)
     if not p.exists():
         raise UsageError("path does not exist", str(p))
-    if p.is_file():
+    if not p.is_dir():   # a file, or a FIFO/device that the JSON reader refuses by name
         return p
-    if (p / PROBLEM_DOC).is_file():
+    if (p / PROBLEM_DOC).exists():
         return p / PROBLEM_DOC
     root, name = locate_task_root(p)
     doc = root / f"{name}_problem" / PROBLEM_DOC
@@ -106,12 +106,13 @@ def require_dataset_id(problem, path: Path | str) -> str:
 def walk_documents(root: Path | str) -> Iterator[tuple[str, Path]]:
     """("problem" | "dataset", path) of every problemDoc.json and datasetDoc.json under
     ``root``, in sorted order; hidden directories are skipped and a dataset directory (its
-    tables and media) is not searched further."""
+    tables and media) is not searched further. A directory named like a document is
+    yielded too, so that its reader reports it."""
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
-        if PROBLEM_DOC in filenames:
+        if PROBLEM_DOC in filenames or PROBLEM_DOC in dirnames:
             yield "problem", here / PROBLEM_DOC
-        if DATASET_DOC in filenames:
+        if DATASET_DOC in filenames or DATASET_DOC in dirnames:
             yield "dataset", here / DATASET_DOC
             dirnames[:] = []
         else:
@@ -132,6 +133,7 @@ class DatasetFinder:
         self._found = list(found)
         self._ids: dict[Path, str | None] = {}
         self._search_index: dict[str, Path] | None = None
+        self.broken: list = []   # issues of candidates that could not be read
         for s in self.search:
             if not s.exists():
                 raise UsageError("path does not exist", str(s), code="usage.path")
@@ -142,6 +144,7 @@ class DatasetFinder:
         """``about.datasetID`` of a datasetDoc.json, None when it has none or does not parse."""
         if doc not in self._ids:
             data, issues = load_json_issues(doc)
+            self.broken += issues
             about = data.get("about") if not issues and isinstance(data, dict) else None
             did = about.get("datasetID") if isinstance(about, dict) else None
             self._ids[doc] = did if isinstance(did, str) else None
@@ -175,8 +178,13 @@ class DatasetFinder:
 
 def find_dataset_doc(problem_doc: Path | str, dataset_id: str,
                      search: Iterable[Path | str] = ()) -> Path | None:
-    """The datasetDoc.json a problem names, by the search rule of this module; None if none."""
-    return DatasetFinder(search).find(dataset_id, problem_doc)
+    """The datasetDoc.json a problem names, by the search rule of this module; None if none
+    (raises :class:`D3MKitError` with their issues when candidates could not be read)."""
+    finder = DatasetFinder(search)
+    found = finder.find(dataset_id, problem_doc)
+    if found is None and finder.broken:
+        raise D3MKitError(finder.broken)
+    return found
 
 
 def dataset_of(problem, search: Iterable[Path | str] = ()):
@@ -187,6 +195,8 @@ def dataset_of(problem, search: Iterable[Path | str] = ()):
     did = require_dataset_id(problem, path)
     finder = DatasetFinder(search)
     found = finder.find(did, path)
+    if found is None and finder.broken:   # a candidate that cannot be read may be the one
+        raise D3MKitError(finder.broken)
     if found is None:
         raise D3MKitError(error("problem.dataset_missing", "inputs.data[0].datasetID",
                                 f"no datasetDoc.json with datasetID {did!r} in "

@@ -30,7 +30,6 @@ Locations are ``row R, column NAME`` with R the line of the file (the header is 
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +37,8 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
+from d3mkit.validate import coltypes
+from d3mkit.validate.csvread import read_header, read_strings
 
 INDEX = "d3mIndex"
 NUMERIC_TYPES = ("integer", "real")
@@ -110,80 +111,29 @@ def _rows_text(rows, total: int | None = None) -> str:
 # ---------------------------------------------------------------------------------------
 # CSV reading
 # ---------------------------------------------------------------------------------------
+_USAGE_CODES = ("file.missing", "file.unreadable", "file.is_directory")
+
+
+def _usage(issues: list[Issue], kind: str) -> list[Issue]:
+    """A missing or unreadable path is a usage error (exit 2); anything else is returned."""
+    for i in issues:
+        if i.code in _USAGE_CODES:
+            msg = f"{kind} file does not exist" if i.code == "file.missing" else i.message
+            raise D3MKitError(error(i.code, i.location, msg, i.path), EXIT_USAGE)
+    return issues
+
+
 def _header(path: Path, kind: str) -> tuple[list[str] | None, list[Issue]]:
-    p = str(path)
-    try:
-        if path.is_dir():
-            raise D3MKitError(error("file.is_directory", "", "expected a file, found a directory", p), EXIT_USAGE)
-        with open(path, "r", encoding="utf-8-sig", newline="") as fh:
-            first = fh.readline()
-            rest = fh.read(1) if first.strip() else fh.read(65536)
-    except FileNotFoundError:
-        raise D3MKitError(error("file.missing", "", f"{kind} file does not exist", p), EXIT_USAGE) from None
-    except UnicodeDecodeError as exc:
-        return None, [error("csv.encoding", f"byte {exc.start}", "file is not valid UTF-8", p)]
-    except OSError as exc:
-        raise D3MKitError(error("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p),
-                          EXIT_USAGE) from None
-    if not first.strip() and not rest.strip():
-        return None, [error("csv.empty", "", "file is empty", p)]
-    if not first.strip():
-        return None, [error("csv.header", "row 1", "the first line (the header) is blank", p)]
-    header = next(csv.reader([first.rstrip("\r\n")]))
-    issues = []
-    if INDEX not in header and len(header) == 1:
-        for sep, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
-            if sep in header[0]:
-                issues.append(error("csv.delimiter", "row 1",
-                                    f"columns are separated by {name}, not commas "
-                                    f"(header {first.strip()[:60]!r})", p))
-                return None, issues
-    seen, dups = set(), []
-    for h in header:
-        if h in seen and h not in dups:
-            dups.append(h)
-        seen.add(h)
-    if dups:
-        issues.append(error("csv.duplicate_column", "row 1",
-                            f"duplicate column names: {', '.join(dups)}", p))
-        return None, issues
-    return header, issues
+    header, issues = read_header(path)
+    return header, _usage(issues, kind)
 
 
 def read_csv_checked(path: Path | str, kind: str, usecols: list[str] | None = None,
                      int_cols: tuple[str, ...] = (INDEX,)) -> tuple[pd.DataFrame | None, list[Issue]]:
-    """Read a CSV (strings, integer columns as int64 when they all parse); file problems
-    (empty, header only, wrong delimiter, ragged rows, duplicate columns) become issues."""
-    path = Path(path)
-    header, issues = _header(path, kind)
-    if header is None:
-        return None, issues
-    cols = [c for c in (usecols or header) if c in header]
-    dtypes = {c: (np.int64 if c in int_cols else object) for c in cols}
-    kwargs = dict(keep_default_na=False, na_filter=False, encoding="utf-8-sig")
-    if usecols is not None:   # with usecols pandas ignores ragged rows; read all to catch them
-        kwargs["usecols"] = cols
-    try:
-        try:
-            df = pd.read_csv(path, dtype=dtypes, **kwargs)
-        except (ValueError, OverflowError) as exc:
-            if isinstance(exc, pd.errors.ParserError):
-                raise
-            df = pd.read_csv(path, dtype=object, **kwargs)
-    except pd.errors.ParserError as exc:
-        msg = str(exc)
-        loc = ""
-        import re
-        m = re.search(r"line (\d+), saw (\d+)", msg)
-        if m:
-            loc = f"row {m.group(1)}"
-            msg = f"row has {m.group(2)} fields, the header has {len(header)}"
-        return None, issues + [error("csv.parse", loc, msg, str(path))]
-    except UnicodeDecodeError as exc:
-        return None, issues + [error("csv.encoding", f"byte {exc.start}", "file is not valid UTF-8", str(path))]
-    if len(df) == 0:
-        return None, issues + [error("csv.no_rows", "row 1", "file has a header but no rows", str(path))]
-    return df, issues
+    """Read a CSV as strings through :func:`d3mkit.validate.csvread.read_strings`; a
+    missing or unreadable path raises (exit 2), other file problems are issues."""
+    df, issues = read_strings(path, usecols, int_cols)
+    return df, _usage(issues, kind)
 
 
 def read_predictions(path: Path | str) -> tuple[pd.DataFrame | None, list[Issue]]:
@@ -374,7 +324,16 @@ def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
                                  pos_ok if positions is None else positions[pos_ok])
         issues += sub_issues
         return out
-    return np.asarray(a, dtype=object)
+    vals, bad = coltypes.canonical(a, col_type)
+    bad &= ~miss
+    if bad.any():
+        pos = np.flatnonzero(bad)
+        rows = _lines(pos if positions is None else positions[pos])
+        issues.append(error(f"{kind}.bad_value", f"row {rows[0]}, column {name}",
+                            f"{len(pos)} value(s) in column {name!r} are {coltypes.describe(col_type)} "
+                            f"(colType {col_type}; first: {str(a[pos[0]])[:40]!r}; rows "
+                            f"{_rows_text(rows, len(pos))})", path))
+    return vals
 
 
 def _find_column(columns, name: str) -> tuple[str | None, list[str]]:
@@ -528,12 +487,11 @@ def _truth_positions(pred_idx, truth_idx, path, issues):
 
 def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
     t = truth.targets[0]
+    ctype = truth.col_types[t]
     tpos, bad = _truth_positions(pred_idx, truth_idx, path, issues)
-    labels = df[t].to_numpy()
-    _parse_target(labels, t, "categorical", path, issues)
+    labels = _parse_target(df[t].to_numpy(), t, ctype, path, issues)
     conf = _confidence(df, conf_col, path, issues)
-    tv = _parse_target(truth.frame[t].to_numpy(), t, "categorical", truth.path, issues,
-                       kind="truth")
+    tv = _parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     classes = np.asarray(sorted(set(pd.unique(tv)) | set(pd.unique(labels))), dtype=object)
@@ -562,8 +520,7 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
         return issues
     tpos, bad = _truth_positions(pred_idx, truth_idx, path, issues)
     ctype = truth.col_types[t]
-    values = df[t].to_numpy()
-    _parse_target(values, t, "categorical", path, issues)
+    values = _parse_target(df[t].to_numpy(), t, ctype, path, issues)
     ranks = _parse_numeric(df[rank_col].to_numpy(), rank_col, path, "predictions.rank",
                            "numbers", issues)
     low = ranks < 1
@@ -571,7 +528,7 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
         pos = np.flatnonzero(low)
         issues.append(error("predictions.rank", f"row {_lines(pos)[0]}, column {rank_col}",
                             f"{len(pos)} rank(s) below 1", path))
-    tv = truth.frame[t].to_numpy()
+    tv = _parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     pf = pd.DataFrame({"pos": tpos, "value": values.astype(str), "rank": ranks})
@@ -583,11 +540,11 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
     tf = pd.DataFrame({"pos": np.arange(len(truth_idx)), "value": tv.astype(str)})
     merged = tf.merge(pf, on=["pos", "value"], how="left")
     r = merged["rank"].fillna(MAX_RANK).to_numpy(dtype=float)
-    best = pf.sort_values(["pos", "rank"], kind="stable").drop_duplicates("pos")
-    hard = np.empty(len(truth_idx), dtype=object)
-    hard[best["pos"].to_numpy()] = best["value"].to_numpy()
-    tvals = {t: _ro(_parse_target(tv, t, ctype, truth.path, issues, kind="truth"))}
-    pvals = {t: _ro(_parse_target(hard, t, ctype, path, issues) if ctype in NUMERIC_TYPES else hard)}
+    best = pf.sort_values(["pos", "rank", "value"], kind="stable").drop_duplicates("pos")
+    hard = np.empty(len(truth_idx), dtype=values.dtype if values.dtype.kind == "f" else object)
+    hard[best["pos"].to_numpy()] = values[best.index.to_numpy()]
+    tvals = {t: _ro(tv)}
+    pvals = {t: _ro(hard)}
     if any(i.is_error for i in issues):
         return issues
     return Aligned("ranked", _ro(truth_idx), truth.targets, tvals, pvals, truth.col_types,

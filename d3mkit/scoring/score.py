@@ -38,7 +38,9 @@ from d3mkit.docs.jsonio import write_text_atomic
 from d3mkit.errors import D3MKitError, Issue, error, has_errors
 from d3mkit.scoring import predictions as P
 from d3mkit.scoring.registry import Metric, get_metric, plugin_issues, registry
+from d3mkit.scoring.metrics import DEFAULT_POS_LABEL
 from d3mkit.tables import read_table
+from d3mkit.validate import coltypes
 
 SCORE_COLUMNS = ["index", "problemID", "metric", "value"]
 POS_LABEL_METRICS = ("precision", "recall", "jaccardSimilarityScore", "rocAuc")
@@ -199,6 +201,19 @@ def _stack(arrays: list[np.ndarray]) -> np.ndarray:
     return out
 
 
+def canonical_label(value, col_type: str):
+    """A metric's ``posLabel`` in the canonical form of the target's colType (``True``
+    for a boolean target is ``"true"``; ``1`` for an integer target is ``1.0``), so it
+    names the label the truth and predictions are compared in. None means ``"1"``.
+
+    >>> canonical_label("True", "boolean"), canonical_label(1, "integer"), canonical_label(None, "categorical")
+    ('true', 1.0, '1')
+    """
+    raw = DEFAULT_POS_LABEL if value is None else value
+    vals, bad = coltypes.canonical([str(raw)], col_type)
+    return raw if bad[0] else vals[0].item() if hasattr(vals[0], "item") else vals[0]
+
+
 def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str | None,
                    *, metadata_dir: Path | None = None, path: str = "") -> ScoreReport:
     """Call each planned metric on the aligned arrays."""
@@ -250,6 +265,9 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
                     kw["ranks"] = aligned.ranks[t]
                 calls.append((t if multi else None, aligned.truth[t], aligned.pred[t], kw))
         for target, yt, yp, kw in calls:
+            if "posLabel" in m.params and aligned.layout != "multiLabel":
+                ctype = aligned.col_types.get(target or targets[0], "categorical")
+                kw["posLabel"] = canonical_label(kw.get("posLabel"), ctype)
             try:
                 value = m(yt, yp, **kw)
             except D3MKitError:

@@ -21,11 +21,16 @@ CODES: dict[str, tuple[str, str]] = {
     "file.missing": (E, "a file the documents name does not exist"),
     "file.unreadable": (E, "a file exists but cannot be read (permissions, I/O error)"),
     "file.is_directory": (E, "a directory was found where a file is expected"),
-    "file.too_large": (E, "a JSON document is over the size limit"),
+    "file.too_large": (E, "a file is over its size limit (D3MKIT_MAX_FILE_BYTES, D3MKIT_MAX_JSON_BYTES)"),
+    "file.not_regular": (E, "a FIFO, device, socket or other non-regular file where a file is expected (refused unread)"),
     "file.binary": (E, "a text file contains NUL bytes (binary garbage)"),
     "file.encoding": (E, "a text file is not valid UTF-8"),
     "json.empty": (E, "a JSON document is empty"),
     "json.syntax": (E, "JSON syntax error (trailing comma, comment, quote, ...), with line and column"),
+    "json.duplicate_key": (E, "a JSON object names the same key twice (parsers disagree on which value wins)"),
+    "json.nonfinite": (E, "NaN, Infinity or -Infinity (not JSON), or a number too large for a float"),
+    "json.big_number": (E, "a JSON integer outside the 64-bit range"),
+    "json.surrogate": (E, "a JSON string holds a lone UTF-16 surrogate escape (not valid Unicode)"),
     "doc.not_object": (E, "the top level of a problemDoc/datasetDoc is not a JSON object"),
     "doc.unknown_kind": (E, "a JSON file is neither a problemDoc nor a datasetDoc"),
     # schema violations (emitted by d3mkit.validate.schema; other JSON Schema keywords
@@ -45,6 +50,7 @@ CODES: dict[str, tuple[str, str]] = {
     "csv.parse": (E, "a CSV file cannot be parsed (e.g. an unclosed quote)"),
     "csv.bad_row": (E, "a CSV row has more fields than the header"),
     "csv.duplicate_header": (E, "a CSV header names the same column twice"),
+    "csv.too_wide": (E, "a CSV header has more columns than D3MKIT_MAX_COLUMNS (or a header line over 16 MiB)"),
     # dataset resources and columns
     "path.escape": (E, "a path (resPath, splitsFile, collection item) leaves its root: absolute, '..' or a symlink"),
     "resource.missing": (E, "a resource's resPath does not exist"),
@@ -95,6 +101,7 @@ CODES: dict[str, tuple[str, str]] = {
     "splits.overlap": (E, "an index is both TRAIN and TEST in the same repeat and fold"),
     "splits.duplicate": (W, "an index is listed twice in the same repeat and fold"),
     "splits.incomplete": (W, "a learningData index is in neither TRAIN nor TEST of a repeat/fold"),
+    "splits.too_many": (E, "numRepeats x numFolds is over D3MKIT_MAX_SPLITS (refused before reading the splits)"),
     "splits.repeats": (E, "the repeats present do not match numRepeats (0 means one repeat, numbered 0)"),
     "splits.folds": (E, "the folds present do not match numFolds (holdOut or 0 means fold 0 only)"),
     "splits.test_size": (W, "the TEST share differs from testSize (kFold: 1/numFolds) by more than one row per class "

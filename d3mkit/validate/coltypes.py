@@ -1,4 +1,20 @@
-"""colType value checks over whole columns (datasetSchema 3.1.2 column types).
+"""colType values: the one definition of what each colType accepts and of its canonical
+form (datasetSchema 3.1.2 column types).
+
+Validation (:func:`bad_rows`), truth loading and prediction parsing
+(:mod:`d3mkit.scoring.predictions`) and metric parameters such as ``posLabel`` all go
+through this module, so two spellings that validation accepts score as the same value
+(:func:`canonical`):
+
+* ``boolean`` — ``true/false/t/f/yes/no/1/0`` in any case, surrounding whitespace
+  ignored; canonical ``"true"`` / ``"false"``;
+* ``integer``, ``real`` — numbers (``1``, ``1.0``, ``1e0``, `` 1 ``); canonical float
+  (integers beyond 2**53 lose precision, as in every float pipeline);
+* ``categorical`` — the value with surrounding whitespace removed (validation warns
+  about such whitespace);
+* ``dateTime`` — ISO 8601, numbers (years, epoch seconds) or anything dateutil reads;
+  canonical ISO 8601 UTC text, so ``2020-01-02`` and ``2020-01-02T00:00:00Z`` agree;
+* any other colType (``string``, ``realVector``, ``json``, ...) — the text as written.
 
 Each check looks at every distinct value once (``category`` columns carry them) and maps
 the verdict back to rows with numpy, so a 10^6-row column costs one pass. Empty cells are
@@ -54,17 +70,7 @@ def _ok_boolean(v: np.ndarray) -> np.ndarray:
 
 
 def _ok_datetime(v: np.ndarray) -> np.ndarray:
-    s = pd.Series(v, dtype=object)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ok = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=True).notna().to_numpy().copy()
-        rest = ~ok
-        if rest.any():   # numbers (years, epoch seconds) are dates too
-            ok[rest] = ~np.isnan(_numbers(v[rest]))
-        rest = ~ok
-        if rest.any():   # anything dateutil understands ("Jan 3 2020", "03/01/2020 10:00")
-            ok[rest] = pd.to_datetime(s[rest], format="mixed", errors="coerce", utc=True).notna().to_numpy()
-    return ok
+    return ~pd.isna(_datetimes(v))
 
 
 def _ok_vector(v: np.ndarray) -> np.ndarray:
@@ -116,9 +122,76 @@ def bad_rows(series: pd.Series, col_type: str) -> np.ndarray:
     return np.flatnonzero(bad)
 
 
+_TRUE = {"true", "t", "yes", "1"}
+
+
+def _datetimes(v: np.ndarray) -> np.ndarray:
+    """UTC timestamps (NaT where not a date), by the rules of :func:`_ok_datetime`."""
+    s = pd.Series(v, dtype=object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=True)
+        rest = out.isna().to_numpy()
+        if rest.any():
+            x = _numbers(v[rest])
+            num = ~np.isnan(x)
+            if num.any():   # years (< 10000) or epoch seconds, as the validator reads them
+                idx = np.flatnonzero(rest)[num]
+                yrs = x[num]
+                vals = [pd.Timestamp(year=int(y), month=1, day=1, tz="UTC")
+                        if float(y).is_integer() and 1 <= y < 10000 else
+                        pd.to_datetime(y, unit="s", utc=True, errors="coerce") for y in yrs]
+                out.iloc[idx] = vals
+            rest = out.isna().to_numpy()
+            if rest.any():
+                out[rest] = pd.to_datetime(s[rest], format="mixed", errors="coerce", utc=True)
+    return out.to_numpy()
+
+
+def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(canonical values, bad mask)`` of cells written as text, for ``col_type``:
+    floats for integer/real (NaN where not a number), strings otherwise (the input
+    value where bad). Missing cells are the caller's business.
+
+    >>> canonical(["True", "yes", " 0", "no", "maybe"], "boolean")[0].tolist()
+    ['true', 'true', 'false', 'false', 'maybe']
+    >>> canonical(["1", "1.0", " 2 ", "x"], "integer")[0].tolist()
+    [1.0, 1.0, 2.0, nan]
+    >>> canonical([" cat", "cat "], "categorical")[0].tolist()
+    ['cat', 'cat']
+    >>> v, bad = canonical(["2020-01-02", "2020-01-02T00:00:00Z", "nope"], "dateTime")
+    >>> v.tolist(), bad.tolist()
+    (['2020-01-02T00:00:00Z', '2020-01-02T00:00:00Z', 'nope'], [False, False, True])
+    """
+    a = np.asarray(values, dtype=object)
+    if col_type in ("integer", "real"):
+        x = _numbers(a)
+        return x, ~np.isfinite(x)
+    if len(a) == 0:
+        return a.astype(object), np.zeros(0, bool)
+    codes, uniq = pd.factorize(a)
+    u = np.asarray([str(x) for x in uniq], dtype=object)
+    bad_u = np.zeros(len(u), bool)
+    if col_type == "boolean":
+        low = pd.Series(u, dtype=object).str.strip().str.lower()
+        bad_u = ~low.isin(BOOLEANS).to_numpy()
+        cu = np.where(low.isin(_TRUE).to_numpy(), "true", "false").astype(object)
+    elif col_type == "categorical":
+        cu = pd.Series(u, dtype=object).str.strip().to_numpy(dtype=object)
+    elif col_type == "dateTime":
+        ts = pd.Series(_datetimes(u))
+        bad_u = ts.isna().to_numpy()
+        cu = ts.dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ").str.replace(".000000Z", "Z", regex=False) \
+            .to_numpy(dtype=object) if len(u) else u
+    else:
+        cu = u
+    cu = np.where(bad_u, u, cu).astype(object)
+    return cu[codes], bad_u[codes]
+
+
 def describe(col_type: str) -> str:
     return {"integer": "not an integer", "real": "not a number",
             "boolean": "not a boolean (true/false/1/0/yes/no)",
             "dateTime": "not a date or time", "realVector": "not comma-separated numbers",
-            "categorical": "has leading or trailing whitespace (a different category from the trimmed value)",
+            "categorical": "has leading or trailing whitespace (scored as the trimmed value)",
             "json": "not valid JSON", "geojson": "not valid JSON"}[col_type]

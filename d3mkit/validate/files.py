@@ -446,8 +446,8 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
         if not _is_table(r) or rel is None or not isinstance(rid, str) or rid in ctx.tables:
             continue
         full = ctx.root / rel
-        if escape_reason(ctx.root, rel) or not full.is_file():
-            continue   # reported above
+        if escape_reason(ctx.root, rel) or not full.exists() or full.is_dir():
+            continue   # reported above (a FIFO or device is refused unread by the reader)
         cols = declared_columns(r)
         numeric = {c["colName"]: c.get("colType") for c in cols if c.get("colType") in ("integer", "real")}
         t = read_csv_checked(full, numeric)

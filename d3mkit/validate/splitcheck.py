@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.errors import Issue
+from d3mkit.limits import how_to_raise, limit
 from d3mkit.validate import coltypes
 from d3mkit.validate.codes import make
 from d3mkit.validate.common import as_dict, as_int, as_number, as_str, row_issues, short
@@ -44,11 +45,27 @@ def _int_column(s: pd.Series | None, name: str, p: str, out: list[Issue]) -> np.
         x = pd.to_numeric(s.astype(object), errors="coerce").to_numpy(dtype=np.float64)
         vals = np.where(bad, np.nan, x)
     bad |= np.isnan(vals)
+    cap = limit("MAX_SPLITS")
     with np.errstate(invalid="ignore"):
-        bad |= vals < 0
+        bad |= (vals < 0) | (vals >= cap)
     out += row_issues("splits.value", np.flatnonzero(bad), name,
-                      lambda r: f"{short(s.iloc[r])} is not a non-negative integer", p)
+                      lambda r: f"{short(s.iloc[r])} is not a non-negative integer below {cap:,} "
+                                f"(D3MKIT_MAX_SPLITS)", p)
     return np.where(bad, -1, np.nan_to_num(vals, nan=-1)).astype(np.int64)
+
+
+def _too_many(split: dict, pp: str) -> list[Issue]:
+    """numRepeats x numFolds over the limit: checked before anything is counted."""
+    method = as_str(split.get("method")) or "holdOut"
+    nrep = max(1, as_int(split.get("numRepeats")) or 0)
+    nfold = as_int(split.get("numFolds")) or 0
+    groups = nrep * (nfold if method == "kFold" and nfold > 0 else 1)
+    if groups <= limit("MAX_SPLITS"):
+        return []
+    key = "numRepeats" if nrep > 1 else "numFolds"
+    return [make("splits.too_many", f"inputs.dataSplits.{key}",
+                 f"numRepeats x numFolds asks for {groups:,} (repeat, fold) pairs, over the "
+                 f"{how_to_raise('MAX_SPLITS')}", pp)]
 
 
 def _expected(split: dict) -> tuple[list[int], list[int], str, float | None]:
@@ -72,6 +89,10 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     if why:
         report.add(pp, "problemDoc", [make("path.escape", "inputs.dataSplits.splitsFile",
                                            f"splitsFile {rel!r} leaves the problem directory: {why}", pp)])
+        return
+    too_many = _too_many(split, pp)
+    if too_many:
+        report.add(pp, "problemDoc", too_many)
         return
     path = problem_path.parent / rel
     p = str(path)

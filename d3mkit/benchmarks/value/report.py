@@ -230,6 +230,8 @@ def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.nd
         raise UsageError(f"predictions file not found: {p}", str(p))
     try:
         df = read_table(p)
+    except D3MKitError:
+        raise
     except Exception as exc:  # noqa: BLE001 - unreadable CSV
         raise D3MKitError(error("predictions.csv", "", f"cannot read CSV: {exc}", str(p))) from None
     from d3mkit.benchmarks.value.layout import SQUARES
