@@ -432,6 +432,55 @@ def read_splits(path: Path | str) -> pd.DataFrame:
     return df
 
 
+def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | str = ""
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean masks ``(train, test)`` over the rows of a dataSplits table for one
+    repeat and fold: the one place that picks a fold's rows (scoring, task roots and
+    :func:`folds` use it). Raises :class:`~d3mkit.errors.D3MKitError` (exit 1) naming
+    the rows when a repeat/fold cell is not an integer, a row of this repeat and fold
+    has a type other than TRAIN/TEST, a d3mIndex is both TRAIN and TEST, or there are
+    no TEST rows.
+
+    >>> s = pd.DataFrame({"d3mIndex": ["0", "1", "2", "0"], "type": ["TRAIN", "TEST", "TEST", "TRAIN"],
+    ...                   "repeat": ["0", "0", "0", "1"], "fold": ["0", "0", "0", "0"]})
+    >>> [m.tolist() for m in select(s)]
+    [[True, False, False, False], [False, True, True, False]]
+    """
+    p = str(path)
+    missing = [c for c in COLUMNS if c not in splits.columns]
+    if missing:
+        raise D3MKitError.single(p, "splits.columns", "row 1", f"missing column(s) {', '.join(missing)}")
+    nums = {}
+    for col in ("repeat", "fold"):
+        raw = splits[col]
+        x = raw.to_numpy() if raw.dtype.kind in "iu" else \
+            pd.to_numeric(raw.astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x))) if x.dtype.kind == "f" else []
+        if len(bad):
+            raise D3MKitError.single(p, "splits.value", f"row {bad[0] + 2}, column {col}",
+                                     f"{len(bad)} {col} value(s) are not integers (first "
+                                     f"{str(raw.iloc[bad[0]])[:40]!r})")
+        nums[col] = x
+    sel = (nums["repeat"] == repeat) & (nums["fold"] == fold)
+    typ = splits["type"].astype(str).to_numpy()
+    train, test = sel & (typ == "TRAIN"), sel & (typ == "TEST")
+    other = np.flatnonzero(sel & ~train & ~test)
+    if len(other):
+        raise D3MKitError.single(p, "splits.type", f"row {other[0] + 2}, column type",
+                                 f"{len(other)} row(s) of repeat {repeat}, fold {fold} have a type other "
+                                 f"than TRAIN or TEST (first {str(typ[other[0]])[:40]!r})")
+    if not test.any():
+        raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold}")
+    keys = splits["d3mIndex"].astype(str).str.strip().to_numpy()
+    both = np.flatnonzero(test & pd.Index(keys).isin(keys[train]))
+    if len(both):
+        shown = ", ".join(dict.fromkeys(keys[both][:10]))
+        raise D3MKitError.single(p, "splits.overlap", f"row {both[0] + 2}, column d3mIndex",
+                                 f"{len(both)} TEST row(s) of repeat {repeat}, fold {fold} name a d3mIndex "
+                                 f"that is also TRAIN ({shown}); a split cannot score them")
+    return train, test
+
+
 def folds(splits: pd.DataFrame) -> Iterator[tuple[int, int, list[str], list[str]]]:
     """``(repeat, fold, train d3mIndex values, test d3mIndex values)`` per repeat and fold
     in file order; indices listed once each (objectDetection lists one per box)."""

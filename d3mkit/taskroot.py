@@ -104,11 +104,11 @@ class TaskRoot:
     def split_indices(self, repeat: int = 0, fold: int = 0) -> tuple[list[str], list[str]]:
         """(TRAIN d3mIndex values, TEST d3mIndex values) for one repeat and fold, in
         file order, without duplicates (objectDetection lists an index per box)."""
+        from d3mkit.splits import select
         s = self.splits()
-        sel = s[(s["repeat"].astype(int) == repeat) & (s["fold"].astype(int) == fold)]
-        train = list(dict.fromkeys(sel.loc[sel["type"] == "TRAIN", "d3mIndex"]))
-        test = list(dict.fromkeys(sel.loc[sel["type"] == "TEST", "d3mIndex"]))
-        return train, test
+        train, test = select(s, repeat, fold, self.problem_dir / self.problem.splits_file)
+        return (list(dict.fromkeys(s.loc[train, "d3mIndex"])),
+                list(dict.fromkeys(s.loc[test, "d3mIndex"])))
 
 
 def _read(path: Path, what: str) -> pd.DataFrame:

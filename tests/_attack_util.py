@@ -58,7 +58,7 @@ def dataset_doc(root: Path) -> Path:
     return next(root.glob("*_dataset")) / "datasetDoc.json"
 
 
-def test_rows(root: Path) -> pd.DataFrame:
+def truth_rows(root: Path) -> pd.DataFrame:
     """The TEST rows of learningData (repeat 0, fold 0) as strings."""
     ld = pd.read_csv(next(root.glob("*_dataset")) / "tables" / "learningData.csv", dtype=str,
                      keep_default_na=False)

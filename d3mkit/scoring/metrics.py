@@ -436,11 +436,37 @@ def roc_auc_macro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
 # ---------------------------------------------------------------------------------------
 # regression
 # ---------------------------------------------------------------------------------------
-def _mse_columns(y_true, y_pred) -> np.ndarray:
+def _scaled(y_true, y_pred) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(t / s, p / s, s)`` with ``s`` a power of two (so the division is exact) chosen
+    when the values are so large (over 2**500) that squares or differences would
+    overflow; ``s`` is 1.0 otherwise. Errors computed on the scaled values and scaled
+    back are finite whenever the true result is.
+
+    >>> _scaled([1e200, 0.0], [0.0, 1.0])[2] > 1e199
+    True
+    """
     t, p = _floats(y_true), _floats(y_pred)
+    top = max(float(np.max(np.abs(t), initial=0.0)), float(np.max(np.abs(p), initial=0.0)))
+    if not top > 2.0 ** 500 or not math.isfinite(top):
+        return t, p, 1.0
+    s = math.ldexp(1.0, math.frexp(top)[1] - 1)   # |values| / s < 2
+    return t / s, p / s, s
+
+
+def _mse_columns(y_true, y_pred) -> tuple[np.ndarray, float]:
+    """Per-column mean squared error of the scaled values, and the scale (MSE is
+    ``s**2 *`` it)."""
+    t, p, s = _scaled(y_true, y_pred)
     if t.ndim == 1:
         t, p = t[:, None], p[:, None]
-    return np.mean((t - p) ** 2, axis=0)
+    return np.mean((t - p) ** 2, axis=0), s
+
+
+def _finite(value: float, name: str) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"{name} is {value} (larger than the largest float): the predictions "
+                         f"are too far from the truth to score")
+    return value
 
 
 @register_metric("meanSquaredError", higher_is_better=False, best=0.0, worst=math.inf,
@@ -451,7 +477,9 @@ def mean_squared_error(y_true, y_pred, **_) -> float:
     >>> mean_squared_error([3.0, -0.5, 2.0, 7.0], [2.5, 0.0, 2.0, 8.0])
     0.375
     """
-    return float(np.mean(_mse_columns(y_true, y_pred)))
+    m, s = _mse_columns(y_true, y_pred)
+    with np.errstate(over="ignore"):
+        return _finite(float(np.mean(m)) * s * s, "meanSquaredError")
 
 
 @register_metric("rootMeanSquaredError", higher_is_better=False, best=0.0, worst=math.inf,
@@ -464,7 +492,8 @@ def root_mean_squared_error(y_true, y_pred, **_) -> float:
     >>> root_mean_squared_error([0.0, 0.0], [3.0, 4.0])
     3.5355339059327378
     """
-    return float(math.sqrt(np.mean(_mse_columns(y_true, y_pred))))
+    m, s = _mse_columns(y_true, y_pred)
+    return _finite(math.sqrt(float(np.mean(m))) * s, "rootMeanSquaredError")
 
 
 @register_metric("rootMeanSquaredErrorAvg", higher_is_better=False, best=0.0, worst=math.inf,
@@ -475,7 +504,8 @@ def root_mean_squared_error_avg(y_true, y_pred, **_) -> float:
     >>> root_mean_squared_error_avg([[0.0, 0.0], [0.0, 0.0]], [[1.0, 3.0], [1.0, 3.0]])
     2.0
     """
-    return float(np.mean(np.sqrt(_mse_columns(y_true, y_pred))))
+    m, s = _mse_columns(y_true, y_pred)
+    return _finite(float(np.mean(np.sqrt(m))) * s, "rootMeanSquaredErrorAvg")
 
 
 @register_metric("meanAbsoluteError", higher_is_better=False, best=0.0, worst=math.inf,
@@ -486,7 +516,8 @@ def mean_absolute_error(y_true, y_pred, **_) -> float:
     >>> mean_absolute_error([3.0, -0.5, 2.0, 7.0], [2.5, 0.0, 2.0, 8.0])
     0.5
     """
-    return float(np.mean(np.abs(_floats(y_true) - _floats(y_pred))))
+    t, p, s = _scaled(y_true, y_pred)
+    return _finite(float(np.mean(np.abs(t - p))) * s, "meanAbsoluteError")
 
 
 @register_metric("rSquared", higher_is_better=True, best=1.0, worst=-math.inf,
@@ -499,12 +530,25 @@ def r_squared(y_true, y_pred, **_) -> float:
     >>> r_squared([3.0, -0.5, 2.0, 7.0], [2.5, 0.0, 2.0, 8.0])
     0.9486081370449679
     """
-    t, p = _floats(y_true), _floats(y_pred)
-    ss_res = float(np.sum((t - p) ** 2))
-    ss_tot = float(np.sum((t - t.mean()) ** 2))
-    if ss_tot == 0.0:
-        return 1.0 if ss_res == 0.0 else 0.0
-    return 1.0 - ss_res / ss_tot
+    t, p, s = _scaled(y_true, y_pred)
+    if s == 1.0:
+        ss_res = float(np.sum((t - p) ** 2))
+        ss_tot = float(np.sum((t - t.mean()) ** 2))
+        if ss_tot == 0.0:
+            return 1.0 if ss_res == 0.0 else 0.0
+        return 1.0 - ss_res / ss_tot
+    # huge values: compare the norms, each computed without overflow or underflow
+    res = _norm(t - p) * s
+    tot = _norm(_floats(y_true) - float(np.mean(t)) * s)
+    if tot == 0.0:
+        return 1.0 if res == 0.0 else 0.0
+    return 1.0 - (res / tot) ** 2 if res / tot < 1e150 else -math.inf
+
+
+def _norm(x: np.ndarray) -> float:
+    """Euclidean norm without overflow or underflow of the squares."""
+    m = float(np.max(np.abs(x), initial=0.0))
+    return 0.0 if m == 0.0 else m * math.sqrt(float(np.sum((x / m) ** 2)))
 
 
 # ---------------------------------------------------------------------------------------

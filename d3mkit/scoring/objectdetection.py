@@ -5,10 +5,16 @@ from 10 to 20 is 11 pixels wide), as the seed's and the D3M reference package's 
 compute it. Detections are taken in descending confidence; a detection is a true
 positive when its best-overlapping ground-truth box in the same image overlaps it by
 more than ``ovthresh`` (IoU) and that box was not already claimed by an earlier
-detection. Without confidences every detection has the same confidence and the file order
-decides, which is what gives the seed's second example 0.0625. (The reference package
-breaks confidence ties by the box coordinates instead; with distinct confidences the two
-agree.)
+detection.
+
+Ties (and a file without confidences, where every detection ties) are broken by a rule
+that does not depend on the order of the rows — d3mkit's choice, since the score must be
+a function of the predictions, not of their order: among equal confidences, detections
+are taken by image name, then ``x_min, y_min, x_max, y_max`` ascending. Identical boxes
+of one image are interchangeable, so any permutation of the rows gives the same AP. (The
+seed paper's implementation takes ties in file order, which gave its second example
+0.0625; the D3M reference package also breaks ties by the boxes. With distinct
+confidences all three agree.)
 
 The matching is vectorised: each detection's best box and overlap do not depend on the
 order, so only "first claim of a box" does, which is a stable unique over the sorted
@@ -30,7 +36,7 @@ The seed's two examples:
 >>> average_precision(gb, gi, db, di, confidence=conf)
 0.125
 >>> average_precision(gb, gi, db, di)
-0.0625
+0.025
 """
 
 from __future__ import annotations
@@ -58,13 +64,16 @@ def _voc_ap(rec: np.ndarray, prec: np.ndarray, use_07_metric: bool = False) -> f
 
 def match_detections(true_boxes, true_images, pred_boxes, pred_images, confidence=None,
                      ovthresh: float = 0.5):
-    """``(order, tp)``: the detection order (descending confidence, stable) and a 0/1
-    true-positive flag per detection in that order."""
+    """``(order, tp)``: the detection order (descending confidence, ties by image name
+    and box coordinates) and a 0/1 true-positive flag per detection in that order."""
     gb = np.asarray(true_boxes, dtype=float).reshape(-1, 4)
     db = np.asarray(pred_boxes, dtype=float).reshape(-1, 4)
     nd = len(db)
     conf = np.zeros(nd) if confidence is None else np.asarray(confidence, dtype=float)
-    order = np.argsort(-conf, kind="stable")
+    names = pd.factorize(np.asarray(pred_images, dtype=object).astype(str), sort=True)[0] \
+        if nd else np.zeros(0, np.int64)
+    order = np.lexsort((db[:, 3], db[:, 2], db[:, 1], db[:, 0], names, -conf)) if nd else \
+        np.zeros(0, np.int64)
     if nd == 0 or len(gb) == 0:
         return order, np.zeros(nd)
     # group truth boxes by image; pad to (images, max boxes per image, 4)

@@ -12,9 +12,12 @@ Layouts of predictions.csv:
   case): the confidence of that row's predicted label.
 * ``classes`` — several rows per d3mIndex, one per (index, class), each carrying that
   class's ``confidence`` (the layout the D3M reference package reads). Used when a
-  single-target classification file has a confidence column and repeated indices; the
-  confidences form a ``(rows, classes)`` matrix (classes not listed get 0) and the hard
-  label is each index's most confident class.
+  single-target classification file has a confidence column and **every** d3mIndex has
+  two or more rows; a file where some indices repeat and others appear once mixes the
+  two layouts and is an error naming the single rows (``predictions.mixed_layout``),
+  never a silent switch. The confidences form a ``(rows, classes)`` matrix (classes not
+  listed get 0) and the hard label is each index's most confident class (ties: the
+  first class in sorted order).
 * ``ranked`` — several rows per d3mIndex with a ``rank`` column (meanReciprocalRank,
   hitsAtK); the hard label is the rank-1 row's value.
 * ``multiLabel`` — the truth has one row per (d3mIndex, label) (taskSubType multiLabel,
@@ -228,21 +231,21 @@ def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
                                            int_cols=(INDEX, "repeat", "fold"))
         if splits is None:
             raise D3MKitError(sissues)
-        missing = [c for c in (INDEX, "type", "repeat", "fold") if c not in splits.columns]
-        if missing:
-            raise D3MKitError(error("splits.columns", "row 1", f"dataSplits lacks column(s) "
-                                    f"{', '.join(missing)}", str(sp)))
-        rep = pd.to_numeric(splits["repeat"], errors="coerce").to_numpy()
-        fol = pd.to_numeric(splits["fold"], errors="coerce").to_numpy()
-        sel = (splits["type"].to_numpy() == "TEST") & (rep == repeat) & (fol == fold)
+        from d3mkit.splits import select
+        _train, sel = select(splits, repeat, fold, sp)
         test = _index_values(splits[INDEX])[sel]
-        if not len(test):
-            raise D3MKitError(error("splits.no_test", "", f"no TEST rows for repeat {repeat}, "
-                                    f"fold {fold}", str(sp)))
         if INDEX not in df.columns:
             raise D3MKitError(error("truth.no_index", "row 1", f"no {INDEX} column", str(path)))
         li = _index_values(df[INDEX])
         li, test = _same_kind(li, test)
+        absent = ~pd.Index(test).isin(li)
+        if absent.any():
+            rows = _lines(np.flatnonzero(sel)[absent])
+            raise D3MKitError(error("splits.unknown_index", f"row {rows[0]}, column {INDEX}",
+                                    f"{int(absent.sum())} TEST d3mIndex value(s) of repeat {repeat}, "
+                                    f"fold {fold} are not in learningData "
+                                    f"({_rows_text(pd.unique(test[absent]))}; rows {_rows_text(rows)}): "
+                                    f"they cannot be scored", str(sp)))
         keep = pd.Index(test).get_indexer(li) >= 0 if not pd.Index(test).has_duplicates else \
             np.isin(li, test)
         df = df[keep]
@@ -439,6 +442,16 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
         return _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issues)
     if repeated and conf_col is not None and len(truth.targets) == 1 \
             and truth.col_types[truth.targets[0]] not in NUMERIC_TYPES:
+        once = ~pd.Index(pred_idx).duplicated(keep=False)
+        if once.any():   # the layout is decided by the whole file: no silent switch
+            rows = _lines(np.flatnonzero(once))
+            issues.append(error("predictions.mixed_layout", f"row {rows[0]}, column {INDEX}",
+                                f"the file mixes layouts: {int((~once).sum())} rows repeat their "
+                                f"d3mIndex (one row per (index, class) with its confidence) but "
+                                f"{len(rows)} d3mIndex value(s) have a single row (rows "
+                                f"{_rows_text(rows)}); list every index once, or every index with "
+                                f"two or more classes", path))
+            return issues
         return _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues)
     if ranked:
         issues.append(error("predictions.no_rank", "row 1",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,6 +215,17 @@ def canonical_label(value, col_type: str):
     return raw if bad[0] else vals[0].item() if hasattr(vals[0], "item") else vals[0]
 
 
+def _call(m: Metric, yt, yp, kw: dict) -> float:
+    """One metric call: numpy warnings never reach stderr, and a value that is not a
+    finite number is an error (ValueError), never a score."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = float(m(yt, yp, **kw))
+    if not math.isfinite(value):
+        raise ValueError(f"the value is {value}, not a finite number")
+    return value
+
+
 def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str | None,
                    *, metadata_dir: Path | None = None, path: str = "") -> ScoreReport:
     """Call each planned metric on the aligned arrays."""
@@ -240,7 +252,7 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
                       aligned.truth[t], aligned.pred[t], dict(base)) for t in targets]
             if plan.applicability == "allTargets" and multi:
                 try:
-                    value = float(np.mean([m(yt, yp, **kw) for _t, yt, yp, kw in calls]))
+                    value = float(np.mean([_call(m, yt, yp, kw) for _t, yt, yp, kw in calls]))
                 except (ValueError, ZeroDivisionError) as exc:
                     report.issues.append(error("metric.failed", "", f"{plan.name} could not be "
                                                f"computed: {exc}", path))
@@ -269,7 +281,7 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
                 ctype = aligned.col_types.get(target or targets[0], "categorical")
                 kw["posLabel"] = canonical_label(kw.get("posLabel"), ctype)
             try:
-                value = m(yt, yp, **kw)
+                value = _call(m, yt, yp, kw)
             except D3MKitError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a metric that cannot score is an input issue
@@ -279,7 +291,7 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
                 report.issues.append(error("metric.failed", "",
                                            f"{what} could not be computed: {exc}", path))
                 continue
-            report.scores.append(Score(plan.name, target, float(value)))
+            report.scores.append(Score(plan.name, target, value))
     return report
 
 
