@@ -137,8 +137,11 @@ def test_per_class_confidence_layout(tmp_path):
     y = np.eye(3)[[0, 1, 2, 0]]
     s = np.array([probs[i] for i in (0, 2, 4, 6)])
     assert r.value("rocAucMacro") == pytest.approx(roc_auc_score(y, s, average="macro"))
-    with pytest.raises(D3MKitError) as exc:
+    with pytest.raises(D3MKitError) as exc:   # indices 2, 4, 6 listed once: mixed layouts
         _score(t, "d3mIndex,y,confidence\n0,a,0.5\n0,a,0.5\n2,b,1\n4,c,1\n6,a,1\n")
+    assert "predictions.mixed_layout" in _codes(exc)
+    with pytest.raises(D3MKitError) as exc:
+        _score(t, "d3mIndex,y,confidence\n0,a,0.5\n0,a,0.5\n2,b,1\n2,a,0\n4,c,1\n4,a,0\n6,a,1\n6,b,0\n")
     assert "predictions.duplicate_index" in _codes(exc)
 
 

@@ -47,7 +47,7 @@ def _run(args) -> int:
             raise UsageError("path does not exist", str(args.dataset))
         dataset = args.dataset
     else:
-        dataset = find_dataset_doc(pdoc_path, problem.dataset_id)
+        dataset = find_dataset_doc(pdoc_path, problem.dataset_id, strict=True)
         if dataset is None and args.targets is None:
             raise UsageError(f"no dataset with datasetID {problem.dataset_id!r} in the task root; "
                              f"pass --dataset DIR or --targets targets.csv", str(pdoc_path))

@@ -177,12 +177,13 @@ class DatasetFinder:
 
 
 def find_dataset_doc(problem_doc: Path | str, dataset_id: str,
-                     search: Iterable[Path | str] = ()) -> Path | None:
+                     search: Iterable[Path | str] = (), strict: bool = False) -> Path | None:
     """The datasetDoc.json a problem names, by the search rule of this module; None if none
-    (raises :class:`D3MKitError` with their issues when candidates could not be read)."""
+    (with ``strict``, :class:`D3MKitError` carrying the issues of candidates that could not
+    be read, since one of them may be the dataset)."""
     finder = DatasetFinder(search)
     found = finder.find(dataset_id, problem_doc)
-    if found is None and finder.broken:
+    if found is None and finder.broken and strict:
         raise D3MKitError(finder.broken)
     return found
 
