@@ -47,7 +47,8 @@ def test_build_valid_task_root(tmp_path, task):
     assert t.problem.target_names == (["label"] if task == "pvli" else ["label", "rationale"])
     assert (t.dataset_dir / "media" / ld["image"][0]).is_file()
     names = [m.get("specifyOther") or m["metric"] for m in t.problem.metrics]
-    assert names == (["accuracy", "f1"] if task == "pvli" else ["accuracy", "rationaleTokenF1", "rationaleRougeL"])
+    assert names == (["accuracy", "f1"] if task == "pvli" else ["accuracy", "rationaleTokenF1", "rationaleRougeL",
+                                                                 "rationaleRougeLStandard"])
     prov = pd.read_csv(t.debug_dir / "provenance.csv")
     assert prov["manifest_line"].tolist() == list(range(1, 13)) and set(prov["lf"]) == {"unless"}
     # same seed, same bytes
@@ -150,3 +151,40 @@ def test_split_column_fixes_the_split_and_bom_is_accepted(tmp_path):
     _jsonl(tmp_path / "m.jsonl", recs)
     _, issues = read_manifest(tmp_path / "m.jsonl", tmp_path)
     assert "unknown split 'validation'" in issues[0].message
+
+
+def test_pvli_layout_tuning_noisy_test_clean_test(tmp_path, capsys):
+    recs = _records(tmp_path, 12)
+    for r, s in zip(recs, ["tuning"] * 6 + ["noisy-test"] * 3 + ["Clean_Test"] * 3):
+        r["split"] = s
+    m = _jsonl(tmp_path / "m.jsonl", recs)
+    assert main(["build", "prism", "--manifest", str(m), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "o/prism_pvli_noisy_test"),
+                                               str(tmp_path / "o/prism_pvli_clean_test")]
+    for test, rows in (("noisy_test", range(6, 9)), ("clean_test", range(9, 12))):
+        root = tmp_path / "o" / f"prism_pvli_{test}"
+        assert not [i for i in validate_task_root(root) if i.is_error]
+        t = TaskRoot.open(root)
+        train, tst = t.split_indices(0, 0)
+        ld = t.learning_data().set_index("d3mIndex")
+        assert len(train) == 6 and len(tst) == 3
+        assert [h.endswith(f" {i}") for h, i in zip(ld.loc[tst, "hypothesis"], rows)] == [True] * 3
+        man = json.loads((root / f"prism_pvli_{test}_debug/manifest.json").read_text())
+        assert man["parameters"]["split"]["tuning"] == 6 and man["parameters"]["split"]["cleanTest"] == 3
+    # the single-root builder refuses the layout; a mixed split column is an error
+    with pytest.raises(Exception, match="PVLI layout"):
+        build_task_root(tmp_path / "x", m, tmp_path, "pvli")
+    # the paper's sampling: N tuning + N noisy test drawn from the unmarked records, seeded
+    for r in recs:
+        r["split"] = "clean-test" if r["split"] == "Clean_Test" else ""
+    m = _jsonl(tmp_path / "m2.jsonl", recs)
+    argv = ["build", "prism", "--manifest", str(m), "--quiet", "--pvli-sizes", "5,4", "--seed", "1"]
+    assert main(argv + ["--out", str(tmp_path / "a")]) == 0
+    assert main(argv + ["--out", str(tmp_path / "b")]) == 0
+    a = (tmp_path / "a/prism_pvli_noisy_test/prism_pvli_noisy_test_dataset/tables/learningData.csv").read_text()
+    assert a == (tmp_path / "b/prism_pvli_noisy_test/prism_pvli_noisy_test_dataset/tables/learningData.csv").read_text()
+    t = TaskRoot.open(tmp_path / "a/prism_pvli_noisy_test")
+    assert [len(x) for x in t.split_indices(0, 0)] == [5, 4]
+    capsys.readouterr()
+    assert main(argv[:-4] + ["--pvli-sizes", "8,4", "--out", str(tmp_path / "c")]) == 2
+    assert "the manifest has 9 record(s) without a split" in capsys.readouterr().err

@@ -60,7 +60,17 @@ def test_two_dimensional_input_scores_the_last_column():
 
 
 def test_registered_as_all_targets_custom_metrics():
-    for name in ("rationaleTokenF1", "rationaleRougeL"):
+    for name in ("rationaleTokenF1", "rationaleRougeL", "rationaleRougeLStandard"):
         m = get_metric(name)
         assert m.applicability == "allTargets" and m.higher_is_better and not m.standard
         assert m(["a b"], ["a b"]) == 1.0
+
+
+def test_rouge_l_normalized_differs_from_standard_where_articles_matter():
+    from d3mkit.benchmarks.prism.metrics import rationale_rouge_l, rationale_rouge_l_standard
+    same = (["glass broken on floor"], ["glass broken on floor"])
+    assert rationale_rouge_l(*same) == rationale_rouge_l_standard(*same) == 1.0
+    # articles: normalized 'glass broken' vs 'glass broken' = 1.0; standard counts 'the' and 'a'
+    t, p = ["the glass is broken"], ["a glass is broken"]
+    assert rationale_rouge_l(t, p) == 1.0 and rationale_rouge_l_standard(t, p) == 0.75
+    assert "not standard ROUGE-L" in get_metric("rationaleRougeL").description

@@ -167,3 +167,27 @@ def test_nearest_breaks_ties_by_caption_index():
     assert idx.tolist() == [[1, 2]] and np.allclose(dist, 0.0)
     idx, _ = nearest(np.array([[1.0, 0.0]]), c, 10, chunk=1)
     assert idx.tolist() == [[1, 2, 3, 4, 0]]
+
+
+def test_default_is_several_encoders_and_one_encoder_warns(tmp_path, capsys):
+    from d3mkit.benchmarks.prism.query import OFFLINE_ENCODERS, QuerySummary, default_encoders, encoder_specs
+    assert default_encoders()[:3] == list(OFFLINE_ENCODERS)
+    assert encoder_specs("paper") == [e for e in encoder_specs("paper") if e.startswith("st:sentence-transformers/")]
+    assert len(encoder_specs("paper")) == 3
+    prem = tmp_path / "p.txt"
+    prem.write_text("the glass is shattered\n", encoding="utf-8")
+    caps = tmp_path / "c.txt"
+    caps.write_text("A glass of water.\nThe glass is shattered on the floor.\nA dog in a park.\n", encoding="utf-8")
+    out = tmp_path / "q.jsonl"
+    assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--top-k", "2",
+                 "--no-length-filter", "--output", str(out)]) == 0
+    row = json.loads(out.read_text().splitlines()[0])
+    assert set(row["ranks"]) >= set(OFFLINE_ENCODERS) and row["agreement"] is not None
+    assert "warning: one encoder" not in capsys.readouterr().err
+    assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--top-k", "2",
+                 "--encoders", "tfidf", "--no-length-filter", "--output", str(out)]) == 0
+    assert "warning: one encoder: the model agreement is undefined" in capsys.readouterr().err
+    s = QuerySummary()
+    caption_query([("p", "the glass is shattered")], [("c", "the glass is shattered on the floor")],
+                  encoders=["tfidf"], length_filter=False, summary=s)
+    assert len(s.warnings) == 1

@@ -44,8 +44,10 @@ def add_parser(sub) -> None:
     q.add_argument("--captions", type=Path, required=True,
                    help="text file (one caption per line) or CSV/JSONL with id and caption fields")
     q.add_argument("--top-k", type=int, default=50, help="captions ranked per encoder (default 50)")
-    q.add_argument("--encoders", default="tfidf",
-                   help="comma-separated: tfidf, tfidf-char, lsa, st:MODEL_NAME_OR_PATH (default tfidf)")
+    q.add_argument("--encoders", default="default",
+                   help="comma-separated: tfidf, tfidf-char, lsa, st:MODEL_NAME_OR_PATH, paper (the paper's three "
+                        "sentence-transformers models), default (tfidf, tfidf-char, lsa and the paper's models "
+                        "found installed and cached); one encoder warns: agreement undefined, Copeland trivial")
     q.add_argument("--no-length-filter", action="store_true",
                    help="keep texts outside one standard deviation of the mean length")
     q.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="output format")

@@ -9,7 +9,7 @@ Sub-modules, each owning one thing:
   extrapolated RBO, perplexity) and the interface for strategy 3, *Image Querying*;
 * :mod:`.manifest` — reading PVLI/PVLr record manifests (CSV or JSONL);
 * :mod:`.cli` — ``d3mkit build prism``: manifest + images to a task root;
-* :mod:`.metrics` — ``rationaleTokenF1`` and ``rationaleRougeL``;
+* :mod:`.metrics` — ``rationaleTokenF1``, ``rationaleRougeL``, ``rationaleRougeLStandard``;
 * :mod:`.baseline` — zero-rate, random, text and fusion baselines;
 * :mod:`.demo` — the ``prism`` part of ``d3mkit demo`` on the synthetic demo corpus.
 """

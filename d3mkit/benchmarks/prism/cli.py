@@ -18,7 +18,8 @@ Task root layout:
 Problems: PVLI is classification/binary on ``label`` with accuracy and f1 (posLabel
 ``allow``); PVLr has targets ``label`` and ``rationale`` with accuracy (written per
 target: ``accuracy[rationale]`` is exact-match accuracy of the rationale) and the custom
-metrics ``rationaleTokenF1`` and ``rationaleRougeL`` (allTargets; they score the
+metrics ``rationaleTokenF1``, ``rationaleRougeL`` (ROUGE-L on SQuAD-normalized tokens) and
+``rationaleRougeLStandard`` (standard ROUGE-L) (allTargets; they score the
 rationale column). Splits: holdOut, stratified on the label, ``randomSeed`` = ``--seed``;
 when the manifest has a ``split`` column (train/test) that split is written instead
 (holdOut, not stratified, ``testSize`` = the TEST share).
@@ -37,7 +38,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.benchmarks.prism.manifest import Record, read_manifest
+from d3mkit.benchmarks.prism.manifest import PVLI_SPLITS, Record, read_manifest
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.errors import D3MKitError, UsageError, error
 
@@ -57,6 +58,11 @@ def add_build_arguments(parser) -> None:
     parser.add_argument("--test-size", type=float, default=0.2, help="holdOut testSize (default 0.2)")
     parser.add_argument("--skip-invalid", action="store_true",
                         help="skip bad records (counted on stderr) instead of failing")
+    parser.add_argument("--pvli-sizes", default=None, metavar="N_TUNING,N_NOISY",
+                        help="the paper's PVLI layout drawn from the manifest: N_TUNING tuning and N_NOISY "
+                             "noisy-test records sampled (seeded) from the records without a split, the "
+                             "clean-test records as the clean test; writes <name>_noisy_test and "
+                             "<name>_clean_test (the paper: 16000,6000 and 261 verified records)")
 
 
 def documents(name: str, task: str, n_rows: int, seed: int, test_size: float = 0.2,
@@ -89,7 +95,9 @@ def documents(name: str, task: str, n_rows: int, seed: int, test_size: float = 0
     else:
         targets.append(Target(1, "learningData", 4, "rationale"))
         metrics += [{"metric": "other", "specifyOther": "rationaleTokenF1", "applicabilityToTarget": "allTargets"},
-                    {"metric": "other", "specifyOther": "rationaleRougeL", "applicabilityToTarget": "allTargets"}]
+                    {"metric": "other", "specifyOther": "rationaleRougeL", "applicabilityToTarget": "allTargets"},
+                    {"metric": "other", "specifyOther": "rationaleRougeLStandard",
+                     "applicabilityToTarget": "allTargets"}]
         pdesc = ("Given a hypothesis and a premise image, predict allow or prevent and a free-text "
                  "rationale (PVLr). accuracy is per target; the rationale metrics score the rationale.")
     pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "binary", f"{name}_dataset",
@@ -111,20 +119,13 @@ def _media_name(ref: str, used: set[str], convert: bool) -> str:
     return name
 
 
-def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = "pvli", *,
-                    seed: int = 0, name: str | None = None, test_size: float = 0.2,
-                    force: bool = False, skip_invalid: bool = False, echo=None,
-                    progress: bool = False) -> Path:
-    """Check the manifest, then write ``out/<name>/`` atomically; returns its path."""
-    from d3mkit.package import TaskRootWriter
+def _load(manifest: Path, images: Path | None, task: str, skip_invalid: bool, echo,
+          allow_unmarked: bool = False) -> tuple[list[Record], list[str]]:
     if task not in TASKS:
         raise UsageError(f"unknown task {task!r} (pvli or pvlr)")
-    if not 0.0 < test_size < 1.0:
-        raise UsageError(f"--test-size must be between 0 and 1, got {test_size}")
     if images is not None and not Path(images).is_dir():
         raise UsageError("--images is not a directory", str(images))
-    name = name or f"prism_{task}"
-    records, issues = read_manifest(manifest, images, task=task)
+    records, issues = read_manifest(manifest, images, task=task, allow_unmarked=allow_unmarked)
     fatal = [i for i in issues if i.code == "prism.manifest.column"]
     if fatal or (issues and not skip_invalid):
         raise D3MKitError(issues)
@@ -135,20 +136,114 @@ def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = 
     if len(records) < 2:
         raise D3MKitError(error("prism.manifest", "", f"{len(records)} usable record(s); "
                                 "a task root needs at least 2", str(manifest)))
+    return records, [i.format() for i in issues]
+
+
+def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = "pvli", *,
+                    seed: int = 0, name: str | None = None, test_size: float = 0.2,
+                    force: bool = False, skip_invalid: bool = False, echo=None,
+                    progress: bool = False) -> Path:
+    """Check the manifest, then write ``out/<name>/`` atomically; returns its path. A
+    manifest in the PVLI layout (tuning / noisy-test / clean-test) needs
+    :func:`build_task_roots`."""
+    if not 0.0 < test_size < 1.0:
+        raise UsageError(f"--test-size must be between 0 and 1, got {test_size}")
+    records, skipped = _load(manifest, images, task, skip_invalid, echo)
+    if any(r.split in PVLI_SPLITS for r in records):
+        raise UsageError(f"{manifest}: the manifest is in the PVLI layout (tuning, noisy-test, clean-test); "
+                         "it makes one task root per test set (d3mkit build prism does)", str(manifest))
+    return _write_root(out, manifest, images, task, records, seed=seed, name=name or f"prism_{task}",
+                       test_size=test_size, force=force, progress=progress, skipped=skipped)
+
+
+def pvli_layout(records: list[Record], sizes: tuple[int, int] | None, seed: int,
+                manifest: Path) -> dict[str, list[Record]]:
+    """``{"tuning", "noisy_test", "clean_test"}`` record lists of the paper's PVLI layout:
+    from the manifest's split column, or with ``sizes = (n_tuning, n_noisy)`` drawn at
+    random (``default_rng(seed)``) from the unmarked (weak-supervision) records as the
+    paper samples 16K tuning and 6K noisy-test records; ``clean-test`` records (human
+    verified) are the clean test either way. Each list keeps manifest order."""
+    import numpy as np
+    clean = [r for r in records if r.split == "CLEAN_TEST"]
+    if sizes is None:
+        parts = {"tuning": [r for r in records if r.split == "TUNING"],
+                 "noisy_test": [r for r in records if r.split == "NOISY_TEST"], "clean_test": clean}
+    else:
+        pool = [r for r in records if r.split == ""]
+        n_t, n_n = sizes
+        if n_t < 1 or n_n < 0 or n_t + n_n > len(pool):
+            raise UsageError(f"--pvli-sizes {n_t},{n_n}: the manifest has {len(pool)} record(s) without a "
+                             "split (the weak-supervision pool); need at least 1 tuning record and "
+                             "tuning + noisy-test <= the pool", str(manifest))
+        pick = np.random.default_rng(seed).permutation(len(pool))
+        parts = {"tuning": [pool[i] for i in sorted(pick[:n_t])],
+                 "noisy_test": [pool[i] for i in sorted(pick[n_t:n_t + n_n])], "clean_test": clean}
+    if not parts["tuning"] or not (parts["noisy_test"] or parts["clean_test"]):
+        raise D3MKitError(error("prism.manifest.split", "", "the PVLI layout needs tuning records and a "
+                                "noisy-test or clean-test set", str(manifest)))
+    return parts
+
+
+def build_task_roots(out: Path, manifest: Path, images: Path | None, task: str = "pvli", *,
+                     seed: int = 0, name: str | None = None, test_size: float = 0.2,
+                     force: bool = False, skip_invalid: bool = False, echo=None, progress: bool = False,
+                     pvli_sizes: tuple[int, int] | None = None) -> list[Path]:
+    """The task roots of a manifest: one (train/test split or a seeded holdOut), or in the
+    paper's PVLI layout (:func:`pvli_layout`) ``<name>_noisy_test`` and
+    ``<name>_clean_test``, each with the tuning records as TRAIN and its test set as TEST."""
+    if not 0.0 < test_size < 1.0:
+        raise UsageError(f"--test-size must be between 0 and 1, got {test_size}")
+    records, skipped = _load(manifest, images, task, skip_invalid, echo, allow_unmarked=pvli_sizes is not None)
+    name = name or f"prism_{task}"
+    if pvli_sizes is None and not any(r.split in PVLI_SPLITS for r in records):
+        return [_write_root(out, manifest, images, task, records, seed=seed, name=name,
+                            test_size=test_size, force=force, progress=progress, skipped=skipped)]
+    parts = pvli_layout(records, pvli_sizes, seed, manifest)
+    roots = []
+    for test in ("noisy_test", "clean_test"):
+        if not parts[test]:
+            continue
+        recs = parts["tuning"] + parts[test]
+        kinds = ["TRAIN"] * len(parts["tuning"]) + ["TEST"] * len(parts[test])
+        layout = {"layout": "PVLI (paper section 4)", "test": test.replace("_", " "),
+                  "tuning": len(parts["tuning"]), "noisyTest": len(parts["noisy_test"]),
+                  "cleanTest": len(parts["clean_test"]),
+                  "drawn": "from the manifest's split column" if pvli_sizes is None else
+                           f"--pvli-sizes {pvli_sizes[0]},{pvli_sizes[1]} from the unmarked records, seed {seed}"}
+        roots.append(_write_root(out, manifest, images, task, recs, seed=seed, name=f"{name}_{test}",
+                                 test_size=test_size, force=force, progress=progress, kinds=kinds,
+                                 layout=layout, skipped=skipped))
+    return roots
+
+
+def _write_root(out: Path, manifest: Path, images: Path | None, task: str, records: list[Record], *,
+                seed: int, name: str, test_size: float, force: bool, progress: bool,
+                kinds: list[str] | None = None, layout: dict | None = None,
+                skipped: list[str] = ()) -> Path:
+    from d3mkit.package import TaskRootWriter
     labels = {r.label for r in records}
     fixed = None
-    if records[0].split:
+    if kinds is None and records[0].split:
         kinds = [r.split for r in records]
+    if kinds is not None:
         if "TRAIN" not in kinds or "TEST" not in kinds:
             raise D3MKitError(error("prism.manifest.split", "", "the split column needs both train "
                                     "and test records", str(manifest)))
         fixed = pd.DataFrame({"d3mIndex": range(len(records)), "type": kinds, "repeat": 0, "fold": 0})
         test_size = kinds.count("TEST") / len(kinds)
-    ddoc, pdoc = documents(name, task, len(records), seed, test_size, stratified=fixed is None)
+    desc = None
+    if layout is not None:
+        desc = (f"PRISM preconditioned visual language {'inference (PVLI)' if task == 'pvli' else 'rationalization'}"
+                f", the paper's layout: {layout['tuning']} tuning records (TRAIN) and the "
+                f"{layout['test']} set (TEST).")
+    ddoc, pdoc = documents(name, task, len(records), seed, test_size, description=desc,
+                           stratified=fixed is None)
     params = {"task": task, "manifest": str(manifest), "images": str(images) if images else None,
-              "testSize": test_size, "records": len(records),
-              "skipped": [i.format() for i in issues], "labels": sorted(labels),
+              "testSize": test_size, "records": len(records), "skipped": list(skipped),
+              "labels": sorted(labels),
               "split": "from the manifest" if fixed is not None else "holdOut, stratified"}
+    if layout is not None:
+        params["split"] = layout
     with TaskRootWriter(out, name, benchmark="prism", seed=seed, parameters=params, force=force) as w:
         media: dict[Path, str] = {}
         used: set[str] = set()
@@ -211,9 +306,20 @@ def provenance(records: list[Record], task: str) -> pd.DataFrame:
     return df
 
 
+def _sizes(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        a, b = (int(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--pvli-sizes takes N_TUNING,N_NOISY_TEST (e.g. 16000,6000), got {text!r}") from None
+    return a, b
+
+
 def build(args) -> list[Path]:
     echo = None if args.quiet else (lambda m: print(m, file=sys.stderr))
-    return [build_task_root(args.out, args.manifest, args.images, args.task, seed=args.seed,
+    return build_task_roots(args.out, args.manifest, args.images, args.task, seed=args.seed,
                             name=args.name, test_size=args.test_size, force=args.force,
                             skip_invalid=args.skip_invalid, echo=echo,
-                            progress=not args.quiet and sys.stderr.isatty())]
+                            progress=not args.quiet and sys.stderr.isatty(),
+                            pvli_sizes=_sizes(getattr(args, "pvli_sizes", None)))

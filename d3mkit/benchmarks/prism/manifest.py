@@ -10,9 +10,12 @@ return the good records plus the issues found. A record is
 * ``rationale`` — the precondition text (required for PVLr, optional for PVLI);
 * provenance, all optional: ``strategy`` (EC, CQ, IQ or free text), ``source``, ``lf``
   (labeling function), ``precision`` (a number);
-* ``split`` — optional ``train`` or ``test``: a fixed split (e.g. weak-supervision data
-  for TRAIN and a human-verified clean test set for TEST). When one record has it, every
-  record must.
+* ``split`` — optional: ``train`` or ``test`` (a fixed split), or the paper's PVLI layout
+  ``tuning``, ``noisy-test``, ``clean-test`` (weak-supervision data for tuning and a
+  noisy test, human-verified records for the clean test; ``build prism`` then writes one
+  task root per test set). When one record has it, every record must - except that with
+  ``allow_unmarked`` (``build prism --pvli-sizes``) records may be unmarked or
+  ``clean-test``.
 
 A missing required column is one error at ``line 1``; a bad record is an error at
 ``line N`` (its first physical line in the file). The caller decides whether errors stop
@@ -31,6 +34,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +43,10 @@ from d3mkit.errors import Issue, UsageError, error
 LABELS = ("allow", "prevent")
 REQUIRED = ("hypothesis", "image", "label")
 PROVENANCE = ("strategy", "source", "lf", "precision")
+#: manifest split values (lower case, spaces/underscores as '-') -> Record.split
+SPLIT_VALUES = {"": "", "train": "TRAIN", "test": "TEST", "tuning": "TUNING",
+                "noisy-test": "NOISY_TEST", "clean-test": "CLEAN_TEST"}
+PVLI_SPLITS = ("TUNING", "NOISY_TEST", "CLEAN_TEST")
 
 
 @dataclass(frozen=True)
@@ -50,7 +58,7 @@ class Record:
     label: str
     rationale: str = ""
     provenance: dict = field(default_factory=dict)
-    split: str = ""          # "", "TRAIN" or "TEST"
+    split: str = ""          # "", "TRAIN", "TEST", "TUNING", "NOISY_TEST" or "CLEAN_TEST"
 
 
 def _rows(path: Path):
@@ -115,7 +123,7 @@ def _text(v) -> str:
 
 
 def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "pvli",
-                  check_images: bool = True) -> tuple[list[Record], list[Issue]]:
+                  check_images: bool = True, allow_unmarked: bool = False) -> tuple[list[Record], list[Issue]]:
     """Parse and check a manifest; returns ``(good records, issues)`` (issues are errors
     located at ``line N`` of ``path``)."""
     path = Path(path)
@@ -153,6 +161,8 @@ def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "p
     if n_rows == 0 and not issues:
         issues.append(error("prism.manifest", "", "the manifest has no records", where))
     with_split = [r for r in records if r.split]
+    if allow_unmarked and all(r.split in ("", "CLEAN_TEST") for r in records):
+        return records, issues
     if with_split and len(with_split) != len(records):
         first = next(r for r in records if not r.split)
         issues.append(error("prism.manifest.split", f"line {first.line}",
@@ -188,9 +198,10 @@ def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
             why = image_problem(img)
             if why:
                 problems.append(f"image {ref!r}: {why}")
-    split = _text(row.get("split")).upper()
-    if split not in ("", "TRAIN", "TEST"):
-        problems.append(f"unknown split {_text(row.get('split'))!r} (train or test)")
+    raw_split = _text(row.get("split"))
+    split = SPLIT_VALUES.get(re.sub(r"[\s_]+", "-", raw_split.lower()))
+    if split is None:
+        problems.append(f"unknown split {raw_split!r} (train or test; or tuning, noisy-test, clean-test)")
     prov = {}
     for k in PROVENANCE:
         v = _text(row.get(k))

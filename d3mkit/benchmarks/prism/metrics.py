@@ -1,5 +1,6 @@
-"""Rationale metrics of PVLr, registered as custom metrics: ``rationaleTokenF1`` and
-``rationaleRougeL``.
+"""Rationale metrics of PVLr, registered as custom metrics: ``rationaleTokenF1``,
+``rationaleRougeL`` (ROUGE-L on SQuAD-normalized tokens) and ``rationaleRougeLStandard``
+(ROUGE-L on the tokens of the ``rouge-score`` package's default tokenizer).
 
 What this module owns: the pure functions (token normalization, per-pair token F1, LCS
 length, per-pair ROUGE-L F-measure) and their registration. A problemDoc names them as
@@ -11,15 +12,21 @@ Called with 2-D ``(rows, targets)`` arrays (applicability ``allTargets``, the de
 registered here) the metrics score the **last** column, the rationale; with 1-D arrays
 they score those values. This keeps ``rationaleTokenF1[label]`` out of scores.csv.
 
-Normalization (SQuAD style): lower case, punctuation removed, the articles a/an/the
-removed, whitespace collapsed. Two empty texts agree fully (1.0); one empty text against
-a non-empty one scores 0.0.
+Normalization (SQuAD style, :func:`normalize_tokens`): lower case, punctuation removed,
+the articles a/an/the removed, whitespace collapsed. ``rationaleRougeL`` uses it too, so it
+is *not* standard ROUGE-L: dropping articles and punctuation changes the LCS and the
+lengths whenever a rationale has them. ``rationaleRougeLStandard`` tokenizes as
+``rouge_score.tokenize`` does without stemming (:func:`rouge_tokens`: lower case, every
+run of characters other than a-z and 0-9 a separator, articles kept). Two empty texts
+agree fully (1.0); one empty text against a non-empty one scores 0.0.
 
 >>> rationale_token_f1(["the glass is broken"], ["glass broken"])
 0.8
 >>> round(rationale_rouge_l(["the glass is broken"], ["a glass that is broken"]), 4)
 0.8571
 >>> round(rationale_rouge_l(["it has a collar"], ["collar it has"]), 4)
+0.6667
+>>> round(rationale_rouge_l_standard(["the glass is broken"], ["a glass that is broken"]), 4)
 0.6667
 """
 
@@ -35,6 +42,7 @@ from d3mkit.scoring.registry import register_metric
 
 _PUNCT = re.compile("[" + re.escape(string.punctuation) + "\u2018\u2019\u201c\u201d]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def normalize_tokens(text) -> list[str]:
@@ -49,6 +57,17 @@ def normalize_tokens(text) -> list[str]:
     s = _PUNCT.sub("", s)
     s = _ARTICLES.sub(" ", s)
     return s.split()
+
+
+def rouge_tokens(text) -> list[str]:
+    """Tokens as the ``rouge-score`` package's default tokenizer makes them (no stemming).
+
+    >>> rouge_tokens("The Glass, it's BROKEN!")
+    ['the', 'glass', 'it', 's', 'broken']
+    """
+    if text is None or (isinstance(text, float) and np.isnan(text)):
+        return []
+    return _NON_ALNUM.sub(" ", str(text).lower()).split()
 
 
 def token_f1(reference: list[str], prediction: list[str]) -> float:
@@ -138,10 +157,13 @@ def rationale_token_f1(y_true, y_pred, **_) -> float:
 
 @register_metric("rationaleRougeL", higher_is_better=True, best=1.0, worst=0.0,
                  applicability="allTargets",
-                 description="ROUGE-L F-measure (LCS of normalized tokens) between predicted and "
-                             "reference rationale, averaged over rows (PVLr; 2-D input: last column)")
+                 description="ROUGE-L F-measure (beta 1) between predicted and reference rationale on "
+                             "SQuAD-normalized tokens (lower case, punctuation and the articles a/an/the "
+                             "removed first), averaged over rows - not standard ROUGE-L on raw text, from "
+                             "which it differs whenever articles or punctuation matter (see "
+                             "rationaleRougeLStandard) (PVLr; 2-D input: last column)")
 def rationale_rouge_l(y_true, y_pred, **_) -> float:
-    """Mean ROUGE-L F-measure (beta 1) of predicted vs reference rationales.
+    """Mean ROUGE-L F-measure (beta 1) of SQuAD-normalized predicted vs reference rationales.
 
     >>> rationale_rouge_l(["the glass is shattered", "cats are pets"], ["glass shattered", "dogs"])
     0.4
@@ -150,3 +172,21 @@ def rationale_rouge_l(y_true, y_pred, **_) -> float:
     if not len(t):
         return 0.0
     return float(np.mean([rouge_l_f(normalize_tokens(a), normalize_tokens(b)) for a, b in zip(t, p)]))
+
+
+@register_metric("rationaleRougeLStandard", higher_is_better=True, best=1.0, worst=0.0,
+                 applicability="allTargets",
+                 description="standard ROUGE-L F-measure (beta 1, no stemming) between predicted and "
+                             "reference rationale, tokenized as the rouge-score package does (lower case, "
+                             "non-alphanumeric characters separate tokens, articles kept), averaged over "
+                             "rows (PVLr; 2-D input: last column)")
+def rationale_rouge_l_standard(y_true, y_pred, **_) -> float:
+    """Mean standard ROUGE-L F-measure (rouge-score's tokens, no stemming).
+
+    >>> rationale_rouge_l_standard(["the glass is shattered", "cats are pets"], ["glass shattered", "dogs"])
+    0.3333333333333333
+    """
+    t, p = _rationale_columns(y_true, y_pred)
+    if not len(t):
+        return 0.0
+    return float(np.mean([rouge_l_f(rouge_tokens(a), rouge_tokens(b)) for a, b in zip(t, p)]))

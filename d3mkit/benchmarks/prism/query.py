@@ -6,12 +6,17 @@ What this module owns:
 * :func:`length_mask` — keep texts whose length (in words) is within one standard
   deviation of the mean, the bounds rounded to the nearest integer (premises and captions
   are filtered separately);
-* encoders (:class:`Encoder`): ``tfidf`` (word 1–2-gram TF-IDF, scikit-learn, offline,
-  the default), ``tfidf-char`` (character 3–5-grams), ``lsa`` (TF-IDF + truncated SVD,
-  seeded) and ``st:NAME`` (a sentence-transformers model, only when that package is
-  installed; NAME is passed to it as given — a local path keeps it offline). The paper
-  used three sentence-transformers models and approximate nearest neighbours; d3mkit
-  searches exactly (cosine similarity);
+* encoders (:class:`Encoder`): ``tfidf`` (word 1–2-gram TF-IDF, scikit-learn, offline),
+  ``tfidf-char`` (character 3–5-grams), ``lsa`` (TF-IDF + truncated SVD, seeded) and
+  ``st:NAME`` (a sentence-transformers model, only when that package is installed; NAME
+  is passed to it as given — a local path keeps it offline). The paper used three
+  sentence-transformers models (``paper``: all-distilroberta-v1, all-MiniLM-L12-v2,
+  all-mpnet-base-v2) and approximate nearest neighbours; d3mkit searches exactly (cosine
+  similarity). The default (:func:`default_encoders`) is several encoders - the three
+  offline ones, plus the paper's models that are installed and already in the local
+  Hugging Face cache (nothing is downloaded) - because with one encoder the model
+  agreement is undefined and Copeland's method only repeats that encoder's ranking (a
+  single encoder is allowed, with a warning);
 * :func:`nearest` — each encoder's ``k`` nearest captions per premise;
 * :func:`copeland` — Copeland's method over the encoders' rankings (unranked candidates
   tie below every ranked one); the winner is the chosen caption (ties: better mean rank,
@@ -33,7 +38,7 @@ import json
 import math
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import Iterable, Protocol, Sequence, TextIO
@@ -43,6 +48,56 @@ import numpy as np
 from d3mkit.errors import UsageError
 
 DEFAULT_P = 0.9
+OFFLINE_ENCODERS = ("tfidf", "tfidf-char", "lsa")
+PAPER_ENCODERS = ("st:sentence-transformers/all-distilroberta-v1", "st:sentence-transformers/all-MiniLM-L12-v2",
+                  "st:sentence-transformers/all-mpnet-base-v2")
+ONE_ENCODER_WARNING = ("warning: one encoder: the model agreement is undefined (null) and Copeland's method "
+                       "only repeats that encoder's ranking; the paper combines several encoders "
+                       "(e.g. --encoders tfidf,tfidf-char,lsa, or paper with sentence-transformers)")
+
+
+def _cached_locally(model: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return False
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except Exception:  # noqa: BLE001 - any cache problem means: not available offline
+        return False
+
+
+def default_encoders() -> list[str]:
+    """The offline encoders, plus the paper's sentence-transformers models when that
+    package is installed and the model is already in the local cache."""
+    out = list(OFFLINE_ENCODERS)
+    try:
+        import importlib.util
+        if importlib.util.find_spec("sentence_transformers") is None:
+            return out
+    except (ImportError, ValueError):
+        return out
+    return out + [e for e in PAPER_ENCODERS if _cached_locally(e[3:])]
+
+
+def encoder_specs(text: str) -> list[str]:
+    """``--encoders`` to encoder specs: ``default``, ``paper`` or a comma-separated list
+    (``default`` and ``paper`` may appear in it).
+
+    >>> encoder_specs("tfidf,lsa")
+    ['tfidf', 'lsa']
+    >>> encoder_specs("paper")[0]
+    'st:sentence-transformers/all-distilroberta-v1'
+    """
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if part == "default":
+            out += default_encoders()
+        elif part == "paper":
+            out += list(PAPER_ENCODERS)
+        elif part:
+            out.append(part)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -280,15 +335,16 @@ class QuerySummary:
     captions: int = 0
     captions_kept: int = 0
     grounded: int = 0
+    warnings: list = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        return [f"premises: {self.premises} ({self.premises_kept} within the length filter)",
+        return list(self.warnings) + [f"premises: {self.premises} ({self.premises_kept} within the length filter)",
                 f"caption sentences: {self.captions} ({self.captions_kept} within the length filter)",
                 f"premises grounded: {self.grounded}"]
 
 
 def caption_query(premises: Iterable[tuple[str, str]], captions: Iterable[tuple[str, str]], *,
-                  top_k: int = 50, encoders: Sequence[str | Encoder] = ("tfidf",),
+                  top_k: int = 50, encoders: Sequence[str | Encoder] | None = None,
                   length_filter: bool = True, seed: int = 0, p: float = DEFAULT_P,
                   summary: QuerySummary | None = None) -> list[dict]:
     """Ground each premise in its best caption sentence. Returns one record per kept
@@ -309,9 +365,13 @@ def caption_query(premises: Iterable[tuple[str, str]], captions: Iterable[tuple[
     summary.premises_kept, summary.captions_kept = len(prem), len(caps)
     if not prem or not caps:
         return []
+    if encoders is None:
+        encoders = default_encoders()
     encs = [make_encoder(e, seed) if isinstance(e, str) else e for e in encoders]
     if not encs:
         raise UsageError("no encoder given")
+    if len(encs) == 1 and ONE_ENCODER_WARNING not in summary.warnings:
+        summary.warnings.append(ONE_ENCODER_WARNING)
     if len({e.name for e in encs}) != len(encs):
         raise UsageError("an encoder is listed twice")
     p_texts, c_texts = [t for _, t in prem], [t for _, t in caps]
@@ -343,7 +403,7 @@ def caption_query(premises: Iterable[tuple[str, str]], captions: Iterable[tuple[
 
 
 
-def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str = "tfidf",
+def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str = "default",
               length_filter: bool = True, fmt: str = "jsonl", output: Path | None = None,
               seed: int = 0, stderr: TextIO | None = None) -> QuerySummary:
     """The ``d3mkit prism query`` command."""
@@ -358,7 +418,7 @@ def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str 
             raise D3MKitError(error("prism.captions", "", f"no {what} could be read from this file",
                                     str(path)))
     summary = QuerySummary()
-    rows = caption_query(prem, caps, top_k=top_k, encoders=[e for e in encoders.split(",") if e.strip()],
+    rows = caption_query(prem, caps, top_k=top_k, encoders=encoder_specs(encoders),
                          length_filter=length_filter, seed=seed, summary=summary)
     buf = io.StringIO()
     if fmt == "jsonl":
