@@ -63,8 +63,17 @@ def batches(n: int, batch_size: int, rng: np.random.Generator | None = None) -> 
 def write_solution(task: TaskRoot, predictions: pd.DataFrame, *, model: str,
                    info: dict | None = None):
     """Write predictions.csv (+ scores.csv, + baseline.json) into ``<name>_solution/``
-    and return the score report from :func:`d3mkit.scoring.score.score_task_root`."""
+    and return the score report from :func:`d3mkit.scoring.score.score_task_root`.
+    In a data-parallel run (:mod:`d3mkit.baselines.ddp`) only rank 0 writes; the other
+    processes get None."""
+    from d3mkit.baselines import ddp
     from d3mkit.docs.jsonio import save_json
+
+    ctx = ddp.current()
+    if not ctx.is_main:
+        return None
+    if ctx.active:
+        info = {**(info or {}), "processes": ctx.world_size, "backend": ctx.backend}
     from d3mkit.scoring.score import score_task_root, write_scores
 
     sol = task.solution_dir

@@ -54,7 +54,17 @@ def _run(args) -> int:
         raise UsageError(f"baseline {model!r} is not available in this build")
     config_cls = getattr(mod, "CONFIG", None)
     config = config_cls.from_args(args, model=model) if config_cls is not None else args
-    report = mod.run_baseline(task, model, config)
+    from d3mkit.baselines import ddp
+    if ddp.launched():   # torchrun --nproc-per-node N: join the process group first
+        from d3mkit.baselines.common import choose_device
+        ddp.init_from_env(choose_device(getattr(args, "device", "auto")))
+    try:
+        report = mod.run_baseline(task, model, config)
+        main_process = ddp.current().is_main
+    finally:
+        ddp.finish()
+    if not main_process:   # rank 0 wrote and prints the solution
+        return 0
     for s in report.scores:
         label = s.metric if not s.target else f"{s.metric}[{s.target}]"
         print(f"{label}\t{s.value:.6g}")
