@@ -14,7 +14,7 @@ import sys
 from importlib import import_module
 
 from d3mkit import __version__
-from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError
+from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, print_issues  # noqa: F401
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
             "build", "baseline", "demo", "reproduce", "value", "prism"]
@@ -40,12 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         mod.add_parser(sub)
     return parser
-
-
-def print_issues(issues, stream=None) -> None:
-    stream = stream or sys.stderr
-    for i in issues:
-        print(i.format(), file=stream)
 
 
 def main(argv: list[str] | None = None) -> int:

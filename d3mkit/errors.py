@@ -64,6 +64,14 @@ def has_errors(issues: Iterable[Issue], strict: bool = False) -> bool:
     return any(strict or i.is_error for i in issues)
 
 
+def print_issues(issues: Iterable[Issue], stream=None) -> None:
+    """One line per issue (:meth:`Issue.format`) on ``stream`` (default stderr)."""
+    import sys
+    stream = stream or sys.stderr
+    for i in issues:
+        print(i.format(), file=stream)
+
+
 class D3MKitError(Exception):
     """An input problem that stops a command. Carries issues and the exit code."""
 

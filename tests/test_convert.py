@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from d3mkit.cli import main
-from d3mkit.docs.convert import TASK_SUBTYPE_KEYWORDS, TASK_TYPE_KEYWORDS, convert_problem
+from d3mkit.docs.convert import TASK_SUBTYPE_KEYWORDS, TASK_TYPE_KEYWORDS
+from d3mkit.validate.convert import convert_checked
 from d3mkit.docs.jsonio import dump_json
 from d3mkit.docs.problem import ProblemDoc, Target
 from d3mkit.validate.schema import check_problem_schema
@@ -33,36 +34,36 @@ def doc311(task_type="classification", sub="binary", metrics=None):
 def test_round_trip_is_byte_identical(task_type, sub):
     d = doc311(task_type, sub)
     d["about"]["x-extra"] = {"kept": [1, 2]}          # unknown fields are preserved too
-    new, issues = convert_problem(d, "4.0.0")
+    new, issues = convert_checked(d, "4.0.0")
     assert issues == []
     kws = new["about"]["taskKeywords"]
     assert kws == TASK_TYPE_KEYWORDS[task_type] + (TASK_SUBTYPE_KEYWORDS[sub] if sub else [])
     assert "taskType" not in new["about"] and "taskSubType" not in new["about"]
     assert new["about"]["problemSchemaVersion"] == "4.0.0"
     assert new["inputs"] == d["inputs"] and new["expectedOutputs"] == d["expectedOutputs"]
-    back, issues = convert_problem(new, "3.1.1")
+    back, issues = convert_checked(new, "3.1.1")
     assert [i.code for i in issues] == ["schema.unknown_field"]     # x-extra, as before
     assert dump_json(back) == dump_json(d)
 
 
 def test_key_position_is_kept():
     d = doc311()
-    new, _ = convert_problem(d, "4.0.0")
+    new, _ = convert_checked(d, "4.0.0")
     assert list(new["about"]) == ["problemID", "problemName", "problemDescription", "taskKeywords",
                                   "problemVersion", "problemSchemaVersion"]
 
 
 def test_same_version_is_unchanged():
     d = doc311()
-    out, issues = convert_problem(d, "3.1.1")
+    out, issues = convert_checked(d, "3.1.1")
     assert out == d and out is not d and issues == []
 
 
 def test_400_keywords_without_311_equivalent_are_dropped_with_warning():
     d = doc311()
-    new, _ = convert_problem(d, "4.0.0")
+    new, _ = convert_checked(d, "4.0.0")
     new["about"]["taskKeywords"] = ["tabular", "classification", "multiClass", "lupi"]
-    back, issues = convert_problem(new, "3.1.1")
+    back, issues = convert_checked(new, "3.1.1")
     assert back["about"]["taskType"] == "classification" and back["about"]["taskSubType"] == "multiClass"
     assert [(i.severity, i.code) for i in issues] == [("warning", "convert.dropped_keywords")]
     assert "tabular, lupi" in issues[0].message
@@ -70,9 +71,9 @@ def test_400_keywords_without_311_equivalent_are_dropped_with_warning():
 
 
 def test_time_series_classification_is_classification():
-    new, _ = convert_problem(doc311(), "4.0.0")
+    new, _ = convert_checked(doc311(), "4.0.0")
     new["about"]["taskKeywords"] = ["timeSeries", "classification", "binary"]
-    back, issues = convert_problem(new, "3.1.1")
+    back, issues = convert_checked(new, "3.1.1")
     assert back["about"]["taskType"] == "classification"
     assert "timeSeries" in issues[0].message
 
@@ -86,25 +87,25 @@ def test_time_series_classification_is_classification():
     ([1, 2], "convert.task_keywords"),
 ])
 def test_unconvertible_400(keywords, code):
-    new, _ = convert_problem(doc311(), "4.0.0")
+    new, _ = convert_checked(doc311(), "4.0.0")
     new["about"]["taskKeywords"] = keywords
-    out, issues = convert_problem(new, "3.1.1", "p.json")
+    out, issues = convert_checked(new, "3.1.1", "p.json")
     assert out is None
     assert code in [i.code for i in issues if i.is_error]
     assert all(i.path == "p.json" and i.location == "about.taskKeywords" for i in issues)
 
 
 def test_400_metric_missing_in_311_is_an_error():
-    new, _ = convert_problem(doc311(), "4.0.0")
+    new, _ = convert_checked(doc311(), "4.0.0")
     new["inputs"]["performanceMetrics"].append({"metric": "hammingLoss"})
-    out, issues = convert_problem(new, "3.1.1")
+    out, issues = convert_checked(new, "3.1.1")
     assert out is None
     assert [(i.code, i.location) for i in issues] == [("convert.metric", "inputs.performanceMetrics[2].metric")]
 
 
 def test_311_metrics_unknown_to_d3m_warn():
     d = doc311(metrics=[{"metric": "other", "specifyOther": "sF1"}, {"metric": "rootMeanSquaredErrorAvg"}])
-    new, issues = convert_problem(d, "4.0.0")
+    new, issues = convert_checked(d, "4.0.0")
     assert new is not None
     assert [(i.severity, i.location) for i in issues] == [
         ("warning", "inputs.performanceMetrics[0].metric"), ("warning", "inputs.performanceMetrics[1].metric")]
@@ -119,14 +120,14 @@ def test_311_metrics_unknown_to_d3m_warn():
 def test_unconvertible_311(about_patch, code):
     d = doc311()
     d["about"].update(about_patch)
-    out, issues = convert_problem(d, "4.0.0")
+    out, issues = convert_checked(d, "4.0.0")
     assert out is None and [i.code for i in issues] == [code]
 
 
 @pytest.mark.parametrize("doc", [[], "x", {"about": []}, {"inputs": {}}, {"about": {"problemID": "p"}},
                                  {"about": {"datasetID": "d"}, "dataResources": []}])
 def test_not_a_problem_doc(doc):
-    out, issues = convert_problem(doc, "4.0.0")
+    out, issues = convert_checked(doc, "4.0.0")
     assert out is None and issues and all(i.is_error for i in issues)
 
 
@@ -194,7 +195,7 @@ def test_d3m_reads_converted_keywords_like_legacy_fields(tmp_path):
             a.parent.mkdir()
             b.parent.mkdir()
             a.write_text(dump_json(d))
-            b.write_text(dump_json(convert_problem(d, "4.0.0")[0]))
+            b.write_text(dump_json(convert_checked(d, "4.0.0")[0]))
             pairs.append((str(a), str(b)))
     res = subprocess.run([str(D3M_PYTHON), "-c", D3M_KEYWORDS] + [p for ab in pairs for p in ab],
                          capture_output=True, text=True, timeout=120)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,13 +26,7 @@ from d3mkit.benchmarks.abstraction.paper import REPETITIONS, table  # noqa: E402
 from d3mkit.benchmarks.abstraction.protocol import Protocol, generate  # noqa: E402
 
 
-def best_of(fn, n=3) -> float:
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from _bench_data import best_of  # noqa: E402  (the one best-of timer of tools/)
 
 
 def main(argv=None) -> int:

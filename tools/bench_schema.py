@@ -6,8 +6,8 @@ Prints one row per column count: milliseconds per check_dataset_schema and per
 cerberus_errors call on a datasetDoc with one learningData table of that many columns.
 """
 
-import time
 
+from _bench_data import best_of
 from d3mkit.validate.schema import cerberus_errors, check_dataset_schema
 
 
@@ -23,12 +23,8 @@ def dataset_doc(n_cols: int) -> dict:
 
 
 def timed(fn, *args, repeat=3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - t)
-    return best * 1000
+    """Milliseconds of the fastest of ``repeat`` calls (tools/_bench_data.best_of)."""
+    return best_of(lambda: fn(*args), repeat) * 1000
 
 
 def main() -> None:

@@ -24,11 +24,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_data import best_of  # noqa: E402  (the one best-of timer of tools/)
 
 REPO = Path(__file__).resolve().parent.parent
 LABELS = np.array([f"label_{i}" for i in range(10)])
@@ -47,17 +49,18 @@ def problem_doc(kind: str) -> dict:
 
 def d3mkit_score(pdoc: Path, pred: Path, targets: Path, out: Path) -> tuple[float, dict]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    best, report = float("inf"), None
-    for _ in range(3):
-        t = time.perf_counter()
-        p = subprocess.run([sys.executable, "-m", "d3mkit", "score", "--problem", str(pdoc),
-                            "--predictions", str(pred), "--targets", str(targets),
-                            "--output", str(out), "--format", "json"],
-                           env=env, capture_output=True, text=True)
-        best = min(best, time.perf_counter() - t)
-        if p.returncode != 0:
-            raise SystemExit(f"d3mkit score failed: {p.stdout}{p.stderr}")
-        report = json.loads(p.stdout)
+    runs = []
+
+    def once():
+        runs.append(subprocess.run([sys.executable, "-m", "d3mkit", "score", "--problem", str(pdoc),
+                                    "--predictions", str(pred), "--targets", str(targets),
+                                    "--output", str(out), "--format", "json"],
+                                   env=env, capture_output=True, text=True))
+    best = best_of(once, 3)
+    p = runs[-1]
+    if p.returncode != 0:
+        raise SystemExit(f"d3mkit score failed: {p.stdout}{p.stderr}")
+    report = json.loads(p.stdout)
     return best, {s["metric"]: s["value"] for s in report["scores"]}
 
 
@@ -142,11 +145,8 @@ def main() -> None:
                 None if ref is None else ref["accuracy"][1])
         from d3mkit.scoring.objectdetection import average_precision
         arrays, t3, p3, t4, p4 = od_files(tmp, rng)
-        best = float("inf")
-        for _ in range(3):
-            s = time.perf_counter()
-            ap_value = average_precision(arrays[0], arrays[1], arrays[2], arrays[3], arrays[4])
-            best = min(best, time.perf_counter() - s)
+        ap_value = average_precision(*arrays[:5])
+        best = best_of(lambda: average_precision(*arrays[:5]), 3)
         ref = reference(args.reference, "objectDetection", t4, p4)
         ref_s = None if ref is None else ref["objectDetectionAP"][0]
         ref_v = None if ref is None else ref["objectDetectionAP"][1]

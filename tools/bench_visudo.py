@@ -15,11 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
+from _bench_data import best_of
 from d3mkit.benchmarks.visudo import sudoku
 from d3mkit.benchmarks.visudo.generator import STRATEGIES, Catalog, Config, generate
 
@@ -27,12 +27,8 @@ TARGET = 2000.0
 
 
 def best_rate(fn, n_items: int, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return n_items / best
+    """Items per second of the fastest of ``repeat`` calls (tools/_bench_data.best_of)."""
+    return n_items / best_of(fn, repeat)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -42,6 +43,31 @@ def choose_device(preference: str = "auto") -> str:
     if preference == "cuda":
         raise UsageError("--device cuda was asked for but torch sees no CUDA device")
     return "cpu"
+
+
+THREADS_ENV = "D3MKIT_TORCH_THREADS"
+
+
+@contextmanager
+def torch_threads(default: int | None):
+    """Run the block with torch on ``default`` CPU threads (``$D3MKIT_TORCH_THREADS``
+    overrides it; None keeps torch's setting), restoring the previous count afterwards.
+    The one place d3mkit sets torch's thread count. Small networks train several times
+    faster on one thread on a shared machine; big ones want every core."""
+    torch = require_torch()
+    env = os.environ.get(THREADS_ENV, "").strip()
+    if env:
+        try:
+            default = max(1, int(env))
+        except ValueError:
+            raise UsageError(f"${THREADS_ENV} must be a positive integer, got {env!r}") from None
+    before = torch.get_num_threads()
+    if default is not None:
+        torch.set_num_threads(max(1, int(default)))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def seed_everything(seed: int) -> "np.random.Generator":

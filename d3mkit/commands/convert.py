@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from d3mkit.cli import print_issues
-from d3mkit.docs.convert import VERSIONS, convert_problem
+from d3mkit.docs.convert import VERSIONS
 from d3mkit.docs.jsonio import dump_json, load_json, write_text_atomic
-from d3mkit.errors import EXIT_INVALID, EXIT_OK, D3MKitError, UsageError
+from d3mkit.errors import EXIT_INVALID, EXIT_OK, D3MKitError, UsageError, print_issues
+from d3mkit.validate.convert import convert_checked
 
 
 def add_parser(sub) -> None:
@@ -33,7 +33,7 @@ def run(args) -> int:
         if args.output.exists() and not args.force:
             raise UsageError("output exists; use --force to replace it", str(args.output))
     doc = load_json(src)
-    out, issues = convert_problem(doc, args.to, str(src))
+    out, issues = convert_checked(doc, args.to, str(src))
     if out is None:
         raise D3MKitError(issues, EXIT_INVALID)
     print_issues(issues)

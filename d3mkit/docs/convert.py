@@ -10,8 +10,8 @@ metrics, splits, targets) is kept; ``problemSchemaVersion`` is set to the target
 A 3.1.1 document converted to 4.0.0 and back is byte-identical (with :func:`dump_json`) when
 ``taskSubType`` directly follows ``taskType`` and ``problemSchemaVersion`` is present, as
 in documents d3mkit writes. Converting 4.0.0 to 3.1.1 drops keywords 3.1.1 cannot express
-(``tabular``, ``image``, ...) with a warning, and warns about anything else in the result that
-problemSchema 3.1.1 does not allow; a document whose keywords name no 3.1.1 task type, or
+(``tabular``, ``image``, ...) with a warning (:func:`d3mkit.validate.convert.convert_checked`
+also warns about anything else in the result that problemSchema 3.1.1 does not allow); a document whose keywords name no 3.1.1 task type, or
 name two, or a metric 3.1.1 does not have, cannot be converted (an error).
 
 >>> doc = {"about": {"problemID": "p", "problemName": "p", "taskType": "timeSeriesForecasting",
@@ -217,10 +217,4 @@ def convert_problem(doc: Any, to: str, path: str = "") -> tuple[dict | None, lis
         return copy.deepcopy(doc), []
     if to == "4.0.0":
         return to_400(doc, path)
-    out, issues = to_311(doc, path)
-    if out is not None:
-        # fields 4.0.0 has and 3.1.1 does not are kept, so say what will not validate
-        from d3mkit.validate.schema import check_problem_schema
-        issues += [warning(i.code, i.location, f"{i.message} (in the converted 3.1.1 document)", path)
-                   for i in check_problem_schema(out, path)]
-    return out, issues
+    return to_311(doc, path)

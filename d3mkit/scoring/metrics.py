@@ -39,13 +39,7 @@ import pandas as pd
 
 from d3mkit.scoring import multilabel as ML
 from d3mkit.scoring.multilabel import LabelSets
-from d3mkit.scoring.registry import register_metric
-
-CLASSIFICATION = ("classification", "vertexNomination", "linkPrediction", "graphMatching",
-                  "communityDetection", "semiSupervisedClassification")
-REGRESSION = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
-              "semiSupervisedRegression")
-CLUSTERING = ("clustering", "communityDetection")
+from d3mkit.registry import CLASSIFICATION, CLUSTERING, REGRESSION, register_metric
 DEFAULT_POS_LABEL = "1"
 MAX_RANK = 500.0   # rank given to a true value missing from a ranked prediction list
 

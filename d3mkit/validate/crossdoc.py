@@ -9,6 +9,7 @@ Locations are JSON paths into the problemDoc.
 from __future__ import annotations
 
 from d3mkit.errors import Issue
+from d3mkit.registry import registry
 from d3mkit.validate.codes import make
 from d3mkit.validate.common import as_dict, as_int, as_list, as_str
 from d3mkit.validate.files import DatasetContext, _is_table, declared_columns
@@ -24,29 +25,15 @@ SUBTYPES = {
     "nonOverlapping": ("clustering", "communityDetection"),
 }
 
-CLASSIFICATION = ("classification", "vertexNomination", "linkPrediction", "graphMatching",
-                  "vertexClassification", "semiSupervisedClassification")
-REGRESSION = ("regression", "timeSeriesForecasting", "collaborativeFiltering", "semiSupervisedRegression")
-CLUSTERING = ("clustering", "communityDetection")
-
-# problemSchema 3.1.1 metrics and the task types they make sense for (() = any)
-STANDARD_METRICS: dict[str, tuple[str, ...]] = {
-    **{m: CLASSIFICATION for m in ("accuracy", "precision", "recall", "f1", "f1Micro", "f1Macro",
-                                   "rocAuc", "rocAucMicro", "rocAucMacro", "jaccardSimilarityScore")},
-    **{m: REGRESSION for m in ("meanSquaredError", "rootMeanSquaredError", "rootMeanSquaredErrorAvg",
-                               "meanAbsoluteError", "rSquared")},
-    "normalizedMutualInformation": CLUSTERING,
-    "precisionAtTopK": (),
-    "objectDetectionAP": ("objectDetection",),
-}
 BINARY_ONLY = ("f1", "precision", "recall", "rocAuc")
 
 
 def _registered(name: str):
     """The registry's Metric called ``name``, or None (a broken plugin is not our crash)."""
     try:
-        from d3mkit.scoring.registry import registry
         return registry().get(name)
+    except ImportError:
+        raise
     except Exception:
         return None
 
@@ -152,8 +139,8 @@ def check_metrics(problem: dict, p: str) -> list[Issue]:
                 continue
             tasks, name = tuple(metric.task_types), custom
             loc = f"{loc}.specifyOther"
-        elif name in STANDARD_METRICS:
-            tasks = STANDARD_METRICS[name]
+        elif (metric := _registered(name)) is not None and metric.standard:
+            tasks = tuple(metric.task_types)     # the registry owns which tasks a metric fits
             loc = f"{loc}.metric"
         else:
             continue   # not a 3.1.1 metric: the schema reports it

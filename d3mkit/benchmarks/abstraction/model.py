@@ -64,17 +64,10 @@ def fit_predict(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, *,
     On the CPU torch runs on ``threads`` threads (default 1: this network is so small
     that a second thread made training 3.5x slower on our shared 2-core machine);
     ``None`` keeps torch's setting."""
-    import torch
+    from d3mkit.baselines.common import torch_threads
 
-    if device == "cpu" and threads is not None:
-        before = torch.get_num_threads()
-        torch.set_num_threads(threads)
-        try:
-            return _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed,
-                                device, progress)
-        finally:
-            torch.set_num_threads(before)
-    return _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed, device, progress)
+    with torch_threads(threads if device == "cpu" else None):
+        return _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed, device, progress)
 
 
 def _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed, device, progress):

@@ -68,15 +68,12 @@ def _one_thread(fn):
     """Run ``fn`` with torch on one CPU thread (restored afterwards): the tiny fusion
     model trains several times faster that way on a shared 2-core machine."""
     try:
-        import torch
+        import torch  # noqa: F401
     except ImportError:
         return fn()
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    from d3mkit.baselines.common import torch_threads
+    with torch_threads(1):
         return fn()
-    finally:
-        torch.set_num_threads(before)
 
 
 def _scores(report) -> str:

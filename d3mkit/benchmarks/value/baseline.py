@@ -168,14 +168,13 @@ def prediction_frame(index, boards: np.ndarray, targets: list[str]) -> pd.DataFr
 
 
 def run_baseline(task, model: str, args):
-    from d3mkit.baselines.common import choose_device, require_torch, write_solution
+    from d3mkit.baselines.common import choose_device, require_torch, torch_threads, write_solution
     from d3mkit.benchmarks.value.decode import decode_argmax, decode_sane
     torch = require_torch()
     if model not in MODELS:
         raise UsageError(f"unknown VALUE model {model!r} ({', '.join(MODELS)})")
     device = choose_device(getattr(args, "device", "auto"))
     threads = _opt(args, "threads", os.cpu_count() or 1)
-    torch.set_num_threads(max(1, int(threads)))
     size = _opt(args, "image_size", 512 if device == "cuda" else 224)
     epochs = _opt(args, "epochs", DEFAULT_EPOCHS)
     batch_size = _opt(args, "batch_size", DEFAULT_BATCH)
@@ -199,9 +198,10 @@ def run_baseline(task, model: str, args):
     train_x = load_images([media / f for f in ld.loc[train, col]], size)
     test_x = load_images([media / f for f in ld.loc[test, col]], size)
     t1 = time.perf_counter()
-    probs = train_and_predict(train_x, train_y, test_x, arch=model, epochs=epochs,
-                              batch_size=batch_size, lr=lr, weight_decay=wd, device=device, seed=args.seed,
-                              weights=getattr(args, "weights", None), log=log)
+    with torch_threads(max(1, int(threads))):
+        probs = train_and_predict(train_x, train_y, test_x, arch=model, epochs=epochs,
+                                  batch_size=batch_size, lr=lr, weight_decay=wd, device=device, seed=args.seed,
+                                  weights=getattr(args, "weights", None), log=log)
     t2 = time.perf_counter()
     stats = None
     if decode == "sane":

@@ -36,23 +36,23 @@ def run_demo(out: Path, device: str, echo) -> None:
     except ImportError:
         echo("   baseline: skipped (torch is not installed)")
         return
-    from d3mkit.baselines.common import choose_device, write_solution
+    from d3mkit.baselines.common import choose_device, torch_threads, write_solution
     from d3mkit.benchmarks.value.baseline import (image_column, load_images, prediction_frame,
                                                   target_boards, train_and_predict)
     from d3mkit.benchmarks.value.decode import decode_argmax, decode_sane
 
     dev = choose_device(device)
-    torch.set_num_threads(os.cpu_count() or 1)
     col, media = image_column(task)
     ld = task.learning_data().set_index("d3mIndex")
     train, test = task.split_indices(0, 0)
     targets = list(task.problem.target_names)          # the 64 squares a8 ... h1
     ytr = target_boards(task, ld, train, targets)
     yte = target_boards(task, ld, test, targets)
-    probs = train_and_predict(load_images([media / f for f in ld.loc[train, col]], IMAGE_SIZE), ytr,
-                              load_images([media / f for f in ld.loc[test, col]], IMAGE_SIZE),
-                              arch="resnet18", epochs=EPOCHS, batch_size=10, lr=1e-3, device=dev,
-                              seed=0)
+    with torch_threads(os.cpu_count() or 1):
+        probs = train_and_predict(load_images([media / f for f in ld.loc[train, col]], IMAGE_SIZE), ytr,
+                                  load_images([media / f for f in ld.loc[test, col]], IMAGE_SIZE),
+                                  arch="resnet18", epochs=EPOCHS, batch_size=10, lr=1e-3, device=dev,
+                                  seed=0)
     arg = decode_argmax(probs)
     san, stats = decode_sane(probs)
     report = write_solution(task, prediction_frame(test, arg, targets),

@@ -180,20 +180,15 @@ def train_and_predict(model_name: str, data: dict, *, epochs: int, seed: int, de
 
 def run_baseline(task, model: str, args):
     """Train ``model`` on ``task`` and write + score its predictions (see module doc)."""
-    from d3mkit.baselines.common import choose_device, require_torch, write_solution
+    from d3mkit.baselines.common import choose_device, require_torch, torch_threads, write_solution
     from d3mkit.errors import UsageError
-    torch = require_torch()
+    require_torch()
     if model not in DEFAULT_EPOCHS:
         raise UsageError(f"unknown visudo baseline {model!r} (digit, visual, nesy)")
     device = choose_device(getattr(args, "device", "auto"))
     epochs = getattr(args, "epochs", None) or DEFAULT_EPOCHS[model]
     seed = getattr(args, "seed", 0) or 0
     quiet = getattr(args, "quiet", False)
-    if device == "cpu":
-        # these networks are small: one thread is as fast on an idle machine and much
-        # faster on a shared one (nesy, 60 epochs: 35 s against 170 s with 2 threads on
-        # the loaded 2-core test machine). VISUDO_THREADS overrides.
-        torch.set_num_threads(max(1, int(os.environ.get("VISUDO_THREADS", "1"))))
     data = load_puzzles(task)
     feats, n_classes = None, None
     if model == "digit":
@@ -203,8 +198,12 @@ def run_baseline(task, model: str, args):
         strategy = (task.manifest.get("parameters") or {}).get("strategy")
         n_classes = data["d"] ** 2 if strategy == "perCell" else data["d"]
     log = None if quiet else (lambda m: print(f"[{model}] {m}", file=sys.stderr))
-    p, info = train_and_predict(model, data, epochs=epochs, seed=seed, device=device,
-                                features=feats, n_classes=n_classes, log=log)
+    # these networks are small: one CPU thread is as fast on an idle machine and much
+    # faster on a shared one (nesy, 60 epochs: 35 s against 170 s with 2 threads on the
+    # loaded 2-core test machine). $D3MKIT_TORCH_THREADS overrides.
+    with torch_threads(1 if device == "cpu" else None):
+        p, info = train_and_predict(model, data, epochs=epochs, seed=seed, device=device,
+                                    features=feats, n_classes=n_classes, log=log)
     test = data["split"] == "test"
     va = data["split"] == "valid"
     cut = valid_threshold(data["y"][va], p[va])

@@ -1,0 +1,217 @@
+"""The metric registry: every metric d3mkit can score, by the name a problemDoc uses.
+
+What this module owns: the :class:`Metric` record, the task-type groups
+(:data:`CLASSIFICATION`, :data:`REGRESSION`, :data:`CLUSTERING`) and therefore which task
+types each metric fits — the validator and the scorer both ask it — and the loading of
+metrics. It sits at the bottom of the import order (it imports nothing of d3mkit but
+:mod:`d3mkit.errors`), so validation can ask it without importing scoring.
+
+A :class:`Metric` carries the facts a scorer and a user need (direction, range, task types,
+confidence need, parameters, multi-target behaviour, origin) and a pure ``score`` function
+on arrays. Every metric registers through the ``d3mkit.metrics`` entry-point group, d3mkit's
+own included: pyproject.toml lists d3mkit's modules (the standard metrics in
+``d3mkit.scoring.metrics`` and ``d3mkit.scoring.objectdetection``, and each benchmark's
+``metrics`` module), and importing a module registers the metrics it decorates with
+:func:`register_metric`. An entry point may also name a :class:`Metric` or a zero-argument
+callable returning one or a list of them. d3mkit's own entry points are read from the
+pyproject.toml of the source checkout when d3mkit runs from one (else from the installed
+metadata); one that cannot be loaded is an error (a packaging bug). A third-party entry
+point that cannot be loaded is a warning (:func:`plugin_issues`), not a crash.
+
+Calling convention of ``score``: ``score(y_true, y_pred, **kwargs) -> float`` where
+
+* ``y_true``/``y_pred`` are 1-D numpy arrays for a singleTarget metric and 2-D
+  ``(n_rows, n_targets)`` arrays for an allTargets metric, already aligned row by row
+  (values parsed per the target's colType: numbers for integer/real, strings otherwise);
+* ``confidence=`` is passed when ``needs_confidence`` (or when the file has one and the
+  metric accepts it): 1-D per row, or 2-D ``(n_rows, n_classes)`` with ``classes=``;
+* ``metadata=`` (a pandas DataFrame aligned with the rows) is passed when
+  ``metadata_file`` names a CSV in the task root's ``<name>_debug/`` directory;
+* problemDoc parameters arrive under their problemDoc names (``K``, ``posLabel``);
+* ``target_names=`` (the target column names, in the order of the 2-D columns) and
+  ``d3m_index=`` (the rows' d3mIndex values) are passed to an allTargets metric registered
+  with ``extra={"targetNames": True}``;
+* for a multiLabel problem (several truth rows per d3mIndex) only metrics registered with
+  ``multilabel=True`` are allowed; they get one
+  :class:`d3mkit.scoring.multilabel.LabelSets` (indicator matrices of truth and
+  predictions, and the confidence matrix) as both ``y_true`` and ``y_pred``.
+
+>>> @register_metric(name="demoZeroOne", higher_is_better=True, best=1.0, worst=0.0,
+...                  description="fraction of exact matches (example)")
+... def _zero_one(y_true, y_pred, **_):
+...     import numpy as np
+...     return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
+>>> get_metric("demoZeroOne")(["a", "b"], ["a", "c"])
+0.5
+>>> unregister_metric("demoZeroOne")
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import Callable, Iterable
+
+from d3mkit.errors import D3MKitError, error, warning
+
+ENTRY_POINT_GROUP = "d3mkit.metrics"
+DISTRIBUTION = "d3mkit"
+
+# task-type groups (problemSchema 3.1.1 taskType values) a metric may declare it fits
+CLASSIFICATION = ("classification", "vertexNomination", "vertexClassification", "linkPrediction",
+                  "graphMatching", "communityDetection", "semiSupervisedClassification")
+REGRESSION = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
+              "semiSupervisedRegression")
+CLUSTERING = ("clustering", "communityDetection")
+OBJECT_DETECTION = ("objectDetection",)
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    score: Callable[..., float]
+    higher_is_better: bool
+    best: float
+    worst: float
+    task_types: tuple[str, ...] = ()          # empty: any task type
+    needs_confidence: bool = False
+    params: tuple[str, ...] = ()              # problemDoc parameter names it accepts
+    applicability: str = "singleTarget"       # default applicabilityToTarget
+    standard: bool = False                    # one of problemSchema 3.1.1's metric names
+    metadata_file: str | None = None          # CSV in <name>_debug/ the metric needs
+    description: str = ""
+    source: str = "d3mkit"                    # where it came from (module or entry point)
+    extra: dict = field(default_factory=dict)
+    multilabel: bool = False                  # scores multiLabel label sets (LabelSets)
+
+    def __call__(self, y_true, y_pred, **kwargs) -> float:
+        return float(self.score(y_true, y_pred, **kwargs))
+
+    def applies_to(self, task_type: str | None) -> bool:
+        return not self.task_types or task_type in self.task_types
+
+    def describe(self) -> dict:
+        return {"name": self.name, "higherIsBetter": self.higher_is_better,
+                "best": self.best, "worst": self.worst, "taskTypes": list(self.task_types),
+                "needsConfidence": self.needs_confidence, "params": list(self.params),
+                "applicabilityToTarget": self.applicability, "standard": self.standard,
+                "metadataFile": self.metadata_file, "multiLabel": self.multilabel,
+                "description": self.description,
+                "source": self.source}
+
+
+_REGISTRY: dict[str, Metric] = {}
+_LOADED = False
+_LOAD_ISSUES: list = []
+
+
+def add_metric(metric: Metric, *, replace: bool = False) -> Metric:
+    """Register ``metric``; a second metric of the same name is an error unless ``replace``."""
+    if metric.name in _REGISTRY and not replace and _REGISTRY[metric.name] is not metric:
+        raise ValueError(f"metric {metric.name!r} is already registered "
+                         f"(from {_REGISTRY[metric.name].source})")
+    _REGISTRY[metric.name] = metric
+    return metric
+
+
+def register_metric(name: str | None = None, **props) -> Callable:
+    """Decorator: register the decorated pure function as a metric; returns the function."""
+    def deco(fn: Callable) -> Callable:
+        props.setdefault("source", fn.__module__)
+        if "description" not in props and fn.__doc__:
+            props["description"] = fn.__doc__.strip().splitlines()[0]
+        add_metric(Metric(name=name or fn.__name__, score=fn, **props))
+        return fn
+    return deco
+
+
+def unregister_metric(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def _own_entry_points() -> list[EntryPoint]:
+    """d3mkit's own ``d3mkit.metrics`` entry points: from the source checkout's
+    pyproject.toml when there is one (it is the truth while developing), else from the
+    installed distribution's metadata."""
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    if re.search(r'(?m)^name\s*=\s*"d3mkit"', text):
+        m = re.search(r'(?ms)^\[project\.entry-points\."d3mkit\.metrics"\]\s*$(.*?)(?=^\[|\Z)', text)
+        body = m.group(1) if m else ""
+        return [EntryPoint(k, v, ENTRY_POINT_GROUP)
+                for k, v in re.findall(r'(?m)^\s*"?([\w.-]+)"?\s*=\s*"([^"]+)"', body)]
+    return [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if _dist_name(ep) == DISTRIBUTION]
+
+
+def _dist_name(ep) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return dist.metadata["Name"] if dist is not None else None
+
+
+def _add_from(ep: EntryPoint, source: str | None) -> None:
+    obj = ep.load()
+    if isinstance(obj, ModuleType):
+        return   # importing the module registered its metrics
+    items = obj() if callable(obj) and not isinstance(obj, Metric) else obj
+    items = [items] if isinstance(items, Metric) else list(items)
+    for m in items:
+        if not isinstance(m, Metric):
+            raise TypeError(f"{ep.value} gave {type(m).__name__}, not a Metric")
+        add_metric(Metric(**{**m.__dict__, "source": source or m.source}))
+
+
+def _load_entry_points() -> None:
+    for ep in _own_entry_points():
+        try:
+            _add_from(ep, None)
+        except Exception as exc:
+            raise ImportError(f"d3mkit's own metric entry point {ep.name} = {ep.value} cannot be "
+                              f"loaded ({type(exc).__name__}: {exc}); fix pyproject.toml") from exc
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if _dist_name(ep) == DISTRIBUTION:
+            continue
+        try:
+            _add_from(ep, f"entry point {ep.name} = {ep.value}")
+        except Exception as exc:  # a broken plugin must not break d3mkit
+            _LOAD_ISSUES.append(warning("metrics.plugin", ep.name,
+                                        f"could not load metric plugin {ep.value}: {exc}"))
+
+
+def registry() -> dict[str, Metric]:
+    """All registered metrics by name (built-ins and plugins loaded on first use)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        _load_entry_points()
+    return _REGISTRY
+
+
+def plugin_issues() -> list:
+    registry()
+    return list(_LOAD_ISSUES)
+
+
+def get_metric(name: str) -> Metric:
+    """The metric called ``name``; an unknown name raises with the known names listed."""
+    reg = registry()
+    if name not in reg:
+        known = ", ".join(sorted(reg))
+        raise D3MKitError(error("metric.unknown", "", f"unknown metric {name!r}; known metrics: {known}"))
+    return reg[name]
+
+
+def resolve(entry: dict) -> Metric:
+    """The metric a problemDoc ``performanceMetrics`` entry names (``other`` resolves
+    ``specifyOther``)."""
+    name = entry.get("specifyOther") if entry.get("metric") == "other" else entry.get("metric")
+    return get_metric(str(name))
+
+
+def names() -> Iterable[str]:
+    return sorted(registry())

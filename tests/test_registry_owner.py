@@ -1,0 +1,56 @@
+"""The registry owns each metric's task types (the validator asks it), every metric —
+d3mkit's own too — comes through the d3mkit.metrics entry-point group, and an own entry
+point that cannot load fails loudly."""
+
+from importlib.metadata import EntryPoint
+
+import pytest
+
+from d3mkit import registry as R
+from d3mkit.docs import ProblemDoc, Target
+from d3mkit.validate.crossdoc import check_metrics
+
+TASKS = ["classification", "regression", "clustering", "communityDetection", "linkPrediction",
+         "vertexNomination", "graphMatching", "timeSeriesForecasting", "collaborativeFiltering",
+         "objectDetection", "graphClustering", "other"]
+
+
+def _problem(task, entry):
+    return ProblemDoc.new("p_problem", "p", task, None, "p_dataset",
+                          [Target(0, "learningData", 1, "y")], [entry]).to_dict()
+
+
+def test_nmi_on_classification_validates_and_scores():
+    """The review's bug: validate said normalizedMutualInformation does not fit
+    classification while score scored it."""
+    assert R.get_metric("normalizedMutualInformation").applies_to("classification")
+    codes = [i.code for i in check_metrics(_problem("classification", {"metric": "normalizedMutualInformation"}), "p")]
+    assert "metric.not_applicable" not in codes
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_validator_verdict_is_the_registrys(task):
+    for name, metric in R.registry().items():
+        entry = {"metric": name} if metric.standard else {"metric": "other", "specifyOther": name}
+        issues = check_metrics(_problem(task, entry), "p")
+        fits = not [i for i in issues if i.code in ("metric.not_applicable", "metric.requires_task")
+                    and "binary" not in i.message]
+        assert fits == metric.applies_to(task), (name, task, [i.format() for i in issues])
+
+
+def test_own_entry_points_all_load_and_register():
+    eps = R._own_entry_points()
+    names = {ep.name for ep in eps}
+    assert {"standard", "objectDetection", "value", "abstraction", "prism"} <= names
+    sources = {m.source for m in R.registry().values()}
+    for ep in eps:
+        assert ep.value in sources, f"{ep.value} registered no metric"
+
+
+def test_missing_own_module_fails_loudly(monkeypatch):
+    monkeypatch.setattr(R, "_own_entry_points",
+                        lambda: [EntryPoint("gone", "d3mkit.benchmarks.nothere.metrics", R.ENTRY_POINT_GROUP)])
+    monkeypatch.setattr(R, "_LOADED", False)
+    with pytest.raises(ImportError, match="gone = d3mkit.benchmarks.nothere.metrics"):
+        R.registry()
+    monkeypatch.setattr(R, "_LOADED", True)
