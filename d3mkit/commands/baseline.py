@@ -76,7 +76,7 @@ def _check_metadata(task) -> None:
     """Fail before training when a metric of the problem needs a ``_debug`` file that is
     not there (the scorer would only find out after the model was trained)."""
     from d3mkit.errors import D3MKitError, error
-    from d3mkit.scoring.registry import resolve
+    from d3mkit.registry import resolve
     for i, entry in enumerate(task.problem.metrics):
         try:
             metric = resolve(entry)

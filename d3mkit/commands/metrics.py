@@ -25,7 +25,7 @@ def _task_types(types) -> str:
 
 
 def _run(args) -> int:
-    from d3mkit.scoring.registry import plugin_issues, registry
+    from d3mkit.registry import plugin_issues, registry
     reg = registry()
     metrics = [reg[n] for n in sorted(reg, key=lambda n: (not reg[n].standard, n.lower()))]
     issues = plugin_issues()

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from d3mkit.scoring.registry import register_metric
+from d3mkit.registry import register_metric
 
 
 def _voc_ap(rec: np.ndarray, prec: np.ndarray, use_07_metric: bool = False) -> float:

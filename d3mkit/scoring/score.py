@@ -38,7 +38,7 @@ from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import write_text_atomic
 from d3mkit.errors import D3MKitError, Issue, error, has_errors
 from d3mkit.scoring import predictions as P
-from d3mkit.scoring.registry import Metric, get_metric, plugin_issues, registry
+from d3mkit.registry import Metric, get_metric, plugin_issues, registry
 from d3mkit.scoring.metrics import DEFAULT_POS_LABEL
 from d3mkit.tables import read_table
 from d3mkit.validate import coltypes
