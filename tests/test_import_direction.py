@@ -8,8 +8,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 LAYERS = [
-    ("documents", ["d3mkit.errors", "d3mkit.registry", "d3mkit.tables", "d3mkit.docs", "d3mkit.schemas"]),
-    ("validation", ["d3mkit.validate"]),
+    ("documents", ["d3mkit.errors", "d3mkit.limits", "d3mkit.registry", "d3mkit.docs", "d3mkit.schemas"]),
+    ("validation", ["d3mkit.validate", "d3mkit.tables"]),
     ("packaging", ["d3mkit.splits", "d3mkit.views", "d3mkit.package", "d3mkit.taskroot"]),
     ("scoring", ["d3mkit.scoring"]),
     ("benchmarks", ["d3mkit.benchmarks", "d3mkit.baselines", "d3mkit.evaluate", "d3mkit.executor"]),
