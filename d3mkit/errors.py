@@ -1,4 +1,4 @@
-"""Issues, errors and exit codes shared by every d3mkit command.
+r"""Issues, errors and exit codes shared by every d3mkit command.
 
 A check never raises on bad input: it yields :class:`Issue` values (all of them, not the
 first). Code that must stop (unreadable file, usage error) raises :class:`D3MKitError`
@@ -9,11 +9,23 @@ carrying one or more issues and an exit code; the CLI turns either into text or 
 'p.json: line 3, column 5: error [json.syntax] trailing comma'
 >>> D3MKitError.single("x.csv", "csv.empty", "", "file is empty").exit_code
 1
+
+Text from files never breaks the one-line form: every issue's message, location and path
+are cleaned once, here (:func:`clean_text`): control characters (newlines, ESC, ...),
+Unicode line separators and bidi overrides are escaped, a quoted value over
+:data:`MAX_QUOTED` characters is cut (saying how long it was), a message over
+:data:`MAX_MESSAGE` characters is cut, and numpy scalar reprs print as plain numbers.
+
+>>> error("x", "row 2, column a\nb", "value 'a\x1b[31m' is np.float64(1.5)", "f\n.csv").format()
+"f\\n.csv: row 2, column a\\nb: error [x] value 'a\\x1b[31m' is 1.5"
+>>> len(error("x", "", "label " + repr("y" * 10_000)).message) < 200
+True
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, replace
 from typing import Iterable
 
 EXIT_OK = 0
@@ -22,6 +34,48 @@ EXIT_USAGE = 2
 
 ERROR = "error"
 WARNING = "warning"
+
+
+MAX_QUOTED = 80        # characters of a quoted value kept in a message
+MAX_MESSAGE = 2000    # characters of a whole message
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+_NUMPY = re.compile(r"\bnp\.(?:float|int|uint|complex)(?:8|16|32|64|128)?\(([^()]*)\)|\bnp\.(True|False)_")
+_QUOTED = re.compile(r"""(?<!\w)(?:'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*")(?!\w)""")
+_LONG = re.compile(r"[^\s'\"]{%d,}" % (4 * MAX_QUOTED))   # an unquoted value pasted in
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group(0)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return named.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def _cut(m: re.Match) -> str:
+    """A quoted value (not an apostrophe: problemDoc's) cut to MAX_QUOTED characters."""
+    q = m.group(0)
+    if len(q) <= MAX_QUOTED + 2:
+        return q
+    return f"{q[:MAX_QUOTED - 20]}...{q[-12:]} ({len(q) - 2:,} characters)"
+
+
+def clean_text(text: str, cut: bool = True) -> str:
+    r"""``text`` as one safe line: see the module docstring.
+
+    >>> clean_text("a\nb\x1b[0m\u202e"), clean_text("np.int64(3) and np.True_")
+    ('a\\nb\\x1b[0m\\u202e', '3 and True')
+    """
+    text = str(text)
+    if not cut:   # a path: escaped, never shortened
+        return _CONTROL.sub(_escape, text)
+    text = _NUMPY.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
+    text = _QUOTED.sub(_cut, text)
+    text = _LONG.sub(lambda m: f"{m.group(0)[:MAX_QUOTED - 20]}...{m.group(0)[-12:]} "
+                                f"({len(m.group(0)):,} characters)", text)
+    text = _CONTROL.sub(_escape, text)
+    if len(text) > MAX_MESSAGE:
+        text = f"{text[:MAX_MESSAGE - 60]} ... ({len(text):,} characters in all)"
+    return text
 
 
 @dataclass(frozen=True)
@@ -35,6 +89,13 @@ class Issue:
     location: str
     message: str
     path: str = ""
+
+    def __post_init__(self):
+        for name in ("location", "message", "path"):
+            value = getattr(self, name)
+            clean = clean_text(value, cut=name != "path")
+            if clean is not value:
+                object.__setattr__(self, name, clean)
 
     @property
     def is_error(self) -> bool:
@@ -57,6 +118,27 @@ def error(code: str, location: str, message: str, path: str = "") -> Issue:
 
 def warning(code: str, location: str, message: str, path: str = "") -> Issue:
     return Issue(WARNING, code, location, message, str(path))
+
+
+def relocated(issues: Iterable[Issue], old, new) -> list[Issue]:
+    """``issues`` with the temporary directory ``old`` named as ``new``, the path the
+    user asked for (a build writes into a hidden sibling, then renames it)."""
+    o, n = str(old), str(new)
+    return [replace(i, path=i.path.replace(o, n), location=i.location.replace(o, n),
+                    message=i.message.replace(o, n)) for i in issues]
+
+
+def relocated_error(exc: BaseException, old, new) -> BaseException:
+    """An exception raised while writing into ``old``, naming ``new`` instead (the
+    D3MKitError's issues, or an OSError's file names); other exceptions unchanged."""
+    o, n = str(old), str(new)
+    if isinstance(exc, D3MKitError):
+        return D3MKitError(relocated(exc.issues, o, n), exc.exit_code)
+    if isinstance(exc, OSError) and (exc.filename is not None or exc.filename2 is not None):
+        f1 = None if exc.filename is None else str(exc.filename).replace(o, n)
+        f2 = None if exc.filename2 is None else str(exc.filename2).replace(o, n)
+        return OSError(exc.errno, exc.strerror or str(exc), f1, None, f2)
+    return exc
 
 
 def has_errors(issues: Iterable[Issue], strict: bool = False) -> bool:

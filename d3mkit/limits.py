@@ -13,7 +13,7 @@ bytes of a CSV file   ``D3MKIT_MAX_FILE_BYTES``       4 GiB
 bytes of a JSON doc   ``D3MKIT_MAX_JSON_BYTES``       64 MiB
 columns of a CSV      ``D3MKIT_MAX_COLUMNS``          100,000
 multiLabel labels     ``D3MKIT_MAX_LABELS``           100,000 distinct labels per target
-label matrix cells    ``D3MKIT_MAX_LABEL_CELLS``      200,000,000 (indices x labels)
+label matrix cells    ``D3MKIT_MAX_LABEL_CELLS``      50,000,000 (indices x labels)
 repeats x folds       ``D3MKIT_MAX_SPLITS``           10,000 (repeat, fold) pairs
 dataSplits rows       ``D3MKIT_MAX_SPLIT_ROWS``       100,000,000 rows to generate
 ====================  ==============================  =================================
@@ -41,7 +41,7 @@ DEFAULTS = {
     "MAX_JSON_BYTES": 64 << 20,
     "MAX_COLUMNS": 100_000,
     "MAX_LABELS": 100_000,
-    "MAX_LABEL_CELLS": 200_000_000,
+    "MAX_LABEL_CELLS": 50_000_000,
     "MAX_SPLITS": 10_000,
     "MAX_SPLIT_ROWS": 100_000_000,
 }

@@ -27,7 +27,7 @@ import pandas as pd
 from d3mkit import __version__
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, UsageError, has_errors
+from d3mkit.errors import D3MKitError, UsageError, has_errors, relocated_error
 from d3mkit.tables import write_table
 
 
@@ -138,6 +138,9 @@ class TaskRootWriter:
         assert self.tmp is not None
         if exc_type is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
+            moved = relocated_error(exc, self.tmp, self.root)   # name the user's path
+            if moved is not exc:
+                raise moved from None
             return False
         try:
             save_json(self.debug_dir / "manifest.json", self.manifest)
@@ -147,8 +150,11 @@ class TaskRootWriter:
                 if has_errors(issues):
                     raise D3MKitError([i for i in issues if i.is_error])
             self._commit()
-        except BaseException:
+        except BaseException as err:
             shutil.rmtree(self.tmp, ignore_errors=True)
+            moved = relocated_error(err, self.tmp, self.root)
+            if moved is not err:
+                raise moved from None
             raise
         return False
 

@@ -41,8 +41,6 @@ Same problemDoc and learningData, same bytes: every draw comes from one
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -54,7 +52,7 @@ from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.dataset import image_index_column
 from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.limits import how_to_raise, limit
-from d3mkit.tables import read_table, write_table
+from d3mkit.tables import read_table
 
 COLUMNS = ["d3mIndex", "type", "repeat", "fold"]
 OD_COLUMNS = ["d3mIndex", "image", "type", "repeat", "fold"]
@@ -397,13 +395,8 @@ def write_splits(splits: pd.DataFrame, path: Path | str) -> None:
     """Write a splits table atomically (temporary sibling, then rename)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    os.close(fd)
-    try:
-        write_table(splits, tmp)
-        os.replace(tmp, p)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    from d3mkit.docs.jsonio import write_text_atomic
+    write_text_atomic(p, splits_bytes(splits).decode("utf-8"))
 
 
 def splits_bytes(splits: pd.DataFrame) -> bytes:

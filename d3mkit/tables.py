@@ -38,4 +38,7 @@ def write_table(df: pd.DataFrame, path: Path | str) -> None:
     """Write a CSV file deterministically (creating parent directories)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(p, index=False, lineterminator="\n")
+    try:
+        df.to_csv(p, index=False, lineterminator="\n")
+    except OSError as exc:   # a full disk: name the file (the write itself does not)
+        raise OSError(exc.errno, exc.strerror or str(exc), exc.filename or str(p)) from None

@@ -36,7 +36,7 @@ import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.errors import D3MKitError, UsageError, relocated_error
 from d3mkit.splits import read_splits, splits_path
 from d3mkit.tables import write_table
 from d3mkit.taskroot import TaskRoot
@@ -243,7 +243,10 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
         os.rename(tmp, out)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
+    except BaseException as err:
         shutil.rmtree(tmp, ignore_errors=True)
+        moved = relocated_error(err, tmp, out)   # name the user's --out, not the sibling
+        if moved is not err:
+            raise moved from None
         raise
     return {v: out / v for v in VIEWS}

@@ -215,3 +215,51 @@ def test_huge_repeat_fold_values(task, capsys, value, col):
     p.write_text("\n".join(lines) + "\n")
     out = refused(["validate", task], capsys, "splits.value", path=p)
     assert "below 10,000" in out
+
+
+@pytest.fixture
+def multilabel(tmp_path):
+    from _scoring_util import make_task
+    import pandas as pd
+    rows = [(i, lab) for i in range(12) for lab in ("ab"[i % 2], "cd"[i % 3 % 2])]
+    frame = pd.DataFrame(rows, columns=["d3mIndex", "tag"])
+    return make_task(tmp_path, "ml", frame, ["tag"], [{"metric": "f1Micro"}, {"metric": "hammingLoss"}],
+                     subtype="multiLabel", test=list(range(1, 12, 2)))
+
+
+@pytest.mark.parametrize("invented, env, value", [
+    (3000, "D3MKIT_MAX_LABELS", "2000"),
+    (20_000, "D3MKIT_MAX_LABELS", None),      # the issue's 20,000 invented labels, default limits
+    (500, "D3MKIT_MAX_LABEL_CELLS", "1000"),
+])
+def test_multilabel_label_bomb(multilabel, tmp_path, capsys, monkeypatch, invented, env, value):
+    if value is not None:
+        monkeypatch.setenv(env, value)
+    else:
+        monkeypatch.setenv("D3MKIT_MAX_LABEL_CELLS", "100000")   # 6 indices x 20,004 labels is over
+    lines = ["d3mIndex,tag"] + [f"{i},x{i}_{k}" for i in range(1, 12, 2) for k in range(invented // 6 + 1)]
+    pred = _preds(tmp_path, "\n".join(lines) + "\n")
+    t0 = time.monotonic()
+    err = refused(["score", "--problem", multilabel, "--predictions", pred], capsys,
+                  "predictions.too_many_labels", path=pred)
+    assert time.monotonic() - t0 < 20 and ("D3MKIT_MAX_LABEL" in err)
+
+
+def test_multilabel_invented_labels_within_limits_score_right(multilabel, tmp_path, capsys):
+    """Invented labels that fit the limits are scored, and right (scikit-learn)."""
+    import pandas as pd
+    from sklearn.metrics import f1_score, hamming_loss
+    from sklearn.preprocessing import MultiLabelBinarizer
+    truth = pd.read_csv(multilabel / "ml_dataset" / "tables" / "learningData.csv")
+    test = [i for i in range(1, 12, 2)]
+    true_sets = [set(truth.loc[truth["d3mIndex"] == i, "tag"]) for i in test]
+    pred_sets = [{"ab"[i % 2]} | {f"x{k}" for k in range(i)} for i in test]
+    lines = ["d3mIndex,tag"] + [f"{i},{lab}" for i, s in zip(test, pred_sets) for lab in sorted(s)]
+    pred = _preds(tmp_path, "\n".join(lines) + "\n")
+    code, out, err = run(["score", "--problem", multilabel, "--predictions", pred], capsys)
+    assert code == 0, err
+    mlb = MultiLabelBinarizer().fit(true_sets + pred_sets)
+    yt, yp = mlb.transform(true_sets), mlb.transform(pred_sets)
+    got = scores(out)
+    assert got["f1Micro"] == pytest.approx(f1_score(yt, yp, average="micro"))
+    assert got["hammingLoss"] == pytest.approx(hamming_loss(yt, yp))

@@ -255,6 +255,9 @@ def write_text_atomic(path: Path | str, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, p)
+    except OSError as exc:   # a full disk names the file the user asked for, not the sibling
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(p)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
+from d3mkit.limits import how_to_raise, limit
 from d3mkit.validate import coltypes
 from d3mkit.validate.csvread import read_header, read_strings
 
@@ -374,7 +375,7 @@ def _unseen_labels(pred: np.ndarray, truth: np.ndarray, name: str, path: str, is
     if unseen:
         issues.append(warning("predictions.unseen_label", f"column {name}",
                               f"{len(unseen)} predicted label(s) never occur in the truth: "
-                              f"{_rows_text(sorted(map(str, unseen)))}", path))
+                              f"{_rows_text(repr(u) for u in sorted(map(str, unseen)))}", path))
 
 
 def _confidence(df, col, path, issues) -> np.ndarray:
@@ -678,8 +679,16 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         # sorted union of the labels (hash the rows, sort the few distinct values)
         labels = np.sort(np.asarray(pd.unique(np.concatenate([tv, pv]))))
         labels = labels.astype(object) if labels.dtype.kind not in "f" else labels
-        tcode, pcode = label_codes(tv, labels), label_codes(pv, labels)
         k = len(labels)
+        cells = n * k   # dense (indices x labels) matrices: bool, and float64 scores
+        if k > limit("MAX_LABELS") or cells > limit("MAX_LABEL_CELLS"):
+            name = "MAX_LABELS" if k > limit("MAX_LABELS") else "MAX_LABEL_CELLS"
+            issues.append(error("predictions.too_many_labels", f"column {t}",
+                                f"{k:,} distinct labels over {n:,} indices ({len(pd.unique(pv)):,} "
+                                f"in the predictions) would need {cells:,} matrix cells, over the "
+                                f"{how_to_raise(name)}", path))
+            continue
+        tcode, pcode = label_codes(tv, labels), label_codes(pv, labels)
         tp_, pp_ = tpos[tkeep], ppos[pkeep]
         truth_rows = truth.rows if truth.rows is not None else np.arange(len(truth.frame))
         for code, rowpos, kind, fpath, src, where in (
