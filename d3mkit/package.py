@@ -12,6 +12,11 @@ Usage::
         w.write_dataset_doc(dataset_doc)
         w.write_problem_doc(problem_doc)                     # dataSplits made from the doc
     w.root   # the final path
+
+:func:`convert_tree` writes a task root (or TRAIN/TEST/SCORE views tree) converted to other D3M
+schema versions (documents by :mod:`d3mkit.docs.convert` and
+:mod:`d3mkit.docs.convert_dataset`, bounding-box columns of the tables rewritten) the same
+way: into a temporary sibling, renamed into place when everything converted.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import pandas as pd
 from d3mkit import __version__
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, UsageError, has_errors, relocated_error
+from d3mkit.errors import D3MKitError, Issue, UsageError, error, has_errors, relocated_error, warning
 from d3mkit.tables import write_table
 
 
@@ -169,3 +174,107 @@ class TaskRootWriter:
         os.rename(self.tmp, self.root)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------ converting task roots
+def _rewrite_column(csv: Path, column: str, kind: str, issues: list[Issue]) -> None:
+    from d3mkit.docs.convert_dataset import box_to_polygon, polygon_to_box
+    from d3mkit.tables import read_table, write_table
+    df = read_table(csv)
+    if column not in df.columns:
+        return
+    values = []
+    lossy = 0
+    for r, v in enumerate(df[column].tolist()):
+        if v == "":
+            values.append(v)
+            continue
+        try:
+            if kind == "polygon":
+                values.append(box_to_polygon(v))
+            else:
+                box, exact = polygon_to_box(v)
+                lossy += not exact
+                values.append(box)
+        except ValueError as exc:
+            raise D3MKitError(error("convert.box", f"row {r + 2}, column {column}", str(exc), str(csv)))
+    if lossy:
+        issues.append(warning("convert.polygon_shape", f"column {column}",
+                              f"{lossy} polygon(s) are not axis-aligned rectangles; their bounding boxes "
+                              f"are written", str(csv)))
+    df[column] = values
+    write_table(df, csv)
+
+
+def _to_problem_version(to: str) -> str:
+    return "4.0.0" if to.startswith("4") else "3.1.1"
+
+
+def _to_dataset_version(to: str) -> str:
+    return "4.0.0" if to.startswith("4") else "3.1.2"
+
+
+def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = False) -> list[Issue]:
+    """Convert every problemDoc and datasetDoc under ``root`` (a task root or a views tree)
+    to ``to`` (``4.0.0``; or ``3.1.1``/``3.1.2``: problems 3.1.1, datasets 3.1.2) into the new
+    directory ``out``, with the tables whose bounding-box columns change rewritten (and a
+    views tree's ``SCORE/targets.csv``). Written into a temporary sibling, then renamed;
+    raises :class:`D3MKitError` with every error and writes nothing when a document cannot
+    be converted. Returns the warnings."""
+    from d3mkit.docs.convert import convert_problem
+    from d3mkit.docs.convert_dataset import convert_dataset
+    from d3mkit.docs.jsonio import load_json, save_json
+    from d3mkit.docs.locate import walk_documents
+    root, out = Path(root), Path(out)
+    if not root.is_dir():
+        raise UsageError("not a directory", str(root), code="usage.path")
+    if out.exists() and not force:
+        raise UsageError("output exists; use --force to replace it", str(out))
+    if out.resolve() == root.resolve() or root.resolve() in out.resolve().parents:
+        raise UsageError("--out is the task root or inside it; give a new directory", str(out))
+    docs = list(walk_documents(root))
+    if not docs:
+        raise UsageError("no problemDoc.json or datasetDoc.json under this directory", str(root),
+                         code="usage.path")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        dest = tmp / "tree"
+        shutil.copytree(root, dest, symlinks=True)
+        issues: list[Issue] = []
+        errors: list[Issue] = []
+        box_columns: set[str] = set()
+        for kind, p in docs:
+            rel = p.relative_to(root)
+            target = dest / rel
+            data = load_json(p)
+            if kind == "problem":
+                new, found = convert_problem(data, _to_problem_version(to), str(p))
+                rewrites = []
+            else:
+                new, found, rewrites = convert_dataset(data, _to_dataset_version(to), str(p))
+            (errors if any(i.is_error for i in found) else issues).extend(found)
+            if new is None:
+                continue
+            save_json(target, new)
+            for res_id, column, how in rewrites:
+                res = next((r for r in new["dataResources"] if r.get("resID") == res_id), None)
+                if res is not None and isinstance(res.get("resPath"), str):
+                    _rewrite_column(target.parent / res["resPath"], column, how, issues)
+                    box_columns.add((column, how))
+        if errors:
+            raise D3MKitError(errors + issues)
+        # a views tree: the scorer's truth carries the same columns
+        for targets in dest.glob("*/targets.csv"):
+            for column, how in sorted(box_columns):
+                _rewrite_column(targets, column, how, issues)
+        old = None
+        if out.exists():
+            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            os.rename(out, old)
+        os.rename(dest, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return issues
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from d3mkit.validate.schema import cerberus_errors, check_schema
-from d3mkit.validate.versions import VERSIONS, supported_version
+from d3mkit.docs.versions import VERSIONS, supported_version
 
 HERE = Path(__file__).parent / "data" / "real"
 CORPUS = json.loads((HERE / "corpus.json").read_text(encoding="utf-8"))

@@ -32,7 +32,7 @@ def codes(issues):
 
 
 def test_schema_files_present():
-    from d3mkit.validate.versions import VERSIONS
+    from d3mkit.docs.versions import VERSIONS
     names = sorted(p.name for p in schema_dir().glob("*.json"))
     assert names == sorted(f"{k}Schema-{v}.{f}.json" for k in ("problem", "dataset")
                            for v in VERSIONS for f in ("schema", "cerberus"))

@@ -20,6 +20,9 @@ def add_parser(sub) -> None:
     src.add_argument("--targets", type=Path, help="targets.csv holding the truth (every row scored)")
     p.add_argument("--repeat", type=int, default=0, help="dataSplits repeat (default 0)")
     p.add_argument("--fold", type=int, default=0, help="dataSplits fold (default 0)")
+    p.add_argument("--metadata-dir", type=Path, metavar="DIR",
+                   help="directory of the per-row metadata files custom metrics read "
+                        "(default: the task root's <name>_debug)")
     p.add_argument("--output", type=Path, help="write scores.csv here (atomically)")
     p.add_argument("--format", choices=["csv", "json"], default="csv",
                    help="what to print on stdout (default csv)")
@@ -55,7 +58,8 @@ def _run(args) -> int:
         raise UsageError("path does not exist", str(args.targets))
     try:
         report = score_predictions(problem, args.predictions, dataset=dataset,
-                                   targets_path=args.targets, repeat=args.repeat, fold=args.fold)
+                                   targets_path=args.targets, repeat=args.repeat, fold=args.fold,
+                                   metadata_dir=args.metadata_dir)
     except D3MKitError as exc:
         if args.format == "json" and exc.exit_code == 1:
             sys.stdout.write(ScoreReport(problem.problem_id, [], exc.issues).to_json())

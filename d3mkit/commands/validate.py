@@ -1,4 +1,6 @@
-"""``d3mkit validate PATH... [--datasets DIR] [--format text|json] [--strict]``.
+"""``d3mkit validate PATH... [--datasets DIR] [--format text|json] [--strict]``;
+``d3mkit validate PREDICTIONS... --problem P [--targets T]`` checks predictions files as
+``d3mkit score`` reads them (every issue, no scores).
 
 Exit 0 valid, 1 invalid (warnings count only with ``--strict``), 2 usage error or an
 unreadable PATH. The report goes to stdout; nothing is written.
@@ -23,6 +25,13 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--strict", action="store_true", help="warnings make the documents invalid too")
     p.add_argument("--list-codes", action="store_true", help="print the issue codes and exit")
+    p.add_argument("--problem", type=Path, metavar="P",
+                   help="the PATHs are predictions files of this problem (directory, problemDoc.json "
+                        "or task root): check them exactly as 'd3mkit score' reads them, without scoring")
+    p.add_argument("--targets", type=Path, metavar="T",
+                   help="with --problem: targets.csv holding the truth (default: the problem's dataset)")
+    p.add_argument("--repeat", type=int, default=0, help="with --problem: dataSplits repeat (default 0)")
+    p.add_argument("--fold", type=int, default=0, help="with --problem: dataSplits fold (default 0)")
     p.set_defaults(func=run)
 
 
@@ -44,8 +53,15 @@ def run(args) -> int:
         return _codes(args.format)
     if not args.paths:
         raise UsageError("validate needs at least one PATH (or --list-codes)")
-    from d3mkit.validate import validate_paths
-    report = validate_paths(args.paths, args.datasets)
+    if args.problem is not None:
+        from d3mkit.scoring.check import validate_predictions
+        report = validate_predictions(args.paths, args.problem, datasets=args.datasets,
+                                      targets=args.targets, repeat=args.repeat, fold=args.fold)
+    else:
+        if args.targets is not None:
+            raise UsageError("--targets needs --problem (it is the truth of predictions files)")
+        from d3mkit.scoring.check import validate_all
+        report = validate_all(args.paths, args.datasets)
     out = report.to_json(args.strict) + "\n" if args.format == "json" else report.to_text(args.strict)
     sys.stdout.write(out)
     return EXIT_OK if report.valid(args.strict) else EXIT_INVALID

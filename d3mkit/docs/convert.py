@@ -201,8 +201,7 @@ def convert_problem(doc: Any, to: str, path: str = "") -> tuple[dict | None, lis
         raise ValueError(f"unknown target version {to!r}; expected one of {', '.join(VERSIONS)}")
     if isinstance(doc, dict) and "dataResources" in doc:
         return None, [error("convert.not_problem", "",
-                            "this is a datasetDoc; convert handles problemDocs (datasetSchema 3.1.2 "
-                            "documents load in the D3M reference package unchanged)", path)]
+                            "this is a datasetDoc; d3mkit.docs.convert_dataset converts datasetDocs", path)]
     if not isinstance(doc, dict) or not isinstance(doc.get("about"), dict):
         return None, [error("convert.not_problem", "about",
                             "not a problemDoc: expected an object with an \"about\" object", path)]

@@ -133,9 +133,11 @@ class Resource:
 
 def image_index_column(resource: "Resource | None", columns=None) -> str | None:
     """The column that keys objectDetection rows by image: the first index column of
-    ``resource`` (learningData) other than ``d3mIndex``, in colIndex order — the (d3mIndex,
-    image) multi-index — restricted to ``columns`` when given; else a column named
-    ``image`` among ``columns``. The one owner of this rule (splits, validation, scoring).
+    ``resource`` (learningData) other than ``d3mIndex``, in colIndex order — the 3.1 (d3mIndex,
+    image) multi-index; in the 4.0.0 form (d3mIndex is the one ``multiIndex`` column) the
+    first column referring to a collection item; restricted to ``columns`` when given; else a
+    column named ``image`` among ``columns``. The one owner of this rule (splits,
+    validation, scoring).
 
     >>> ld = Resource.table("learningData", "tables/learningData.csv", [
     ...     Column(0, "d3mIndex", "integer", ("index",)), Column(1, "img", "string", ("index",))])
@@ -145,6 +147,11 @@ def image_index_column(resource: "Resource | None", columns=None) -> str | None:
     for name in (resource.index_columns if resource is not None else []):
         if name != "d3mIndex" and (columns is None or name in columns):
             return name
+    if resource is not None and any("multiIndex" in c.role for c in resource.columns or ()):
+        for c in sorted(resource.columns or (), key=_col_order):
+            ref = c.refers_to if isinstance(c.refers_to, dict) else {}
+            if ref.get("resObject") == "item" and (columns is None or c.col_name in columns):
+                return c.col_name
     return "image" if columns is not None and "image" in columns else None
 
 

@@ -130,11 +130,15 @@ class ProblemDoc:
 
     @property
     def task_type(self) -> str | None:
-        return self._get("about", "taskType")
+        """``about.taskType``; for a 4.0.0 document, the task its ``taskKeywords`` name
+        (:func:`d3mkit.docs.versions.task_of`)."""
+        from d3mkit.docs.versions import task_of
+        return task_of(self._get("about", default={}))[0]
 
     @property
     def task_subtype(self) -> str | None:
-        return self._get("about", "taskSubType")
+        from d3mkit.docs.versions import task_of
+        return task_of(self._get("about", default={}))[1]
 
     @property
     def problem_version(self) -> str:

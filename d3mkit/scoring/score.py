@@ -347,30 +347,46 @@ def prepare_problem(problem, *, dataset=None, targets_path=None, repeat: int = 0
     return PreparedProblem(problem, planned, truth, issues, mdir)
 
 
-def score_prepared(prepared: PreparedProblem, predictions_path) -> ScoreReport:
-    """Score one predictions file against a :class:`PreparedProblem`. Raises
-    :class:`D3MKitError` with every issue (the problem's and the file's) when anything
-    is wrong; warnings stay in ``report.issues``."""
+def _align_prepared(prepared: PreparedProblem, predictions_path):
+    """Read ``predictions_path`` and align it with the prepared truth, as scoring does:
+    ``(aligned or None, every issue so far)``; None when an error stops scoring."""
     problem, planned = prepared.problem, prepared.planned
     ppath = str(predictions_path)
     issues = list(prepared.issues)
     df, read_issues = P.read_predictions(predictions_path)
     issues += read_issues
     if df is None or has_errors(issues):
-        raise D3MKitError(issues)
+        return None, issues
     needs_conf = any(p.metric.needs_confidence for p in planned)
     ranked = any(p.metric.extra.get("layout") == "ranked" for p in planned)
     aligned = P.align(prepared.truth, df, ppath, task_type=problem.task_type,
                       needs_confidence=needs_conf, ranked=ranked)
     if isinstance(aligned, list):
-        raise D3MKitError(issues + aligned)
+        return None, issues + aligned
     aligned.issues = issues + aligned.issues
     if aligned.layout == "multiLabel" and problem.task_subtype != "multiLabel":
         ml = multilabel_issues(planned, str(problem.path or ""))
         if ml:
-            raise D3MKitError(aligned.issues + ml)
-    report = compute_scores(planned, aligned, problem.problem_id,
-                            metadata_dir=prepared.metadata_dir, path=ppath)
+            return None, aligned.issues + ml
+    return aligned, aligned.issues
+
+
+def check_prepared(prepared: PreparedProblem, predictions_path) -> list[Issue]:
+    """Every issue :func:`score_prepared` would raise or report for ``predictions_path``
+    (the problem's, the file's, the alignment's), without computing a score; what
+    ``d3mkit validate PREDICTIONS --problem P`` reports."""
+    return _align_prepared(prepared, predictions_path)[1]
+
+
+def score_prepared(prepared: PreparedProblem, predictions_path) -> ScoreReport:
+    """Score one predictions file against a :class:`PreparedProblem`. Raises
+    :class:`D3MKitError` with every issue (the problem's and the file's) when anything
+    is wrong; warnings stay in ``report.issues``."""
+    aligned, issues = _align_prepared(prepared, predictions_path)
+    if aligned is None:
+        raise D3MKitError(issues)
+    report = compute_scores(prepared.planned, aligned, prepared.problem.problem_id,
+                            metadata_dir=prepared.metadata_dir, path=str(predictions_path))
     if has_errors(report.issues):
         raise D3MKitError(report.issues)
     return report

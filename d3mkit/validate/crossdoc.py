@@ -13,7 +13,7 @@ from d3mkit.registry import registry
 from d3mkit.validate.codes import make
 from d3mkit.validate.common import as_dict, as_int, as_list, as_str
 from d3mkit.validate.files import DatasetContext, _is_table, declared_columns
-from d3mkit.validate.versions import task_of
+from d3mkit.docs.versions import task_of
 
 SUBTYPES = {
     "binary": ("classification", "vertexNomination", "vertexClassification", "semiSupervisedClassification"),

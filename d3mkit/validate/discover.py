@@ -30,6 +30,8 @@ class Found:
     problems: list[Path] = field(default_factory=list)
     datasets: list[Path] = field(default_factory=list)
     unknown: list[Path] = field(default_factory=list)   # JSON files of no recognisable kind
+    # CSV files in a problem directory that are not its splits file: predictions of that problem
+    predictions: list[tuple[Path, Path]] = field(default_factory=list)
 
     def add(self, kind: str, p: Path) -> None:
         lst = {"problem": self.problems, "dataset": self.datasets, "unknown": self.unknown}[kind]
@@ -69,6 +71,17 @@ def _walk(root: Path, found: Found) -> None:
         found.add(kind, p)
 
 
+def _is_splits_file(problem_doc: Path, csv: Path) -> bool:
+    data, issues = load_json_issues(problem_doc)
+    split = as_dict(as_dict(as_dict(data).get("inputs")).get("dataSplits")) if not issues else {}
+    rel = split.get("splitsFile", "dataSplits.csv")
+    rel = rel if isinstance(rel, str) else "dataSplits.csv"
+    try:
+        return (problem_doc.parent / rel).resolve() == csv.resolve()
+    except OSError:
+        return csv.name == "dataSplits.csv"
+
+
 def discover(paths: list[Path | str]) -> Found:
     """Documents under ``paths``; a missing or unreadable PATH raises :class:`UsageError`."""
     found = Found()
@@ -89,7 +102,10 @@ def discover(paths: list[Path | str]) -> Found:
                     found.add("dataset", parent / DATASET)
                     break
                 if (parent / PROBLEM).is_file():
-                    found.add("problem", parent / PROBLEM)
+                    if p.suffix.lower() == ".csv" and not _is_splits_file(parent / PROBLEM, p):
+                        found.predictions.append((p, parent / PROBLEM))
+                    else:
+                        found.add("problem", parent / PROBLEM)
                     break
             else:
                 raise UsageError("not a D3M document, and no problemDoc.json or datasetDoc.json "

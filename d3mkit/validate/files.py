@@ -33,7 +33,7 @@ from d3mkit.validate.csvread import Table, read_csv_checked
 from d3mkit.validate.keys import isin, keys
 from d3mkit.validate.paths import escape_reason, lexical_escape, walk_files
 from d3mkit.validate.report import Report
-from d3mkit.validate.versions import minimal_metadata, supported_version
+from d3mkit.docs.versions import minimal_metadata, supported_version
 
 TABLE_TYPES = ("table", "timeseries", "edgeList")
 INDEX_ROLES = ("index", "multiIndex")
@@ -257,7 +257,17 @@ def _check_index(ctx: DatasetContext, res_id: str, t: Table, cols: list[dict], l
     is_learning = res_id == ctx.learning_id
     idx_cols = [c for c in cols if _roles(c) & set(INDEX_ROLES)]
     names = [c["colName"] for c in idx_cols]
-    if is_learning and ctx.object_detection:
+    multi = [c["colName"] for c in idx_cols if "multiIndex" in _roles(c)]
+    if is_learning and ctx.object_detection and multi:
+        # the 4.0.0 form: d3mIndex is the one multiIndex column, the image an item reference
+        if names != ["d3mIndex"] or ctx.image_column() is None:
+            out.append(make("index.count", loc, "a 4.0.0 objectDetection learningData needs d3mIndex as its "
+                                                "only (multiIndex) index column and an image column referring "
+                                                f"to a collection item; index columns declared: {names}",
+                            str(ctx.doc_path)))
+        else:
+            names = ["d3mIndex", ctx.image_column()]
+    elif is_learning and ctx.object_detection:
         others = [n for n in names if n != "d3mIndex"]
         if "d3mIndex" not in names or len(others) != 1:
             out.append(make("index.count", loc, "an objectDetection learningData needs the multi-index "
@@ -281,8 +291,8 @@ def _check_index(ctx: DatasetContext, res_id: str, t: Table, cols: list[dict], l
         out += row_issues("index.empty", empty, name, lambda r: "index value is empty", p)
     main = "d3mIndex" if "d3mIndex" in names else (names[0] if len(names) == 1 else None)
     s = t.column(main) if main else None
-    if s is None:
-        return out
+    if s is None or (main in multi and not ctx.object_detection):
+        return out   # a multiIndex repeats by definition (rows of one instance)
     if is_learning and ctx.object_detection and len(names) == 2:
         other = [n for n in names if n != "d3mIndex"][0]
         img = t.column(other)
@@ -411,7 +421,7 @@ def _check_items(ctx: DatasetContext, coll: dict, s: pd.Series, name: str, p: st
 # ----------------------------------------------------------------------------- driver
 def _looks_object_detection(ctx: DatasetContext) -> bool:
     cols = ctx.learning_columns()
-    if any("boundingBox" in _roles(c) for c in cols):
+    if any({"boundingBox", "boundingPolygon"} & _roles(c) for c in cols):
         return True
     idx = [c for c in cols if _roles(c) & set(INDEX_ROLES)]
     return len(idx) == 2 and any(c["colName"] == "d3mIndex" for c in idx) and \

@@ -38,6 +38,9 @@ class Report:
 
     def __init__(self) -> None:
         self._docs: dict[tuple[str, str], DocumentReport] = {}
+        # (csv, problemDoc.json): CSV files named inside a problem directory that are not its
+        # splits file, left for the scoring layer to check as predictions
+        self.found_predictions: list = []
 
     def doc(self, path, kind: str) -> DocumentReport:
         key = (str(path), kind)

@@ -14,7 +14,7 @@ from d3mkit.validate.discover import DatasetIndex, discover
 from d3mkit.validate.files import DatasetContext, check_dataset
 from d3mkit.validate.report import Report
 from d3mkit.validate.splitcheck import check_splits
-from d3mkit.validate.versions import task_of
+from d3mkit.docs.versions import task_of
 
 
 def _problem_schema(data: dict, path: str) -> list[Issue]:
@@ -72,6 +72,9 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
                     if od:
                         od_datasets.add(d)
         problems.append((pp, data, issues, pairs, missing, alone if not issues and isinstance(data, dict) else False))
+
+    # predictions files are the scoring layer's to check (d3mkit.scoring.check.validate_all)
+    report.found_predictions = list(found.predictions)
 
     contexts: dict[Path, DatasetContext] = {}
     for d in wanted:

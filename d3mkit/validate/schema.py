@@ -1,7 +1,7 @@
 """Schema checks of problemDoc/datasetDoc JSON against the files in ``schemas/``.
 
 This module owns the link between the schema files (one problemSchema and one datasetSchema
-per supported version, see :mod:`d3mkit.validate.versions`; each as cerberus and as JSON
+per supported version, see :mod:`d3mkit.docs.versions`; each as cerberus and as JSON
 Schema draft 2020-12) and :class:`~d3mkit.errors.Issue`. A document is checked against the
 schema of the version it declares; a missing or unsupported version is the one issue
 ``schema.version`` (no schema errors, no hints). :func:`check_problem_schema` and
@@ -54,7 +54,7 @@ from typing import Any, Iterable
 
 import d3mkit
 from d3mkit.errors import Issue, error
-from d3mkit.validate.versions import BASE_VERSION, VERSIONS, supported_version, version_issue
+from d3mkit.docs.versions import BASE_VERSION, VERSIONS, supported_version, version_issue
 
 _FORM_SUFFIX = {"jsonschema": "schema", "cerberus": "cerberus"}
 
@@ -289,7 +289,7 @@ def _cerberus_validator_class():
 
 @lru_cache(maxsize=None)
 def _cerberus_validator(kind: str, version: str | None = None):
-    from d3mkit.validate.versions import open_objects
+    from d3mkit.docs.versions import open_objects
     return _cerberus_validator_class()(load_schema(kind, "cerberus", version),
                                        allow_unknown=open_objects(version))
 

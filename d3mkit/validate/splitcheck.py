@@ -27,7 +27,7 @@ from d3mkit.validate.files import DatasetContext
 from d3mkit.validate.keys import comparable, isin, keys
 from d3mkit.validate.paths import escape_reason
 from d3mkit.validate.report import Report
-from d3mkit.validate.versions import task_of
+from d3mkit.docs.versions import task_of
 
 REQUIRED = ("d3mIndex", "type", "repeat", "fold")
 EPS = 1e-9

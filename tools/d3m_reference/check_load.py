@@ -9,7 +9,8 @@ Each argument may be a task root (``<name>_problem/problemDoc.json`` and
 problemDoc.json/datasetDoc.json file. For every problemDoc it calls
 ``d3m.metadata.problem.Problem.load('file://...')``; for every datasetDoc
 ``d3m.container.Dataset.load('file://...')``. Prints one table row per document and exits
-1 when any load failed, 2 when an argument names nothing loadable. Does not import d3mkit.
+1 when any load failed, 2 when an argument names nothing loadable. Does not import d3mkit;
+``-M d3mkit_d3m`` loads the d3mkit-d3m plugin first (problems with custom metrics).
 """
 
 import argparse
@@ -57,7 +58,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="+")
     ap.add_argument("-v", "--verbose", action="store_true", help="print tracebacks and d3m warnings")
+    ap.add_argument("-M", "--module", action="append", default=[], metavar="MODULE",
+                    help="import MODULE first, as d3m's own -M does (e.g. d3mkit_d3m for custom metrics)")
     args = ap.parse_args(argv)
+    import importlib
+    for module in args.module:
+        importlib.import_module(module)
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.ERROR)
 
     rows, missing = [], []

@@ -1,0 +1,73 @@
+"""``d3mkit validate PREDICTIONS --problem P``: a predictions file checked exactly as
+``d3mkit score`` reads it (same issues, every one at once), no scores."""
+
+import pandas as pd
+import pytest
+
+from d3mkit.cli import main
+from d3mkit.errors import D3MKitError
+from d3mkit.scoring.score import score_predictions
+from d3mkit.tables import read_table, write_table
+from d3mkit.scoring.check import validate_all, validate_predictions
+
+
+@pytest.fixture(scope="module")
+def wine(tmp_path_factory):
+    from d3mkit.benchmarks.tabular import build_task_root
+    return build_task_root(tmp_path_factory.mktemp("wine"), "wine", seed=1)
+
+
+def good(wine):
+    ld = read_table(wine / "wine_dataset" / "tables" / "learningData.csv")
+    sp = read_table(wine / "wine_problem" / "dataSplits.csv")
+    test = set(sp.loc[(sp["type"] == "TEST") & (sp["repeat"] == "0") & (sp["fold"] == "0"), "d3mIndex"])
+    return ld.loc[ld["d3mIndex"].isin(test), ["d3mIndex", "class"]].reset_index(drop=True)
+
+
+BAD = {
+    "duplicate index": lambda df: pd.concat([df, df.iloc[[0]]], ignore_index=True),
+    "missing rows and a bad label column": lambda df: df.iloc[3:].rename(columns={"class": "klass"}),
+    "empty predictions and an unknown index": lambda df: df.assign(**{"class": ""}).replace({"d3mIndex": {df["d3mIndex"].iloc[0]: "99999"}}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_same_issues_as_score(wine, tmp_path, name):
+    f = tmp_path / "predictions.csv"
+    write_table(BAD[name](good(wine)), f)
+    with pytest.raises(D3MKitError) as exc:
+        score_predictions(wine / "wine_problem" / "problemDoc.json", f,
+                          dataset=wine / "wine_dataset")
+    want = sorted((i.code, i.location) for i in exc.value.issues)
+    report = validate_predictions([f], wine)
+    got = sorted((i.code, i.location) for i in report.issues())
+    assert got == want and not report.valid()
+    assert main(["validate", str(f), "--problem", str(wine)]) == 1
+
+
+def test_valid_predictions(wine, tmp_path, capsys):
+    f = tmp_path / "predictions.csv"
+    write_table(good(wine), f)
+    assert main(["validate", str(f), "--problem", str(wine / "wine_problem")]) == 0
+    out = capsys.readouterr().out
+    assert "(predictions)" in out and "valid" in out and "accuracy" not in out
+
+
+def test_predictions_inside_a_problem_directory(wine, tmp_path):
+    """Without --problem, a CSV in a problem directory (not its splits file) is a
+    predictions file of that problem, not a reason to check the problem and say valid."""
+    import shutil
+    root = tmp_path / "wine"
+    shutil.copytree(wine, root)
+    f = root / "wine_problem" / "predictions.csv"
+    write_table(BAD["duplicate index"](good(wine)), f)
+    report = validate_all([f])
+    assert [d.kind for d in report.documents] == ["predictions"]
+    assert "predictions.duplicate_index" in {i.code for i in report.issues()}
+
+
+def test_usage_errors(wine, tmp_path):
+    assert main(["validate", str(tmp_path / "nope.csv"), "--problem", str(wine)]) == 2
+    f = tmp_path / "p.csv"
+    write_table(good(wine), f)
+    assert main(["validate", str(f), "--targets", str(f)]) == 2
