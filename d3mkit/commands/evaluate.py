@@ -20,8 +20,9 @@ def add_parser(sub) -> None:
     p.add_argument("--out", type=Path, required=True,
                    help="directory for scores.csv, failures.csv and leaderboard.html")
     add_executor_arguments(p, "scoring")
-    p.add_argument("--max-size-mb", type=float, default=1024,
-                   help="predictions files over this size are failures, not read (default 1024)")
+    p.add_argument("--max-size-mb", type=float, default=None,
+                   help="predictions files over this size are failures, not read (default: the "
+                        "d3mkit file limit, D3MKIT_MAX_FILE_BYTES, 4 GiB)")
     p.add_argument("--no-cache", action="store_true",
                    help="rescore everything (default: reuse results whose inputs did not change)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
@@ -47,12 +48,13 @@ def _run(args) -> int:
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
         if _inside(args.out, path) or _inside(path, args.out):
             raise UsageError(f"--out must be outside {opt} (and not hold it)", str(args.out))
-    if not args.max_size_mb > 0:
+    if args.max_size_mb is not None and not args.max_size_mb > 0:
         raise UsageError(f"--max-size-mb must be positive, got {args.max_size_mb}")
     with from_args(args) as ex:
         camp = run_campaign(args.problems, args.submissions, args.out, ex,
                             progress=not args.quiet and sys.stderr.isatty(),
-                            max_bytes=int(args.max_size_mb * (1 << 20)), use_cache=not args.no_cache)
+                            max_bytes=None if args.max_size_mb is None else int(args.max_size_mb * (1 << 20)),
+                            use_cache=not args.no_cache)
     if not camp.discovery.problems and not args.quiet:
         print(f"{args.problems}: warning: no usable problemDoc.json found", file=sys.stderr)
     if not args.quiet:

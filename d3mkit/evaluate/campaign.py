@@ -23,8 +23,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from d3mkit.evaluate.discover import (DEFAULT_MAX_BYTES, Discovery, Failure, Problem, Submission,
-                                      cache_key, find_problems, find_submissions)
+from d3mkit.evaluate.discover import (Discovery, Failure, Problem, Submission, cache_key,
+                                      find_problems, find_submissions)
 
 CACHE_FILE = ".evaluate-cache.json"
 CACHE_FORMAT = 1
@@ -149,7 +149,7 @@ def _valid_entry(entry) -> bool:
 # running
 # ---------------------------------------------------------------------------------------
 def run_campaign(problems_dir: Path, submissions_dir: Path, out: Path, executor, *,
-                 progress: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
+                 progress: bool = False, max_bytes: int | None = None,
                  use_cache: bool = True) -> Campaign:
     """Discover, score what the cache does not hold, write the outputs into ``out``."""
     problems, problem_failures = find_problems(Path(problems_dir))

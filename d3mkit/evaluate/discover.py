@@ -20,7 +20,8 @@ code                         meaning
 ``name.encoding``            a file name that is not valid UTF-8
 ``path.outside_tree``        a symlink that leaves the submissions tree (not followed)
 ``file.not_regular``         ``predictions.csv`` is a FIFO, device or directory (never opened)
-``file.too_large``           ``predictions.csv`` is over the size limit
+``file.too_large``           ``predictions.csv`` is over the size limit (``d3mkit.limits``
+                             ``MAX_FILE_BYTES``, or ``--max-size-mb``)
 ``file.unreadable``          ``predictions.csv`` cannot be read
 ``problem.unusable``         the problem itself cannot be scored (its issues say why)
 ``problem.duplicate_id``     two problem directories with the same problemID (neither is used)
@@ -32,13 +33,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PREDICTIONS = "predictions.csv"
 PIPELINE_DOC = "pipelineDoc.json"
-DEFAULT_MAX_BYTES = 1 << 30          # 1 GiB per predictions file (--max-size-mb)
 _HASH_BLOCK = 1 << 20
 MAX_PROBLEM_DEPTH = 4
 
@@ -53,7 +52,7 @@ FAILURE_CODES = {
     "name.encoding": "a file name that is not valid UTF-8",
     "path.outside_tree": "a symlink that leaves the submissions tree (not followed)",
     "file.not_regular": "predictions.csv is a FIFO, device or directory (never opened)",
-    "file.too_large": "predictions.csv is over the size limit",
+    "file.too_large": "predictions.csv is over the size limit (d3mkit.limits or --max-size-mb)",
     "file.unreadable": "predictions.csv cannot be read",
     "problem.unusable": "the problem itself cannot be scored (its issues say why)",
     "problem.duplicate_id": "two problem directories with the same problemID (neither is used)",
@@ -221,8 +220,9 @@ def _entry_problem(entry: Path) -> tuple[str | None, str | None]:
 
 
 def find_submissions(root: Path, problems: dict[str, Problem], *,
-                     max_bytes: int = DEFAULT_MAX_BYTES) -> Discovery:
-    """Walk ``root`` two levels down; hash each scorable ``predictions.csv``."""
+                     max_bytes: int | None = None) -> Discovery:
+    """Walk ``root`` two levels down; hash each scorable ``predictions.csv``. Files over
+    :mod:`d3mkit.limits`' ``MAX_FILE_BYTES`` (or ``max_bytes`` when given) are not read."""
     out = Discovery(problems=problems)
     real_root = root.resolve()
     fail = out.failures.append
@@ -300,7 +300,11 @@ def find_submissions(root: Path, problems: dict[str, Problem], *,
 
 
 def _check_predictions(path: Path, system: str, pid: str, real_root: Path,
-                       max_bytes: int) -> Submission | Failure:
+                       max_bytes: int | None) -> Submission | Failure:
+    """The file as a :class:`Submission` (hashed), or why it is not read: a link out of
+    the tree, a missing file, or :func:`d3mkit.limits.file_issue` (not a regular file,
+    over the byte limit) — checked before anything opens it."""
+    from d3mkit.limits import file_issue
     where = shown(str(path))
     if path.is_symlink() and not _inside(path, real_root):
         return Failure(system, pid, "path.outside_tree",
@@ -311,12 +315,13 @@ def _check_predictions(path: Path, system: str, pid: str, real_root: Path,
         return Failure(system, pid, "submission.no_predictions", f"{where}: no {PREDICTIONS}")
     except OSError as exc:
         return Failure(system, pid, "file.unreadable", f"{where}: {exc.strerror or exc}")
-    if not stat.S_ISREG(st.st_mode):
-        return Failure(system, pid, "file.not_regular",
-                       f"{where}: not a regular file (a directory, FIFO or device); not opened")
-    if st.st_size > max_bytes:
+    issue = file_issue(path, "predictions file")
+    if issue is not None:
+        code = "file.not_regular" if issue.code == "file.is_directory" else issue.code
+        return Failure(system, pid, code, issue.format())
+    if max_bytes is not None and st.st_size > max_bytes:
         return Failure(system, pid, "file.too_large",
-                       f"{where}: {st.st_size:,} bytes, over the {max_bytes:,}-byte limit")
+                       f"{where}: {st.st_size:,} bytes, over the --max-size-mb limit of {max_bytes:,} bytes")
     try:
         digest = file_digest(path)
     except OSError as exc:
