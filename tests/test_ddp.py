@@ -1,7 +1,14 @@
-"""Data-parallel baselines (d3mkit.baselines.ddp): the sampler's split and the inactive
-context changes nothing."""
+"""Data-parallel baselines (d3mkit.baselines.ddp): the sampler's split, the inactive
+context changes nothing, and 2 gloo processes on the CPU under torchrun train a tiny
+abstraction CNN with rank 0 alone writing the solution."""
 
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +16,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from d3mkit.baselines import ddp  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def test_shards_cover_the_order_with_equal_lengths():
@@ -28,3 +37,44 @@ def test_inactive_context_is_the_identity_on_cpu():
     assert ctx.inputs(x) is x
     with ctx.autocast("cpu"):
         assert not torch.is_autocast_enabled()
+
+
+SCRIPT = """
+import sys
+import numpy as np
+import torch.distributed as dist
+from d3mkit.baselines import ddp
+from d3mkit.benchmarks.abstraction import model as M
+from d3mkit.cli import main
+
+ctx = ddp.init_from_env("cpu")
+rng = np.random.default_rng(0)
+x, y = rng.integers(0, 10, (48, 28, 28), dtype=np.uint8), rng.integers(0, 10, 48)
+pred = M.fit_predict(x, y, x[:16], epochs=2, batch_size=8, seed=0)
+every = [None] * ctx.world_size
+dist.all_gather_object(every, pred.tolist())
+if ctx.is_main:   # gradients were averaged: both replicas hold the same weights
+    print("replicas agree:", all(p == every[0] for p in every), flush=True)
+sys.exit(main(sys.argv[1:]))   # the command reuses the group and leaves it at the end
+"""
+
+
+def test_two_gloo_processes_train_one_model_and_rank_zero_writes(tmp_path):
+    from d3mkit.benchmarks.abstraction import cli
+    from d3mkit.benchmarks.abstraction.protocol import Protocol
+    root = cli.build_task_root(tmp_path, Protocol("mirror", 5, 40, 20, 2), seed=0)
+    script = tmp_path / "ddp_run.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
+    env.pop("WORLD_SIZE", None)
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+           str(script), "baseline", str(root), "--model", "abstraction-cnn", "--device", "cpu",
+           "--epochs", "1", "--abstraction-batch-size", "8"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "replicas agree: True" in out.stdout
+    sol = next(root.glob("*_solution"))
+    info = json.loads((sol / "baseline.json").read_text())
+    assert info["processes"] == 2 and info["backend"] == "gloo"
+    assert out.stdout.count("accuracy\t") == 1                 # only rank 0 reports
+    assert len((sol / "predictions.csv").read_text().splitlines()) == 21

@@ -74,9 +74,11 @@ def _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed, device,
     import torch
     from torch import nn
 
+    from d3mkit.baselines import ddp
+    ctx = ddp.current()          # data-parallel under torchrun; inactive: as before
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = make_model().to(device)
+    model = ctx.wrap(make_model().to(device))
     opt = torch.optim.Adam(model.parameters(), lr=lr, eps=ADAM_EPS)
     loss_fn = nn.CrossEntropyLoss()
     x = to_tensor(train_x, device)
@@ -84,15 +86,17 @@ def _fit_predict(train_x, train_y, test_x, epochs, batch_size, lr, seed, device,
     n = len(x)
     model.train()
     for _ in range(epochs):
-        order = torch.as_tensor(rng.permutation(n), device=device)
-        for start in range(0, n, batch_size):
+        order = torch.as_tensor(ctx.shard(rng.permutation(n)), device=device)
+        for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
             opt.zero_grad(set_to_none=True)
-            loss = loss_fn(model(x[idx]), y[idx])
+            with ctx.autocast(device):
+                loss = loss_fn(model(ctx.inputs(x[idx])), y[idx])
             loss.backward()
             opt.step()
         if progress is not None:
             progress(float(loss))
+    model = ctx.unwrap(model)
     model.eval()
     out = []
     with torch.no_grad():
