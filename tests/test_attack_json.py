@@ -99,3 +99,33 @@ def test_json_attack_count():
     """The number of distinct hostile JSON documents in this file (for the report)."""
     n = len([a for a in PROBLEM_ATTACKS if a[1]]) + len(DATASET_ATTACKS)
     assert n >= 20
+
+
+# PRISM manifests are JSON lines read by 'd3mkit build prism': the same strict JSON, per line
+MANIFEST_ATTACKS = [
+    ("dup_label", "json.duplicate_key", '"label": "allow", "label": "prevent"'),
+    ("nan_precision", "json.nonfinite", '"label": "allow", "precision": NaN'),
+    ("inf_precision", "json.nonfinite", '"label": "allow", "precision": -Infinity'),
+    ("big_precision", "json.big_number", '"label": "allow", "precision": 1' + "0" * 5000),
+    ("surrogate_hypothesis", "json.surrogate", '"label": "allow", "strategy": "E\\ud800C"'),
+]
+
+
+@pytest.mark.parametrize("name, code, fields", MANIFEST_ATTACKS, ids=[a[0] for a in MANIFEST_ATTACKS])
+def test_prism_manifest_attack(tmp_path, capsys, name, code, fields):
+    import json
+    from PIL import Image
+    from _attack_util import run
+    (tmp_path / "img").mkdir()
+    lines = []
+    for i in range(8):
+        Image.new("RGB", (8, 8), (i * 20, 0, 0)).save(tmp_path / "img" / f"p{i}.png")
+        rec = {"hypothesis": f"h {i}", "image": f"img/p{i}.png", "rationale": f"r {i}"}
+        text = json.dumps(rec)[:-1] + ", " + ('"label": "allow"' if i != 3 else fields) + "}"
+        lines.append(text)
+    m = tmp_path / "m.jsonl"
+    m.write_text("\n".join(lines) + "\n")
+    code_, _, err = run(["build", "prism", "--manifest", m, "--images", tmp_path, "--out", tmp_path / "o",
+                         "--quiet"], capsys)
+    assert code_ == 1 and f"[{code}]" in err and "line 4" in err and str(m) in err, err
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())

@@ -32,7 +32,6 @@ the build or the records are skipped and counted.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -64,6 +63,11 @@ class Record:
 def _rows(path: Path):
     """``(line, dict | None, problem)`` per record; CSV or JSONL by extension."""
     suffix = path.suffix.lower()
+    from d3mkit.errors import D3MKitError
+    from d3mkit.limits import file_issue
+    refused = file_issue(path, "manifest")   # a FIFO or device is refused unopened
+    if refused is not None:
+        raise D3MKitError(refused)
     try:
         fh = open(path, encoding="utf-8-sig", newline="")
     except OSError as exc:
@@ -82,13 +86,14 @@ def _rows(path: Path):
 
 def jsonl_rows(fh):
     """``(line, dict | None, problem)`` per non-blank line of a JSON-lines file."""
+    from d3mkit.docs.jsonio import parse_json   # strict JSON: duplicate keys, NaN, ... refused
     for n, line in enumerate(fh, start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield n, None, f"not valid JSON ({exc.msg}, column {exc.colno})"
+        obj, issues = parse_json(line)
+        if issues:
+            where = issues[0].location.replace("line 1, ", "")
+            yield n, None, f"not valid JSON ({issues[0].message}{', ' + where if where else ''}) [{issues[0].code}]"
             continue
         if not isinstance(obj, dict):
             yield n, None, "not a JSON object"
