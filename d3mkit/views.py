@@ -37,7 +37,7 @@ import pandas as pd
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
 from d3mkit.errors import D3MKitError, UsageError, relocated_error
-from d3mkit.splits import read_splits, splits_path
+from d3mkit.splits import read_splits, select, splits_path
 from d3mkit.tables import write_table
 from d3mkit.taskroot import TaskRoot
 
@@ -89,7 +89,8 @@ class _Source:
             if c not in self.ld.columns:
                 raise D3MKitError.single(self.dataset.resource_path(self.ld_res), "views.no_index",
                                          "header", f"learningData has no {c} column")
-        self.split_rows = {t: sel[sel["type"] == t].copy() for t in ("TRAIN", "TEST")}
+        train, test = select(splits, repeat, fold, sp_path)   # the one owner of a fold's rows
+        self.split_rows = {"TRAIN": splits[train].copy(), "TEST": splits[test].copy()}
         ld_key = _key(self.ld, self.key_cols)
         self.rows = {t: self.ld[ld_key.isin(set(_key(self.split_rows[t], self.key_cols)))]
                      for t in ("TRAIN", "TEST")}

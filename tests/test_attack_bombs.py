@@ -263,3 +263,15 @@ def test_multilabel_invented_labels_within_limits_score_right(multilabel, tmp_pa
     got = scores(out)
     assert got["f1Micro"] == pytest.approx(f1_score(yt, yp, average="micro"))
     assert got["hammingLoss"] == pytest.approx(hamming_loss(yt, yp))
+
+
+@pytest.mark.parametrize("tail", [",1", ",,1", ",", ',"x,y"'])
+def test_wide_predictions_with_a_ragged_row(task, tmp_path, capsys, tail):
+    """Wide files parse only the scored columns; a row with too many fields is still an error."""
+    extra = 1500
+    zeros = ",".join("0" for _ in range(extra))
+    rows = [f"{i},{'abcab'[i % 5]},{zeros}" for i in range(1, 20, 2)]
+    rows[3] += tail
+    pred = _preds(tmp_path, "d3mIndex,y," + ",".join(f"c{i}" for i in range(extra)) + "\n" + "\n".join(rows) + "\n")
+    err = refused(["score", "--problem", task, "--predictions", pred], capsys, "csv.parse", path=pred)
+    assert "row 5" in err

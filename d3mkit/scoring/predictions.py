@@ -52,6 +52,7 @@ REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFilteri
 MISSING_STRINGS = ("", "nan", "NaN", "NAN", "NA", "N/A", "null", "NULL", "None")
 MAX_RANK = 500.0
 SHOW = 10   # how many offending rows/indices a message lists
+WIDE_HEADER = 1000   # predictions wider than this parse only the columns scoring uses
 
 
 # ---------------------------------------------------------------------------------------
@@ -140,9 +141,26 @@ def read_csv_checked(path: Path | str, kind: str, usecols: list[str] | None = No
     return df, _usage(issues, kind)
 
 
-def read_predictions(path: Path | str) -> tuple[pd.DataFrame | None, list[Issue]]:
-    """Read predictions.csv (see :func:`read_csv_checked`)."""
-    return read_csv_checked(path, "predictions")
+def read_predictions(path: Path | str, truth: "Truth | None" = None
+                     ) -> tuple[pd.DataFrame | None, list[Issue]]:
+    """Read predictions.csv (see :func:`read_csv_checked`). With ``truth``, only the
+    columns scoring uses are parsed (d3mIndex, the targets, the image column, any-case
+    ``confidence``/``rank``); ``df.attrs["header"]`` keeps the whole header so that
+    :func:`align` still names the ignored columns. Time is linear in the header."""
+    if truth is None:
+        return read_csv_checked(path, "predictions")
+    header, issues = _header(Path(path), "predictions")
+    if header is None:
+        return None, issues
+    if len(header) <= WIDE_HEADER:   # parse every column: ragged rows are found by pandas
+        return read_csv_checked(path, "predictions")
+    keep = {INDEX, *truth.targets, truth.image_column}
+    cols = [c for c in header if c in keep or c.lower() in ("confidence", "rank")]
+    df, issues = read_strings(path, cols, (INDEX,), check_rows=True)
+    issues = _usage(issues, "predictions")
+    if df is not None:
+        df.attrs["header"] = list(header)
+    return df, issues
 
 
 def _index_values(col: pd.Series) -> np.ndarray:
@@ -399,7 +417,7 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
     """Check ``df`` (the predictions) against ``truth`` and line them up; returns the
     :class:`Aligned` bundle, or the list of issues when any is an error."""
     issues: list[Issue] = []
-    cols = list(df.columns)
+    cols = list(df.attrs.get("header") or df.columns)
     if INDEX not in cols:
         near = [c for c in cols if c.lower() == INDEX.lower()]
         hint = f" (found {near[0]!r}: the name is case-sensitive)" if near else ""

@@ -353,7 +353,7 @@ def _align_prepared(prepared: PreparedProblem, predictions_path):
     problem, planned = prepared.problem, prepared.planned
     ppath = str(predictions_path)
     issues = list(prepared.issues)
-    df, read_issues = P.read_predictions(predictions_path)
+    df, read_issues = P.read_predictions(predictions_path, prepared.truth)
     issues += read_issues
     if df is None or has_errors(issues):
         return None, issues
