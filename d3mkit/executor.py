@@ -106,6 +106,8 @@ class LocalPool(Executor):
 
     def _run(self, fn, chunks, bar) -> list[list]:
         from concurrent.futures import FIRST_COMPLETED, wait
+        if len(chunks) <= 1:          # one chunk: a worker would only add the round trip
+            return super()._run(fn, chunks, bar)
         futures = [self._pool.submit(_run_chunk, fn, c) for c in chunks]
         if bar is not None:
             pending = set(futures)

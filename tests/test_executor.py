@@ -65,3 +65,19 @@ def test_value_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_pat
             make_executor(scheduler=cluster.scheduler_address) as dask:
         items = list(range(40))
         assert dask.map(_square, items) == pool.map(_square, items)
+
+
+def _build_abstraction(out: Path, *extra) -> dict[str, str]:
+    assert main(["build", "abstraction", "--out", str(out), "--seed", "2", "--quiet", "--transform",
+                 "mirror", "--transformed", "3", "--n-train", "300", "--noise", "1", *extra]) == 0
+    return _tree(out)
+
+
+def test_abstraction_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    serial = _build_abstraction(tmp_path / "one", "--workers", "1")
+    assert sum(k.endswith(".png") for k in serial) >= 600
+    assert _build_abstraction(tmp_path / "two", "--workers", "2") == serial
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert _build_abstraction(tmp_path / "dask", "--scheduler", cluster.scheduler_address) == serial

@@ -48,6 +48,8 @@ def add_build_arguments(parser) -> None:
                         help="transformed training images never show an identity outcome "
                              "(not in the paper)")
     parser.add_argument("--name", default=None, help="task root name (default from the options)")
+    from d3mkit.executor import add_executor_arguments
+    add_executor_arguments(parser, "image files (same bytes whatever the count)")
 
 
 def protocol_from_args(args) -> Protocol:
@@ -153,12 +155,20 @@ def documents(name: str, p: Protocol, seed: int, n_rows: int):
     return ddoc, pdoc
 
 
-def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None = None,
-                    force: bool = False, quiet: bool = True) -> Path:
-    """Write ``out/<name>/`` for protocol ``p`` and return its path."""
+def _write_png(job) -> None:
+    """One image file (a module-level function: it runs on executor workers)."""
     from PIL import Image
+    path, pixels = job
+    Image.fromarray(pixels, mode="L").save(path, format="PNG")
 
+
+def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None = None,
+                    force: bool = False, quiet: bool = True, executor=None) -> Path:
+    """Write ``out/<name>/`` for protocol ``p`` and return its path. The PNG files are
+    written on ``executor`` (:mod:`d3mkit.executor`; default this process): the images
+    are drawn first, in order, so the bytes do not depend on it."""
     from d3mkit.errors import D3MKitError
+    from d3mkit.executor import Executor
     from d3mkit.package import TaskRootWriter
 
     issues = p.problems()
@@ -183,12 +193,9 @@ def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None =
     with TaskRootWriter(out, name, benchmark="abstraction", seed=seed, parameters=params,
                         force=force) as w:
         media = w.media_path(f"{MEDIA}/{files[0]}").parent
-        rows = range(n)
-        if not quiet:
-            from tqdm import tqdm
-            rows = tqdm(rows, desc=f"{name}: images", unit="img")
-        for i in rows:
-            Image.fromarray(pix[i], mode="L").save(media / files[i], format="PNG")
+        (executor or Executor()).map(_write_png, [(str(media / files[i]), pix[i]) for i in range(n)],
+                                     chunksize=256, progress=not quiet, desc=f"{name}: images",
+                                     unit="img")
         w.write_table("tables/learningData.csv", ld)
         w.write_dataset_doc(ddoc)
         w.write_problem_doc(pdoc, splits)
@@ -200,9 +207,11 @@ def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None =
 def build(args) -> list[Path]:
     import sys
     p = protocol_from_args(args)
+    from d3mkit.executor import from_args
     quiet = args.quiet or not sys.stderr.isatty()
-    return [build_task_root(args.out, p, seed=args.seed, name=args.name, force=args.force,
-                            quiet=quiet)]
+    with from_args(args) as ex:   # --workers N | --scheduler ADDRESS
+        return [build_task_root(args.out, p, seed=args.seed, name=args.name, force=args.force,
+                                quiet=quiet, executor=ex)]
 
 
 def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
