@@ -71,3 +71,27 @@ def test_convert_usage(tmp_path, capsys):
     # a datasetDoc with boxes alone: its table changes too
     assert main(["convert", str(root / "od_dataset"), "--to", "4.0.0"]) == 1
     assert "convert the task root" in capsys.readouterr().err
+
+
+def test_detection_predictions_in_the_d3m_layout(tmp_path):
+    """The D3M objectDetection predictions (d3mIndex, boxes[, confidence]) without the image
+    column score as with it when each truth d3mIndex names one image (as d3m writes them)."""
+    from d3mkit.scoring.score import score_predictions
+    from d3mkit.tables import read_table, write_table
+    root = build_detection(tmp_path / "src")
+    ld = read_table(root / "od_dataset" / "tables" / "learningData.csv")
+    test = ld[ld["d3mIndex"].isin({"2", "7"})]
+    with_image = tmp_path / "a.csv"
+    write_table(test[["d3mIndex", "image", "bounding_box"]], with_image)
+    without = tmp_path / "b.csv"
+    write_table(test[["d3mIndex", "bounding_box"]], without)
+    problem = root / "od_problem" / "problemDoc.json"
+    a = score_predictions(problem, with_image, dataset=root / "od_dataset")
+    b = score_predictions(problem, without, dataset=root / "od_dataset")
+    assert a.scores == b.scores and a.scores[0].value == 1.0
+    bad = tmp_path / "c.csv"
+    write_table(test[["d3mIndex", "bounding_box"]].assign(d3mIndex="99"), bad)
+    from d3mkit.errors import D3MKitError
+    with pytest.raises(D3MKitError) as exc:
+        score_predictions(problem, bad, dataset=root / "od_dataset")
+    assert "predictions.image_set" in {i.code for i in exc.value.issues}

@@ -436,10 +436,24 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
         issues.append(error("predictions.no_confidence", "row 1",
                             "a metric of this problem needs a confidence column and there is none",
                             path))
-    if truth.image_column and truth.image_column not in cols:
-        issues.append(error("predictions.no_image", "row 1",
-                            f"objectDetection predictions need the {truth.image_column!r} column",
-                            path))
+    if truth.image_column and truth.image_column not in cols and INDEX in cols:
+        # the D3M layout (d3mIndex, boxes, confidence): when every truth d3mIndex names one
+        # image, a prediction's d3mIndex says its image
+        image_of = _image_by_index(truth)
+        if image_of is None:
+            issues.append(error("predictions.no_image", "row 1",
+                                f"objectDetection predictions need the {truth.image_column!r} column "
+                                f"(a d3mIndex of the truth names several images)", path))
+        else:
+            pidx, tidx = _same_kind(_index_values(df[INDEX]), image_of.index.to_numpy())
+            images = pd.Series(image_of.to_numpy(), index=pd.Index(tidx)).reindex(pidx).to_numpy()
+            df = df.assign(**{truth.image_column: images})
+            unknown = pd.isna(df[truth.image_column]).to_numpy()
+            if unknown.any():
+                pos = np.flatnonzero(unknown)
+                issues.append(error("predictions.image_set", f"row {_lines(pos)[0]}, column {INDEX}",
+                                    f"{len(pos)} row(s) have a d3mIndex that is not a TEST image's "
+                                    f"(rows {_rows_text(_lines(pos), len(pos))})", path))
     known = {INDEX, *truth.targets, conf_col, rank_col, truth.image_column}
     extra_cols = [c for c in cols if c not in known]
     if extra_cols:
@@ -612,6 +626,15 @@ def parse_boxes(a: np.ndarray, name: str, path: str, issues: list[Issue]) -> np.
                             f"{len(pos)} bounding box(es) have x_max < x_min or y_max < y_min "
                             f"(rows {_rows_text(_lines(pos), len(pos))})", path))
     return out
+
+
+def _image_by_index(truth) -> pd.Series | None:
+    """d3mIndex -> image of an objectDetection truth, or None when a d3mIndex names
+    several images (then predictions must carry the image column)."""
+    pairs = pd.DataFrame({"i": truth.index, "m": truth.frame[truth.image_column].to_numpy()}).drop_duplicates()
+    if pairs["i"].duplicated().any():
+        return None
+    return pd.Series(pairs["m"].to_numpy(), index=pd.Index(pairs["i"].to_numpy()))
 
 
 def _align_od(truth, df, path, conf_col, issues):

@@ -81,19 +81,19 @@ def _without_confidence_metrics(problem_doc: Path, predictions: Path, work: Path
     from d3mkit.tables import read_table
     doc = json.loads(problem_doc.read_text(encoding="utf-8"))
     if "confidence" in read_table(predictions).columns:
-        return {"problem": problem_doc, "dropped": []}
+        return {"problem": problem_doc, "dropped": [], "no_confidence": False}
     metrics = doc["inputs"]["performanceMetrics"]
     def needs(m):
         metric = registry().get(m.get("specifyOther") if m.get("metric") == "other" else m.get("metric"))
         return metric is not None and metric.needs_confidence
     dropped = [m.get("specifyOther", m["metric"]) for m in metrics if needs(m)]
     if not dropped:
-        return {"problem": problem_doc, "dropped": []}
+        return {"problem": problem_doc, "dropped": [], "no_confidence": True}
     doc["inputs"]["performanceMetrics"] = [m for m in metrics if not needs(m)]
     copy = work / "problem_SCORE_scored" / "problemDoc.json"
     copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    return {"problem": copy, "dropped": dropped}
+    return {"problem": copy, "dropped": dropped, "no_confidence": True}
 
 
 def run_one(root: Path, work: Path, python: str, pipelines: dict) -> list[dict]:
@@ -175,6 +175,11 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict) -> list[dict]:
             continue
         d3m_name = D3M_NAMES.get(s.metric, s.metric)
         theirs = d3m_scores.get(d3m_name)
+        if theirs is not None and math.isnan(theirs) and kept["no_confidence"]:
+            rows.append(dict(base, metric=s.label + converted, d3m="empty", d3mkit=f"{s.value:.6g}", equal=None,
+                             detail="no confidence column: d3m writes an empty value, d3mkit scores the "
+                                    "detections as equally confident"))
+            continue
         equal = theirs is not None and (theirs == s.value or (math.isfinite(theirs) and math.isfinite(s.value)
                                                               and abs(theirs - s.value) <= 1e-9))
         rows.append(dict(base, metric=s.label + converted, d3m="" if theirs is None else f"{theirs:.6g}",
