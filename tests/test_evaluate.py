@@ -240,3 +240,15 @@ def test_missing_submissions_rank_last(tmp_path):
     rows = _read(tmp_path / "out" / "failures.csv")
     assert rows == [{"system": "system_02", "problemID": "synth_000_problem",
                      "code": "submission.missing", "message": "no submission"}]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every file")
+def test_unreadable_file_is_a_failure_row(tmp_path):
+    p, s = make_campaign(tmp_path, systems=1, problems=1, rows=20, seed=7, malformed=0)
+    f = s / "system_00" / "synth_000_problem" / "predictions.csv"
+    f.chmod(0)
+    try:
+        assert _evaluate(p, s, tmp_path / "out", "--workers", "1") == 0
+    finally:
+        f.chmod(0o644)
+    assert [r["code"] for r in _read(tmp_path / "out" / "failures.csv")] == ["file.unreadable"]

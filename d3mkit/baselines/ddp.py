@@ -67,6 +67,21 @@ class Context:
                                      rank=self.rank, shuffle=False, drop_last=False)
         return order[np.fromiter(iter(sampler), dtype=np.int64)]
 
+    def batches(self, n: int, batch_size: int, rng: np.random.Generator):
+        """Shuffled index batches of this process's shard of ``range(n)`` — the
+        data-parallel form of :func:`d3mkit.baselines.common.batches` (the same batches
+        when inactive).
+
+        >>> from d3mkit.baselines.common import batches
+        >>> [b.tolist() for b in Context().batches(5, 2, np.random.default_rng(0))]
+        [[2, 4], [3, 0], [1]]
+        >>> [b.tolist() for b in batches(5, 2, np.random.default_rng(0))]
+        [[2, 4], [3, 0], [1]]
+        """
+        order = self.shard(rng.permutation(n))
+        for start in range(0, len(order), batch_size):
+            yield order[start:start + batch_size]
+
     def wrap(self, model):
         """The model (already on its device) in channels-last when on CUDA, and in
         DistributedDataParallel when active."""
