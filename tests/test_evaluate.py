@@ -94,6 +94,7 @@ def test_dask_local_cluster_equals_local_pool_byte_for_byte(campaign):
             make_executor(scheduler=cluster.scheduler_address) as ex:
         assert ex.kind == "dask" and ex.workers == 2
         run_campaign(p, s, root / "dask", ex, use_cache=False)
+        assert "run_chunk" in cluster.scheduler.task_prefixes
     for name in ("scores.csv", "failures.csv", "leaderboard.html"):
         assert (root / "pool" / name).read_bytes() == (root / "dask" / name).read_bytes(), name
 

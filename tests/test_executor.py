@@ -59,6 +59,7 @@ def test_value_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_pat
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         assert _build_value(tmp_path / "dask", "--scheduler", cluster.scheduler_address) == serial
+        assert "run_chunk" in cluster.scheduler.task_prefixes      # the cluster did the rendering
     with make_executor(workers=2) as pool, \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                      dashboard_address=None) as cluster, \
@@ -81,3 +82,4 @@ def test_abstraction_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(t
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         assert _build_abstraction(tmp_path / "dask", "--scheduler", cluster.scheduler_address) == serial
+        assert "run_chunk" in cluster.scheduler.task_prefixes      # the cluster wrote the files
