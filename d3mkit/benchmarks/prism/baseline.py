@@ -136,24 +136,30 @@ def _fusion(ld, train, test, args, task, echo) -> np.ndarray:
         def forward(self, img, txt):
             return self.head(torch.cat([self.cnn(img), self.text(txt)], dim=1))
 
-    model = Fusion(xt_tr.shape[1]).to(device)
+    from d3mkit.baselines import ddp
+    ctx = ddp.current()          # data-parallel under torchrun; inactive: as before
+    model = ctx.wrap(Fusion(xt_tr.shape[1]).to(device))
     opt = torch.optim.Adam(model.parameters(), lr=3e-3, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss()
     ti = torch.from_numpy(xi_tr)
     ty = torch.from_numpy(y.astype(np.int64))
     model.train()
     for epoch in range(epochs):
-        total = 0.0
-        for b in batches(len(y), 32, rng):
+        total, seen = 0.0, 0
+        for b in ctx.batches(len(y), 32, rng):
             bi = torch.from_numpy(b)
             opt.zero_grad()
             txt = torch.from_numpy(xt_tr[b].toarray()).to(device)
-            loss = loss_fn(model(ti[bi].to(device).float() / 255.0, txt), ty[bi].to(device))
+            with ctx.autocast(device):
+                loss = loss_fn(model(ctx.inputs(ti[bi].to(device).float() / 255.0), txt),
+                               ty[bi].to(device))
             loss.backward()
             opt.step()
             total += loss.item() * len(b)
-        if echo is not None and (epoch + 1) % max(1, epochs // 3) == 0:
-            echo(f"     fusion epoch {epoch + 1}/{epochs}: train loss {total / len(y):.4f}")
+            seen += len(b)
+        if echo is not None and ctx.is_main and (epoch + 1) % max(1, epochs // 3) == 0:
+            echo(f"     fusion epoch {epoch + 1}/{epochs}: train loss {total / max(1, seen):.4f}")
+    model = ctx.unwrap(model)
     model.eval()
     pred = np.empty(len(test), dtype=np.int64)
     with torch.no_grad():
