@@ -116,9 +116,16 @@ def test_rerun_rescores_only_what_changed(tmp_path):
     f.write_text(f.read_text().replace(",a\n", ",b\n"))
     third = run_campaign(p, s, out, ex)
     assert (third.scored, third.reused) == (3, 3)
+    cache = json.loads((out / ".evaluate-cache.json").read_text())      # a tampered entry
+    key = sorted(cache["entries"])[0]
+    cache["entries"][key]["scores"] = [["accuracy", "accuracy"]]
+    (out / ".evaluate-cache.json").write_text(json.dumps(cache))
+    assert run_campaign(p, s, out, ex).scored == 1
     truth = p / "synth_001" / "synth_001_problem" / "dataSplits.csv"  # a changed problem
     truth.write_text(truth.read_text().replace("1,TEST", "1,TRAIN", 1))
     assert run_campaign(p, s, out, ex).scored == 3
+    (out / ".evaluate-cache.json").write_text("{not json")                # a broken cache
+    assert run_campaign(p, s, out, ex).scored == 6
 
 
 WEIRD = '<b onclick="x">&$\\alpha$'

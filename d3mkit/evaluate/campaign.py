@@ -141,8 +141,14 @@ def load_cache(out: Path) -> dict:
 
 
 def _valid_entry(entry) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("scores"), list) and \
-        isinstance(entry.get("failures"), list)
+    """A cache entry of the shape :class:`Outcome` writes (else it is rescored)."""
+    if not (isinstance(entry, dict) and isinstance(entry.get("scores"), list)
+            and isinstance(entry.get("failures"), list)):
+        return False
+    return all(isinstance(s, list) and len(s) == 3 and isinstance(s[0], str) and isinstance(s[1], str)
+               and isinstance(s[2], (int, float)) and not isinstance(s[2], bool) for s in entry["scores"]) \
+        and all(isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f)
+                for f in entry["failures"])
 
 
 # ---------------------------------------------------------------------------------------
