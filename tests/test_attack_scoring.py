@@ -107,6 +107,18 @@ def test_datetime_spellings(tmp_path, capsys, form):
     assert got["accuracy"] == pytest.approx(skm.accuracy_score(truth["y"], want))
 
 
+@pytest.mark.parametrize("form", ["{}.0", " {}", "{} ", "+{}", "{}e0"])
+def test_index_spellings(tmp_path, capsys, form):
+    """d3mIndex is an integer column: "3.0" and " 3" name index 3."""
+    root = class_task(tmp_path)
+    truth = truth_rows(root)
+    guess = np.roll(truth["y"].to_numpy(), 2)
+    pred = _write(tmp_path / "p.csv", pd.DataFrame({"d3mIndex": [form.format(i) for i in truth["d3mIndex"]],
+                                                     "y": guess}))
+    got, _ = _score(root, pred, capsys)
+    assert got["accuracy"] == pytest.approx(skm.accuracy_score(truth["y"], guess))
+
+
 @pytest.mark.parametrize("bad", ["maybe", "2", "truee", ""])
 def test_boolean_prediction_that_is_no_boolean(tmp_path, capsys, bad):
     frame = pd.DataFrame({"d3mIndex": range(20), "y": ["true", "false"] * 10})
@@ -304,5 +316,5 @@ def test_splits_that_cannot_be_scored(tmp_path, capsys, name, code, fn):
 
 def test_attack_counts():
     """Distinct hostile inputs in this file (reported in the issue note)."""
-    n = (len(BOOL_SPELLINGS) + 5 + 6 + 4 + 4 + 3 + 4 + 2 + len(REGRESSION_BOMBS) + 2 + 5 + len(SPLIT_ATTACKS))
+    n = (len(BOOL_SPELLINGS) + 5 + 6 + 4 + 5 + 4 + 3 + 4 + len(REGRESSION_BOMBS) + 2 + 5 + len(SPLIT_ATTACKS))
     assert n >= 50

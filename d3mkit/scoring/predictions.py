@@ -171,7 +171,12 @@ def _index_values(col: pd.Series) -> np.ndarray:
     try:
         return np.asarray(a, dtype=object).astype(np.int64)
     except (ValueError, OverflowError, TypeError):
-        return np.asarray([str(v).strip() for v in a], dtype=object)
+        pass
+    # the integer colType's canonical form: "1.0" and " 1" are index 1
+    x, bad = coltypes.canonical(a, "integer")
+    if len(x) and not bad.any() and (x == np.round(x)).all() and (np.abs(x) < 2.0 ** 53).all():
+        return x.astype(np.int64)
+    return np.asarray([str(v).strip() for v in a], dtype=object)
 
 
 def _same_kind(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -405,7 +410,7 @@ def _confidence(df, col, path, issues) -> np.ndarray:
         rows = _lines(pos)
         issues.append(error("predictions.confidence_range", f"row {rows[0]}, column {col}",
                             f"{len(pos)} confidence value(s) outside [0, 1] "
-                            f"(first {vals[pos[0]]!r}; rows {_rows_text(rows, len(pos))})", path))
+                            f"(first {float(vals[pos[0]])}; rows {_rows_text(rows, len(pos))})", path))
     return vals
 
 

@@ -64,13 +64,12 @@ skips over-long sentences (counted in the summary).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.errors import D3MKitError, error
 
 SLOTS = {"A": "action", "P": "precondition", "E": "event", "NP": "precondition"}
 _SLOT_RE = re.compile(r"\{(A|P|E|NP)\}")
@@ -326,13 +325,9 @@ def default_labeling_functions() -> list[LabelingFunction]:
 
 def load_labeling_functions(path: Path | str) -> list[LabelingFunction]:
     """Labeling functions from a JSON file: a list of records like :data:`TABLE3`'s."""
+    from d3mkit.docs.jsonio import load_json   # strict JSON, regular files only, size cap
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read labeling functions: {exc.strerror or exc}", str(p)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise D3MKitError(error("prism.lf", "", f"not valid JSON: {exc}", str(p))) from None
+    data = load_json(p)
     if not isinstance(data, list) or not data:
         raise D3MKitError(error("prism.lf", "", "expected a non-empty JSON list of labeling functions", str(p)))
     return [_from_record(r, f"[{i}]", str(p)) for i, r in enumerate(data)]

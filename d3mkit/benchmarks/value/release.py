@@ -119,13 +119,10 @@ def find_release(path: Path | str) -> list[ReleasePart]:
 
 
 def _load_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise D3MKitError(error("json.syntax", f"line {exc.lineno}, column {exc.colno}", exc.msg,
-                                str(path))) from None
+    """The strict JSON reader of d3mkit.docs.jsonio (non-regular files, size cap,
+    duplicate keys, NaN, huge numbers and lone surrogates are issues naming the file)."""
+    from d3mkit.docs.jsonio import load_json
+    return load_json(path)
 
 
 def _index(key, path: Path) -> int:
