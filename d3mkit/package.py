@@ -1,9 +1,11 @@
 """Writing task roots atomically.
 
-:class:`TaskRootWriter` builds a task root in a temporary sibling directory and renames it
-into place only when everything was written and validated; an exception (or invalid
-output) removes the temporary directory, so no half-written task root is ever left. An
-existing task root is replaced only with ``force=True``.
+:class:`TaskRootWriter` builds a task root in a temporary sibling directory and puts it
+into place only when everything was written and validated, through
+:class:`d3mkit.atomic.StagedDir`: an exception (or invalid output) removes the temporary
+directory, an existing task root is replaced only with ``force=True`` and then in one
+atomic swap (the name holds the complete old or the complete new root at every instant,
+even if the process is killed), and leftovers of killed runs are cleaned up first.
 
 Usage::
 
@@ -21,15 +23,15 @@ way: into a temporary sibling, renamed into place when everything converted.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from d3mkit import __version__
+from d3mkit.atomic import StagedDir, check_output_dir
+from d3mkit.paths import resolve_inside
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
 from d3mkit.errors import D3MKitError, Issue, UsageError, error, has_errors, relocated_error, warning
@@ -60,6 +62,8 @@ class TaskRootWriter:
             "d3mkitVersion": __version__, "parameters": dict(parameters or {}),
         }
         self.tmp: Path | None = None
+        self.notes: list[str] = []          # leftovers of killed runs that were cleaned up
+        self._stage: StagedDir | None = None
         self._dataset_doc: DatasetDoc | None = None
         self._problem_doc: ProblemDoc | None = None
         self._learning_data: pd.DataFrame | None = None
@@ -93,12 +97,11 @@ class TaskRootWriter:
                 or self.name.startswith("."):
             raise UsageError(f"task root name {self.name!r} must be a plain directory name "
                              f"(no '/', not empty, not starting with '.')", str(self.out_dir))
-        if self.out_dir.exists() and not self.out_dir.is_dir():
-            raise UsageError("--out exists and is not a directory", str(self.out_dir))
-        if self.root.exists() and not self.force:
-            raise UsageError(f"{self.root} already exists (pass --force to replace it)", str(self.root))
+        check_output_dir(self.out_dir, "--out")
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.name}.tmp-", dir=self.out_dir))
+        self._stage = StagedDir(self.root, force=self.force)
+        self.tmp = self._stage.__enter__()
+        self.notes = self._stage.notes
         return self
 
     # writers --------------------------------------------------------------------------
@@ -140,40 +143,21 @@ class TaskRootWriter:
 
     # commit / rollback ------------------------------------------------------------------
     def __exit__(self, exc_type, exc, tb) -> bool:
-        assert self.tmp is not None
-        if exc_type is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            moved = relocated_error(exc, self.tmp, self.root)   # name the user's path
-            if moved is not exc:
-                raise moved from None
-            return False
-        try:
-            save_json(self.debug_dir / "manifest.json", self.manifest)
-            if self.validate:
-                from d3mkit.validate import validate_task_root
-                issues = validate_task_root(self.tmp)
-                if has_errors(issues):
-                    raise D3MKitError([i for i in issues if i.is_error])
-            self._commit()
-        except BaseException as err:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            moved = relocated_error(err, self.tmp, self.root)
-            if moved is not err:
-                raise moved from None
-            raise
+        assert self.tmp is not None and self._stage is not None
+        if exc_type is None:
+            try:
+                save_json(self.debug_dir / "manifest.json", self.manifest)
+                if self.validate:
+                    from d3mkit.validate import validate_task_root
+                    issues = validate_task_root(self.tmp)
+                    if has_errors(issues):
+                        raise D3MKitError([i for i in issues if i.is_error])
+            except BaseException as e:
+                self._stage.__exit__(type(e), e, e.__traceback__)   # raises it naming the root
+                raise
+        self._stage.__exit__(exc_type, exc, tb)   # commits when there was no exception
         return False
 
-    def _commit(self) -> None:
-        assert self.tmp is not None
-        old = None
-        if self.root.exists():
-            if not self.force:
-                raise UsageError(f"{self.root} already exists (pass --force to replace it)", str(self.root))
-            old = self.out_dir / f".{self.name}.old-{os.getpid()}"
-            os.rename(self.root, old)
-        os.rename(self.tmp, self.root)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------------ converting task roots
@@ -236,11 +220,9 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
     if not docs:
         raise UsageError("no problemDoc.json or datasetDoc.json under this directory", str(root),
                          code="usage.path")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
-        dest = tmp / "tree"
-        shutil.copytree(root, dest, symlinks=True)
+    check_output_dir(out, "--out")
+    with StagedDir(out, force=force) as dest:      # crash-safe, like task roots (d3mkit.atomic)
+        shutil.copytree(root, dest, symlinks=True, dirs_exist_ok=True)
         issues: list[Issue] = []
         errors: list[Issue] = []
         box_columns: set[str] = set()
@@ -260,7 +242,9 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
             for res_id, column, how in rewrites:
                 res = next((r for r in new["dataResources"] if r.get("resID") == res_id), None)
                 if res is not None and isinstance(res.get("resPath"), str):
-                    _rewrite_column(target.parent / res["resPath"], column, how, issues)
+                    csv = resolve_inside(target.parent, res["resPath"], doc=p, location=f"resource {res_id}",
+                                         what="resPath", root_name="the dataset directory")
+                    _rewrite_column(csv, column, how, issues)
                     box_columns.add((column, how))
         if errors:
             raise D3MKitError(errors + issues)
@@ -268,13 +252,4 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
         for targets in dest.glob("*/targets.csv"):
             for column, how in sorted(box_columns):
                 _rewrite_column(targets, column, how, issues)
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.rename(out, old)
-        os.rename(dest, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        return issues
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return issues

@@ -52,7 +52,8 @@ from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.dataset import image_index_column
 from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.limits import how_to_raise, limit
-from d3mkit.tables import read_table
+from d3mkit.paths import resolve_inside
+from d3mkit.tables import read_table, write_table
 
 COLUMNS = ["d3mIndex", "type", "repeat", "fold"]
 OD_COLUMNS = ["d3mIndex", "image", "type", "repeat", "fold"]
@@ -380,23 +381,16 @@ def _rows(index, images, test, repeat, fold) -> pd.DataFrame:
 # files
 # --------------------------------------------------------------------------------------
 def splits_path(problem_dir: Path, splits_file: str) -> Path:
-    """``splitsFile`` resolved under ``problem_dir``; a path escaping it is an error."""
-    rel = Path(splits_file)
-    target = (problem_dir / rel)
-    root = problem_dir.resolve()
-    if rel.is_absolute() or ".." in rel.parts or not str(target.resolve()).startswith(str(root)):
-        raise D3MKitError.single(problem_dir / "problemDoc.json", "splits.path_escapes",
-                                 "inputs.dataSplits.splitsFile",
-                                 f"splitsFile {splits_file!r} leaves the problem directory")
-    return target
+    """``splitsFile`` under ``problem_dir``; one that leaves it (absolute, ``..``, a
+    symlink out) is an error (:func:`d3mkit.paths.resolve_inside`)."""
+    return resolve_inside(problem_dir, splits_file, doc=Path(problem_dir) / "problemDoc.json",
+                          location="inputs.dataSplits.splitsFile", what="splitsFile",
+                          root_name="the problem directory")
 
 
 def write_splits(splits: pd.DataFrame, path: Path | str) -> None:
-    """Write a splits table atomically (temporary sibling, then rename)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    from d3mkit.docs.jsonio import write_text_atomic
-    write_text_atomic(p, splits_bytes(splits).decode("utf-8"))
+    """Write a splits table atomically (:func:`d3mkit.tables.write_table`)."""
+    write_table(splits, path)
 
 
 def splits_bytes(splits: pd.DataFrame) -> bytes:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from d3mkit.atomic import write_with
+
 
 def read_table(path: Path | str) -> pd.DataFrame:
     """Read a CSV file with every cell as a string and no NA conversion, through the one
@@ -35,10 +37,6 @@ def read_table(path: Path | str) -> pd.DataFrame:
 
 
 def write_table(df: pd.DataFrame, path: Path | str) -> None:
-    """Write a CSV file deterministically (creating parent directories)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        df.to_csv(p, index=False, lineterminator="\n")
-    except OSError as exc:   # a full disk: name the file (the write itself does not)
-        raise OSError(exc.errno, exc.strerror or str(exc), exc.filename or str(p)) from None
+    """Write a CSV file deterministically and atomically (:mod:`d3mkit.atomic`; parent
+    directories are created)."""
+    write_with(path, lambda tmp: df.to_csv(tmp, index=False, lineterminator="\n"))

@@ -2,7 +2,9 @@
 
 A task root is a directory holding ``<name>_dataset/`` and ``<name>_problem/`` (and, when
 written by d3mkit, ``<name>_debug/`` and later ``<name>_solution/``). :meth:`TaskRoot.open`
-accepts the root itself or any of those subdirectories.
+accepts the root itself or any of those subdirectories. Each ``<name>_*`` directory and
+each document must lie inside the task root (a symlink leading out is an error,
+:mod:`d3mkit.paths`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import load_json
 from d3mkit.docs.locate import locate_task_root
 from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.paths import require_inside
 from d3mkit.tables import read_table
 
 @dataclass
@@ -29,27 +32,35 @@ class TaskRoot:
         root, name = locate_task_root(path)
         return cls(root, name)
 
+    def _part(self, suffix: str) -> Path:
+        """``root/<name><suffix>``; one that leads out of the task root is an error."""
+        return require_inside(self.root, self.root / f"{self.name}{suffix}",
+                              what=f"{self.name}{suffix}", root_name="the task root")
+
     @property
     def dataset_dir(self) -> Path:
-        return self.root / f"{self.name}_dataset"
+        return self._part("_dataset")
 
     @property
     def problem_dir(self) -> Path:
-        return self.root / f"{self.name}_problem"
+        return self._part("_problem")
 
     @property
     def solution_dir(self) -> Path:
-        return self.root / f"{self.name}_solution"
+        return self._part("_solution")
 
     @property
     def debug_dir(self) -> Path:
-        return self.root / f"{self.name}_debug"
+        return self._part("_debug")
+
+    def _doc(self, path: Path) -> Path:
+        return require_inside(self.root, path, what=path.name, root_name="the task root")
 
     @cached_property
     def problem(self) -> ProblemDoc:
         """The problemDoc; one without a datasetID or targets is an error naming it (run
         ``d3mkit validate`` for the full list of what is wrong)."""
-        p = self.problem_dir / "problemDoc.json"
+        p = self._doc(self.problem_dir / "problemDoc.json")
         doc = ProblemDoc.load(p)
         try:
             ok = isinstance(doc.data, dict) and isinstance(doc.dataset_id, str) and bool(doc.target_names)
@@ -63,11 +74,11 @@ class TaskRoot:
 
     @cached_property
     def dataset(self) -> DatasetDoc:
-        return DatasetDoc.load(self.dataset_dir / "datasetDoc.json")
+        return DatasetDoc.load(self._doc(self.dataset_dir / "datasetDoc.json"))
 
     @cached_property
     def manifest(self) -> dict:
-        p = self.debug_dir / "manifest.json"
+        p = self._doc(self.debug_dir / "manifest.json")
         data = load_json(p) if p.exists() else {}
         if not isinstance(data, dict):
             raise D3MKitError(error("manifest.type", "", f"manifest must be a JSON object, "
@@ -87,7 +98,8 @@ class TaskRoot:
 
     def splits(self) -> pd.DataFrame:
         """dataSplits.csv; its columns d3mIndex, type, repeat, fold are checked."""
-        p = self.problem_dir / self.problem.splits_file
+        from d3mkit.splits import splits_path
+        p = splits_path(self.problem_dir, self.problem.splits_file)
         s = _read(p, "dataSplits")
         missing = [c for c in ("d3mIndex", "type", "repeat", "fold") if c not in s.columns]
         if missing:

@@ -20,23 +20,29 @@ SCORE: every row TEST), rows written as repeat 0, fold 0; so the views validate 
 learningData rows keep their exact cell text. Other tables and non-collection resources
 are copied whole; a collection (media/) keeps only the items that the view's tables
 reference through ``refersTo`` … ``"resObject": "item"``. Every path is checked to stay
-inside the dataset root. The views are written into a temporary sibling of OUT and
-renamed into place; an existing OUT is replaced only with ``force``.
+inside the dataset root (:mod:`d3mkit.paths`). The views are built in a temporary sibling
+of OUT and put in place atomically (:class:`d3mkit.atomic.StagedDir`); an existing OUT is
+replaced only with ``force``.
+
+The TEST view tells nothing about the targets: its learningData and dataSplits hold one
+row per split unit (per d3mIndex; per image for objectDetection, whatever the number of
+true boxes; per d3mIndex for multiLabel, whatever the number of labels), sorted by the
+unit's key, with the target columns empty; its media are the items those rows name.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from d3mkit.atomic import StagedDir, check_output_dir
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, UsageError, relocated_error
+from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.paths import CODE as PATH_ESCAPE, resolve_inside, walk_files
 from d3mkit.splits import read_splits, select, splits_path
 from d3mkit.tables import write_table
 from d3mkit.taskroot import TaskRoot
@@ -45,16 +51,9 @@ VIEWS = ("TRAIN", "TEST", "SCORE")
 
 
 def _inside(root: Path, rel: str, doc_path: Path, location: str) -> Path:
-    """``root/rel`` if it stays inside ``root`` (no absolute path, no ``..``, no symlink out)."""
-    p = root / rel
-    try:
-        ok = not Path(rel).is_absolute() and p.resolve().is_relative_to(root.resolve())
-    except (OSError, ValueError):
-        ok = False
-    if not ok:
-        raise D3MKitError.single(doc_path, "views.path_escapes", location,
-                                 f"{rel!r} leaves the dataset directory")
-    return p
+    """``root/rel`` if it stays inside ``root`` (:func:`d3mkit.paths.resolve_inside`)."""
+    return resolve_inside(root, rel, doc=doc_path, location=location, what="path",
+                          root_name="the dataset directory")
 
 
 def _key(df: pd.DataFrame, cols: list[str]) -> pd.Series:
@@ -103,9 +102,16 @@ class _Source:
                         if t.col_name in self.ld.columns and t.res_id in (self.ld_res.res_id, None)]
 
 
-def _copy(src: Path, dst: Path) -> None:
+def _copy(src: Path, dst: Path, root: Path, doc_path: Path, location: str) -> None:
+    """Copy a file or a directory of the dataset; a symlink inside a copied directory
+    that leads out of the dataset root is an error (nothing outside is copied)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
     if src.is_dir():
+        _files, escaping = walk_files(root, str(src.relative_to(root)))
+        if escaping:
+            rel, why = sorted(escaping.items())[0]
+            raise D3MKitError.single(doc_path, PATH_ESCAPE, location,
+                                     f"{src.relative_to(root).as_posix()}/{rel}: {why}")
         shutil.copytree(src, dst)
     else:
         shutil.copyfile(src, dst)
@@ -162,7 +168,7 @@ def _write_dataset(src: _Source, view: str, rows: pd.DataFrame, dest: Path) -> N
             if sub is not None:
                 write_table(sub, dest / rel)
             else:
-                _copy(path, dest / rel)
+                _copy(path, dest / rel, root, ds.path, loc)
             tables.append((r, sub))
     # the collection items the view's tables refer to
     for r, df in tables:
@@ -172,7 +178,7 @@ def _write_dataset(src: _Source, view: str, rows: pd.DataFrame, dest: Path) -> N
                 continue
             if df is None:
                 from d3mkit.tables import read_table
-                df = read_table(root / r["resPath"])
+                df = read_table(_inside(root, r["resPath"], ds.path, "dataResources"))
             coll = collections[ref["resID"]]
             for item in dict.fromkeys(df[c["colName"]].astype(str)) if c.get("colName") in df.columns else ():
                 if not item:
@@ -183,7 +189,7 @@ def _write_dataset(src: _Source, view: str, rows: pd.DataFrame, dest: Path) -> N
                     raise D3MKitError.single(ds.path, "file.missing", f"resource {coll['resID']}",
                                              f"collection item {rel!r} does not exist")
                 if not (dest / rel).exists():
-                    _copy(srcp, dest / rel)
+                    _copy(srcp, dest / rel, root, ds.path, f"resource {coll['resID']}, item {item!r}")
     save_json(dest / "datasetDoc.json", data)
 
 
@@ -216,20 +222,15 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
                 repeat: int = 0, fold: int = 0) -> dict[str, Path]:
     """Write TRAIN/, TEST/ and SCORE/ under ``out`` (see the module docstring); return
     ``{"TRAIN": out/TRAIN, ...}``."""
-    out = Path(out)
-    if out.exists() and not force:
-        raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
+    out = check_output_dir(out, "--out")
     task = TaskRoot.open(task_root)
+    if out.exists() and not force:        # before reading anything (StagedDir checks again)
+        raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
     src = _Source(task, repeat, fold)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
+    with StagedDir(out, force=force) as tmp:
         test_rows = src.rows["TEST"]
-        blind = test_rows.copy()
-        for t in src.targets:
-            blind[t] = ""
         plan = {"TRAIN": (src.rows["TRAIN"], src.split_rows["TRAIN"]),
-                "TEST": (blind, src.split_rows["TEST"]),
+                "TEST": blind_test(src),
                 "SCORE": (test_rows, src.split_rows["TEST"])}
         for view, (rows, split_rows) in plan.items():
             _write_dataset(src, view, rows, tmp / view / f"dataset_{view}")
@@ -237,17 +238,35 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
                            0.0 if view == "TRAIN" else 1.0)
         write_table(test_rows[src.key_cols + [t for t in src.targets if t not in src.key_cols]],
                     tmp / "SCORE" / "targets.csv")
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.rename(out, old)
-        os.rename(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException as err:
-        shutil.rmtree(tmp, ignore_errors=True)
-        moved = relocated_error(err, tmp, out)   # name the user's --out, not the sibling
-        if moved is not err:
-            raise moved from None
-        raise
     return {v: out / v for v in VIEWS}
+
+
+def _unit_cols(src: _Source) -> list[str]:
+    """The columns naming a split unit: the image for objectDetection, else d3mIndex."""
+    if src.problem.task_type == "objectDetection" and "image" in src.key_cols:
+        return ["image"]
+    return ["d3mIndex"]
+
+
+def _sorted_by(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """``df`` sorted by ``cols`` (numbers as numbers, else as text), stably."""
+    keys = []
+    for c in cols:
+        num = pd.to_numeric(df[c], errors="coerce")
+        keys.append(num if not num.isna().any() else df[c].astype(str))
+    order = pd.DataFrame({f"k{i}": k.to_numpy() for i, k in enumerate(keys)}, index=df.index)
+    return df.loc[order.sort_values(list(order.columns), kind="stable").index]
+
+
+def blind_test(src: _Source) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The TEST view's learningData rows and dataSplits rows: one per split unit, sorted,
+    target columns empty (so neither the row count nor the order tells a target)."""
+    unit = _unit_cols(src)
+    rows = src.rows["TEST"].copy()
+    for t in src.targets:
+        if t not in src.key_cols:
+            rows[t] = ""
+    rows = _sorted_by(rows.drop_duplicates(unit, keep="first"), src.key_cols)
+    split_rows = src.split_rows["TEST"]
+    split_rows = _sorted_by(split_rows.drop_duplicates(unit, keep="first"), src.key_cols)
+    return rows, split_rows

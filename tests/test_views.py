@@ -156,7 +156,7 @@ def test_views_refuse_paths_escaping_the_dataset(detection, tmp_path):
     doc_path.write_text(json.dumps(doc))
     with pytest.raises(D3MKitError) as ei:
         write_views(detection, tmp_path / "v")
-    assert ei.value.issues[0].code == "views.path_escapes"
+    assert ei.value.issues[0].code == "path.escape"
     assert not (tmp_path / "v").exists()
 
 

@@ -8,7 +8,6 @@ through the same path as ``d3mkit score``.
 from __future__ import annotations
 
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -102,28 +101,33 @@ def write_solution(task: TaskRoot, predictions: pd.DataFrame, *, model: str,
         info = {**(info or {}), "processes": ctx.world_size, "backend": ctx.backend}
     from d3mkit.scoring.score import score_task_root, write_scores
 
-    sol = task.solution_dir
+    from d3mkit.atomic import atomic_path, check_output_dir
+    from d3mkit.paths import resolve_inside
+
+    sol = check_output_dir(task.solution_dir, task.solution_dir.name)
+    problem = task.problem
+    pred_path, scores_path = (
+        resolve_inside(sol, rel, doc=problem.path, location=f"expectedOutputs.{key}", what=key,
+                       root_name="the solution directory")
+        for key, rel in (("predictionsFile", problem.predictions_file),
+                         ("scoresFile", problem.scores_file)))
     created = not sol.exists()
     sol.mkdir(parents=True, exist_ok=True)
-    pred_path = sol / task.problem.predictions_file
-    fd, tmp = tempfile.mkstemp(prefix=".predictions.", suffix=".csv", dir=sol)
-    os.close(fd)
     try:
-        write_table(predictions, tmp)
-        # score the temporary file first: predictions that cannot be scored leave nothing
-        try:
-            report = score_task_root(task, Path(tmp))
-        except D3MKitError as exc:
-            exc.issues = [_renamed(i, tmp, pred_path) for i in exc.issues]
-            raise
-        report.issues = [_renamed(i, tmp, pred_path) for i in report.issues]
-        os.replace(tmp, pred_path)
+        with atomic_path(pred_path) as tmp:
+            write_table(predictions, tmp)
+            # score the temporary file first: predictions that cannot be scored leave nothing
+            try:
+                report = score_task_root(task, tmp)
+            except D3MKitError as exc:
+                exc.issues = [_renamed(i, tmp, pred_path) for i in exc.issues]
+                raise
+            report.issues = [_renamed(i, tmp, pred_path) for i in report.issues]
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        if created and not any(sol.iterdir()):
+        if created and sol.is_dir() and not any(sol.iterdir()):
             sol.rmdir()
         raise
-    write_scores(report, sol / task.problem.scores_file)
+    write_scores(report, scores_path)
     save_json(sol / "baseline.json", {"model": model, **(info or {})})
     return report
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from d3mkit.atomic import check_output_file, write_text
 from d3mkit.errors import EXIT_INVALID, EXIT_OK, D3MKitError, UsageError, print_issues
 
 TARGETS = ("3.1.1", "3.1.2", "4.0.0")
@@ -44,7 +45,7 @@ def run(args) -> int:
     from d3mkit.docs.convert_dataset import convert_dataset
     from d3mkit.package import convert_tree
     from d3mkit.validate.convert import convert_checked
-    from d3mkit.docs.jsonio import dump_json, load_json, write_text_atomic
+    from d3mkit.docs.jsonio import dump_json, load_json
 
     src = _single(args.doc)
     if src is None:   # a task root or views tree
@@ -58,8 +59,7 @@ def run(args) -> int:
     if args.out is not None:
         raise UsageError("--out is for a task root or tree; one document goes to --output F", str(args.doc))
     if args.output is not None:
-        if args.output.is_dir():
-            raise UsageError("--output is a directory; give a file name", str(args.output))
+        check_output_file(args.output, "--output")
         if args.output.exists() and not args.force:
             raise UsageError("output exists; use --force to replace it", str(args.output))
     doc = load_json(src)
@@ -83,7 +83,7 @@ def run(args) -> int:
         sys.stdout.write(text)
     else:
         try:
-            write_text_atomic(args.output, text)
+            write_text(args.output, text)
         except OSError as exc:
             raise UsageError(f"cannot write output: {exc.strerror or exc}", str(args.output)) from None
     return EXIT_OK

@@ -28,8 +28,8 @@ def _run(args) -> int:
     unknown = [p for p in args.only or () if p not in parts]
     if unknown:
         raise UsageError(f"--only {', '.join(unknown)}: unknown part (known: {', '.join(parts)})")
-    if args.out.exists() and not args.out.is_dir():
-        raise UsageError("--out exists and is not a directory", str(args.out))
+    from d3mkit.atomic import check_output_dir
+    check_output_dir(args.out, "--out")
     args.out.mkdir(parents=True, exist_ok=True)
     for path in DEMOS:
         part = path.split(".")[2]

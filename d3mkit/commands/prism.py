@@ -58,14 +58,22 @@ def add_parser(sub) -> None:
 
 def _extract(args) -> int:
     from d3mkit.benchmarks.prism.extract import run_extract
+    _check_output(args.output)
     run_extract(args.captions, threshold=args.threshold, fmt=args.format,
                 input_format=args.input_format, output=args.output, lfs_path=args.lfs,
                 max_chars=args.max_chars, strict_slots=not args.loose_slots)
     return 0
 
 
+def _check_output(path) -> None:
+    if path is not None:
+        from d3mkit.atomic import check_output_file
+        check_output_file(path, "--output")
+
+
 def _query(args) -> int:
     from d3mkit.benchmarks.prism.query import run_query
+    _check_output(args.output)
     run_query(args.premises, args.captions, top_k=args.top_k, encoders=args.encoders,
               length_filter=not args.no_length_filter, fmt=args.format, output=args.output,
               seed=args.seed)

@@ -35,8 +35,8 @@ def _run(args) -> int:
     from d3mkit.scoring.score import ScoreReport, score_predictions, write_scores
 
     if args.output is not None:
-        if args.output.is_dir():
-            raise UsageError("--output is a directory; give a file name", str(args.output))
+        from d3mkit.atomic import check_output_file
+        check_output_file(args.output, "--output")
     pdoc_path = find_problem_doc(args.problem)
     problem = ProblemDoc.load(pdoc_path)
     require_dataset_id(problem, pdoc_path)

@@ -18,7 +18,9 @@ def add_parser(sub) -> None:
 def _run(args) -> int:
     from d3mkit.errors import UsageError
     from d3mkit.taskroot import TaskRoot
+    from d3mkit.atomic import check_output_dir
     from d3mkit.views import write_views
+    check_output_dir(args.out, "--out")
     root = TaskRoot.open(args.task_root).root.resolve()
     out = args.out.resolve()
     if out == root or root in out.parents or out in root.parents:

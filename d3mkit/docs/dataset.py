@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from d3mkit.docs.jsonio import dump_json, load_json, save_json
+from d3mkit.paths import resolve_inside
 
 SCHEMA_VERSION = "3.1.2"
 
@@ -252,9 +253,16 @@ class DatasetDoc:
         return out
 
     def resource_path(self, res: Resource) -> Path:
+        """Where ``res`` is on disk; a resPath that leaves the dataset directory
+        (absolute, ``..``, a symlink out) is an error naming the datasetDoc
+        (:func:`d3mkit.paths.resolve_inside`)."""
         if self.root is None:
             raise ValueError("document has no location on disk")
-        return self.root / res.res_path
+        rs = self.data.get("dataResources") if isinstance(self.data, dict) else None
+        loc = next((f"dataResources[{i}].resPath" for i, r in enumerate(rs if isinstance(rs, list) else [])
+                    if isinstance(r, dict) and r.get("resID") == res.res_id), "dataResources")
+        return resolve_inside(self.root, res.res_path, doc=self.path, location=loc, what="resPath",
+                              root_name="the dataset directory")
 
     def __repr__(self) -> str:
         return f"DatasetDoc({self.dataset_id!r}, {len(self.resources)} resources)"

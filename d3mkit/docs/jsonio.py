@@ -34,12 +34,11 @@ Only regular files are read, at most ``D3MKIT_MAX_JSON_BYTES`` bytes (see
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from d3mkit.atomic import write_text
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error
 from d3mkit.limits import file_issue
 
@@ -246,22 +245,6 @@ def dump_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_text_atomic(path: Path | str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary sibling and a rename."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, p)
-    except OSError as exc:   # a full disk names the file the user asked for, not the sibling
-        Path(tmp).unlink(missing_ok=True)
-        raise OSError(exc.errno, exc.strerror or str(exc), str(p)) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_json(path: Path | str, value: Any) -> None:
-    write_text_atomic(path, dump_json(value))
+    """Write ``value`` as :func:`dump_json` text, atomically (:mod:`d3mkit.atomic`)."""
+    write_text(path, dump_json(value))

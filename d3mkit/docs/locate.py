@@ -12,6 +12,11 @@ The first datasetDoc.json whose ``about.datasetID`` equals the problem's wins; d
 are not valid JSON objects are skipped (``validate`` reports them). A task root is a directory
 holding ``<name>_problem/`` and ``<name>_dataset/`` (see docs/design.md).
 
+Every search obeys the path policy (:mod:`d3mkit.paths`): a document found inside a
+directory (beside the problem, under a PATH, under a ``--datasets`` directory) whose file or
+directory is a symlink leading out of that directory is never read; when nothing inside
+matches, the search names it in a ``path.escape`` error instead of "not found".
+
 >>> import json, tempfile
 >>> root = Path(tempfile.mkdtemp()) / "t"
 >>> (root / "t_dataset").mkdir(parents=True); (root / "t_problem").mkdir()
@@ -33,6 +38,7 @@ from typing import Iterable, Iterator
 
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.paths import escaped_error, outside_reason, partition_inside, require_inside
 
 PROBLEM_DOC, DATASET_DOC = "problemDoc.json", "datasetDoc.json"
 TASK_ROOT_PARTS = ("_dataset", "_problem", "_solution", "_debug")
@@ -81,12 +87,12 @@ def find_problem_doc(path: Path | str) -> Path:
     if not p.is_dir():   # a file, or a FIFO/device that the JSON reader refuses by name
         return p
     if (p / PROBLEM_DOC).exists():
-        return p / PROBLEM_DOC
+        return require_inside(p, p / PROBLEM_DOC, what=PROBLEM_DOC, root_name=f"the directory {p}")
     root, name = locate_task_root(p)
     doc = root / f"{name}_problem" / PROBLEM_DOC
     if not doc.is_file():
         raise UsageError("no problemDoc.json in the task root's problem directory", str(doc.parent))
-    return doc
+    return require_inside(root, doc, what=f"{name}_problem/{PROBLEM_DOC}", root_name="the task root")
 
 
 def require_dataset_id(problem, path: Path | str) -> str:
@@ -103,17 +109,30 @@ def require_dataset_id(problem, path: Path | str) -> str:
 # --------------------------------------------------------------------------------------
 # the dataset of a problem
 # --------------------------------------------------------------------------------------
-def walk_documents(root: Path | str) -> Iterator[tuple[str, Path]]:
+def walk_documents(root: Path | str, escaping: list | None = None) -> Iterator[tuple[str, Path]]:
     """("problem" | "dataset", path) of every problemDoc.json and datasetDoc.json under
     ``root``, in sorted order; hidden directories are skipped and a dataset directory (its
     tables and media) is not searched further. A directory named like a document is
-    yielded too, so that its reader reports it."""
+    yielded too, so that its reader reports it. A document file or a directory that is a
+    symlink leading out of ``root`` is not yielded (symlinked directories are never
+    entered); ``(path, why)`` of each goes to ``escaping`` when given."""
+    def out(p: Path) -> bool:
+        why = outside_reason(root, p)
+        if why and escaping is not None and all(q != p for q, _ in escaping):
+            escaping.append((p, why))
+        return why is not None
+
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
-        if PROBLEM_DOC in filenames or PROBLEM_DOC in dirnames:
+        named = set(filenames) | set(dirnames)
+        for d in dirnames if DATASET_DOC not in named else ():
+            if (here / d).is_symlink():
+                out(here / d)
+        if PROBLEM_DOC in named and not out(here / PROBLEM_DOC):
             yield "problem", here / PROBLEM_DOC
-        if DATASET_DOC in filenames or DATASET_DOC in dirnames:
-            yield "dataset", here / DATASET_DOC
+        if DATASET_DOC in named:
+            if not out(here / DATASET_DOC):
+                yield "dataset", here / DATASET_DOC
             dirnames[:] = []
         else:
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -160,12 +179,21 @@ class DatasetFinder:
                         self._search_index.setdefault(did, d)
         return self._search_index
 
-    def find(self, dataset_id: str, problem_doc: Path | str) -> Path | None:
-        """The datasetDoc.json with ``dataset_id`` for the problem at ``problem_doc``."""
+    def _beside_docs(self, problem_doc: Path | str) -> tuple[list[Path], list[tuple[Path, str]]]:
+        root = _beside(Path(problem_doc))
         try:
-            beside = sorted(_beside(Path(problem_doc)).glob(f"*/{DATASET_DOC}"))
+            beside = sorted(root.glob(f"*/{DATASET_DOC}"))
         except OSError:
             beside = []
+        return partition_inside(root, beside)
+
+    def escaped_beside(self, problem_doc: Path | str) -> list[tuple[Path, str]]:
+        """Datasets beside the problem that lead out of its task root (never read)."""
+        return self._beside_docs(problem_doc)[1]
+
+    def find(self, dataset_id: str, problem_doc: Path | str) -> Path | None:
+        """The datasetDoc.json with ``dataset_id`` for the problem at ``problem_doc``."""
+        beside = self._beside_docs(problem_doc)[0]
         for d in beside + self._found:
             if self.dataset_id(d) == dataset_id:
                 return d
@@ -179,10 +207,15 @@ class DatasetFinder:
 def find_dataset_doc(problem_doc: Path | str, dataset_id: str,
                      search: Iterable[Path | str] = (), strict: bool = False) -> Path | None:
     """The datasetDoc.json a problem names, by the search rule of this module; None if none
-    (with ``strict``, :class:`D3MKitError` carrying the issues of candidates that could not
+    (a path.escape error when the only candidates beside it lead out of the task root;
+    with ``strict``, :class:`D3MKitError` carrying the issues of candidates that could not
     be read, since one of them may be the dataset)."""
     finder = DatasetFinder(search)
     found = finder.find(dataset_id, problem_doc)
+    if found is None and finder.escaped_beside(problem_doc):
+        raise escaped_error(finder.escaped_beside(problem_doc), doc=problem_doc,
+                            location="inputs.data[0].datasetID", wanted=f"dataset {dataset_id!r}",
+                            root_name=f"the task root {_beside(Path(problem_doc))}")
     if found is None and finder.broken and strict:
         raise D3MKitError(finder.broken)
     return found
@@ -196,6 +229,9 @@ def dataset_of(problem, search: Iterable[Path | str] = ()):
     did = require_dataset_id(problem, path)
     finder = DatasetFinder(search)
     found = finder.find(did, path)
+    if found is None and finder.escaped_beside(path):
+        raise escaped_error(finder.escaped_beside(path), doc=path, location="inputs.data[0].datasetID",
+                            wanted=f"dataset {did!r}", root_name=f"the task root {_beside(path)}")
     if found is None and finder.broken:   # a candidate that cannot be read may be the one
         raise D3MKitError(finder.broken)
     if found is None:

@@ -249,8 +249,11 @@ def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
         df, issues = read_csv_checked(path, "learningData", [INDEX] + ([img] if img else []) + targets)
         if df is None:
             raise D3MKitError(issues)
-        sp = Path(splits_path) if splits_path is not None else \
-            Path(problem.path).parent / problem.splits_file
+        if splits_path is not None:
+            sp = Path(splits_path)
+        else:
+            from d3mkit.splits import splits_path as _splits_path
+            sp = _splits_path(Path(problem.path).parent, problem.splits_file)
         splits, sissues = read_csv_checked(sp, "dataSplits", [INDEX, "type", "repeat", "fold"],
                                            int_cols=(INDEX, "repeat", "fold"))
         if splits is None:

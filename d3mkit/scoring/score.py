@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.docs.jsonio import write_text_atomic
+from d3mkit.atomic import write_text
 from d3mkit.errors import D3MKitError, Issue, error, has_errors
 from d3mkit.scoring import predictions as P
 from d3mkit.registry import Metric, get_metric, plugin_issues, registry
@@ -93,7 +93,7 @@ class ScoreReport:
 def write_scores(report: ScoreReport, path: Path | str) -> Path:
     """Write ``scores.csv`` atomically (temporary sibling, then rename)."""
     text = report.to_frame().to_csv(index=False, lineterminator="\n")
-    write_text_atomic(path, text)
+    write_text(path, text)
     return Path(path)
 
 
@@ -176,7 +176,10 @@ def _metadata(metric: Metric, metadata_dir: Path | None, index: np.ndarray) -> p
         raise D3MKitError(error("metric.metadata", "", f"metric {metric.name!r} needs "
                                 f"{metric.metadata_file} from the task root's _debug directory, "
                                 f"which is not there", where))
-    meta = read_table(metadata_dir / metric.metadata_file)
+    from d3mkit.paths import require_inside
+    meta = read_table(require_inside(metadata_dir.parent, metadata_dir / metric.metadata_file,
+                                     what=f"{metadata_dir.name}/{metric.metadata_file}",
+                                     root_name="the task root"))
     if P.INDEX not in meta.columns:
         raise D3MKitError(error("metric.metadata", "row 1", f"no {P.INDEX} column", where))
     mi, idx = P._same_kind(P._index_values(meta[P.INDEX]), index)

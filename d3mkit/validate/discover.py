@@ -32,6 +32,7 @@ class Found:
     unknown: list[Path] = field(default_factory=list)   # JSON files of no recognisable kind
     # CSV files in a problem directory that are not its splits file: predictions of that problem
     predictions: list[tuple[Path, Path]] = field(default_factory=list)
+    escaping: list[tuple[Path, str]] = field(default_factory=list)  # symlinked out of the PATH: not read
 
     def add(self, kind: str, p: Path) -> None:
         lst = {"problem": self.problems, "dataset": self.datasets, "unknown": self.unknown}[kind]
@@ -67,7 +68,7 @@ def sniff(p: Path) -> str:
 
 
 def _walk(root: Path, found: Found) -> None:
-    for kind, p in walk_documents(root):
+    for kind, p in walk_documents(root, found.escaping):
         found.add(kind, p)
 
 
@@ -89,9 +90,9 @@ def discover(paths: list[Path | str]) -> Found:
         p = Path(raw)
         _check_readable(p)
         if p.is_dir():
-            before = len(found.problems) + len(found.datasets)
+            before = len(found.problems) + len(found.datasets) + len(found.escaping)
             _walk(p, found)
-            if len(found.problems) + len(found.datasets) == before:
+            if len(found.problems) + len(found.datasets) + len(found.escaping) == before:
                 raise UsageError(f"no {PROBLEM} or {DATASET} found under this directory", str(p),
                                  code="usage.path")
         elif p.suffix.lower() == ".json":

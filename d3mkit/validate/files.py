@@ -31,7 +31,7 @@ from d3mkit.validate.codes import make
 from d3mkit.validate.common import as_dict, as_int, as_list, as_str, row_issues, short
 from d3mkit.validate.csvread import Table, read_csv_checked
 from d3mkit.validate.keys import isin, keys
-from d3mkit.validate.paths import escape_reason, lexical_escape, walk_files
+from d3mkit.paths import escape_reason, lexical_escape, walk_files
 from d3mkit.validate.report import Report
 from d3mkit.docs.versions import minimal_metadata, supported_version
 

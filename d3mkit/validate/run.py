@@ -35,6 +35,10 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
     found = discover(paths)
     index = DatasetIndex(found.datasets, datasets)
     report = Report()
+    for p, why in found.escaping:
+        report.add(str(p), "problemDoc" if p.name == "problemDoc.json" else "datasetDoc",
+                   [make("path.escape", "", f"not read: {why} (documents must lie inside the "
+                         "directory given on the command line)", str(p))])
     for u in found.unknown:
         report.add(str(u), "problemDoc", [make("doc.unknown_kind", "", "neither a problemDoc (no 'inputs') "
                                                  "nor a datasetDoc (no 'dataResources')", str(u))])
@@ -62,6 +66,11 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
                                         f"dataset {did!r} is not beside the problem and no --datasets was "
                                         f"given: the problem's own checks ran; the targets, metrics and "
                                         f"dataSplits could not be checked against the dataset", str(pp)))
+                elif d is None and index.escaped_beside(pp):
+                    out = index.escaped_beside(pp)
+                    missing.append(make("path.escape", f"inputs.data[{i}].datasetID",
+                                        f"dataset {did!r} not found inside the task root; "
+                                        f"{out[0][0].parent} was not read: {out[0][1]}", str(pp)))
                 elif d is None:
                     missing.append(make("problem.dataset_missing", f"inputs.data[{i}].datasetID",
                                         f"dataset {did!r} is neither beside the problem nor on the "

@@ -25,7 +25,7 @@ from d3mkit.validate.common import as_dict, as_int, as_number, as_str, row_issue
 from d3mkit.validate.csvread import read_csv_checked
 from d3mkit.validate.files import DatasetContext
 from d3mkit.validate.keys import comparable, isin, keys
-from d3mkit.validate.paths import escape_reason
+from d3mkit.paths import escape_reason
 from d3mkit.validate.report import Report
 from d3mkit.docs.versions import task_of
 

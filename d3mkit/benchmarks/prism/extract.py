@@ -42,7 +42,7 @@ from d3mkit.benchmarks.prism.labeling import (DEFAULT_THRESHOLD, LabelingFunctio
                                               make_positive, slot_text)
 from d3mkit.benchmarks.prism.manifest import jsonl_rows
 from d3mkit.benchmarks.prism.preprocess import preprocess_caption
-from d3mkit.docs.jsonio import write_text_atomic
+from d3mkit.atomic import write_text
 from d3mkit.errors import D3MKitError, UsageError, error
 
 FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
@@ -414,9 +414,7 @@ def _with_images(records: Iterable[dict], images: dict, summary: Summary) -> Ite
 
 def write_output(path: Path, text: str) -> None:
     """Write ``--output`` atomically; a directory or an unwritable place is a usage error."""
-    if path.is_dir():
-        raise UsageError("--output is a directory; give a file name", str(path))
     try:
-        write_text_atomic(path, text)
+        write_text(path, text)
     except OSError as exc:
         raise UsageError(f"cannot write --output: {exc.strerror or exc}", str(path)) from None

@@ -4,8 +4,9 @@ What this module owns: :func:`read_manifest` — parse a manifest, check every r
 return the good records plus the issues found. A record is
 
 * ``hypothesis`` — a commonsense statement (required, non-empty);
-* ``image`` — the premise image, a path relative to ``--images`` (or absolute); it must
-  exist and be readable by Pillow;
+* ``image`` — the premise image, a path relative to ``--images`` (default: the manifest's
+  directory); it must stay inside that directory (an absolute path, a ``..`` or a symlink
+  leading out is refused, :mod:`d3mkit.paths`), exist and be readable by Pillow;
 * ``label`` — ``allow`` or ``prevent`` (case and surrounding spaces ignored);
 * ``rationale`` — the precondition text (required for PVLr, optional for PVLI);
 * provenance, all optional: ``strategy`` (EC, CQ, IQ or free text), ``source``, ``lf``
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from d3mkit.errors import Issue, UsageError, error
+from d3mkit.paths import escape_reason
 
 LABELS = ("allow", "prevent")
 REQUIRED = ("hypothesis", "image", "label")
@@ -198,8 +200,11 @@ def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
     if not ref:
         problems.append("no image given")
     else:
-        img = Path(ref) if Path(ref).is_absolute() else images / ref
-        if check_images:
+        why = escape_reason(images, ref)
+        img = images / ref
+        if why:
+            problems.append(f"image {ref!r} leaves the image directory {images}: {why}")
+        elif check_images:
             why = image_problem(img)
             if why:
                 problems.append(f"image {ref!r}: {why}")

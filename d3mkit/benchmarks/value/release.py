@@ -31,7 +31,9 @@ official split the first ``--n-train`` images are TRAIN.
 
 Images are copied byte for byte (the release is never modified). Bad input - a missing
 image, an array that is not 8x8 codes 0-12, a box that is not 2 or 4 numbers - is an error
-naming the file and the JSON key.
+naming the file and the JSON key. The labels and box files, the image folders and every
+image must lie inside the release directory (a symlink leading out is a ``path.escape``
+error, :mod:`d3mkit.paths`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import pandas as pd
 
 from d3mkit.benchmarks.value.boards import BoardError, array_to_fen, as_fen, fen_to_symbols, square_name
 from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.paths import require_inside
 
 IMAGE_PATTERN = "CV_{:07d}.jpg"
 SPLITS = ("train", "test")
@@ -87,6 +90,14 @@ def _box_files(where: list[Path], split: str | None) -> Path | None:
     return cands[0] if cands else None
 
 
+def _inside_release(root: Path, parts: list[ReleasePart]) -> list[ReleasePart]:
+    for part in parts:
+        for what, q in (("labels file", part.labels), ("image folder", part.images), ("box file", part.boxes)):
+            if q is not None:
+                require_inside(root, q, what=f"the {what} {q.name}", root_name=f"the release directory {root}")
+    return parts
+
+
 def find_release(path: Path | str) -> list[ReleasePart]:
     """The parts of a release at ``path``: ``train`` and ``test`` of the published layout,
     or one part without a split (older layout)."""
@@ -102,7 +113,7 @@ def find_release(path: Path | str) -> list[ReleasePart]:
             if not (p / split).is_dir():
                 raise UsageError(f"{p}: a VALUE release has the image folder {split}/; it is missing", str(p))
             parts.append(ReleasePart(labels, p / split, split, _box_files([p / "labels", p], split)))
-        return parts
+        return _inside_release(p, parts)
     if p.is_file():
         labels, root = p, p.parent
     else:
@@ -115,7 +126,7 @@ def find_release(path: Path | str) -> list[ReleasePart]:
                              "files and no labels/ folder", str(p))
         labels = cands[0]
     images = root / "images" if (root / "images").is_dir() and not list(root.glob("CV_*.jpg")) else root
-    return [ReleasePart(labels, images, None, _box_files([root], None))]
+    return _inside_release(root, [ReleasePart(labels, images, None, _box_files([root], None))])
 
 
 def _load_json(path: Path):
@@ -248,7 +259,8 @@ def copy_release(path: Path | str, media: Path, n_train: int, n_test: int) -> tu
         boxes = read_boxes(part.boxes, {k: labels[k] for k in chosen}) if part.boxes else {}
         for k in chosen:
             name = IMAGE_PATTERN.format(k)
-            src = part.images / name
+            src = require_inside(part.images, part.images / name, doc=part.labels, location=f"key {k}",
+                                 what=f"image {name}", root_name=f"the image folder {part.images}")
             if not src.is_file():
                 raise D3MKitError(error("release.image", f"key {k}", f"image {name} is missing", str(part.images)))
             if (media / name).exists():

@@ -266,34 +266,26 @@ def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.nd
 def write_report(codes: np.ndarray, out: Path | str, *, title: str | None = None,
                  random: dict | None = None) -> dict:
     """Write ``rule_report.{md,json,png}`` into ``out``; return the report. The three
-    files are written in a temporary directory inside ``out`` and moved into place only
-    when all of them were written. An ``out`` that cannot be created or written to is a
-    usage error naming it."""
-    import os
-    import shutil
-    import tempfile
-
-    from d3mkit.docs.jsonio import save_json
+    files are written to temporary names and renamed into place only when all of them
+    were written (:mod:`d3mkit.atomic`). An ``out`` that cannot be created or written
+    to, or that is a symlink, is a usage error naming it."""
+    from d3mkit.atomic import atomic_path, check_output_dir
+    from d3mkit.docs.jsonio import dump_json
     from d3mkit.errors import UsageError
-    out = Path(out)
+    out = check_output_dir(out, "--out")
     rep = rule_report(check(codes), random=random, severities=severity(codes))
     try:
-        if out.exists() and not out.is_dir():
-            raise UsageError("--out exists and is not a directory", str(out))
         out.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".rule_report.tmp-", dir=out))
     except OSError as exc:
         raise UsageError(f"cannot create the output directory: {exc.strerror or exc}", str(out)) from None
     try:
-        (tmp / "rule_report.md").write_text(to_markdown(rep), encoding="utf-8")
-        save_json(tmp / "rule_report.json", rep)
-        plot(rep, tmp / "rule_report.png", title)
-        for name in ("rule_report.json", "rule_report.png", "rule_report.md"):
-            os.replace(tmp / name, out / name)
+        with atomic_path(out / "rule_report.md") as md, atomic_path(out / "rule_report.json") as js, \
+                atomic_path(out / "rule_report.png") as png:
+            md.write_text(to_markdown(rep), encoding="utf-8")
+            js.write_text(dump_json(rep), encoding="utf-8")
+            plot(rep, png, title)
     except OSError as exc:
         raise UsageError(f"cannot write the report: {exc.strerror or exc}", str(out)) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return rep
 
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import tempfile
 import urllib.request
 import zipfile
 from dataclasses import dataclass
@@ -31,7 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from d3mkit.atomic import atomic_path, write_bytes
 from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.paths import require_inside
 
 IMAGE_SIZE = 28
 OFFLINE = ("digits", "glyphs")
@@ -128,10 +128,13 @@ def unknown_source(name: str) -> D3MKitError:
 
 
 def _find(source_dir: Path, sp: IdxSpec, fname: str) -> Path | None:
+    """The IDX file in ``source_dir/<name>/`` or ``source_dir``; one that is a symlink
+    leading out of ``source_dir`` is an error (:mod:`d3mkit.paths`)."""
     for d in (source_dir / sp.name, source_dir):
         for cand in (d / fname, d / (fname + ".gz")):
             if cand.is_file():
-                return cand
+                return require_inside(source_dir, cand, what=str(cand),
+                                      root_name=f"--source-dir {source_dir}")
     return None
 
 
@@ -192,17 +195,12 @@ def _md5(path: Path) -> str:
 
 def _fetch(url: str, dest: Path, md5: str | None) -> None:
     """Download ``url`` to ``dest`` atomically, checking the MD5 when known."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".dl-", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310
+    with atomic_path(dest) as tmp:
+        with open(tmp, "xb") as out, urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310
             for block in iter(lambda: resp.read(1 << 20), b""):
                 out.write(block)
-        if md5 is not None and _md5(Path(tmp)) != md5:
+        if md5 is not None and _md5(tmp) != md5:
             raise D3MKitError.single(url, "visudo.checksum", "", f"MD5 mismatch: expected {md5}")
-        os.replace(tmp, dest)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def download_source(sp: IdxSpec, dest: Path) -> None:
@@ -218,7 +216,7 @@ def download_source(sp: IdxSpec, dest: Path) -> None:
                 _fetch(url, zpath, md5)
             with zipfile.ZipFile(zpath) as z:
                 for fname, _ in missing.values():
-                    (dest / (fname + ".gz")).write_bytes(z.read(member_dir + fname + ".gz"))
+                    write_bytes(dest / (fname + ".gz"), z.read(member_dir + fname + ".gz"))
             return
         for fname, md5 in missing.values():
             last = None

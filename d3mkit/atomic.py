@@ -1,0 +1,389 @@
+"""Writing files and directories so that a crash never leaves a half-written result.
+
+What this module owns: every write d3mkit makes to a name the user will read.
+
+* Files (:func:`write_text`, :func:`write_bytes`, :func:`atomic_path`): written into a
+  temporary sibling ``.NAME.tmp-*`` and renamed over NAME, so NAME holds the complete
+  old or the complete new content at every instant. NAME is never a symlink, FIFO,
+  device or directory that gets followed or replaced: such a NAME is a usage error
+  (exit 2) before anything is written (:func:`check_output_file`).
+* Directories (:class:`StagedDir`, used for task roots and views): built in a temporary
+  sibling ``.NAME.tmp-PID-*`` and swapped into place with one atomic
+  ``renameat2(RENAME_EXCHANGE)`` (Linux); an existing NAME is replaced only with
+  ``force``, and without ``force`` a NAME created meanwhile by a concurrent run is never
+  overwritten (``RENAME_NOREPLACE``). Where renameat2 is missing (other systems, some
+  file systems) the fallback renames NAME to ``.NAME.old-PID-*`` and the new tree to
+  NAME; a crash between the two renames is repaired by the next run, which renames the
+  old tree back.
+* Leftovers: a run holds an ``flock`` on its temporary directory while it lives, so the
+  next run into the same parent removes every ``.NAME.tmp-*``/``.NAME.old-*`` that no
+  live process holds (:func:`clean_leftovers`), and reports what it did.
+* Permissions: files are created ``0666 & ~umask`` and directories ``0777 & ~umask``
+  (0644 and 0755 under umask 022), not the 0600/0700 of :mod:`tempfile`.
+
+The promise covers a killed process (``kill -9``, an exception, Ctrl-C), not a power
+loss: nothing is fsync'ed.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> write_text(d / "a.txt", "hello\\n")
+>>> (d / "a.txt").read_text(), oct((d / "a.txt").stat().st_mode & 0o777) == oct(0o666 & ~umask())
+('hello\\n', True)
+>>> (d / "link").symlink_to(d / "a.txt")
+>>> write_text(d / "link", "x")
+Traceback (most recent call last):
+...
+d3mkit.errors.UsageError: ...link: error [output.not_regular] refusing to write through a symlink...
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import os
+import secrets
+import shutil
+import stat
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+from d3mkit.errors import UsageError, relocated_error
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+
+
+# ------------------------------------------------------------------------------- umask
+def umask() -> int:
+    """The process umask (read from /proc when possible, so nothing is changed)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def file_mode() -> int:
+    return 0o666 & ~umask()
+
+
+def dir_mode() -> int:
+    return 0o777 & ~umask()
+
+
+# ------------------------------------------------------------------------- output names
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISREG(mode):
+        return "a file"
+    return "not a regular file"
+
+
+def check_output_file(path: Path | str, option: str = "") -> Path:
+    """``path`` if it may be (re)written as a regular file: it does not exist or is a
+    regular file (not a symlink, FIFO, device, socket or directory), and its parent is a
+    directory or can be made one. Else :class:`UsageError` (exit 2) naming ``path``."""
+    p = Path(path)
+    what = f"{option} " if option else ""
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise UsageError(f"{what}cannot be checked: {exc.strerror or exc}", str(p),
+                         code="output.unusable") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        verb = "write through" if stat.S_ISLNK(st.st_mode) else "replace"
+        raise UsageError(f"{what}is {_kind(st.st_mode)}; refusing to {verb} it (give a regular file name)"
+                         if option else
+                         f"refusing to {verb} {_kind(st.st_mode)}; give a regular file name",
+                         str(p), code="output.not_regular")
+    for parent in [p.parent, *p.parent.parents]:
+        if os.path.lexists(parent):
+            if not parent.is_dir():
+                raise UsageError(f"{what}cannot be created: {parent} is not a directory", str(p),
+                                 code="output.unusable")
+            break
+    return p
+
+
+def check_output_dir(path: Path | str, option: str = "--out") -> Path:
+    """``path`` if it may hold or become a directory d3mkit writes into: it does not
+    exist, or it is a directory and not a symlink. Else :class:`UsageError`."""
+    p = Path(path)
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        return p
+    except OSError as exc:
+        raise UsageError(f"{option} cannot be checked: {exc.strerror or exc}", str(p),
+                         code="output.unusable") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise UsageError(f"{option} is a symlink; refusing to write through it (give the real directory)",
+                         str(p), code="output.not_regular")
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{option} exists and is {_kind(st.st_mode)}, not a directory", str(p),
+                         code="output.unusable")
+    return p
+
+
+# ------------------------------------------------------------------------------- files
+def _tmp_sibling(p: Path) -> Path:
+    """``.NAME.tmp-PID-RANDOM.SUFFIX``: the suffix kept for writers that infer the format
+    from it (matplotlib, Pillow, pandas compression)."""
+    return p.parent / f".{p.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}{p.suffix}"
+
+
+@contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """Yield a temporary sibling path to write; on success it is renamed over ``path``
+    (mode ``0666 & ~umask``); on an exception it is removed and ``path`` is untouched."""
+    p = Path(path)
+    check_output_file(p)
+    p.parent.mkdir(parents=True, exist_ok=True, mode=0o777)
+    tmp = _tmp_sibling(p)
+    try:
+        yield tmp
+        if not tmp.exists():
+            tmp.touch()
+        os.chmod(tmp, file_mode())
+        check_output_file(p)           # again: the name may have changed meanwhile
+        os.replace(tmp, p)
+    except OSError as exc:             # a full disk names the user's file, not the sibling
+        moved = relocated_error(exc, tmp, p)
+        if moved is exc and exc.filename is None:
+            moved = OSError(exc.errno, exc.strerror or str(exc), str(p))
+        if moved is not exc:
+            raise moved from None
+        raise
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def write_bytes(path: Path | str, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see the module docstring)."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+
+
+def write_text(path: Path | str, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends as given) to ``path`` atomically."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_with(path: Path | str, writer: Callable[[Path], None]) -> None:
+    """Call ``writer(tmp_path)`` and rename the result over ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        writer(tmp)
+
+
+# ------------------------------------------------------------------------- directories
+_libc = None
+
+
+def _renameat2(src: Path, dst: Path, flags: int) -> bool:
+    """rename with ``flags``; True when done, False when the system lacks renameat2 or
+    the file system does not support the flag. Other errors raise OSError."""
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(None, use_errno=True)
+            _libc.renameat2  # noqa: B018 - AttributeError when glibc < 2.28
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc is False:
+        return False
+    r = _libc.renameat2(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags)
+    if r == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(src), None, str(dst))
+
+
+def _leftover_prefixes(name: str) -> tuple[str, str]:
+    return f".{name}.tmp-", f".{name}.old-"
+
+
+def _try_lock(path: Path) -> int | None:
+    """An fd holding an exclusive flock on directory ``path``, or None if a live
+    process holds it (or it cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def clean_leftovers(parent: Path | str, name: str) -> list[str]:
+    """Repair and remove what killed runs left beside ``parent/name``; return one line
+    per action. A temporary directory a live run holds is left alone."""
+    parent = Path(parent)
+    tmp_prefix, old_prefix = _leftover_prefixes(name)
+    try:
+        entries = sorted(e for e in os.listdir(parent) if e.startswith((tmp_prefix, old_prefix)))
+    except OSError:
+        return []
+    done: list[str] = []
+    dest = parent / name
+    for e in entries:
+        p = parent / e
+        if p.is_symlink() or not p.is_dir():
+            continue
+        fd = _try_lock(p)
+        if fd is None:
+            continue
+        try:
+            if e.startswith(old_prefix) and not os.path.lexists(dest):
+                # the fallback protocol was killed between its two renames: put the old tree back
+                try:
+                    os.rename(p, dest)
+                    done.append(f"restored {dest} from {p} (a run was killed while replacing it)")
+                    continue
+                except OSError:
+                    pass
+            shutil.rmtree(p, ignore_errors=True)
+            done.append(f"removed {p} (left by a run that was killed)")
+        finally:
+            os.close(fd)
+    return done
+
+
+class StagedDir:
+    """Build directory ``dest`` in a locked temporary sibling and put it in place
+    atomically (see the module docstring).
+
+    >>> import tempfile, pathlib
+    >>> parent = pathlib.Path(tempfile.mkdtemp())
+    >>> with StagedDir(parent / "root") as tmp:
+    ...     _ = (tmp / "f.txt").write_text("new")
+    >>> (parent / "root" / "f.txt").read_text(), sorted(p.name for p in parent.iterdir())
+    ('new', ['root'])
+    """
+
+    def __init__(self, dest: Path | str, *, force: bool = False, option: str = "--out"):
+        self.dest = Path(dest)
+        self.force = force
+        self.option = option
+        self.tmp: Path | None = None
+        self.staged: Path | None = None     # the temporary name, for messages
+        self.notes: list[str] = []
+        self._fd: int | None = None
+        self._old_fd: int | None = None
+
+    def __enter__(self) -> Path:
+        dest = self.dest
+        if os.path.lexists(dest):
+            if stat.S_ISLNK(os.lstat(dest).st_mode):
+                raise UsageError(f"{dest} is a symlink; refusing to replace it", str(dest),
+                                 code="output.not_regular")
+            if not dest.is_dir():
+                raise UsageError(f"{dest} exists and is not a directory", str(dest), code="output.unusable")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        self.notes = clean_leftovers(dest.parent, dest.name)
+        if os.path.lexists(dest) and not self.force:
+            raise UsageError(f"{dest} already exists (pass --force to replace it)", str(dest))
+        tmp = dest.parent / f"{_leftover_prefixes(dest.name)[0]}{os.getpid()}-{secrets.token_hex(4)}"
+        os.mkdir(tmp, 0o700)
+        self._fd = _try_lock(tmp)
+        os.chmod(tmp, dir_mode())
+        self.tmp = self.staged = tmp
+        return tmp
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        """Commit (no exception) and clean up; an error raised while building or committing
+        names ``dest``, not the temporary sibling (:func:`d3mkit.errors.relocated_error`)."""
+        failed = None
+        try:
+            if exc_type is None:
+                self.commit()
+        except BaseException as err:
+            failed = err
+        finally:
+            if self.tmp is not None:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+            for fd in (self._fd, self._old_fd):
+                if fd is not None:
+                    os.close(fd)
+            self._fd = self._old_fd = None
+        err = failed if failed is not None else exc
+        if err is not None:
+            moved = relocated_error(err, self.staged, self.dest) if self.staged is not None else err
+            if moved is not err:
+                raise moved from None
+            if failed is not None:
+                raise failed
+        return False
+
+    def commit(self) -> None:
+        """Put the temporary tree at ``dest``: a new name atomically; an existing one
+        (``force``) swapped atomically, its old tree left at the temporary name and
+        removed by :meth:`__exit__` (or by the next run if this one is killed)."""
+        assert self.tmp is not None
+        tmp, dest = self.tmp, self.dest
+        while True:
+            if not os.path.lexists(dest):
+                if _renameat2(tmp, dest, _RENAME_NOREPLACE):
+                    self.tmp = None
+                    return
+                if not os.path.lexists(dest):
+                    try:
+                        os.rename(tmp, dest)    # fails on a non-empty directory made meanwhile
+                        self.tmp = None
+                        return
+                    except OSError as exc:
+                        if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                            raise
+            if not self.force:
+                raise UsageError(f"{dest} already exists (another run wrote it meanwhile; "
+                                 "pass --force to replace it)", str(dest))
+            if stat.S_ISLNK(os.lstat(dest).st_mode) or not dest.is_dir():
+                raise UsageError(f"{dest} is no longer a directory; refusing to replace it", str(dest),
+                                 code="output.not_regular")
+            try:
+                if _renameat2(tmp, dest, _RENAME_EXCHANGE):
+                    return                      # tmp now holds the old tree; __exit__ removes it
+            except FileNotFoundError:
+                continue                        # dest vanished meanwhile: try the plain rename
+            self._fallback_replace()
+            return
+
+    def _fallback_replace(self) -> None:
+        """Two renames; a crash between them is repaired by :func:`clean_leftovers`."""
+        assert self.tmp is not None
+        old = self.dest.parent / f"{_leftover_prefixes(self.dest.name)[1]}{os.getpid()}-{secrets.token_hex(4)}"
+        self._old_fd = _try_lock(self.dest)   # no other run repairs it while we hold it
+        os.rename(self.dest, old)
+        os.rename(self.tmp, self.dest)
+        self.tmp = old
