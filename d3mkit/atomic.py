@@ -246,9 +246,25 @@ def _try_lock(path: Path) -> int | None:
     return fd
 
 
+def _alive(entry: str, prefix: str) -> bool:
+    """The run that made ``entry`` (``PREFIX<pid>-...``) is still alive. Names without a
+    pid (older d3mkit versions) count as dead; a reused pid only delays the cleanup."""
+    pid = entry[len(prefix):].split("-", 1)[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
 def clean_leftovers(parent: Path | str, name: str) -> list[str]:
     """Repair and remove what killed runs left beside ``parent/name``; return one line
-    per action. A temporary directory a live run holds is left alone."""
+    per action. A temporary directory of a live run (its pid is alive, or it holds the
+    directory's flock) is left alone."""
     parent = Path(parent)
     tmp_prefix, old_prefix = _leftover_prefixes(name)
     try:
@@ -259,7 +275,7 @@ def clean_leftovers(parent: Path | str, name: str) -> list[str]:
     dest = parent / name
     for e in entries:
         p = parent / e
-        if p.is_symlink() or not p.is_dir():
+        if p.is_symlink() or not p.is_dir() or _alive(e, tmp_prefix if e.startswith(tmp_prefix) else old_prefix):
             continue
         fd = _try_lock(p)
         if fd is None:

@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -68,13 +69,25 @@ def _real(p: Path | str) -> str:
     return os.path.realpath(p)
 
 
+def _real_checked(p: Path | str) -> str:
+    """The real path; a symlink loop is an error (the non-strict realpath hides it)."""
+    try:
+        return os.path.realpath(p, strict=True)
+    except FileNotFoundError:
+        return os.path.realpath(p)              # not there (yet): where it would be
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "a symlink loop") from None
+        return os.path.realpath(p)              # e.g. permission: resolve as far as possible
+
+
 def outside_reason(root: Path | str, path: Path | str) -> str | None:
     """Why the joined ``path`` (following every symlink) is not inside ``root``, or None."""
     try:
-        real = _real(path)
+        real = _real_checked(path)
         root_real = _real(root)
     except (OSError, ValueError) as exc:
-        return f"cannot resolve ({exc})"
+        return f"cannot resolve ({exc.strerror if isinstance(exc, OSError) and exc.strerror else exc})"
     if not inside(root_real, real):
         return f"a symlink leads outside the root (to {real})"
     return None

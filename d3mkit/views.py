@@ -42,7 +42,7 @@ from d3mkit.atomic import StagedDir, check_output_dir
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
 from d3mkit.errors import D3MKitError, UsageError
-from d3mkit.paths import CODE as PATH_ESCAPE, resolve_inside, walk_files
+from d3mkit.paths import CODE as PATH_ESCAPE, lexical_escape, resolve_inside, walk_files
 from d3mkit.splits import read_splits, select, splits_path
 from d3mkit.tables import write_table
 from d3mkit.taskroot import TaskRoot
@@ -183,8 +183,13 @@ def _write_dataset(src: _Source, view: str, rows: pd.DataFrame, dest: Path) -> N
             for item in dict.fromkeys(df[c["colName"]].astype(str)) if c.get("colName") in df.columns else ():
                 if not item:
                     continue
+                where = f"resource {coll['resID']}, item {item!r}"
+                why = lexical_escape(item)          # an item is relative to its collection
+                if why:
+                    raise D3MKitError.single(ds.path, PATH_ESCAPE, where,
+                                             f"collection item {item!r} leaves the collection: {why}")
                 rel = coll["resPath"].rstrip("/") + "/" + item
-                srcp = _inside(root, rel, ds.path, f"resource {coll['resID']}, item {item!r}")
+                srcp = _inside(root, rel, ds.path, where)
                 if not srcp.exists():
                     raise D3MKitError.single(ds.path, "file.missing", f"resource {coll['resID']}",
                                              f"collection item {rel!r} does not exist")

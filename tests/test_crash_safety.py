@@ -237,7 +237,9 @@ def test_a_live_runs_temporary_directory_is_left_alone(tmp_path):
     import fcntl
 
     from d3mkit.atomic import clean_leftovers
-    live = tmp_path / ".wine.tmp-1-live"
+    mine = tmp_path / f".wine.tmp-{os.getpid()}-mine"     # a live pid: left alone, locked or not
+    mine.mkdir()
+    live = tmp_path / ".wine.tmp-live"                    # no pid in the name: the lock decides
     live.mkdir()
     fd = os.open(live, os.O_RDONLY | os.O_DIRECTORY)
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -249,7 +251,7 @@ def test_a_live_runs_temporary_directory_is_left_alone(tmp_path):
         assert os.WEXITSTATUS(status) == 0 and live.exists()
     finally:
         os.close(fd)
-    assert clean_leftovers(tmp_path, "wine") and not live.exists()
+    assert clean_leftovers(tmp_path, "wine") and not live.exists() and mine.exists()
 
 
 CONCURRENT = r'''

@@ -36,9 +36,9 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
     index = DatasetIndex(found.datasets, datasets)
     report = Report()
     for p, why in found.escaping:
-        report.add(str(p), "problemDoc" if p.name == "problemDoc.json" else "datasetDoc",
-                   [make("path.escape", "", f"not read: {why} (documents must lie inside the "
-                         "directory given on the command line)", str(p))])
+        kind = "problemDoc" if p.name == "problemDoc.json" or p.name.endswith("_problem") else "datasetDoc"
+        report.add(str(p), kind, [make("path.escape", "", f"not read: {why} (documents must lie inside "
+                                       "the directory given on the command line)", str(p))])
     for u in found.unknown:
         report.add(str(u), "problemDoc", [make("doc.unknown_kind", "", "neither a problemDoc (no 'inputs') "
                                                  "nor a datasetDoc (no 'dataResources')", str(u))])
