@@ -30,11 +30,8 @@ def add_parser(sub) -> None:
 
 
 def _inside(child: Path, parent: Path) -> bool:
-    try:
-        child.resolve().relative_to(parent.resolve())
-        return True
-    except ValueError:
-        return False
+    from d3mkit.paths import outside_reason
+    return outside_reason(parent, child) is None
 
 
 def _run(args) -> int:
@@ -43,8 +40,8 @@ def _run(args) -> int:
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
         if not path.is_dir():
             raise UsageError(f"{opt} is not a directory", str(path))
-    if args.out.exists() and not args.out.is_dir():
-        raise UsageError("--out exists and is not a directory", str(args.out))
+    from d3mkit.atomic import check_output_dir
+    check_output_dir(args.out, "--out")
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
         if _inside(args.out, path) or _inside(path, args.out):
             raise UsageError(f"--out must be outside {opt} (and not hold it)", str(args.out))

@@ -220,7 +220,7 @@ def _csv(rows: list[list], header: list[str]) -> str:
 
 
 def write_outputs(camp: Campaign, out: Path) -> None:
-    from d3mkit.docs.jsonio import write_text_atomic
+    from d3mkit.atomic import write_text as write_text_atomic
     from d3mkit.evaluate.leaderboard import leaderboard_html
     out.mkdir(parents=True, exist_ok=True)
     rows = score_rows(camp)
