@@ -370,17 +370,15 @@ class StagedDir:
         tmp, dest = self.tmp, self.dest
         while True:
             if not os.path.lexists(dest):
-                if _renameat2(tmp, dest, _RENAME_NOREPLACE):
-                    self.tmp = None
-                    return
-                if not os.path.lexists(dest):
-                    try:
-                        os.rename(tmp, dest)    # fails on a non-empty directory made meanwhile
+                try:
+                    if _renameat2(tmp, dest, _RENAME_NOREPLACE) or (
+                            not os.path.lexists(dest) and os.rename(tmp, dest) is None):
+                        # (the plain rename fails on a non-empty directory made meanwhile)
                         self.tmp = None
                         return
-                    except OSError as exc:
-                        if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-                            raise
+                except OSError as exc:
+                    if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                        raise               # else: another run created dest meanwhile
             if not self.force:
                 raise UsageError(f"{dest} already exists (another run wrote it meanwhile; "
                                  "pass --force to replace it)", str(dest))

@@ -53,6 +53,21 @@ class TaskRoot:
     def debug_dir(self) -> Path:
         return self._part("_debug")
 
+    def item_path(self, collection: Path, item: str) -> Path:
+        """``collection/item`` for a media item a learningData cell names; an item that
+        leaves the collection (absolute, ``..``) or the dataset directory (a symlink out)
+        is a ``path.escape`` error naming learningData (:mod:`d3mkit.paths`)."""
+        from d3mkit.errors import D3MKitError
+        from d3mkit.paths import CODE, lexical_escape
+        where = str(self.dataset_dir / "tables" / "learningData.csv")
+        why = lexical_escape(str(item))
+        if why:
+            raise D3MKitError(error(CODE, f"item {str(item)[:200]!r}",
+                                    f"media item leaves its collection: {why}", where))
+        return require_inside(self.dataset_dir, Path(collection) / str(item), doc=where,
+                              location=f"item {str(item)[:200]!r}", what="media item",
+                              root_name="the dataset directory")
+
     def _doc(self, path: Path) -> Path:
         return require_inside(self.root, path, what=path.name, root_name="the task root")
 

@@ -264,14 +264,18 @@ def _sorted_by(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
 
 
 def blind_test(src: _Source) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The TEST view's learningData rows and dataSplits rows: one per split unit, sorted,
-    target columns empty (so neither the row count nor the order tells a target)."""
+    """The TEST view's learningData rows and dataSplits rows, sorted by their key, target
+    columns empty, so that neither the row count nor the order tells a target:
+    objectDetection keeps one row per image (the first d3mIndex of its boxes); other
+    tasks keep the distinct rows once the targets are emptied (multiLabel: one row per
+    d3mIndex whatever its number of labels)."""
     unit = _unit_cols(src)
     rows = src.rows["TEST"].copy()
     for t in src.targets:
         if t not in src.key_cols:
             rows[t] = ""
-    rows = _sorted_by(rows.drop_duplicates(unit, keep="first"), src.key_cols)
+    rows = rows.drop_duplicates(unit if unit == ["image"] else None, keep="first")
+    rows = _sorted_by(rows, src.key_cols)
     split_rows = src.split_rows["TEST"]
     split_rows = _sorted_by(split_rows.drop_duplicates(unit, keep="first"), src.key_cols)
     return rows, split_rows

@@ -429,18 +429,18 @@ def prism_root(tmp_path_factory):
 
 
 @pytest.mark.parametrize("key,value", [("predictionsFile", "../../escaped.csv"),
-                                       ("predictionsFile", "/tmp/d3mkit-escaped.csv"),
+                                       ("predictionsFile", "ABSOLUTE"),
                                        ("scoresFile", "../../escaped.csv"),
                                        ("scoresFile", "sub/../../../escaped.csv")])
 def test_baseline_writes_only_inside_the_solution_dir(prism_root, tmp_path, capsys, key, value):
     root = tmp_path / "r"
     shutil.copytree(prism_root, root)
+    value = str(tmp_path / "escaped.csv") if value == "ABSOLUTE" else value
     _edit(root, "prism_pvli_problem/problemDoc.json", lambda d: d["expectedOutputs"].__setitem__(key, value))
     before = sorted(p.name for p in tmp_path.iterdir())
     code, text = run(["baseline", root, "--model", "zero-rate", "--quiet"], capsys)
     assert code == 1 and "path.escape" in text and key in text, text
     assert sorted(p.name for p in tmp_path.iterdir()) == before
-    assert not Path("/tmp/d3mkit-escaped.csv").exists()
 
 
 def count_hostile_inputs() -> dict[str, int]:

@@ -230,7 +230,7 @@ def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
     media = task.dataset_dir / MEDIA
     out = np.empty((len(ld), S.IMAGE, S.IMAGE), dtype=np.uint8)
     for j, f in enumerate(ld["image"]):
-        path = media / f
+        path = task.item_path(media, f)
         try:
             with Image.open(path) as im:
                 arr = np.asarray(im.convert("L"))

@@ -116,8 +116,8 @@ def _fusion(ld, train, test, args, task, echo) -> np.ndarray:
     if len(classes) < 2:
         return np.full(len(test), classes[0], dtype=object)
     media = task.dataset_dir / "media"
-    xi_tr = load_images([media / f for f in ld.loc[train, "image"]])
-    xi_te = load_images([media / f for f in ld.loc[test, "image"]])
+    xi_tr = load_images([task.item_path(media, f) for f in ld.loc[train, "image"]])
+    xi_te = load_images([task.item_path(media, f) for f in ld.loc[test, "image"]])
     xt_tr, xt_te = _tfidf(ld.loc[train, "hypothesis"].astype(str), ld.loc[test, "hypothesis"].astype(str),
                           max_features=4000)
     xt_tr, xt_te = xt_tr.astype(np.float32).tocsr(), xt_te.astype(np.float32).tocsr()   # densified per batch

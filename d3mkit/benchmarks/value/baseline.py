@@ -195,8 +195,8 @@ def run_baseline(task, model: str, args):
     train, test = task.split_indices(0, 0)
     train_y = target_boards(task, ld, train, targets)
     t0 = time.perf_counter()
-    train_x = load_images([media / f for f in ld.loc[train, col]], size)
-    test_x = load_images([media / f for f in ld.loc[test, col]], size)
+    train_x = load_images([task.item_path(media, f) for f in ld.loc[train, col]], size)
+    test_x = load_images([task.item_path(media, f) for f in ld.loc[test, col]], size)
     t1 = time.perf_counter()
     with torch_threads(max(1, int(threads))):
         probs = train_and_predict(train_x, train_y, test_x, arch=model, epochs=epochs,

@@ -46,7 +46,7 @@ def load_puzzles(task) -> dict:
             raise UsageError(f"not a visudo task root: learningData has no {col!r} column", str(task.root))
     coll = task.dataset.resource("puzzleImages")
     base = task.dataset.resource_path(coll) if coll is not None else task.dataset_dir / "media" / "puzzles"
-    imgs = np.stack([load_png(base / f) for f in ld["puzzleImage"]]).astype(np.float32) / 255.0
+    imgs = np.stack([load_png(task.item_path(base, f)) for f in ld["puzzleImage"]]).astype(np.float32) / 255.0
     d = imgs.shape[-1] // 28
     return {"index": ld["d3mIndex"].to_numpy(), "split": ld["puzzleSplit"].to_numpy(),
             "y": (ld["label"].astype(str) == "1").to_numpy().astype(np.float32), "images": imgs, "d": d}
