@@ -449,4 +449,52 @@ def count_hostile_inputs() -> dict[str, int]:
             "path: collections (x validate, views)": 2 * len(MEDIA_ATTACKS),
             "path: PRISM manifest images": len(PRISM_ATTACKS),
             "path: VALUE release": len(RELEASE_ATTACKS),
-            "path: predictionsFile/scoresFile": 4}
+            "path: predictionsFile/scoresFile": 4,
+            "path: media items read by baselines": len(BASELINE_MEDIA_ATTACKS)}
+
+
+# --- baselines read media items a cell names: only inside the dataset ----------------------
+@pytest.fixture(scope="module")
+def abstraction_root(tmp_path_factory):
+    base = tmp_path_factory.mktemp("abs")
+    assert main(["build", "abstraction", "--out", str(base), "--n-train", "20", "--n-test", "10",
+                 "--name", "abs", "--quiet"]) == 0
+    return base / "abs"
+
+
+def _abs_cell(value):
+    def fn(root, out):
+        p = root / "abs_dataset/tables/learningData.csv"
+        df = read_table(p)
+        df.loc[0, "image"] = value(out) if callable(value) else value
+        df.to_csv(p, index=False)
+    return fn
+
+
+def _abs_media_link(root, out):
+    p = root / "abs_dataset/tables/learningData.csv"
+    name = read_table(p).loc[0, "image"]
+    (root / "abs_dataset/media" / name).unlink()
+    (root / "abs_dataset/media" / name).symlink_to(out / "secret.png")
+
+
+BASELINE_MEDIA_ATTACKS = {
+    "cell ../../../outside": _abs_cell("../../../outside/secret.png"),
+    "cell absolute": _abs_cell(lambda o: str(o / "secret.png")),
+    "media file symlinked out": _abs_media_link,
+}
+
+
+@pytest.mark.parametrize("name", list(BASELINE_MEDIA_ATTACKS))
+def test_baseline_reads_media_only_inside_the_dataset(abstraction_root, tmp_path, capsys, name):
+    pytest.importorskip("torch")
+    from PIL import Image
+    root = tmp_path / "abs"
+    shutil.copytree(abstraction_root, root)
+    out = tmp_path / "outside"
+    out.mkdir()
+    Image.new("L", (28, 28), 7).save(out / "secret.png")       # a readable image
+    BASELINE_MEDIA_ATTACKS[name](root, out)
+    code, text = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1", "--quiet"], capsys)
+    assert code == 1 and "path.escape" in text, text
+    assert not (root / "abs_solution").exists()
