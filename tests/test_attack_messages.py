@@ -113,11 +113,13 @@ def test_path_with_control_characters(task, tmp_path, capsys, name):
 
 
 def test_full_disk_names_the_output(task, tmp_path, capsys, monkeypatch):
-    import d3mkit.docs.jsonio as jsonio
+    import builtins
+
+    import d3mkit.atomic as atomic
     truth = truth_rows(task)
     pred = _csv(tmp_path / "p.csv", {"d3mIndex": truth["d3mIndex"], "y": truth["y"]})
     out = tmp_path / "scores.csv"
-    real = jsonio.os.fdopen
+    real = builtins.open
 
     class Full:
         def __init__(self, fh):
@@ -132,7 +134,8 @@ def test_full_disk_names_the_output(task, tmp_path, capsys, monkeypatch):
         def write(self, _text):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(jsonio.os, "fdopen", lambda *a, **k: Full(real(*a, **k)))
+    # every file write goes through d3mkit.atomic, which opens its temporary sibling with open()
+    monkeypatch.setattr(atomic, "open", lambda *a, **k: Full(real(*a, **k)), raising=False)
     code, _, err = run(["score", "--problem", task, "--predictions", pred, "--output", out], capsys)
     assert code == 2 and f"{out}: error [file.os] No space left on device" in err, err
     assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".scores")] == []
