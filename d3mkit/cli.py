@@ -26,12 +26,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only`` (a command name) just that command's module is imported,
+    so ``d3mkit validate ...`` never pays for ``build``'s imports (start-up time)."""
     parser = _Parser(prog="d3mkit", description="Benchmark tasks as D3M problems: build, validate, split, score, baselines.")
     parser.add_argument("--version", action="version", version=f"d3mkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMANDS:
+    names = [only] if only in COMMANDS else [] if only == "--version" else COMMANDS
+    for name in names:
         try:
             mod = import_module(f"d3mkit.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -43,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
