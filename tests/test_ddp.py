@@ -34,7 +34,7 @@ def test_inactive_context_is_the_identity_on_cpu():
     model = torch.nn.Linear(2, 2)
     assert ctx.wrap(model) is model and ctx.unwrap(model) is model
     x = torch.zeros(1, 1, 2, 2)
-    assert ctx.inputs(x) is x
+    assert ctx.inputs(x) is x and ctx.mean(3) == 3.0
     with ctx.autocast("cpu"):
         assert not torch.is_autocast_enabled()
 
@@ -53,8 +53,10 @@ x, y = rng.integers(0, 10, (48, 28, 28), dtype=np.uint8), rng.integers(0, 10, 48
 pred = M.fit_predict(x, y, x[:16], epochs=2, batch_size=8, seed=0)
 every = [None] * ctx.world_size
 dist.all_gather_object(every, pred.tolist())
+mean_rank = ctx.mean(ctx.rank)
 if ctx.is_main:   # gradients were averaged: both replicas hold the same weights
     print("replicas agree:", all(p == every[0] for p in every), flush=True)
+    print("mean rank:", mean_rank, flush=True)
 sys.exit(main(sys.argv[1:]))   # the command reuses the group and leaves it at the end
 """
 
@@ -72,7 +74,7 @@ def test_two_gloo_processes_train_one_model_and_rank_zero_writes(tmp_path):
            "--epochs", "1", "--abstraction-batch-size", "8"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "replicas agree: True" in out.stdout
+    assert "replicas agree: True" in out.stdout and "mean rank: 0.5" in out.stdout
     sol = next(root.glob("*_solution"))
     info = json.loads((sol / "baseline.json").read_text())
     assert info["processes"] == 2 and info["backend"] == "gloo"

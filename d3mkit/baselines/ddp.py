@@ -19,6 +19,8 @@ What a training loop does with it (small edits, the loop stays the loop):
 * ``with ctx.autocast(device):`` around the forward pass and ``ctx.inputs(x)`` for an
   image batch — bf16 autocast and channels-last on CUDA only (also in one process: on a
   GPU the numbers change; on the CPU nothing does);
+* ``ctx.mean(x)`` for a statistic that steers training (e.g. the metric of a
+  ``ReduceLROnPlateau``), so every replica takes the same step;
 * ``ctx.unwrap(model)`` for prediction (no collective calls), and only
   ``ctx.is_main`` (rank 0) writes files.
 
@@ -113,6 +115,19 @@ class Context:
             return contextlib.nullcontext()
         import torch
         return torch.autocast("cuda", dtype=torch.bfloat16)
+
+    def mean(self, value: float) -> float:
+        """The mean of ``value`` over the processes (``value`` itself when inactive): for
+        a statistic that steers training (a scheduler's metric), so every replica takes
+        the same decision."""
+        if not self.active:
+            return float(value)
+        import torch
+        import torch.distributed as dist
+        t = torch.tensor([float(value)], dtype=torch.float64,
+                         device=f"cuda:{self.local_rank}" if self.device.startswith("cuda") else "cpu")
+        dist.all_reduce(t)
+        return float(t.item()) / self.world_size
 
     def barrier(self) -> None:
         if self.active:
