@@ -336,8 +336,15 @@ def _parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
 
 def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
                   issues: list[Issue], positions=None, kind: str = "predictions") -> np.ndarray:
-    """Check blanks/NaN and parse per colType; returns floats or strings."""
-    miss = _missing_mask(a)
+    """Check blanks/NaN and parse per colType; returns floats or strings. Text colTypes
+    are looked at once per distinct value (one factorize), then mapped back to rows."""
+    codes = uniq = None
+    if col_type not in NUMERIC_TYPES and a.dtype == object and len(a):
+        codes, uniq = pd.factorize(a)
+        uniq = np.asarray(uniq, dtype=object)
+        miss = np.isin(uniq, MISSING_STRINGS)[codes]
+    else:
+        miss = _missing_mask(a)
     if miss.any():
         pos = np.flatnonzero(miss)
         rows = _lines(pos if positions is None else positions[pos])
@@ -354,7 +361,13 @@ def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
                                  pos_ok if positions is None else positions[pos_ok])
         issues += sub_issues
         return out
-    vals, bad = coltypes.canonical(a, col_type)
+    if codes is None:
+        vals, bad = coltypes.canonical(a, col_type)
+    else:
+        cu, bad_u = coltypes.canonical(uniq, col_type)
+        same = len(cu) == len(uniq) and bool((cu == uniq).all())
+        vals = np.asarray(a, dtype=object) if same else cu[codes]
+        bad = bad_u[codes]
     bad &= ~miss
     if bad.any():
         pos = np.flatnonzero(bad)
