@@ -498,3 +498,28 @@ def test_baseline_reads_media_only_inside_the_dataset(abstraction_root, tmp_path
     code, text = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1", "--quiet"], capsys)
     assert code == 1 and "path.escape" in text, text
     assert not (root / "abs_solution").exists()
+
+
+# --- evaluate: a pipelineDoc.json that links out of its submission is never read -------------
+def test_evaluate_does_not_read_a_pipeline_doc_outside_the_tree(tmp_path, capsys):
+    import csv
+    import io
+
+    from d3mkit.evaluate.synthetic import make_campaign
+    p, s = make_campaign(tmp_path, systems=1, problems=1, rows=20, seed=2, malformed=0)
+    good = (s / "system_00" / "synth_000_problem" / "predictions.csv").read_text()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "pipelineDoc.json").write_text(json.dumps({"problemID": "synth_000_problem"}))
+    run_dir = s / "pipes" / "run-1"
+    run_dir.mkdir(parents=True)
+    (run_dir / "predictions.csv").write_text(good)
+    (run_dir / "pipelineDoc.json").symlink_to(outside / "pipelineDoc.json")
+    code, text = run(["evaluate", "--problems", p, "--submissions", s, "--out", tmp_path / "out", "--quiet"],
+                     capsys)
+    assert code == 0, text
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "failures.csv").read_text())))
+    assert any(r["system"] == "pipes" and r["code"] == "submission.bad_pipeline"
+               and "outside the submissions tree" in r["message"] for r in rows), rows
+    scored = list(csv.DictReader(io.StringIO((tmp_path / "out" / "scores.csv").read_text())))
+    assert not any(r["system"] == "pipes" for r in scored)

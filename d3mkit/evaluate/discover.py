@@ -194,11 +194,9 @@ def find_problems(root: Path) -> tuple[dict[str, Problem], list[Failure]]:
 # submissions
 # ---------------------------------------------------------------------------------------
 def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root)
-        return True
-    except (ValueError, OSError, RuntimeError):
-        return False
+    """``path`` (following symlinks) stays inside ``root`` (:mod:`d3mkit.paths`)."""
+    from d3mkit.paths import outside_reason
+    return outside_reason(root, path) is None
 
 
 def _entry_problem(entry: Path) -> tuple[str | None, str | None]:
@@ -206,6 +204,8 @@ def _entry_problem(entry: Path) -> tuple[str | None, str | None]:
     doc = entry / PIPELINE_DOC
     if not (doc.exists() or doc.is_symlink()):
         return entry.name, None
+    if not _inside(doc, entry):                     # never read through a link out of the entry
+        return None, f"{shown(str(doc))}: symlink to a place outside the submissions tree"
     from d3mkit.docs.jsonio import load_json_issues
     data, issues = load_json_issues(doc)
     if issues:
