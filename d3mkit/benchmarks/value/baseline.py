@@ -108,6 +108,9 @@ def train_and_predict(train_x, train_y, test_x, *, arch="resnet18", epochs=DEFAU
     model = BoardNet(arch).to(device)
     if weights is not None:
         load_weights(model, weights)
+    from d3mkit.baselines import ddp
+    ctx = ddp.current()          # data-parallel under torchrun; inactive: as before
+    model = ctx.wrap(model)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, eps=1e-8, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="max", factor=0.1)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -116,12 +119,13 @@ def train_and_predict(train_x, train_y, test_x, *, arch="resnet18", epochs=DEFAU
         model.train()
         total, seen = 0.0, 0
         seen_idx, seen_pred = [], []
-        for idx in batches(len(train_x), batch_size, rng):
+        for idx in ctx.batches(len(train_x), batch_size, rng):
             if len(idx) < 2:       # BatchNorm needs more than one sample
                 continue
             xb = _normalise(torch, train_x[idx], device)
-            logits = model(xb)
-            loss = loss_fn(logits, y[idx].to(device))
+            with ctx.autocast(device):
+                logits = model(ctx.inputs(xb))
+                loss = loss_fn(logits, y[idx].to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -131,10 +135,12 @@ def train_and_predict(train_x, train_y, test_x, *, arch="resnet18", epochs=DEFAU
             seen_pred.append(logits.detach().argmax(dim=1).cpu().numpy())
         train_f1 = (board_f1(train_y[np.concatenate(seen_idx)], np.concatenate(seen_pred))
                     if seen_idx else 0.0)
+        train_f1 = ctx.mean(train_f1)   # every replica steps its schedule alike
         sched.step(train_f1)       # as the authors: plateau of the epoch's training F1
-        if log:
+        if log and ctx.is_main:
             log(f"epoch {ep + 1}/{epochs}: loss {total / max(seen, 1):.4f}, train F1 {train_f1:.4f}, "
                 f"lr {opt.param_groups[0]['lr']:.2e}")
+    model = ctx.unwrap(model)
     model.eval()
     probs = []
     with torch.no_grad():

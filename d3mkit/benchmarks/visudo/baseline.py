@@ -133,7 +133,9 @@ def train_and_predict(model_name: str, data: dict, *, epochs: int, seed: int, de
     else:
         x = np.stack([untile(im, d) for im in data["images"]])      # (N, d*d, 28, 28)
         net = models.nesy_model(d, n_classes or d, peer_pairs(d))
-    net = net.to(device)
+    from d3mkit.baselines import ddp
+    ctx = ddp.current()          # data-parallel under torchrun; inactive: as before
+    net = ctx.wrap(net.to(device))
     xt = torch.as_tensor(x, dtype=torch.float32)
     y = torch.as_tensor(data["y"])
     tr = np.flatnonzero(data["split"] == "train")
@@ -142,38 +144,40 @@ def train_and_predict(model_name: str, data: dict, *, epochs: int, seed: int, de
     loss_fn = torch.nn.BCEWithLogitsLoss()
 
     def predict(rows):
-        net.eval()
+        model = ctx.unwrap(net)  # no collective calls while predicting
+        model.eval()
         out = []
         with torch.no_grad():
             for b in batches(len(rows), 64):
-                out.append(torch.sigmoid(net(xt[rows[b]].to(device)).reshape(-1)).cpu().numpy())
-        net.train()
+                out.append(torch.sigmoid(model(ctx.inputs(xt[rows[b]].to(device))).reshape(-1)).cpu().numpy())
+        model.train()
         return np.concatenate(out) if out else np.zeros(0)
 
     best = (-np.inf, None, 0)
     history = []
     for epoch in range(1, epochs + 1):
         total = 0.0
-        for b in batches(len(tr), BATCH, rng):
+        for b in ctx.batches(len(tr), BATCH, rng):
             rows = tr[b]
             opt.zero_grad()
             yb = y[rows].to(device)
-            if model_name == "nesy":
-                logit, dup = net(xt[rows].to(device), with_dup=True)
-                loss = loss_fn(logit, yb) + DUP_WEIGHT * (dup * yb).sum() / yb.sum().clamp(min=1)
-            else:
-                loss = loss_fn(net(xt[rows].to(device)).reshape(-1), yb)
+            with ctx.autocast(device):
+                if model_name == "nesy":
+                    logit, dup = net(ctx.inputs(xt[rows].to(device)), with_dup=True)
+                    loss = loss_fn(logit, yb) + DUP_WEIGHT * (dup * yb).sum() / yb.sum().clamp(min=1)
+                else:
+                    loss = loss_fn(net(ctx.inputs(xt[rows].to(device))).reshape(-1), yb)
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(rows)
         v = _auc(data["y"][va], predict(va)) if len(va) else float("nan")
         history.append({"epoch": epoch, "trainLoss": total / max(1, len(tr)), "validAuc": v})
-        score = v if v == v else -total
+        score = v if v == v else -ctx.mean(total)   # the same choice on every replica
         if best[1] is None or score > best[0]:
-            best = (score, {k: t.detach().clone() for k, t in net.state_dict().items()}, epoch)
+            best = (score, {k: t.detach().clone() for k, t in ctx.unwrap(net).state_dict().items()}, epoch)
         if log is not None:
             log(f"epoch {epoch}: train loss {total / max(1, len(tr)):.4f}, valid AuROC {v:.4f}")
-    net.load_state_dict(best[1])
+    ctx.unwrap(net).load_state_dict(best[1])
     p = predict(np.arange(len(data["y"])))
     return p, {"bestEpoch": best[2], "validAuc": history[best[2] - 1]["validAuc"], "history": history}
 
