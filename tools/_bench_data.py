@@ -6,7 +6,9 @@ real features, an integer, a dateTime, a boolean and a categorical target of 10 
 labels; a stratified-free holdOut 0.2 dataSplits.csv; problem classification/multiClass
 with accuracy and f1Macro. ``make_predictions(root, n, seed, accuracy)`` writes a
 predictions.csv for the TEST rows that is right about ``accuracy`` of the time.
-``best_of(fn, repeat)`` is the shortest of ``repeat`` timed calls, in seconds.
+``best_of(fn, repeat)`` is the shortest of ``repeat`` timed calls, in seconds;
+``md_table(header, rows)`` a markdown table; ``emit(text, name, save)`` prints a report
+and, with ``save``, writes it to ``tools/results/<name>``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,21 @@ import pandas as pd
 
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.package import TaskRootWriter
+
+def md_table(header: list[str], rows) -> list[str]:
+    """Lines of a markdown table (cells already formatted)."""
+    return [f"| {' | '.join(header)} |", "|" + "---|" * len(header)] + \
+        [f"| {' | '.join(map(str, r))} |" for r in rows]
+
+
+def emit(text: str, name: str, save: bool) -> None:
+    """Print a benchmark report; with ``save`` also write ``tools/results/<name>``."""
+    print(text)
+    if save:
+        out = Path(__file__).resolve().parent / "results"
+        out.mkdir(exist_ok=True)
+        (out / name).write_text(text)
+
 
 def best_of(fn, repeat: int = 3) -> float:
     """Seconds of the fastest of ``repeat`` calls of ``fn()``."""

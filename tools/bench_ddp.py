@@ -27,6 +27,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
+
+from _bench_data import emit, md_table   # noqa: E402
 
 
 def worker(args) -> int:
@@ -75,13 +78,8 @@ def main(argv=None) -> int:
                      f"{r['images_per_s']:.0f}", f"{r['images_per_s'] / base:.2f}x"))
     head = (f"abstraction CNN, {args.images:,} images 28x28, {args.epochs} epochs, batch {args.batch} "
             f"per process; {os.cpu_count()} cores, Python {platform.python_version()}")
-    lines = [head, "", "| run | train s | images/s | vs 1 process |", "|---|---|---|---|"]
-    lines += [f"| {' | '.join(r)} |" for r in rows]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.save:
-        (REPO / "tools" / "results").mkdir(exist_ok=True)
-        (REPO / "tools" / "results" / "ddp_bench.md").write_text(text)
+    lines = [head, ""] + md_table(["run", "train s", "images/s", "vs 1 process"], rows)
+    emit("\n".join(lines) + "\n", "ddp_bench.md", args.save)
     return 0
 
 

@@ -34,6 +34,9 @@ sys.path.insert(0, str(REPO))
 
 from d3mkit.evaluate.synthetic import make_campaign   # noqa: E402
 
+sys.path.insert(0, str(REPO / "tools"))
+from _bench_data import emit, md_table               # noqa: E402
+
 _MEASURE = """
 import resource, subprocess, sys, time
 t = time.perf_counter()
@@ -141,18 +144,12 @@ def main(argv=None) -> int:
     head = (f"{args.systems} systems x {args.problems} problems x {args.rows:,} rows "
             f"({args.rows // 2:,} TEST rows scored per file), {args.malformed:.0%} malformed; "
             f"{os.cpu_count()} cores, Python {platform.python_version()}")
-    lines = [head, "", "| run | wall s | CPU s | submissions/s (wall) | vs shell loop (wall) "
-             "| vs shell loop (CPU per file) | peak RSS MiB |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {' | '.join(r)} |" for r in rows]
-    lines += ["", f"Growth (`--workers {args.workers}`, {args.growth_rows:,} rows per problem):", "",
-              "| submissions (systems x problems) | wall s | CPU s | submissions/s | peak RSS MiB |",
-              "|---|---|---|---|---|"]
-    lines += [f"| {' | '.join(r)} |" for r in growth]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.save:
-        (REPO / "tools" / "results").mkdir(exist_ok=True)
-        (REPO / "tools" / "results" / "evaluate_bench.md").write_text(text)
+    lines = [head, ""] + md_table(["run", "wall s", "CPU s", "submissions/s (wall)", "vs shell loop (wall)",
+                                   "vs shell loop (CPU per file)", "peak RSS MiB"], rows)
+    lines += ["", f"Growth (`--workers {args.workers}`, {args.growth_rows:,} rows per problem):", ""]
+    lines += md_table(["submissions (systems x problems)", "wall s", "CPU s", "submissions/s", "peak RSS MiB"],
+                      growth)
+    emit("\n".join(lines) + "\n", "evaluate_bench.md", args.save)
     return 0
 
 
