@@ -194,3 +194,17 @@ def test_shared_baseline_parser_tolerates_other_benchmarks_flags():
     p.add_argument("--lr", type=float, default=0.5)           # declared after ours: no crash
     args = p.parse_args(["--decode", "sane"])
     assert args.batch_size == 64 and args.lr == 0.5 and args.decode == "sane" and args.image_size is None
+
+
+def test_reproduce_value_runs_the_table1_protocol_small(tmp_path, capsys):
+    rc = main(["reproduce", "value", "--n-train", "8", "--n-test", "3", "--size", "48", "--image-size", "32",
+               "--epochs", "1", "--batch-size", "4", "--samples", "2000", "--out", str(tmp_path)])
+    assert rc == 0
+    md = (tmp_path / "value_repro.md").read_text()
+    assert "| resnet18 | argmax |" in md and "| resnet18 | sane |" in md
+    assert "muC (severity, as Table 1)" in md and "P_severity (paper)" in md
+    assert md.startswith("Command: `d3mkit reproduce value --n-train 8")
+    assert (tmp_path / "value_repro_rules.png").stat().st_size > 0
+    capsys.readouterr()
+    assert main(["reproduce", "value", "--models", "vgg16", "--out", str(tmp_path)]) == 2
+    assert "--models must be one of" in capsys.readouterr().err

@@ -21,13 +21,16 @@ declared the same flag first; defaults are resolved here.
 
 from __future__ import annotations
 
+import math
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from d3mkit.benchmarks.config import BaselineConfig, check_choice, check_int, check_positive
 from d3mkit.errors import D3MKitError, UsageError, error
 
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
@@ -36,6 +39,7 @@ DEFAULT_EPOCHS = 2
 DEFAULT_BATCH = 32
 DEFAULT_WEIGHT_DECAY = 1e-4
 MODELS = ("resnet18", "resnet50", "resnet101")
+DECODERS = ("argmax", "sane")
 
 
 def add_baseline_arguments(parser) -> None:
@@ -57,11 +61,6 @@ def add_baseline_arguments(parser) -> None:
     add("--weights", type=Path, default=None,
         help="VALUE: initial state_dict file, e.g. torchvision's ResNet weights (nothing is downloaded)")
     add("--threads", type=int, default=None, help="torch CPU threads (default: the CPU count)")
-
-
-def _opt(args, name, default):
-    v = getattr(args, name, None)
-    return default if v is None else v
 
 
 def image_column(task) -> tuple[str, Path]:
@@ -173,27 +172,61 @@ def prediction_frame(index, boards: np.ndarray, targets: list[str]) -> pd.DataFr
     return pd.DataFrame({"d3mIndex": list(index), targets[0]: codes_to_fens(boards)})
 
 
-def run_baseline(task, model: str, args):
+@dataclass(frozen=True)
+class ValueBaselineConfig(BaselineConfig):
+    """``d3mkit baseline ROOT --model resnet18|resnet50|resnet101``: the shared baseline
+    fields plus the VALUE recipe's options, checked once. None means the default:
+    ``image_size`` 224 on CPU / 512 on GPU, ``epochs`` 2, ``batch_size`` 32, ``threads``
+    the CPU count.
+
+    >>> ValueBaselineConfig(lr=1e-3).weight_decay
+    0.0001
+    >>> ValueBaselineConfig(image_size=8)
+    Traceback (most recent call last):
+    ...
+    d3mkit.errors.UsageError: error [usage] --image-size must be at least 32, got 8
+    """
+
+    model: str | None = "resnet18"
+    image_size: int | None = None
+    lr: float = 1e-4
+    weight_decay: float = DEFAULT_WEIGHT_DECAY
+    decode: str = "argmax"
+    weights: Path | None = None
+    threads: int | None = None
+
+    def check(self) -> None:
+        super().check()
+        check_choice("model", self.model, MODELS)
+        check_int("image_size", self.image_size, minimum=32, maximum=4096, optional=True)
+        check_positive("lr", self.lr)
+        if isinstance(self.weight_decay, bool) or not isinstance(self.weight_decay, (int, float)) \
+                or not math.isfinite(self.weight_decay) or self.weight_decay < 0:
+            raise UsageError(f"--weight-decay must be a finite number >= 0, got {self.weight_decay!r}")
+        check_choice("decode", self.decode, DECODERS)
+        check_int("threads", self.threads, minimum=1, optional=True)
+        if self.weights is not None:
+            object.__setattr__(self, "weights", Path(self.weights))
+
+
+CONFIG = ValueBaselineConfig
+
+
+def run_baseline(task, model: str, cfg: ValueBaselineConfig):
+    """Train on the task root's TRAIN images, predict TEST, write and score the solution."""
     from d3mkit.baselines.common import choose_device, require_torch, torch_threads, write_solution
     from d3mkit.benchmarks.value.decode import decode_argmax, decode_sane
-    torch = require_torch()
-    if model not in MODELS:
-        raise UsageError(f"unknown VALUE model {model!r} ({', '.join(MODELS)})")
-    device = choose_device(getattr(args, "device", "auto"))
-    threads = _opt(args, "threads", os.cpu_count() or 1)
-    size = _opt(args, "image_size", 512 if device == "cuda" else 224)
-    epochs = _opt(args, "epochs", DEFAULT_EPOCHS)
-    batch_size = _opt(args, "batch_size", DEFAULT_BATCH)
-    lr = _opt(args, "lr", 1e-4)
-    wd = _opt(args, "weight_decay", DEFAULT_WEIGHT_DECAY)
-    decode = _opt(args, "decode", "argmax")
-    if not (32 <= size <= 4096) or epochs < 0 or batch_size < 1 or not (0 < lr < float("inf")):
-        raise UsageError("need --image-size 32-4096, --epochs >= 0, --batch-size >= 1 and --lr > 0 "
-                         f"(got {size}, {epochs}, {batch_size}, {lr})")
-    if not (0 <= wd < float("inf")):
-        raise UsageError(f"need --weight-decay >= 0 (got {wd})")
-    quiet = getattr(args, "quiet", False)
-    log = None if quiet else (lambda m: print(m, flush=True))
+    require_torch()
+    if not isinstance(cfg, ValueBaselineConfig):        # an argparse namespace from older callers
+        cfg = ValueBaselineConfig.from_args(cfg, model=model)
+    elif cfg.model != model:
+        cfg = cfg.replace(model=model)
+    device = choose_device(cfg.device)
+    size = cfg.image_size or (512 if device == "cuda" else 224)
+    epochs = cfg.epochs_or(DEFAULT_EPOCHS)
+    batch_size = cfg.batch_size_or(DEFAULT_BATCH)
+    lr, wd, decode = cfg.lr, cfg.weight_decay, cfg.decode
+    log = None if cfg.quiet else (lambda m: print(m, flush=True))
 
     targets = list(task.problem.target_names)
     col, media = image_column(task)
@@ -204,10 +237,10 @@ def run_baseline(task, model: str, args):
     train_x = load_images([task.item_path(media, f) for f in ld.loc[train, col]], size)
     test_x = load_images([task.item_path(media, f) for f in ld.loc[test, col]], size)
     t1 = time.perf_counter()
-    with torch_threads(max(1, int(threads))):
+    with torch_threads(cfg.threads or os.cpu_count() or 1):
         probs = train_and_predict(train_x, train_y, test_x, arch=model, epochs=epochs,
-                                  batch_size=batch_size, lr=lr, weight_decay=wd, device=device, seed=args.seed,
-                                  weights=getattr(args, "weights", None), log=log)
+                                  batch_size=batch_size, lr=lr, weight_decay=wd, device=device, seed=cfg.seed,
+                                  weights=cfg.weights, log=log)
     t2 = time.perf_counter()
     stats = None
     if decode == "sane":
@@ -221,8 +254,8 @@ def run_baseline(task, model: str, args):
     info = {"architecture": model, "epochs": epochs, "imageSize": size, "batchSize": batch_size,
             "lr": lr, "weightDecay": wd, "optimizer": "AdamW (eps 1e-8)",
             "schedule": "ReduceLROnPlateau(mode=max, factor=0.1) on the epoch's training F1", "dropout": 0.1, "decode": decode, "device": device,
-            "weights": str(args.weights) if getattr(args, "weights", None) else None,
-            "seed": args.seed, "nTrain": len(train), "nTest": len(test),
+            "weights": str(cfg.weights) if cfg.weights else None,
+            "seed": cfg.seed, "nTrain": len(train), "nTest": len(test),
             "seconds": {"loadImages": round(t1 - t0, 2), "trainPredict": round(t2 - t1, 2),
                         "decode": round(t3 - t2, 2)}}
     if stats is not None:

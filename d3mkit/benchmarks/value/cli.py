@@ -27,7 +27,7 @@ import numpy as np
 from d3mkit.benchmarks.value.boards import fens_to_codes
 from d3mkit.benchmarks.value.layout import SQUARES, codes_to_columns
 from d3mkit.benchmarks.value.metrics import NAMES as METRIC_NAMES
-from d3mkit.benchmarks.value.source import (MEDIA_DIR, add_source_arguments, check_args,
+from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_source_arguments,
                                             make_dataset, source_parameters, splits_frame)
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 
@@ -76,8 +76,10 @@ def documents(name: str, n_train: int, n_test: int, seed: int, release: bool = F
 
 
 def build_task_root(args) -> Path:
+    """Build the task root of ``args`` (a :class:`~.source.ValueBuildConfig` or an
+    argparse namespace of the same fields); returns its path."""
     from d3mkit.package import TaskRootWriter
-    check_args(args)
+    args = ValueBuildConfig.of(args)
     name = args.name or "value"
     rng = np.random.default_rng(args.seed)
     params = {"nTrain": args.n_train, "nTest": args.n_test, "size": args.size,

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.benchmarks.value.source import (MEDIA_DIR, add_source_arguments, check_args,
+from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_source_arguments,
                                             make_dataset, source_parameters)
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.errors import UsageError
@@ -51,8 +51,10 @@ def documents(name: str, n_train: int, n_test: int, seed: int):
 
 
 def build_task_root(args) -> Path:
+    """Build the task root of ``args`` (a :class:`~.source.ValueBuildConfig` or an
+    argparse namespace of the same fields); returns its path."""
     from d3mkit.package import TaskRootWriter
-    check_args(args)
+    args = ValueBuildConfig.of(args)
     name = args.name or "value_detection"
     rng = np.random.default_rng(args.seed)
     params = {"nTrain": args.n_train, "nTest": args.n_test, "size": args.size,

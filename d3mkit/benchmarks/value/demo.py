@@ -9,7 +9,6 @@ of so small a run say only that everything is wired; they are not a VALUE result
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 
@@ -18,15 +17,15 @@ N_TRAIN, N_TEST, SIZE, IMAGE_SIZE, EPOCHS = 40, 20, 128, 96, 3
 
 def run_demo(out: Path, device: str, echo) -> None:
     from d3mkit.benchmarks.value import cli
+    from d3mkit.benchmarks.value.source import ValueBuildConfig
     from d3mkit.benchmarks.value import metrics as M
     from d3mkit.benchmarks.value.report import to_markdown, write_report
     from d3mkit.taskroot import TaskRoot
     from d3mkit.benchmarks import echo_validation
 
-    args = argparse.Namespace(out=Path(out), seed=0, force=True, quiet=True, n_train=N_TRAIN,
-                              n_test=N_TEST, pgn=None, random_games=8, from_release=None,
-                              size=SIZE, max_plies=120, workers=None, name="value")
-    root = cli.build_task_root(args)
+    root = cli.build_task_root(ValueBuildConfig(out=Path(out), seed=0, force=True, quiet=True, n_train=N_TRAIN,
+                                                n_test=N_TEST, random_games=8, size=SIZE, max_plies=120,
+                                                name="value"))
     task = TaskRoot.open(root)
     echo(f"   packaged {root}: {N_TRAIN} TRAIN + {N_TEST} TEST VALUE-synthetic images at {SIZE} px "
          f"(Pillow renderer, not the paper's Blender scene), 64 square targets a8 ... h1")

@@ -1,7 +1,9 @@
 """Where a VALUE dataset's boards and images come from, shared by both builders.
 
 :func:`add_source_arguments` declares the options of ``d3mkit build value`` and
-``value-detection``; :func:`make_dataset` turns them into rows - one per image: the FEN
+``value-detection``; :class:`ValueBuildConfig` holds them, checked once (the builders
+take it, or an argparse namespace they turn into one); :func:`make_dataset` turns them
+into rows - one per image: the FEN
 placement, the image file name, the split side, the generation metadata and the piece
 boxes - rendering (or copying, for a VALUE release) the images into the task root.
 """
@@ -9,11 +11,13 @@ boxes - rendering (or copying, for a VALUE release) the images into the task roo
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from d3mkit.benchmarks.config import BuildConfig
 from d3mkit.errors import UsageError
 
 IMAGE_NAME = "CV_{:07d}.jpg"        # the VALUE release's naming
@@ -57,6 +61,43 @@ def check_args(args) -> None:
         raise UsageError(f"--max-games must be at least 1, got {args.max_games}")
     if args.max_plies < 1:
         raise UsageError(f"--max-plies must be at least 1, got {args.max_plies}")
+
+
+@dataclass(frozen=True)
+class ValueBuildConfig(BuildConfig):
+    """``d3mkit build value|value-detection``: the shared build fields plus the board
+    source (``pgn``, ``random_games`` or ``from_release``; random games by default) and
+    the rendering options, checked by :func:`check_args`.
+
+    >>> ValueBuildConfig(n_train=3, n_test=1).size
+    512
+    >>> ValueBuildConfig(n_train=0)
+    Traceback (most recent call last):
+    ...
+    d3mkit.errors.UsageError: error [usage] --n-train and --n-test must be at least 1 (got 0, 50)
+    """
+
+    n_train: int = 200
+    n_test: int = 50
+    pgn: Path | None = None
+    random_games: int | None = None
+    from_release: Path | None = None
+    size: int = 512
+    max_plies: int = 200
+    max_games: int | None = None
+    workers: int | None = None
+    name: str | None = None
+
+    def check(self) -> None:
+        super().check()
+        if sum(x is not None for x in (self.pgn, self.random_games, self.from_release)) > 1:
+            raise UsageError("give one board source: --pgn, --random-games or --from-release")
+        check_args(self)
+
+    @classmethod
+    def of(cls, args) -> "ValueBuildConfig":
+        """``args`` itself when it is a config, else the config of an argparse namespace."""
+        return args if isinstance(args, cls) else cls.from_args(args)
 
 
 def source_parameters(args) -> dict:
