@@ -86,6 +86,7 @@ class ValueBuildConfig(BuildConfig):
     max_plies: int = 200
     max_games: int | None = None
     workers: int | None = None
+    scheduler: str | None = None       # a Dask scheduler address (d3mkit.executor)
     name: str | None = None
 
     def check(self) -> None:
