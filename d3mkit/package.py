@@ -31,7 +31,7 @@ import pandas as pd
 
 from d3mkit import __version__
 from d3mkit.atomic import StagedDir, check_output_dir
-from d3mkit.paths import resolve_inside
+from d3mkit.paths import outside_reason, resolve_inside
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
 from d3mkit.errors import D3MKitError, Issue, UsageError, error, has_errors, relocated_error, warning
@@ -214,7 +214,7 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
         raise UsageError("not a directory", str(root), code="usage.path")
     if out.exists() and not force:
         raise UsageError("output exists; use --force to replace it", str(out))
-    if out.resolve() == root.resolve() or root.resolve() in out.resolve().parents:
+    if outside_reason(root, out) is None:
         raise UsageError("--out is the task root or inside it; give a new directory", str(out))
     docs = list(walk_documents(root))
     if not docs:

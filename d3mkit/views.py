@@ -42,7 +42,7 @@ from d3mkit.atomic import StagedDir, check_output_dir
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
 from d3mkit.errors import D3MKitError, UsageError
-from d3mkit.paths import CODE as PATH_ESCAPE, lexical_escape, resolve_inside, walk_files
+from d3mkit.paths import CODE as PATH_ESCAPE, lexical_escape, outside_reason, resolve_inside, walk_files
 from d3mkit.splits import read_splits, select, splits_path
 from d3mkit.tables import write_table
 from d3mkit.taskroot import TaskRoot
@@ -229,6 +229,9 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
     ``{"TRAIN": out/TRAIN, ...}``."""
     out = check_output_dir(out, "--out")
     task = TaskRoot.open(task_root)
+    if outside_reason(task.root, out) is None or outside_reason(out, task.root) is None:
+        # --force would replace the task root itself (or a directory holding it)
+        raise UsageError(f"--out must be outside the task root {task_root} and must not contain it", str(out))
     if out.exists() and not force:        # before reading anything (StagedDir checks again)
         raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
     src = _Source(task, repeat, fold)

@@ -16,17 +16,7 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int:
-    from d3mkit.errors import UsageError
-    from d3mkit.taskroot import TaskRoot
-    from d3mkit.atomic import check_output_dir
     from d3mkit.views import write_views
-    check_output_dir(args.out, "--out")
-    root = TaskRoot.open(args.task_root).root.resolve()
-    out = args.out.resolve()
-    if out == root or root in out.parents or out in root.parents:
-        # --force would replace the task root itself (or a directory holding it)
-        raise UsageError(f"--out must be outside the task root {args.task_root} and must not contain it",
-                         str(args.out))
     written = write_views(args.task_root, args.out, force=args.force, repeat=args.repeat, fold=args.fold)
     for view, path in written.items():
         for sub in sorted(p for p in path.iterdir()):
