@@ -124,11 +124,7 @@ def convert_dataset(doc: Any, to: str, path: str = "") -> tuple[dict | None, lis
             res["resFormat"] = list(fmt)
         count = res.get("columnsCount") if isinstance(res.get("columnsCount"), int) else None
         if to == "3.1.2":
-            for f in FIELDS_NOT_IN_312["resource"]:
-                if f in res:
-                    del res[f]
-                    issues.append(warning("convert.dropped_field", f"{loc}.{f}",
-                                          f"{f} has no datasetSchema 3.1.2 equivalent and is dropped", path))
+            issues += _drop_fields(res, "resource", loc, path)
         cols = res.get("columns")
         if not isinstance(cols, list):
             continue
@@ -149,21 +145,24 @@ def convert_dataset(doc: Any, to: str, path: str = "") -> tuple[dict | None, lis
                 col["role"] = [new if r == old else r for r in roles]
                 rewrites.append((res.get("resID"), col.get("colName"), kind))
             if to == "3.1.2":
-                for f in FIELDS_NOT_IN_312["column"]:
-                    if f in col:
-                        del col[f]
-                        issues.append(warning("convert.dropped_field", f"{loc}.columns[{j}].{f}",
-                                              f"{f} has no datasetSchema 3.1.2 equivalent and is dropped", path))
+                issues += _drop_fields(col, "column", f"{loc}.columns[{j}]", path)
     if to == "3.1.2":
-        for f in FIELDS_NOT_IN_312["about"]:
-            if f in about:
-                del about[f]
-                issues.append(warning("convert.dropped_field", f"about.{f}",
-                                      f"{f} has no datasetSchema 3.1.2 equivalent and is dropped", path))
+        issues += _drop_fields(about, "about", "about", path)
     about["datasetSchemaVersion"] = to
     if any(i.is_error for i in issues):
         return None, issues, []
     return out, issues, rewrites
+
+
+def _drop_fields(obj: dict, kind: str, loc: str, path: str) -> list[Issue]:
+    """Remove the 4.0.0-only fields of ``obj`` (an about, resource or column), one warning each."""
+    out = []
+    for f in FIELDS_NOT_IN_312[kind]:
+        if f in obj:
+            del obj[f]
+            out.append(warning("convert.dropped_field", f"{loc}.{f}",
+                               f"{f} has no datasetSchema 3.1.2 equivalent and is dropped", path))
+    return out
 
 
 def _convert_multi_index(cols: list, to: str) -> None:

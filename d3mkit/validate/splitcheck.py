@@ -21,7 +21,7 @@ from d3mkit.errors import Issue
 from d3mkit.limits import how_to_raise, limit
 from d3mkit.validate import coltypes
 from d3mkit.validate.codes import make
-from d3mkit.validate.common import as_dict, as_int, as_number, as_str, row_issues, short
+from d3mkit.validate.common import as_dict, as_list, as_int, as_number, as_str, row_issues, short
 from d3mkit.validate.csvread import read_csv_checked
 from d3mkit.validate.files import DatasetContext
 from d3mkit.validate.keys import comparable, isin, keys
@@ -236,8 +236,8 @@ def _classes(problem: dict, ctx: DatasetContext | None, ld_idx, ikeys, rows):
         return None, None
     if ctx is None or ctx.learning_table is None:
         return None, None
-    targets = [t for e in as_dict(problem.get("inputs")).get("data") or [] if isinstance(e, dict)
-               for t in (e.get("targets") or []) if isinstance(t, dict)]
+    targets = [t for e in as_list(as_dict(problem.get("inputs")).get("data")) if isinstance(e, dict)
+               for t in as_list(e.get("targets")) if isinstance(t, dict)]
     if not targets or targets[0].get("resID") != ctx.learning_id:
         return None, None
     y = ctx.learning_table.column(targets[0].get("colName")) if isinstance(targets[0].get("colName"), str) else None
