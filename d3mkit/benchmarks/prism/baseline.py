@@ -22,9 +22,12 @@ Torch is imported only inside the fusion baseline.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from d3mkit.benchmarks.config import BaselineConfig, check_choice
 
 MODELS = ("zero-rate", "random", "text", "fusion")
 IMAGE_SIZE = 64
@@ -191,9 +194,37 @@ def predictions(task, model: str, args, echo=None) -> pd.DataFrame:
     return out
 
 
+@dataclass(frozen=True)
+class PrismBaselineConfig(BaselineConfig):
+    """``d3mkit baseline ROOT --model zero-rate|random|text|fusion``: the shared baseline
+    fields, checked once (``epochs`` None means 30 for fusion).
+
+    >>> PrismBaselineConfig().model
+    'text'
+    >>> PrismBaselineConfig(model="bert")
+    Traceback (most recent call last):
+    ...
+    d3mkit.errors.UsageError: error [usage] --model must be one of zero-rate, random, text, fusion, got 'bert'
+    """
+
+    model: str | None = "text"
+
+    def check(self) -> None:
+        super().check()
+        check_choice("model", self.model, MODELS)
+
+
+CONFIG = PrismBaselineConfig
+
+
 def run_baseline(task, model: str, args, echo=None):
-    """``d3mkit baseline TASK --model zero-rate|random|text|fusion``: returns the report."""
+    """``d3mkit baseline TASK --model zero-rate|random|text|fusion``: returns the report.
+    ``args`` is a :class:`PrismBaselineConfig` (an argparse namespace is turned into one)."""
     from d3mkit.baselines.common import write_solution
+    if not isinstance(args, PrismBaselineConfig):
+        args = PrismBaselineConfig.from_args(args, model=model)
+    elif args.model != model:
+        args = args.replace(model=model)
     pred = predictions(task, model, args, echo)
     info = {"benchmark": "prism", "repeat": 0, "fold": 0, "seed": getattr(args, "seed", 0),
             "rationale": "retrieval (nearest training hypothesis)" if model in ("text", "fusion") else model}

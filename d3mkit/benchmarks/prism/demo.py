@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -82,7 +81,7 @@ def _scores(report) -> str:
 
 
 def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 3) -> None:
-    from d3mkit.benchmarks.prism.baseline import run_baseline
+    from d3mkit.benchmarks.prism.baseline import PrismBaselineConfig, run_baseline
     from d3mkit.benchmarks.prism.cli import build_task_root
     from d3mkit.benchmarks.prism.extract import Summary, extract_records, read_captions
     from d3mkit.taskroot import TaskRoot
@@ -118,7 +117,7 @@ def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 
                  f"agreement {r['agreement']:.3f})")
     # 3. PVLI
     manifest = write_demo_manifest(out / "corpus", variants=variants, seed=0)
-    args = SimpleNamespace(device=device, epochs=epochs, seed=0)
+    args = PrismBaselineConfig(device=device, epochs=epochs, seed=0)
     root = build_task_root(out, manifest, manifest.parent, "pvli", seed=0, name="prism_pvli_demo", force=True)
     issues = validate_task_root(root)
     task = TaskRoot.open(root)
