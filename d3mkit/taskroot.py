@@ -111,6 +111,13 @@ class TaskRoot:
             raise UsageError("dataset has no learningData table", str(self.dataset.path))
         return _read(self.dataset.resource_path(res), "learningData")
 
+    def table(self, res_id: str) -> pd.DataFrame:
+        """The dataset's table resource ``res_id`` as strings (UsageError if absent)."""
+        res = self.dataset.resource(res_id)
+        if res is None or not res.is_table:
+            raise UsageError(f"dataset has no table {res_id!r}", str(self.dataset.path))
+        return _read(self.dataset.resource_path(res), res_id)
+
     def splits(self) -> pd.DataFrame:
         """dataSplits.csv; its columns d3mIndex, type, repeat, fold are checked."""
         from d3mkit.splits import splits_path

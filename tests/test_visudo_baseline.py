@@ -30,8 +30,10 @@ def test_baseline_one_epoch(task_root, model, capsys):
     sol = task_root / f"{name}_solution"
     pred = pd.read_csv(sol / "predictions.csv")
     assert list(pred.columns) == ["d3mIndex", "label", "confidence"]
-    ld = pd.read_csv(task_root / f"{name}_dataset" / "tables" / "learningData.csv")
-    assert sorted(pred["d3mIndex"]) == sorted(ld.loc[ld.puzzleSplit == "test", "d3mIndex"])
+    splits = pd.read_csv(task_root / f"{name}_problem" / "dataSplits.csv")
+    assert sorted(pred["d3mIndex"]) == sorted(splits.loc[splits.type == "TEST", "d3mIndex"])
+    if model != "digit":
+        assert info_valid(sol) == 4                          # the validData puzzles
     assert pred["confidence"].between(0.5, 1.0).all() and set(pred["label"]) <= {0, 1}
     scores = pd.read_csv(sol / "scores.csv")
     assert list(scores["metric"]) == ["rocAuc", "accuracy"] and scores["value"].between(0, 1).all()
@@ -39,6 +41,10 @@ def test_baseline_one_epoch(task_root, model, capsys):
     assert info["model"].startswith(f"visudo-{model}") and info["cheating"] == (model == "digit")
     if model == "digit":
         assert "CHEATING" in out.err and "CHEATING" in info["description"] and "CHEATING" in info["model"]
+
+
+def info_valid(sol):
+    return json.loads((sol / "baseline.json").read_text())["validPuzzles"]
 
 
 def test_baseline_is_deterministic(task_root, capsys):
@@ -66,3 +72,21 @@ def test_nesy_constraint_scores_duplicates():
     q = torch.nn.functional.one_hot(torch.as_tensor(bad), 4).float()[None]
     assert float(net.duplicates(q)) == 2.0
     assert np.isclose(float(net.duplicates(torch.full((1, 16, 4), 0.25))), 56 / 4)
+
+
+def test_reproduce_visudo_writes_table3_and_figure8(tmp_path):
+    out = tmp_path / "res"
+    args = ["reproduce", "visudo", "--source", "digits", "--splits", "1", "--train-count", "3",
+            "--test-count", "3", "--valid-count", "2", "--epochs", "1", "--overlaps", "0,1",
+            "--models", "digit,nesy", "--out", str(out)]
+    assert main(args) == 0
+    t3 = (out / "visudo_table3.md").read_text()
+    assert "0.71 ± 0.04" in t3 and "0.88 ± 0.02" in t3 and "stand-in for NeuPSL" in t3
+    f8 = (out / "visudo_figure8.md").read_text()
+    assert "ω = 0" in f8 and "ω = 1" in f8 and "no numbers given" in f8
+    df = pd.read_csv(out / "visudo_overlap.csv")
+    assert len(df) == 4 and df["rocAuc"].between(0, 1).all()
+    assert (df.loc[df.overlap == 0, "distinctTrainImages"] == 48).all()
+    assert (df.loc[df.overlap == 1, "distinctTrainImages"] < 48).all()
+    assert main([*args, "--resume"]) == 0 and len(pd.read_csv(out / "visudo_overlap.csv")) == 4
+    assert main(["reproduce", "visudo", "--models", "cnn", "--out", str(out)]) == 2

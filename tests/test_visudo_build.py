@@ -36,15 +36,23 @@ def test_layout_tables_and_debug(built):
     from d3mkit.taskroot import TaskRoot
     task = TaskRoot.open(built / "visudo_basic_digits_d4_n3_o0_s0")
     ld = task.learning_data()
-    assert list(ld.columns) == ["d3mIndex", "puzzleImage", "puzzleSplit", "label"]
-    assert len(ld) == 14 and sorted(ld["label"].unique()) == ["0", "1"]
+    assert list(ld.columns) == ["d3mIndex", "puzzleImage", "label"]
+    assert len(ld) == 10 and sorted(ld["label"].unique()) == ["0", "1"]   # train + test only
     assert task.problem.task_type == "classification" and task.problem.task_subtype == "binary"
     assert task.problem.metric_names == ["rocAuc", "accuracy"]
+    # every TRAIN row is a training puzzle: exactly the paper's 3 correct + 3 corrupted
     train, test = task.split_indices()
-    split_of = dict(zip(ld["d3mIndex"], ld["puzzleSplit"]))
-    assert {split_of[i] for i in test} == {"test"} and {split_of[i] for i in train} == {"train", "valid"}
+    dbg_p = pd.read_csv(task.debug_dir / "puzzles.csv", dtype=str).set_index("d3mIndex")
+    assert sorted(dbg_p.loc[train, "split"]) == ["train"] * 6
+    assert sorted(dbg_p.loc[test, "split"]) == ["test"] * 4
+    # the validation puzzles live in validData, never in learningData
+    vd = task.table("validData")
+    assert list(vd.columns) == ["validIndex", "puzzleImage", "label"] and len(vd) == 4
+    assert set(dbg_p.loc[list(vd["validIndex"]), "split"]) == {"valid"}
+    assert not set(vd["validIndex"]) & set(ld["d3mIndex"])
+    assert all((task.dataset_dir / "media" / "puzzles" / f).is_file() for f in vd["puzzleImage"])
     cells = pd.read_csv(task.dataset_dir / "tables" / "cells.csv")
-    assert list(cells.columns) == ["cellIndex", "d3mIndex", "row", "col", "cellImage"] and len(cells) == 14 * 16
+    assert list(cells.columns) == ["cellIndex", "d3mIndex", "row", "col", "cellImage"] and len(cells) == 10 * 16
     # the grid PNG is the cells tiled
     from d3mkit.benchmarks.visudo.render import load_png, untile
     grid = load_png(task.dataset_dir / "media" / "puzzles" / "000005.png")
@@ -62,7 +70,7 @@ def test_layout_tables_and_debug(built):
     from d3mkit.benchmarks.visudo.sudoku import is_correct
     grids = dbg.sort_values(["d3mIndex", "row", "col"], key=lambda s: s.astype(int))["label"].astype(int)
     ok = is_correct(grids.to_numpy().reshape(-1, 4, 4))
-    assert ok.tolist() == (ld["label"] == "1").tolist()
+    assert ok.tolist() == (pd.concat([ld["label"], vd["label"]]) == "1").tolist()
     # no source image in two splits
     per = dbg.groupby("imageId")["split"].nunique()
     assert per.max() == 1
@@ -85,6 +93,7 @@ def test_existing_root_needs_force(built, capsys):
     (["--strategy", "transfer", "--dimension", "9"], "need 18 labels"),
     (["--sources", "mnist"], "--source-dir"),
     (["--sources", "digits,glyphs"], "exactly one source"),
+    (["--train-count", "40"], "'digits:"),                    # 4 x 44 images of a label > 174
     (["--train-count", "99999999999"], "over the limit"),     # ran until killed before
     (["--split", "0-99999"], "at most 1000 task roots"),
 ])

@@ -36,7 +36,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--train-count", type=int, default=1000)
     args = ap.parse_args()
-    cat = Catalog.synthetic(20, 7000)
+    cat = Catalog.synthetic(20, 11000)          # >= 9 x (1000 + 100 + 100) images per label
     rows = []
     for d in (9, 4):
         for strat in STRATEGIES:

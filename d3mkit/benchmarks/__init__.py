@@ -63,6 +63,7 @@ REPRODUCERS = {
     "problems": "d3mkit.benchmarks.problems",
     "abstraction": "d3mkit.benchmarks.abstraction.reproduce",
     "value": "d3mkit.benchmarks.value.reproduce",
+    "visudo": "d3mkit.benchmarks.visudo.reproduce",
 }
 """``d3mkit reproduce NAME ARGS...``: module with ``add_arguments(parser)`` and
 ``run(args) -> int`` (the exit code); the module docstring's first line is its help."""

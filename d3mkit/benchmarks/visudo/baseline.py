@@ -1,8 +1,8 @@
 """``d3mkit baseline TASK_ROOT --model digit|visual|nesy`` on a ViSudo-PC task root.
 
 What this module owns: reading a visudo task root into arrays, training one of the
-networks of :mod:`.models` on the puzzles with ``puzzleSplit == "train"``, choosing the
-epoch with the best AuROC on the ``valid`` puzzles (both are TRAIN rows; see
+networks of :mod:`.models` on the TRAIN puzzles of learningData, choosing the
+epoch with the best AuROC on the validation puzzles (the dataset's validData table; see
 :mod:`.cli`) and the decision threshold that maximises valid accuracy (the logit is
 shifted so that threshold becomes 0.5), predicting the TEST puzzles and writing ``predictions.csv`` with a
 ``confidence`` column (probability of the predicted label), scored through the
@@ -27,6 +27,9 @@ import sys
 import numpy as np
 import pandas as pd
 
+from d3mkit.benchmarks.config import BaselineConfig
+
+CONFIG = BaselineConfig      # device, epochs (None: the model's default), seed, quiet
 DEFAULT_EPOCHS = {"digit": 150, "visual": 20, "nesy": 40}
 BATCH = 16
 LR = 1e-3
@@ -36,20 +39,31 @@ CHEAT_NOTE = ("Baseline-Digit reads the hidden cell labels from _debug/cellLabel
 
 
 def load_puzzles(task) -> dict:
-    """learningData plus pixels: ``index``, ``split``, ``y`` (1 correct), ``images``
-    (N, 28d, 28d) float32 in [0, 1], ``d``."""
+    """The train and test puzzles of learningData (by dataSplits TRAIN/TEST) and the
+    validation puzzles of the validData table, with pixels: ``index`` (d3mIndex, or
+    validIndex for valid rows), ``split`` (train/test/valid), ``y`` (1 correct),
+    ``images`` (N, 28d, 28d) float32 in [0, 1], ``d``."""
     from d3mkit.benchmarks.visudo.render import load_png
     from d3mkit.errors import UsageError
     ld = task.learning_data()
-    for col in ("d3mIndex", "puzzleImage", "puzzleSplit", "label"):
+    for col in ("d3mIndex", "puzzleImage", "label"):
         if col not in ld.columns:
             raise UsageError(f"not a visudo task root: learningData has no {col!r} column", str(task.root))
+    train, test = task.split_indices(0, 0)
+    ld = ld.set_index("d3mIndex", drop=False)
+    parts = [(ld.loc[train], "train"), (ld.loc[test], "test")]
+    if task.dataset.resource("validData") is not None:
+        vd = task.table("validData")
+        parts.append((vd.rename(columns={"validIndex": "d3mIndex"}), "valid"))
     coll = task.dataset.resource("puzzleImages")
     base = task.dataset.resource_path(coll) if coll is not None else task.dataset_dir / "media" / "puzzles"
-    imgs = np.stack([load_png(task.item_path(base, f)) for f in ld["puzzleImage"]]).astype(np.float32) / 255.0
+    files = [f for t, _ in parts for f in t["puzzleImage"]]
+    imgs = np.stack([load_png(task.item_path(base, f)) for f in files]).astype(np.float32) / 255.0
     d = imgs.shape[-1] // 28
-    return {"index": ld["d3mIndex"].to_numpy(), "split": ld["puzzleSplit"].to_numpy(),
-            "y": (ld["label"].astype(str) == "1").to_numpy().astype(np.float32), "images": imgs, "d": d}
+    return {"index": np.concatenate([t["d3mIndex"].to_numpy() for t, _ in parts]),
+            "split": np.concatenate([np.full(len(t), s, dtype=object) for t, s in parts]),
+            "y": np.concatenate([(t["label"].astype(str) == "1").to_numpy() for t, _ in parts])
+            .astype(np.float32), "images": imgs, "d": d}
 
 
 def cell_label_features(task, index: np.ndarray, d: int) -> np.ndarray:
@@ -182,7 +196,7 @@ def train_and_predict(model_name: str, data: dict, *, epochs: int, seed: int, de
     return p, {"bestEpoch": best[2], "validAuc": history[best[2] - 1]["validAuc"], "history": history}
 
 
-def run_baseline(task, model: str, args):
+def run_baseline(task, model: str, args: BaselineConfig):
     """Train ``model`` on ``task`` and write + score its predictions (see module doc)."""
     from d3mkit.baselines.common import choose_device, require_torch, torch_threads, write_solution
     from d3mkit.errors import UsageError

