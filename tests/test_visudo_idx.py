@@ -98,7 +98,7 @@ def test_missing_and_corrupt_files_via_cli(tmp_path, capsys):
     assert main(["build", "visudo", "--out", str(out), "--sources", "kmnist", "--source-dir", str(src),
                  "--quiet"]) == 1
     assert "not found" in capsys.readouterr().err
-    _write_mnist_like(src / "kmnist", per_label=6)
+    _write_mnist_like(src / "kmnist", per_label=10)          # 12 images per label: 4 x (1 + 1 + 1)
     args = ["build", "visudo", "--out", str(out), "--sources", "kmnist", "--source-dir", str(src),
             "--train-count", "1", "--test-count", "1", "--valid-count", "1", "--quiet"]
     assert main(args) == 0
