@@ -74,7 +74,7 @@ def test_nonregular_file_in_score(task, tmp_path, capsys, kind, which):
     t0 = time.monotonic()
     code, out, err = run(["score", "--problem", task / "t_problem" / "problemDoc.json",
                           "--predictions", pred, "--dataset", task / "t_dataset"], capsys)
-    assert time.monotonic() - t0 < 20   # a FIFO would block forever
+    assert time.monotonic() - t0 < 60   # a FIFO would block forever
     assert code in (1, 2) and str(target) in err, err
     assert "[file.not_regular]" in err or (kind == "directory" and ("is_directory" in err or "[usage]" in err)), err
     assert out == ""
@@ -178,7 +178,7 @@ def test_split_count_bombs(task, tmp_path, capsys, name, change, cmd):
             "views": ["views", task, "--out", tmp_path / "v"]}[cmd]
     t0 = time.monotonic()
     code, out, err = run(argv, capsys)
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < 60   # a hang catcher (10^9 repeats ran for minutes), not a benchmark
     if cmd == "views":   # views reads repeat 0, fold 0 of the splits file; the counts do not matter
         assert code in (0, 1)
         return
@@ -242,7 +242,7 @@ def test_multilabel_label_bomb(multilabel, tmp_path, capsys, monkeypatch, invent
     t0 = time.monotonic()
     err = refused(["score", "--problem", multilabel, "--predictions", pred], capsys,
                   "predictions.too_many_labels", path=pred)
-    assert time.monotonic() - t0 < 20 and ("D3MKIT_MAX_LABEL" in err)
+    assert time.monotonic() - t0 < 60 and ("D3MKIT_MAX_LABEL" in err)
 
 
 def test_multilabel_invented_labels_within_limits_score_right(multilabel, tmp_path, capsys):

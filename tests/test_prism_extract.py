@@ -128,7 +128,7 @@ def test_long_unicode_and_quote_heavy_captions_do_not_hang():
     t0 = time.perf_counter()
     rows = list(extract_records([("big", big_one_sentence), ("many", many), ("q", quotes),
                                  ("u", uni), ("adv", adversarial)], threshold=0.0, summary=s))
-    assert time.perf_counter() - t0 < 5.0
+    assert time.perf_counter() - t0 < 60.0   # catches catastrophic backtracking (a hang), not a benchmark
     assert s.too_long >= 2                       # the one-sentence giants are skipped, counted
     assert sum(r["caption_id"] == "many" for r in rows) == 2_700
     # PInKS' slot characters are ASCII: the unicode sentences match only with loose slots
@@ -138,7 +138,7 @@ def test_long_unicode_and_quote_heavy_captions_do_not_hang():
     # the regexes themselves stay fast on 100 KB when the length limit is lifted
     t0 = time.perf_counter()
     rec = match_sentence(big_one_sentence.lower(), enabled(0.0), strict_slots=False)
-    assert rec["lf"] == "unless" and time.perf_counter() - t0 < 1.0
+    assert rec["lf"] == "unless" and time.perf_counter() - t0 < 30.0   # a hang catcher, not a benchmark
 
 
 def test_read_captions_formats_and_bad_records(tmp_path):
