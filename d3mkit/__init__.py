@@ -1,7 +1,50 @@
 """d3mkit: benchmark tasks as D3M problem directories, validation, scoring and baselines.
 
-Importing this package is cheap: it never imports torch, pandas-heavy modules or the
-benchmarks; each subcommand imports what it needs.
+Importing this package is cheap: it never imports torch, pandas or the benchmarks. The
+public API (docs/api.md) is loaded on first use of a name:
+
+* validation — :func:`validate`, :func:`iter_issues`, :func:`is_valid`; :class:`Issue`,
+  :class:`D3MKitError` (a ``ValueError``);
+* documents and task roots — :class:`ProblemDoc`, :class:`DatasetDoc`, :class:`TaskRoot`;
+* splits and views — :func:`make_splits`, :func:`write_views`;
+* scoring — :func:`score`; the registry :class:`Metric`, :func:`register_metric`,
+  :func:`get_metric`, :func:`metric_names`.
+
+>>> import d3mkit
+>>> issubclass(d3mkit.D3MKitError, ValueError), "accuracy" in d3mkit.metric_names()
+(True, True)
+>>> from d3mkit import validate
+>>> callable(validate), validate.validate_paths is not None
+(True, True)
 """
 
 __version__ = "0.1.0"
+
+_API = {
+    "validate": None, "iter_issues": "d3mkit.validate.verbs", "is_valid": "d3mkit.validate.verbs",
+    "score": "d3mkit.api",
+    "Issue": "d3mkit.errors", "D3MKitError": "d3mkit.errors",
+    "ProblemDoc": "d3mkit.docs.problem", "DatasetDoc": "d3mkit.docs.dataset",
+    "TaskRoot": "d3mkit.taskroot",
+    "make_splits": "d3mkit.splits", "write_views": "d3mkit.views",
+    "Metric": "d3mkit.registry", "register_metric": "d3mkit.registry",
+    "get_metric": "d3mkit.registry", "metric_names": "d3mkit.registry",
+}
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str):
+    """Load a public name on first use (PEP 562), so ``import d3mkit`` stays cheap."""
+    if name not in _API:
+        raise AttributeError(f"module 'd3mkit' has no attribute {name!r}")
+    from importlib import import_module
+    if name == "validate":        # the validation package, callable as the verb
+        value = import_module("d3mkit.validate")
+    else:
+        value = getattr(import_module(_API[name]), "names" if name == "metric_names" else name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))

@@ -17,7 +17,7 @@ from d3mkit import __version__
 from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, print_issues  # noqa: F401
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
-            "build", "baseline", "demo", "reproduce", "value", "prism"]
+            "build", "baseline", "demo", "reproduce", "codes", "value", "prism"]
 
 
 class _Parser(argparse.ArgumentParser):

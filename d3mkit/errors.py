@@ -25,7 +25,7 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 EXIT_OK = 0
@@ -78,33 +78,78 @@ def clean_text(text: str, cut: bool = True) -> str:
     return text
 
 
+_ROW = re.compile(r"^row (\d+)(?:, column (.+))?$")
+_LINE = re.compile(r"^line (\d+), column (\d+)$")
+_COLUMN = re.compile(r"^column (.+)$")
+
+
 @dataclass(frozen=True)
 class Issue:
     """One finding: ``severity`` is "error" or "warning"; ``code`` is stable (dotted,
-    e.g. ``schema.required``); ``location`` is a dotted JSON path with ``[i]`` indices,
-    ``line L, column C`` or ``row R, column NAME``; ``path`` names the file."""
+    e.g. ``schema.required``, listed in :mod:`d3mkit.codes`); ``path`` names the file.
+
+    Where in the file, as structure: ``json_path`` (a dotted path with ``[i]`` indices into a
+    JSON document), ``row`` (1-based line of a CSV file, the header being row 1) and
+    ``column`` (a CSV column name), or ``line``/``column`` of a JSON syntax error. The text
+    ``location`` is derived from them (or, given as text, parsed into them), so callers may
+    pass either:
+
+    >>> Issue("error", "coltype.real", "", "not a number", "ld.csv", row=5, column="alcohol").location
+    'row 5, column alcohol'
+    >>> i = Issue("error", "schema.range", "inputs.performanceMetrics[0].K", "K must be >= 1")
+    >>> i.json_path, i.row
+    ('inputs.performanceMetrics[0].K', None)
+    >>> Issue("error", "csv.x", "row 7, column y", "bad").row
+    7
+    """
 
     severity: str
     code: str
-    location: str
-    message: str
+    location: str = ""
+    message: str = ""
     path: str = ""
+    json_path: str | None = None
+    row: int | None = None
+    column: str | int | None = None
+    line: int | None = None
 
     def __post_init__(self):
+        set_ = object.__setattr__
+        if not self.location:
+            if self.json_path:
+                set_(self, "location", self.json_path)
+            elif self.line is not None:
+                set_(self, "location", f"line {self.line}, column {self.column}")
+            elif self.row is not None:
+                set_(self, "location", f"row {self.row}" + (f", column {self.column}" if self.column is not None else ""))
+            elif self.column is not None:
+                set_(self, "location", f"column {self.column}")
+        elif self.json_path is None and self.row is None and self.line is None and self.column is None:
+            loc = str(self.location)
+            if m := _ROW.match(loc):
+                set_(self, "row", int(m.group(1)))
+                set_(self, "column", m.group(2))
+            elif m := _LINE.match(loc):
+                set_(self, "line", int(m.group(1)))
+                set_(self, "column", int(m.group(2)))
+            elif m := _COLUMN.match(loc):
+                set_(self, "column", m.group(1))
+            elif " " not in loc:
+                set_(self, "json_path", loc)
         for name in ("location", "message", "path"):
             value = getattr(self, name)
             clean = clean_text(value, cut=name != "path")
             if clean is not value:
-                object.__setattr__(self, name, clean)
+                set_(self, name, clean)
 
     @property
     def is_error(self) -> bool:
         return self.severity == ERROR
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("path")
-        return d
+        """``{"severity", "code", "location", "message"}``: the JSON shape of reports."""
+        return {"severity": self.severity, "code": self.code, "location": self.location,
+                "message": self.message}
 
     def format(self) -> str:
         where = ": ".join(p for p in (self.path, self.location) if p)
@@ -154,8 +199,9 @@ def print_issues(issues: Iterable[Issue], stream=None) -> None:
         print(i.format(), file=stream)
 
 
-class D3MKitError(Exception):
-    """An input problem that stops a command. Carries issues and the exit code."""
+class D3MKitError(ValueError):
+    """An input problem that stops a command (a :class:`ValueError`). Carries issues and
+    the exit code."""
 
     def __init__(self, issues: Iterable[Issue] | Issue, exit_code: int = EXIT_INVALID):
         self.issues = [issues] if isinstance(issues, Issue) else list(issues)

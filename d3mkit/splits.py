@@ -222,7 +222,7 @@ def spec_issues(problem: ProblemDoc) -> tuple[SplitSpec | None, list[Issue]]:
                             f"stratified must be true or false, got {stratified!r}", path))
         stratified = True
     if method == "holdOut" and not 0.0 <= test_size <= 1.0:
-        issues.append(error("splits.test_size", f"{loc}.testSize",
+        issues.append(error("splits.bad_value", f"{loc}.testSize",
                             f"testSize must be between 0.0 and 1.0, got {test_size!r}", path))
     if method == "kFold" and num_folds < 2:
         issues.append(error("splits.num_folds", f"{loc}.numFolds",

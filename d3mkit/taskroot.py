@@ -5,6 +5,20 @@ written by d3mkit, ``<name>_debug/`` and later ``<name>_solution/``). :meth:`Tas
 accepts the root itself or any of those subdirectories. Each ``<name>_*`` directory and
 each document must lie inside the task root (a symlink leading out is an error,
 :mod:`d3mkit.paths`).
+
+The loader an AutoML system uses: :meth:`TaskRoot.frame` is learningData with each column
+as its colType means (:func:`d3mkit.validate.coltypes.typed`), :meth:`TaskRoot.train_test`
+the TRAIN and TEST rows of a repeat and fold, :attr:`TaskRoot.targets` the target columns
+and :meth:`TaskRoot.media_paths` the files a media column names, resolved.
+
+>>> import tempfile
+>>> from d3mkit.benchmarks.tabular import build_task_root
+>>> task = TaskRoot.open(build_task_root(Path(tempfile.mkdtemp()), "iris"))
+>>> task.targets, str(task.frame()["sepal_length_cm"].dtype)
+(['species'], 'float64')
+>>> train, test = task.train_test(repeat=0, fold=0)
+>>> len(train), len(test), str(test["d3mIndex"].dtype)
+(120, 30, 'Int64')
 """
 
 from __future__ import annotations
@@ -117,6 +131,52 @@ class TaskRoot:
         if res is None or not res.is_table:
             raise UsageError(f"dataset has no table {res_id!r}", str(self.dataset.path))
         return _read(self.dataset.resource_path(res), res_id)
+
+    @property
+    def targets(self) -> list[str]:
+        """The problem's target column names, in targetIndex order."""
+        return list(self.problem.target_names)
+
+    def frame(self, rows: pd.DataFrame | None = None) -> pd.DataFrame:
+        """learningData (or ``rows`` of it, as read by :meth:`learning_data`) with every
+        declared column converted to the type its colType means; undeclared columns stay
+        text. Empty or invalid cells are missing values (validate the task root first)."""
+        from d3mkit.validate.coltypes import typed
+        raw = self.learning_data() if rows is None else rows
+        res = self.dataset.learning_data
+        out = raw.copy()
+        for col in (res.columns or ()) if res is not None else ():
+            if col.col_name in out.columns and isinstance(col.col_type, str):
+                out[col.col_name] = typed(out[col.col_name], col.col_type)
+        return out
+
+    def train_test(self, repeat: int = 0, fold: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(TRAIN rows, TEST rows) of learningData for one repeat and fold of dataSplits, in
+        learningData order, typed as :meth:`frame` types them (every row of a d3mIndex goes
+        with it, so multiLabel and objectDetection rows stay together)."""
+        raw = self.learning_data()
+        train, test = self.split_indices(repeat, fold)
+        if not train and not test:
+            raise D3MKitError(error("views.no_fold", "", f"no rows for repeat {repeat}, fold {fold}",
+                                    str(self.problem_dir / self.problem.splits_file)))
+        index = raw["d3mIndex"] if "d3mIndex" in raw.columns else raw.iloc[:, 0]
+        return (self.frame(raw[index.isin(set(train))].reset_index(drop=True)),
+                self.frame(raw[index.isin(set(test))].reset_index(drop=True)))
+
+    def media_paths(self, column: str | None = None, rows: pd.DataFrame | None = None) -> pd.Series:
+        """The files a media column of learningData names (default: the first column that
+        refers to a collection, :meth:`DatasetDoc.media_columns`), as resolved paths under
+        the collection's directory, aligned with ``rows`` (default all of learningData)."""
+        media = self.dataset.media_columns()
+        if not media:
+            raise UsageError("learningData has no column referring to a media collection", str(self.dataset.path))
+        column = column or next(iter(media))
+        if column not in media:
+            raise UsageError(f"column {column!r} does not refer to a collection (media columns: "
+                             f"{', '.join(media)})", str(self.dataset.path))
+        base = self.dataset.resource_path(media[column]).resolve()
+        names = (self.learning_data() if rows is None else rows)[column].astype(str)
+        return names.map(lambda f: base / f)
 
     def splits(self) -> pd.DataFrame:
         """dataSplits.csv; its columns d3mIndex, type, repeat, fold are checked."""

@@ -1,21 +1,22 @@
 """Imports run one way: documents -> validation -> splits/views/packaging -> scoring ->
 benchmarks -> commands -> cli (docs/design.md). Every ``import``/``from ... import`` of a
 d3mkit module, at module level or inside a function, is checked on the AST; the package
-facade ``d3mkit/__init__.py`` (lazy, above everything) is the one exception."""
+facade ``d3mkit/__init__.py`` (lazy, above everything) is the one exception; ``d3mkit.api``
+(the public verbs) sits on top with the cli."""
 
 import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 LAYERS = [
-    ("documents", ["d3mkit.errors", "d3mkit.limits", "d3mkit.paths", "d3mkit.atomic", "d3mkit.registry",
+    ("documents", ["d3mkit.errors", "d3mkit.codes", "d3mkit.limits", "d3mkit.paths", "d3mkit.atomic", "d3mkit.registry",
                    "d3mkit.docs", "d3mkit.schemas"]),
     ("validation", ["d3mkit.validate", "d3mkit.tables"]),
     ("packaging", ["d3mkit.splits", "d3mkit.views", "d3mkit.package", "d3mkit.taskroot"]),
     ("scoring", ["d3mkit.scoring"]),
     ("benchmarks", ["d3mkit.benchmarks", "d3mkit.baselines", "d3mkit.evaluate", "d3mkit.executor"]),
     ("commands", ["d3mkit.commands"]),
-    ("cli", ["d3mkit.cli", "d3mkit.__main__"]),
+    ("cli", ["d3mkit.cli", "d3mkit.__main__", "d3mkit.api"]),
 ]
 
 

@@ -151,7 +151,7 @@ def test_kfold_needs_two_folds():
 
 @pytest.mark.parametrize("splits, code", [
     ({"method": "bootstrap"}, "splits.method"),
-    ({"testSize": 1.5}, "splits.test_size"),
+    ({"testSize": 1.5}, "splits.bad_value"),
     ({"numRepeats": -1}, "splits.num_repeats"),
     ({"randomSeed": "x"}, "splits.bad_value"),
     ({"stratified": "yes"}, "splits.bad_value"),

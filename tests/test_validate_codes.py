@@ -227,7 +227,7 @@ MUTATIONS = {
     "metric.not_applicable": lambda r, mp: r.pr(lambda d: d["inputs"]["performanceMetrics"].append({"metric": "rSquared"})),
     "metric.requires_task": lambda r, mp: r.pr(lambda d: d["inputs"]["performanceMetrics"].append(
         {"metric": "objectDetectionAP"})),
-    "metric.unknown": lambda r, mp: r.pr(lambda d: d["inputs"]["performanceMetrics"].append(
+    "metric.unregistered": lambda r, mp: r.pr(lambda d: d["inputs"]["performanceMetrics"].append(
         {"metric": "other", "specifyOther": "noSuchMetricAnywhere"})),
     "splits.columns": lambda r, mp: r.table(r.splits, lambda df: df.drop(columns=["fold"])),
     "splits.type": lambda r, mp: r.set_cell(r.splits, 5, "type", "VALID"),

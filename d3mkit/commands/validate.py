@@ -36,16 +36,11 @@ def add_parser(sub) -> None:
 
 
 def _codes(fmt: str) -> int:
-    from d3mkit.validate.codes import table
-    rows = table()
-    if fmt == "json":
-        import json
-        print(json.dumps([{"code": c, "severity": s, "description": d} for c, s, d in rows], indent=2))
-    else:
-        w = max(len(c) for c, _, _ in rows)
-        for c, s, d in rows:
-            print(f"{c:<{w}}  {s:<7}  {d}")
-    return EXIT_OK
+    """``--list-codes``: the same table as ``d3mkit codes``."""
+    from argparse import Namespace
+
+    from d3mkit.commands.codes import run as codes
+    return codes(Namespace(format=fmt))
 
 
 def run(args) -> int:

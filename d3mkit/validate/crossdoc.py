@@ -133,7 +133,7 @@ def check_metrics(problem: dict, p: str) -> list[Issue]:
                 continue   # the schema requires specifyOther with other
             metric = _registered(custom)
             if metric is None:
-                out.append(make("metric.unknown", f"{loc}.specifyOther",
+                out.append(make("metric.unregistered", f"{loc}.specifyOther",
                                 f"custom metric {custom!r} is not registered; d3mkit cannot score it "
                                 f"(see `d3mkit metrics`)", p))
                 continue

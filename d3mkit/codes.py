@@ -1,0 +1,259 @@
+"""The one catalogue of issue codes: every stable code any part of d3mkit emits, its
+severity and a one-line description. Validation, scoring, conversion, the benchmarks and the
+commands all use these codes; ``tests/test_codes_catalogue.py`` scans the sources for code
+literals and fails on one that is not here or is emitted with another severity.
+
+``d3mkit codes`` (and ``d3mkit validate --list-codes``) prints this table.
+
+>>> CODES["splits.overlap"][0]
+'error'
+>>> make("target.index_duplicate", "inputs.data[0].targets[1].targetIndex", "dup", "p.json").severity
+'error'
+"""
+
+from __future__ import annotations
+
+from d3mkit.errors import Issue
+
+E, W = "error", "warning"
+
+# the codes validation emits (d3mkit validate; tests/test_validate_codes.py provokes each one)
+VALIDATION: dict[str, tuple[str, str]] = {
+    # files and JSON syntax (emitted by d3mkit.docs.jsonio and the table reader)
+    "file.missing": (E, "a file the documents name does not exist"),
+    "file.unreadable": (E, "a file exists but cannot be read (permissions, I/O error)"),
+    "file.is_directory": (E, "a directory was found where a file is expected"),
+    "file.too_large": (E, "a file is over its size limit (D3MKIT_MAX_FILE_BYTES, D3MKIT_MAX_JSON_BYTES)"),
+    "file.not_regular": (E, "a FIFO, device, socket or other non-regular file where a file is expected (refused unread)"),
+    "file.binary": (E, "a text file contains NUL bytes (binary garbage)"),
+    "file.encoding": (E, "a text file is not valid UTF-8"),
+    "json.empty": (E, "a JSON document is empty"),
+    "json.syntax": (E, "JSON syntax error (trailing comma, comment, quote, ...), with line and column"),
+    "json.duplicate_key": (E, "a JSON object names the same key twice (parsers disagree on which value wins)"),
+    "json.nonfinite": (E, "NaN, Infinity or -Infinity (not JSON), or a number too large for a float"),
+    "json.big_number": (E, "a JSON integer outside the 64-bit range"),
+    "json.surrogate": (E, "a JSON string holds a lone UTF-16 surrogate escape (not valid Unicode)"),
+    "doc.not_object": (E, "the top level of a problemDoc/datasetDoc is not a JSON object"),
+    "doc.unknown_kind": (E, "a JSON file is neither a problemDoc nor a datasetDoc"),
+    # schema violations (emitted by d3mkit.validate.schema; other JSON Schema keywords
+    # fall back to schema.<keyword>)
+    "schema.required": (E, "a required field is missing"),
+    "schema.unknown_field": (E, "a field the schema does not allow in a closed object"),
+    "schema.type": (E, "a value has the wrong JSON type"),
+    "schema.enum": (E, "a value is not one of the allowed values"),
+    "schema.range": (E, "a number is out of its allowed range"),
+    "schema.empty": (E, "an empty string where a value is needed"),
+    "schema.min_items": (E, "a list is shorter than allowed (e.g. no targets)"),
+    "schema.dependency": (E, "a field is only allowed with another value (K without precisionAtTopK, ...)"),
+    "schema.one_of": (E, "a value matches none of the allowed forms (e.g. resObject)"),
+    "schema.version": (E, "the declared problemSchemaVersion/datasetSchemaVersion is missing or not supported"),
+    # CSV reading
+    "csv.empty": (E, "a CSV file has no header row"),
+    "csv.parse": (E, "a CSV file cannot be parsed (e.g. an unclosed quote)"),
+    "csv.bad_row": (E, "a CSV row has more fields than the header"),
+    "csv.duplicate_header": (E, "a CSV header names the same column twice"),
+    "csv.too_wide": (E, "a CSV header has more columns than D3MKIT_MAX_COLUMNS (or a header line over 16 MiB)"),
+    # dataset resources and columns
+    "path.escape": (E, "a path (resPath, splitsFile, collection item) leaves its root: absolute, '..' or a symlink"),
+    "resource.missing": (E, "a resource's resPath does not exist"),
+    "resource.kind": (E, "a collection's resPath is not a directory, or a single resource's is not a file"),
+    "resource.duplicate_id": (E, "two dataResources share a resID"),
+    "dataset.no_learning_data": (E, "the dataset has no learningData table"),
+    "columns.col_index": (E, "declared colIndex values of a table are not 0..n-1, each once (4.0.0 minimal "
+                             "metadata: each at most once)"),
+    "table.columns_count": (E, "a 4.0.0 resource's columnsCount differs from the number of columns of its file"),
+    "columns.duplicate_name": (E, "two declared columns of a table share a colName"),
+    "table.header": (E, "a table's CSV header does not match the declared columns by name and colIndex order"),
+    "index.count": (E, "a table does not have exactly one index column (objectDetection: d3mIndex and image)"),
+    "index.name": (E, "learningData's index column is not called d3mIndex"),
+    "index.empty": (E, "an index cell is empty"),
+    "index.duplicate": (E, "an index value occurs on more than one row (objectDetection: one d3mIndex, two images)"),
+    "coltype.integer": (E, "a value of an integer column is not an integer"),
+    "coltype.real": (E, "a value of a real column is not a number"),
+    "coltype.boolean": (E, "a value of a boolean column is not true/false/1/0"),
+    "coltype.dateTime": (E, "a value of a dateTime column is not a date or time"),
+    "coltype.realVector": (E, "a value of a realVector column is not comma-separated numbers"),
+    "coltype.categorical": (W, "a categorical value has leading or trailing whitespace"),
+    "coltype.json": (E, "a value of a json/geojson column is not valid JSON"),
+    "refers.resource_missing": (E, "refersTo names a resID the dataset does not have"),
+    "refers.kind": (E, "refersTo's resObject does not fit the referenced resource's type"),
+    "refers.column_missing": (E, "refersTo names a column the referenced table does not have"),
+    "refers.value_missing": (E, "a foreign-key value is absent from the referenced column"),
+    "collection.item_missing": (E, "a row refers to a collection item that is not on disk"),
+    # problem <-> dataset
+    "problem.dataset_missing": (E, "the problem's datasetID is found neither in its task root nor on --datasets"),
+    "problem.dataset_unchecked": (W, "a problemDoc validated on its own (no dataset beside it, no --datasets): "
+                                     "its own checks ran, the checks against the dataset and dataSplits did not"),
+    "target.resource_missing": (E, "a target's resID is not a resource of the dataset"),
+    "target.not_table": (E, "a target's resID is not a table resource"),
+    "target.column_missing": (E, "a target's colIndex and colName both name no column"),
+    "target.column_mismatch": (E, "a target's colIndex and colName name different columns"),
+    "target.index_duplicate": (E, "two targets share a targetIndex"),
+    "target.index_range": (E, "targetIndex values are not 0..n-1"),
+    "target.num_clusters": (E, "numClusters is given on a problem that is not clustering"),
+    "task.subtype": (E, "taskSubType does not apply to taskType"),
+    "metric.not_applicable": (W, "a metric does not fit the task type (e.g. rSquared on classification)"),
+    "metric.requires_task": (E, "a metric needs another task type (objectDetectionAP needs objectDetection)"),
+    "metric.unregistered": (W, "a custom metric's specifyOther name is not in this installation's metric "
+                               "registry (validation: the document is fine, d3mkit here cannot score it)"),
+    # dataSplits.csv
+    "splits.columns": (E, "dataSplits.csv lacks a required column (d3mIndex,type,repeat,fold; +image for objectDetection)"),
+    "splits.type": (E, "a type value is not TRAIN or TEST"),
+    "splits.value": (E, "a d3mIndex is empty, or a repeat/fold value is not a non-negative integer"),
+    "splits.unknown_index": (E, "a d3mIndex (objectDetection: d3mIndex+image) is not in learningData"),
+    "splits.overlap": (E, "an index is both TRAIN and TEST in the same repeat and fold"),
+    "splits.duplicate": (W, "an index is listed twice in the same repeat and fold"),
+    "splits.incomplete": (W, "a learningData index is in neither TRAIN nor TEST of a repeat/fold"),
+    "splits.too_many": (E, "numRepeats x numFolds is over D3MKIT_MAX_SPLITS (refused before reading the splits)"),
+    "splits.repeats": (E, "the repeats present do not match numRepeats (0 means one repeat, numbered 0)"),
+    "splits.folds": (E, "the folds present do not match numFolds (holdOut or 0 means fold 0 only)"),
+    "splits.test_size": (W, "the TEST share differs from testSize (kFold: 1/numFolds) by more than one row per class "
+                            "(a warning: the documentation gives testSize no tolerance)"),
+    "splits.stratification": (E, "a stratified split's TEST share of a class is off by more than one row"),
+}
+
+# the codes the rest of d3mkit emits: scoring, splitting, views, conversion, the benchmarks
+OTHER: dict[str, tuple[str, str]] = {
+    # problems as the scorer, split, views and baselines read them
+    "problem.no_dataset_id": (E, "a problemDoc without inputs.data[0].datasetID cannot be worked with"),
+    "problem.no_metrics": (E, "a problemDoc lists no performanceMetrics to score"),
+    "problem.no_targets": (E, "a problemDoc names no targets"),
+    "problem.unusable": (E, "a problemDoc without a datasetID or targets cannot be worked with"),
+    "manifest.type": (E, "a task root's <name>_debug/manifest.json is not a JSON object"),
+    # metrics and the registry
+    "metric.unknown": (E, "a metric name is not in the metric registry (scoring cannot go on)"),
+    "metric.missing": (E, "a performanceMetrics entry names no metric ('other' needs specifyOther)"),
+    "metric.params": (E, "a metric entry has parameters the metric does not take"),
+    "metric.task_type": (E, "a metric does not fit the problem's taskType (scoring)"),
+    "metric.multilabel": (E, "a metric that cannot score multiLabel label sets on a multiLabel problem"),
+    "metric.metadata": (E, "a metric needs rows of a <name>_debug/ file that are missing"),
+    "metric.failed": (E, "a metric's computation raised on the aligned rows"),
+    "metrics.plugin": (W, "a third-party d3mkit.metrics entry point could not be loaded"),
+    # truth and predictions (scoring)
+    "truth.none": (E, "no truth: neither a dataset nor a targets.csv"),
+    "truth.columns": (E, "the truth lacks a target or index column"),
+    "truth.no_index": (E, "the truth has no d3mIndex column"),
+    "truth.image": (E, "objectDetection truth has no image column"),
+    "truth.duplicate_index": (E, "the truth repeats a d3mIndex where only classification truth may"),
+    "truth.multilabel": (W, "a classification truth repeats d3mIndex: scored as multiLabel label sets"),
+    "predictions.csv": (E, "predictions.csv cannot be read as CSV"),
+    "predictions.empty": (E, "predictions.csv has a header and no rows"),
+    "predictions.no_index": (E, "predictions.csv has no d3mIndex column"),
+    "predictions.no_target": (E, "predictions.csv lacks a target column"),
+    "predictions.column": (E, "predictions.csv lacks a column a metric needs"),
+    "predictions.extra_column": (W, "predictions.csv has columns the scorer ignores"),
+    "predictions.duplicate_index": (E, "a d3mIndex appears on more than one row where one row per index is expected"),
+    "predictions.duplicate_confidence": (E, "predictions.csv has several confidence columns"),
+    "predictions.index_set": (E, "the predicted d3mIndex values differ from the TEST set"),
+    "predictions.mixed_layout": (E, "predictions.csv mixes one-row-per-index and one-row-per-class rows"),
+    "predictions.no_confidence": (E, "a metric needs a confidence column and there is none"),
+    "predictions.confidence_range": (E, "a confidence value is outside [0, 1]"),
+    "predictions.no_rank": (E, "a ranking metric needs a rank column"),
+    "predictions.rank": (E, "a rank is below 1"),
+    "predictions.unseen_label": (W, "a predicted label never occurs in a closed-label truth"),
+    "predictions.all_labels": (W, "every index lists every label: hard-label metrics cannot tell them apart"),
+    "predictions.too_many_labels": (E, "multiLabel label matrices would exceed D3MKIT_MAX_LABELS"),
+    "predictions.no_image": (E, "objectDetection predictions lack the image column"),
+    "predictions.image_set": (E, "objectDetection predictions name images that are not TEST images"),
+    "predictions.image_missing": (W, "a TEST image has no detections"),
+    "predictions.bad_box": (E, "a bounding box has x_max < x_min or y_max < y_min"),
+    "predictions.targets": (E, "objectDetection predictions with more than one target"),
+    "predictions.board": (E, "a predicted chess board (FEN placement) is malformed"),
+    # CSV reading beyond validation
+    "csv.delimiter": (E, "a CSV file is separated by something other than commas"),
+    "csv.no_rows": (E, "a CSV file has a header and no rows where rows are needed"),
+    "csv.unreadable": (E, "a CSV file of a task root cannot be parsed"),
+    # splits and views (writing)
+    "splits.bad_value": (E, "a value of the problemDoc's dataSplits section is unusable (not an object, testSize outside [0, 1], stratified not a boolean)"),
+    "splits.method": (E, "dataSplits.method is neither holdOut nor kFold"),
+    "splits.num_folds": (E, "numFolds is larger than the units there are to split"),
+    "splits.num_repeats": (E, "numRepeats is negative"),
+    "splits.empty": (E, "learningData has no rows to split"),
+    "splits.no_index": (E, "learningData has no d3mIndex column to split on"),
+    "splits.no_image": (E, "objectDetection learningData has no image column to split on"),
+    "splits.no_test": (E, "a repeat/fold has no TEST rows"),
+    "splits.target_missing": (E, "the column to stratify on is not in learningData"),
+    "splits.path_escapes": (E, "splitsFile leaves the problem directory"),
+    "views.no_fold": (E, "dataSplits has no rows for the repeat/fold asked for"),
+    "views.no_index": (E, "learningData has no index column to write views from"),
+    "views.no_learning_data": (E, "the dataset has no learningData table to write views from"),
+    "views.path_escapes": (E, "a resource path leaves the dataset directory"),
+    # conversion (d3mkit convert)
+    "convert.version": (E, "the document's schema version cannot be converted to the one asked for"),
+    "convert.not_problem": (E, "the document to convert is not a problemDoc"),
+    "convert.not_dataset": (E, "the document to convert is not a datasetDoc"),
+    "convert.task_type": (E, "a taskType has no taskKeywords equivalent in the D3M reference package"),
+    "convert.task_subtype": (E, "a taskSubType has no taskKeywords equivalent in the D3M reference package"),
+    "convert.task_keywords": (E, "taskKeywords is not a list of strings, or names no or two 3.1.1 task types"),
+    "convert.dropped_keywords": (W, "taskKeywords without a 3.1.1 equivalent are dropped"),
+    "convert.metric": (E, "a metric the target version does not have (a warning when the D3M loader only "
+                          "does not know it)"),
+    "convert.dropped_field": (W, "a field without an equivalent in the target datasetSchema is dropped"),
+    "convert.partial_columns": (E, "a 4.0.0 table declares only some of its columns; 3.1.2 needs all"),
+    "convert.table_values": (E, "converting the document would change table values (convert the task root)"),
+    "convert.box": (E, "a bounding box or polygon value cannot be converted"),
+    "convert.polygon_shape": (W, "polygons that are not axis-aligned rectangles become their bounding boxes"),
+    # command line
+    "usage": (E, "bad arguments (exit 2)"),
+    "usage.path": (E, "a path argument does not exist, is a broken symlink or cannot be read (exit 2)"),
+    # benchmarks
+    "abstraction.image": (E, "an abstraction image is not 28x28"),
+    "abstraction.n_test": (E, "the abstraction test set cannot hold every shape"),
+    "abstraction.n_train": (E, "the abstraction training set cannot hold every shape"),
+    "abstraction.noise": (E, "an abstraction noise level is not a number >= 0"),
+    "abstraction.size": (E, "more abstraction images than one task root may hold"),
+    "abstraction.train_transformed_only": (E, "--train-transformed-only with a transformation that has only the identity"),
+    "abstraction.transform": (E, "an unknown abstraction transformation"),
+    "abstraction.transformed": (E, "K (shapes seen transformed) out of range"),
+    "pgn.empty": (E, "a PGN file holds no games"),
+    "pgn.game": (E, "a PGN game's moves cannot be read"),
+    "pgn.no_moves": (E, "a PGN file's games have no moves"),
+    "release.board": (E, "a VALUE release label is not an 8x8 board in the release encoding"),
+    "release.box": (E, "a VALUE release piece box is malformed"),
+    "release.boxes": (E, "a VALUE release box names a piece that is not on the board"),
+    "release.image": (E, "a VALUE release image is in more than one split"),
+    "release.key": (E, "a VALUE release index appears twice"),
+    "release.labels": (E, "a VALUE release labels file is not an index -> board object"),
+    "value.image": (E, "a VALUE image cannot be read"),
+    "value.no_images": (E, "learningData has no column referring to an image collection"),
+    "value.no_positions": (E, "the VALUE board source gave no positions"),
+    "value.target": (E, "the targets of a VALUE task root do not hold boards"),
+    "visudo.checksum": (E, "a downloaded IDX file's MD5 does not match"),
+    "visudo.dimension": (E, "a Sudoku dimension without an integer square root >= 2"),
+    "visudo.download": (E, "downloading an IDX source failed"),
+    "visudo.idx_labels": (E, "IDX labels out of the source's range"),
+    "visudo.idx_shape": (E, "IDX images are not Nx28x28"),
+    "visudo.name": (E, "--name with more than one --split index"),
+    "visudo.source": (E, "a ViSudo-PC source is unknown or listed twice"),
+    "visudo.source_dir": (E, "an IDX source without --source-dir"),
+    "visudo.source_missing": (E, "an IDX source file is not in --source-dir (and --download was not given)"),
+    "visudo.split": (E, "no valid ViSudo-PC split index"),
+    "prism.captions": (E, "no caption could be read from a captions file"),
+    "prism.lf": (E, "a labeling-function record lacks fields"),
+    "prism.manifest": (E, "a PRISM manifest has no records"),
+    "prism.manifest.column": (E, "a PRISM CSV manifest lacks columns"),
+    "prism.manifest.field": (E, "a PRISM manifest record lacks fields"),
+    "prism.manifest.record": (E, "a PRISM manifest record is malformed"),
+    "prism.manifest.split": (E, "a PRISM PVLI manifest lacks the tuning or test records its layout needs"),
+}
+
+CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER}
+
+
+def severity_of(code: str) -> str:
+    """The catalogue's severity of ``code``; ``schema.<keyword>`` codes not listed are errors."""
+    if code in CODES:
+        return CODES[code][0]
+    if code.startswith("schema."):
+        return E
+    raise KeyError(f"issue code {code!r} is not in the catalogue (d3mkit/codes.py)")
+
+
+def make(code: str, location: str, message: str, path: str = "", severity: str | None = None) -> Issue:
+    """An :class:`Issue` with the catalogue's severity (unless ``severity`` overrides it)."""
+    return Issue(severity or severity_of(code), code, location, message, str(path))
+
+
+def table() -> list[tuple[str, str, str]]:
+    """(code, severity, description) rows, in catalogue order."""
+    return [(c, s, d) for c, (s, d) in CODES.items()]
