@@ -193,6 +193,9 @@ OTHER: dict[str, tuple[str, str]] = {
     "convert.table_values": (E, "converting the document would change table values (convert the task root)"),
     "convert.box": (E, "a bounding box or polygon value cannot be converted"),
     "convert.polygon_shape": (W, "polygons that are not axis-aligned rectangles become their bounding boxes"),
+    # writing outputs (d3mkit.atomic)
+    "output.not_regular": (E, "an output path is a FIFO, device, socket or other non-regular file (refused)"),
+    "output.unusable": (E, "an output path cannot be written (a directory, read-only, or its parent is not a directory)"),
     # command line
     "usage": (E, "bad arguments (exit 2)"),
     "usage.path": (E, "a path argument does not exist, is a broken symlink or cannot be read (exit 2)"),

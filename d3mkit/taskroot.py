@@ -174,9 +174,13 @@ class TaskRoot:
         if column not in media:
             raise UsageError(f"column {column!r} does not refer to a collection (media columns: "
                              f"{', '.join(media)})", str(self.dataset.path))
-        base = self.dataset.resource_path(media[column]).resolve()
+        from d3mkit.paths import resolve_inside
+        res = media[column]
+        base = self.dataset.resource_path(res).resolve()
         names = (self.learning_data() if rows is None else rows)[column].astype(str)
-        return names.map(lambda f: base / f)
+        return names.map(lambda f: resolve_inside(base, f, doc=self.dataset.path,
+                                                  location=f"column {column}", what="media item",
+                                                  root_name=f"collection {res.res_id!r}"))
 
     def splits(self) -> pd.DataFrame:
         """dataSplits.csv; its columns d3mIndex, type, repeat, fold are checked."""

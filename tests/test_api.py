@@ -26,3 +26,28 @@ def test_every_public_name_resolves():
     import d3mkit
     for name in d3mkit.__all__:
         assert getattr(d3mkit, name) is not None, name
+
+
+def test_taskroot_media_paths_resolved_and_inside():
+    import pytest
+
+    from d3mkit import D3MKitError, TaskRoot
+    task = TaskRoot.open(REPO / "problems" / "abstraction_rotation_example")
+    paths = task.media_paths()
+    assert len(paths) == len(task.learning_data()) and all(p.is_file() and p.is_absolute() for p in paths)
+    rows = task.learning_data().head(1).copy()
+    rows[rows.columns[1]] = "../../../etc/passwd"
+    with pytest.raises(D3MKitError, match="leaves collection"):
+        task.media_paths(rows=rows)
+
+
+def test_issue_structure_round_trips_through_text():
+    from d3mkit import Issue
+    for kw, text in [({"json_path": "about.taskType"}, "about.taskType"),
+                     ({"row": 3, "column": "y"}, "row 3, column y"),
+                     ({"line": 2, "column": 5}, "line 2, column 5")]:
+        built = Issue("error", "x.y", message="m", **kw)
+        parsed = Issue("error", "x.y", text, "m")
+        assert built.location == text and (parsed.json_path, parsed.row, parsed.line, parsed.column) == \
+            (built.json_path, built.row, built.line, built.column)
+        assert built.to_dict() == {"severity": "error", "code": "x.y", "location": text, "message": "m"}
