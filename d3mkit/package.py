@@ -180,6 +180,8 @@ def _rewrite_column(csv: Path, column: str, kind: str, issues: list[Issue]) -> N
                 box, exact = polygon_to_box(v)
                 lossy += not exact
                 values.append(box)
+        except D3MKitError:   # a ValueError too: an input problem already stated
+            raise
         except ValueError as exc:
             raise D3MKitError(error("convert.box", f"row {r + 2}, column {column}", str(exc), str(csv)))
     if lossy:

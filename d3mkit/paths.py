@@ -86,6 +86,8 @@ def outside_reason(root: Path | str, path: Path | str) -> str | None:
     try:
         real = _real_checked(path)
         root_real = _real(root)
+    except D3MKitError:   # a ValueError too: an input problem already stated
+        raise
     except (OSError, ValueError) as exc:
         return f"cannot resolve ({exc.strerror if isinstance(exc, OSError) and exc.strerror else exc})"
     if not inside(root_real, real):

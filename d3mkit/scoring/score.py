@@ -256,6 +256,8 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
             if plan.applicability == "allTargets" and multi:
                 try:
                     value = float(np.mean([_call(m, yt, yp, kw) for _t, yt, yp, kw in calls]))
+                except D3MKitError:   # a ValueError too: an input problem already stated
+                    raise
                 except (ValueError, ZeroDivisionError) as exc:
                     report.issues.append(error("metric.failed", "", f"{plan.name} could not be "
                                                f"computed: {exc}", path))

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import Issue, error
+from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.validate.codes import make
 from d3mkit.validate.common import row_issues
@@ -152,6 +152,8 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None) ->
             df, caught = _parse(path, n, typed)
         except pd.errors.ParserError:
             raise
+        except D3MKitError:   # a ValueError too: an input problem already stated
+            raise
         except (ValueError, TypeError, OverflowError):
             df, caught = _parse(path, n, "category")
     except pd.errors.EmptyDataError:
@@ -242,6 +244,8 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
     try:
         try:
             df = pd.read_csv(path, dtype=dtypes, **kwargs)
+        except D3MKitError:   # a ValueError too: an input problem already stated
+            raise
         except (ValueError, OverflowError) as exc:
             if isinstance(exc, pd.errors.ParserError):
                 raise

@@ -156,6 +156,8 @@ def target_boards(task, ld: pd.DataFrame, index, targets: list[str]) -> np.ndarr
     labels = [f"learningData d3mIndex {i}" for i in index]
     try:
         return table_to_codes(ld.loc[index, targets].to_numpy(dtype=object), targets, labels=labels)
+    except D3MKitError:   # a ValueError too: an input problem already stated
+        raise
     except ValueError as exc:  # BoardError: the targets do not hold boards
         where = "64 square targets" if len(targets) == 64 else f"target {', '.join(targets[:3])}"
         raise D3MKitError(error("value.target", where, f"not a VALUE task root: {exc}",

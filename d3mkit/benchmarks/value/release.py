@@ -162,6 +162,8 @@ def read_labels(labels: Path) -> dict[int, str]:
                 if arr.shape != (8, 8):
                     raise BoardError(f"board array has shape {arr.shape}, expected (8, 8)")
                 fen = array_to_fen(arr)
+        except D3MKitError:   # a ValueError too: an input problem already stated
+            raise
         except (BoardError, ValueError, TypeError) as exc:
             raise D3MKitError(error("release.board", f"key {key!r}", str(exc), str(labels))) from None
         if idx in out:

@@ -111,6 +111,8 @@ def parse_split_indices(text: str) -> list[int]:
                 out += list(range(int(a), int(b) + 1))
             elif part:
                 out.append(int(part))
+    except D3MKitError:   # a ValueError too: an input problem already stated
+        raise
     except ValueError:
         raise D3MKitError.single("", "visudo.split", "--split",
                                  f"--split takes indices like 3, 0,1,2 or 0-9; got {text!r}") from None
