@@ -240,7 +240,23 @@ OTHER: dict[str, tuple[str, str]] = {
     "prism.manifest.split": (E, "a PRISM PVLI manifest lacks the tuning or test records its layout needs"),
 }
 
-CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER}
+# the failure codes of an evaluation campaign (d3mkit evaluate writes them to failures.csv);
+# a failed submission's own scoring issues keep their codes from the tables above
+EVALUATE: dict[str, tuple[str, str]] = {
+    "submission.missing": (E, "a system has no submission for a problem"),
+    "submission.no_predictions": (E, "an entry directory without predictions.csv"),
+    "submission.unknown_problem": (E, "the entry names no problem of --problems"),
+    "submission.duplicate": (E, "two entries of one system for the same problem (none is scored)"),
+    "submission.stray": (E, "a file where a system or entry directory is expected"),
+    "submission.bad_pipeline": (E, "a pipelineDoc.json that is unreadable or names no problemID"),
+    "system.case_clash": (E, "system names that differ only in case (none of them is scored)"),
+    "name.encoding": (E, "a file name that is not valid UTF-8"),
+    "path.outside_tree": (E, "a symlink that leaves the submissions tree (not followed)"),
+    "problem.duplicate_id": (E, "two problem directories with the same problemID (neither is used)"),
+    "internal": (E, "d3mkit failed on one unit of work (a bug: please report it)"),
+}
+
+CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER, **EVALUATE}
 
 
 def severity_of(code: str) -> str:

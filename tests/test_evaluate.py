@@ -195,6 +195,8 @@ def test_bad_submission_trees_are_failure_rows(tmp_path, capsys):
     assert has("bad\\xffname", "name.encoding")
     assert has("", "problem.duplicate_id", "synth_002_problem")
     assert has("system_00", "submission.unknown_problem", "synth_002_problem")
+    from d3mkit.codes import CODES   # every code in failures.csv is in the one catalogue
+    assert {c[2] for c in codes} <= set(CODES), {c[2] for c in codes} - set(CODES)
     # the good submissions are scored; nothing behind a bad name or link is
     scored = {(r["system"], r["problemID"]) for r in _read(out / "scores.csv")}
     assert scored == {("system_00", "synth_000_problem"), ("system_00", "synth_001_problem"),

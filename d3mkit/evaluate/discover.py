@@ -36,28 +36,19 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from d3mkit.codes import CODES
+
 PREDICTIONS = "predictions.csv"
 PIPELINE_DOC = "pipelineDoc.json"
 _HASH_BLOCK = 1 << 20
 MAX_PROBLEM_DEPTH = 4
 
-FAILURE_CODES = {
-    "submission.missing": "a system has no submission for a problem",
-    "submission.no_predictions": "an entry directory without predictions.csv",
-    "submission.unknown_problem": "the entry names no problem of --problems",
-    "submission.duplicate": "two entries of one system for the same problem (none is scored)",
-    "submission.stray": "a file where a system or entry directory is expected",
-    "submission.bad_pipeline": "a pipelineDoc.json that is unreadable or names no problemID",
-    "system.case_clash": "system names that differ only in case (none of them is scored)",
-    "name.encoding": "a file name that is not valid UTF-8",
-    "path.outside_tree": "a symlink that leaves the submissions tree (not followed)",
-    "file.not_regular": "predictions.csv is a FIFO, device or directory (never opened)",
-    "file.too_large": "predictions.csv is over the size limit (d3mkit.limits or --max-size-mb)",
-    "file.unreadable": "predictions.csv cannot be read",
-    "problem.unusable": "the problem itself cannot be scored (its issues say why)",
-    "problem.duplicate_id": "two problem directories with the same problemID (neither is used)",
-    "internal": "d3mkit failed on this submission (a bug: please report it)",
-}
+# the codes a campaign writes to failures.csv; the catalogue (d3mkit/codes.py) owns them
+FAILURE_CODES = {code: CODES[code][1] for code in (
+    "submission.missing", "submission.no_predictions", "submission.unknown_problem",
+    "submission.duplicate", "submission.stray", "submission.bad_pipeline", "system.case_clash",
+    "name.encoding", "path.outside_tree", "file.not_regular", "file.too_large", "file.unreadable",
+    "problem.unusable", "problem.duplicate_id", "internal")}
 
 
 @dataclass(frozen=True, order=True)
