@@ -59,8 +59,12 @@ def _column_name(raw: str) -> str:
     return re.sub(r"[^0-9A-Za-z_]+", "_", raw).strip("_")
 
 
-def load_table(dataset: str) -> pd.DataFrame:
-    """learningData of a bundled table: d3mIndex, features, target (last column)."""
+def load_table(dataset: str, seed: int | None = None) -> pd.DataFrame:
+    """learningData of a bundled table: d3mIndex, features, target (last column).
+
+    With ``seed``, the rows are put in a seeded random order before d3mIndex numbers them:
+    scikit-learn bundles some tables sorted by class, and a d3mIndex that follows the class
+    would tell a system the target of every TEST row."""
     import sklearn.datasets as skd
     loader, task_type, _, target, _, _ = DATASETS[dataset]
     bunch = getattr(skd, loader)(**({"scaled": False} if dataset == "diabetes" else {}))
@@ -71,6 +75,9 @@ def load_table(dataset: str) -> pd.DataFrame:
         df[target] = y.astype(str)
     else:
         df[target] = np.asarray(bunch.target, dtype=np.float64)
+    if seed is not None:
+        order = np.random.default_rng(seed).permutation(len(df))
+        df = df.iloc[order].reset_index(drop=True)
     df.insert(0, "d3mIndex", np.arange(len(df), dtype=np.int64))
     return df
 
@@ -100,7 +107,7 @@ def build_task_root(out: Path, dataset: str = "wine", *, seed: int = 0, name: st
     """Write ``out/<name>/`` for a bundled table and return its path."""
     from d3mkit.package import TaskRootWriter
     name = name or dataset
-    df = load_table(dataset)
+    df = load_table(dataset, seed)
     ddoc, pdoc = documents(name, dataset, df, seed, test_size)
     params = {"dataset": dataset, "testSize": test_size}
     with TaskRootWriter(out, name, benchmark="tabular", seed=seed, parameters=params, force=force) as w:
