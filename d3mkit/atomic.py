@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from d3mkit.errors import UsageError, relocated_error
+from d3mkit.limits import file_kind
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
@@ -80,24 +81,6 @@ def dir_mode() -> int:
 
 
 # ------------------------------------------------------------------------- output names
-def _kind(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "a symlink"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISREG(mode):
-        return "a file"
-    return "not a regular file"
-
-
 def check_output_file(path: Path | str, option: str = "") -> Path:
     """``path`` if it may be (re)written as a regular file: it does not exist or is a
     regular file (not a symlink, FIFO, device, socket or directory), and its parent is a
@@ -113,9 +96,9 @@ def check_output_file(path: Path | str, option: str = "") -> Path:
                          code="output.unusable") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
         verb = "write through" if stat.S_ISLNK(st.st_mode) else "replace"
-        raise UsageError(f"{what}is {_kind(st.st_mode)}; refusing to {verb} it (give a regular file name)"
+        raise UsageError(f"{what}is {file_kind(st.st_mode)}; refusing to {verb} it (give a regular file name)"
                          if option else
-                         f"refusing to {verb} {_kind(st.st_mode)}; give a regular file name",
+                         f"refusing to {verb} {file_kind(st.st_mode)}; give a regular file name",
                          str(p), code="output.not_regular")
     for parent in [p.parent, *p.parent.parents]:
         if os.path.lexists(parent):
@@ -141,7 +124,7 @@ def check_output_dir(path: Path | str, option: str = "--out") -> Path:
         raise UsageError(f"{option} is a symlink; refusing to write through it (give the real directory)",
                          str(p), code="output.not_regular")
     if not stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{option} exists and is {_kind(st.st_mode)}, not a directory", str(p),
+        raise UsageError(f"{option} exists and is {file_kind(st.st_mode)}, not a directory", str(p),
                          code="output.unusable")
     return p
 

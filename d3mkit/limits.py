@@ -63,10 +63,13 @@ def how_to_raise(name: str) -> str:
     return f"limit {limit(name):,}; raise it with the environment variable D3MKIT_{name}"
 
 
-def _kind(mode: int) -> str:
-    for test, what in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISDIR, "a directory")):
+def file_kind(mode: int) -> str:
+    """What a ``st_mode`` names, for messages ("a FIFO (named pipe)", "a symlink", ...): the one
+    wording of file kinds for the readers here and the output checks of d3mkit.atomic."""
+    for test, what in ((stat.S_ISLNK, "a symlink"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISREG, "a file")):
         if test(mode):
             return what
     return "not a regular file"
@@ -84,7 +87,7 @@ def file_issue(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE
     if stat.S_ISDIR(st.st_mode):
         return error("file.is_directory", "", f"expected a {what}, found a directory", p)
     if not stat.S_ISREG(st.st_mode):
-        return error("file.not_regular", "", f"expected a {what}, found {_kind(st.st_mode)}; "
+        return error("file.not_regular", "", f"expected a {what}, found {file_kind(st.st_mode)}; "
                      f"only regular files are read", p)
     if st.st_size > limit(limit_name):
         return error("file.too_large", "", f"{what} is {st.st_size:,} bytes, over the "
