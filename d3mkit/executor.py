@@ -172,14 +172,24 @@ class DaskCluster(Executor):
 def make_executor(workers: int | None = None, scheduler: Any = None) -> Executor:
     """The executor for ``--workers N`` / ``--scheduler ADDRESS`` (the two exclude each
     other; neither: a local pool over every core)."""
+    check_options(workers, scheduler)
     if scheduler is not None:
-        if workers is not None:
-            raise UsageError("give --workers or --scheduler, not both (a cluster has its own workers)")
         return DaskCluster(scheduler)
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {workers}")
     n = workers or cpu_count()
     return Executor() if n <= 1 else LocalPool(n)
+
+
+def check_options(workers: int | None = None, scheduler: Any = None) -> None:
+    """The usage errors of ``--workers``/``--scheduler``, without starting anything (for a
+    command that has no work to spread but takes the options like its siblings).
+
+    >>> check_options(2), check_options(None, "tcp://h:8786")
+    (None, None)
+    """
+    if scheduler is not None and workers is not None:
+        raise UsageError("give --workers or --scheduler, not both (a cluster has its own workers)")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
 
 
 def cpu_count() -> int:
@@ -189,8 +199,15 @@ def cpu_count() -> int:
     return os.cpu_count() or 1
 
 
-def add_executor_arguments(parser, what: str = "work") -> None:
-    """``--workers N`` and ``--scheduler ADDRESS`` on a subcommand."""
+def add_executor_arguments(parser, what: str = "work", *, unused: str | None = None) -> None:
+    """``--workers N`` and ``--scheduler ADDRESS`` on a subcommand; ``unused``: why a
+    command that takes them like its siblings has nothing to run on them (said in the help;
+    the command checks them with :func:`check_options`)."""
+    if unused:
+        note = f"accepted and checked like the other builds' option, but not used: {unused}"
+        parser.add_argument("--workers", type=int, default=None, metavar="N", help=note)
+        parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help=note)
+        return
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help=f"local processes for the {what} (default: the CPU count; 1 = this process)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",

@@ -83,3 +83,78 @@ def test_abstraction_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(t
                                   dashboard_address=None) as cluster:
         assert _build_abstraction(tmp_path / "dask", "--scheduler", cluster.scheduler_address) == serial
         assert "run_chunk" in cluster.scheduler.task_prefixes      # the cluster wrote the files
+
+
+def _build_visudo(out: Path, *extra) -> dict[str, str]:
+    assert main(["build", "visudo", "--out", str(out), "--seed", "5", "--quiet", "--sources", "digits",
+                 "--dimension", "4", "--train-count", "3", "--test-count", "2", "--valid-count", "2",
+                 "--split", "0-1", *extra]) == 0
+    return _tree(out)
+
+
+def test_visudo_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    serial = _build_visudo(tmp_path / "one", "--workers", "1")
+    assert sum(k.endswith(".png") for k in serial) == 2 * (14 + 10 * 16)   # 2 splits: grids + cells
+    assert _build_visudo(tmp_path / "two", "--workers", "2") == serial
+    import d3mkit.benchmarks.visudo.cli as vcli
+    monkeypatch.setattr(vcli, "BATCH_BYTES", 5 * 16 * 28 * 28)    # batches of 5 puzzles: same bytes
+    assert _build_visudo(tmp_path / "batched", "--workers", "2") == serial
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert _build_visudo(tmp_path / "dask", "--scheduler", cluster.scheduler_address) == serial
+        assert "run_chunk" in cluster.scheduler.task_prefixes      # the cluster wrote the files
+
+
+def _prism_corpus(tmp_path: Path) -> Path:
+    """Premise images in every case the build treats apart: PNG and JPEG (copied), a PNG
+    named .jpg (copied), GIF and BMP (converted), one image used twice, one unreadable."""
+    import json
+
+    from PIL import Image
+    img = tmp_path / "corpus" / "img"
+    img.mkdir(parents=True)
+    files = []
+    for i in range(14):
+        name, fmt = [("p{}.png", "PNG"), ("p{}.jpg", "JPEG"), ("p{}.gif", "GIF"), ("p{}.bmp", "BMP"),
+                     ("p{}.jpg", "PNG")][i % 5]
+        name = name.format(i)
+        Image.new("RGB", (10, 8), (i * 15, 90, 200 - i * 10)).save(img / name, format=fmt)
+        files.append(name)
+    (img / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n not really")
+    files += [files[0], "broken.png"]
+    recs = [{"hypothesis": f"a cup holds tea {i}", "image": f"img/{f}", "label": ("allow", "prevent")[i % 2],
+             "rationale": f"the cup is cracked {i}"} for i, f in enumerate(files)]
+    m = tmp_path / "corpus" / "m.jsonl"
+    m.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    return m
+
+
+def _build_prism(m: Path, out: Path, *extra) -> dict[str, str]:
+    assert main(["build", "prism", "--manifest", str(m), "--out", str(out), "--seed", "1", "--quiet",
+                 "--task", "pvlr", "--skip-invalid", *extra]) == 0
+    return _tree(out)
+
+
+def test_prism_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    m = _prism_corpus(tmp_path)
+    serial = _build_prism(m, tmp_path / "one", "--workers", "1")
+    media = sorted(k.rsplit("/", 1)[1] for k in serial if "/media/" in k)
+    assert len(media) == 14 and sum(k.endswith(".png") for k in media) == 9   # 3 png, 3 gif and 3 bmp converted
+    assert "broken" not in " ".join(serial)
+    assert _build_prism(m, tmp_path / "two", "--workers", "2") == serial
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert _build_prism(m, tmp_path / "dask", "--scheduler", cluster.scheduler_address) == serial
+        assert "run_chunk" in cluster.scheduler.task_prefixes      # the cluster checked and copied
+
+
+def test_tabular_build_checks_the_options_and_needs_no_executor(tmp_path, capsys):
+    assert main(["build", "tabular", "--out", str(tmp_path / "a"), "--workers", "1"]) == 0
+    assert main(["build", "tabular", "--out", str(tmp_path / "b"), "--workers", "2"]) == 0
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+    assert main(["build", "tabular", "--out", str(tmp_path / "c"), "--workers", "0"]) == 2
+    assert main(["build", "tabular", "--out", str(tmp_path / "c"), "--workers", "2",
+                 "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert "not both" in capsys.readouterr().err and not (tmp_path / "c").exists()

@@ -48,6 +48,9 @@ def add_build_arguments(parser) -> None:
                         help="which bundled scikit-learn table (default wine)")
     parser.add_argument("--name", default=None, help="task root name (default: the dataset name)")
     parser.add_argument("--test-size", type=float, default=0.2, help="holdOut testSize (default 0.2)")
+    from d3mkit.executor import add_executor_arguments
+    add_executor_arguments(parser, unused="a bundled table is one CSV of at most 442 rows, "
+                                          "nothing to spread; the build runs in this process")
 
 
 def _column_name(raw: str) -> str:
@@ -121,6 +124,9 @@ def build(args) -> list[Path]:
     from d3mkit.errors import UsageError
     if not 0.0 < args.test_size < 1.0:
         raise UsageError(f"--test-size must be between 0 and 1, got {args.test_size}")
+    from d3mkit.executor import check_options
+    # --workers/--scheduler are checked, then not used: one small table, no per-item work
+    check_options(getattr(args, "workers", None), getattr(args, "scheduler", None))
     return [build_task_root(args.out, args.dataset, seed=args.seed, name=args.name,
                             test_size=args.test_size, force=args.force)]
 

@@ -63,6 +63,8 @@ def add_build_arguments(parser) -> None:
                              "noisy-test records sampled (seeded) from the records without a split, the "
                              "clean-test records as the clean test; writes <name>_noisy_test and "
                              "<name>_clean_test (the paper: 16000,6000 and 261 verified records)")
+    from d3mkit.executor import add_executor_arguments
+    add_executor_arguments(parser, "image checks and copies (same bytes whatever the count)")
 
 
 def documents(name: str, task: str, n_rows: int, seed: int, test_size: float = 0.2,
@@ -120,12 +122,13 @@ def _media_name(ref: str, used: set[str], convert: bool) -> str:
 
 
 def _load(manifest: Path, images: Path | None, task: str, skip_invalid: bool, echo,
-          allow_unmarked: bool = False) -> tuple[list[Record], list[str]]:
+          allow_unmarked: bool = False, executor=None) -> tuple[list[Record], list[str]]:
     if task not in TASKS:
         raise UsageError(f"unknown task {task!r} (pvli or pvlr)")
     if images is not None and not Path(images).is_dir():
         raise UsageError("--images is not a directory", str(images))
-    records, issues = read_manifest(manifest, images, task=task, allow_unmarked=allow_unmarked)
+    records, issues = read_manifest(manifest, images, task=task, allow_unmarked=allow_unmarked,
+                                    executor=executor)
     fatal = [i for i in issues if i.code == "prism.manifest.column"]
     if fatal or (issues and not skip_invalid):
         raise D3MKitError(issues)
@@ -142,18 +145,20 @@ def _load(manifest: Path, images: Path | None, task: str, skip_invalid: bool, ec
 def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = "pvli", *,
                     seed: int = 0, name: str | None = None, test_size: float = 0.2,
                     force: bool = False, skip_invalid: bool = False, echo=None,
-                    progress: bool = False) -> Path:
+                    progress: bool = False, executor=None) -> Path:
     """Check the manifest, then write ``out/<name>/`` atomically; returns its path. A
     manifest in the PVLI layout (tuning / noisy-test / clean-test) needs
-    :func:`build_task_roots`."""
+    :func:`build_task_roots`. The per-image work (checking, copying, converting) runs on
+    ``executor`` (:mod:`d3mkit.executor`; default this process), same bytes either way."""
     if not 0.0 < test_size < 1.0:
         raise UsageError(f"--test-size must be between 0 and 1, got {test_size}")
-    records, skipped = _load(manifest, images, task, skip_invalid, echo)
+    records, skipped = _load(manifest, images, task, skip_invalid, echo, executor=executor)
     if any(r.split in PVLI_SPLITS for r in records):
         raise UsageError(f"{manifest}: the manifest is in the PVLI layout (tuning, noisy-test, clean-test); "
                          "it makes one task root per test set (d3mkit build prism does)", str(manifest))
     return _write_root(out, manifest, images, task, records, seed=seed, name=name or f"prism_{task}",
-                       test_size=test_size, force=force, progress=progress, skipped=skipped)
+                       test_size=test_size, force=force, progress=progress, skipped=skipped,
+                       executor=executor)
 
 
 def pvli_layout(records: list[Record], sizes: tuple[int, int] | None, seed: int,
@@ -187,17 +192,20 @@ def pvli_layout(records: list[Record], sizes: tuple[int, int] | None, seed: int,
 def build_task_roots(out: Path, manifest: Path, images: Path | None, task: str = "pvli", *,
                      seed: int = 0, name: str | None = None, test_size: float = 0.2,
                      force: bool = False, skip_invalid: bool = False, echo=None, progress: bool = False,
-                     pvli_sizes: tuple[int, int] | None = None) -> list[Path]:
+                     pvli_sizes: tuple[int, int] | None = None, executor=None) -> list[Path]:
     """The task roots of a manifest: one (train/test split or a seeded holdOut), or in the
     paper's PVLI layout (:func:`pvli_layout`) ``<name>_noisy_test`` and
-    ``<name>_clean_test``, each with the tuning records as TRAIN and its test set as TEST."""
+    ``<name>_clean_test``, each with the tuning records as TRAIN and its test set as TEST.
+    The per-image work runs on ``executor`` (as :func:`build_task_root`)."""
     if not 0.0 < test_size < 1.0:
         raise UsageError(f"--test-size must be between 0 and 1, got {test_size}")
-    records, skipped = _load(manifest, images, task, skip_invalid, echo, allow_unmarked=pvli_sizes is not None)
+    records, skipped = _load(manifest, images, task, skip_invalid, echo, allow_unmarked=pvli_sizes is not None,
+                             executor=executor)
     name = name or f"prism_{task}"
     if pvli_sizes is None and not any(r.split in PVLI_SPLITS for r in records):
         return [_write_root(out, manifest, images, task, records, seed=seed, name=name,
-                            test_size=test_size, force=force, progress=progress, skipped=skipped)]
+                            test_size=test_size, force=force, progress=progress, skipped=skipped,
+                            executor=executor)]
     parts = pvli_layout(records, pvli_sizes, seed, manifest)
     roots = []
     for test in ("noisy_test", "clean_test"):
@@ -212,15 +220,17 @@ def build_task_roots(out: Path, manifest: Path, images: Path | None, task: str =
                            f"--pvli-sizes {pvli_sizes[0]},{pvli_sizes[1]} from the unmarked records, seed {seed}"}
         roots.append(_write_root(out, manifest, images, task, recs, seed=seed, name=f"{name}_{test}",
                                  test_size=test_size, force=force, progress=progress, kinds=kinds,
-                                 layout=layout, skipped=skipped))
+                                 layout=layout, skipped=skipped, executor=executor))
     return roots
 
 
 def _write_root(out: Path, manifest: Path, images: Path | None, task: str, records: list[Record], *,
                 seed: int, name: str, test_size: float, force: bool, progress: bool,
                 kinds: list[str] | None = None, layout: dict | None = None,
-                skipped: list[str] = ()) -> Path:
+                skipped: list[str] = (), executor=None) -> Path:
+    from d3mkit.executor import Executor
     from d3mkit.package import TaskRootWriter
+    ex = executor or Executor()
     labels = {r.label for r in records}
     fixed = None
     if kinds is None and records[0].split:
@@ -245,32 +255,39 @@ def _write_root(out: Path, manifest: Path, images: Path | None, task: str, recor
     if layout is not None:
         params["split"] = layout
     with TaskRootWriter(out, name, benchmark="prism", seed=seed, parameters=params, force=force) as w:
+        firsts: dict[Path, Record] = {}            # each distinct image once, in record order
+        for r in records:
+            firsts.setdefault(r.image.resolve(), r)
+        copyable = [r.image for r in firsts.values() if r.image.suffix.lower() in _COPY_FORMATS]
+        is_png_or_jpeg = dict(zip(copyable, ex.map(_is_png_or_jpeg, copyable)))
         media: dict[Path, str] = {}
         used: set[str] = set()
-        items = records
-        if progress:
-            from tqdm import tqdm
-            items = tqdm(records, desc="premise images", unit="img", leave=False)
-        for r in items:
-            key = r.image.resolve()
-            if key in media:
-                continue
-            convert = r.image.suffix.lower() not in _COPY_FORMATS or not _is_png_or_jpeg(r.image)
+        jobs = []
+        for key, r in firsts.items():              # names in record order: the same whatever runs the jobs
+            convert = not is_png_or_jpeg.get(r.image, False)
             fname = _media_name(r.image_ref, used, convert)
-            dest = w.media_path(f"media/{fname}")
-            if convert:
-                from PIL import Image
-                with Image.open(r.image) as im:
-                    im.convert("RGBA" if im.mode in ("RGBA", "LA", "P") else "RGB").save(dest, format="PNG")
-            else:
-                shutil.copyfile(r.image, dest)
+            jobs.append((str(r.image), str(w.media_path(f"media/{fname}")), convert))
             media[key] = fname
+        ex.map(_place_image, jobs, progress=progress, desc="premise images", unit="img")
         df = learning_data(records, media, task)
         w.write_table("tables/learningData.csv", df)
         w.write_dataset_doc(ddoc)
         w.write_problem_doc(pdoc, splits=fixed)
         w.write_debug_table("provenance.csv", provenance(records, task))
     return w.root
+
+
+def _place_image(job) -> None:
+    """Copy one premise image into the task root (PNG and JPEG byte for byte) or convert it
+    to PNG; ``job = (source, destination, convert)``. A module-level function: it runs on
+    executor workers."""
+    src, dest, convert = job
+    if convert:
+        from PIL import Image
+        with Image.open(src) as im:
+            im.convert("RGBA" if im.mode in ("RGBA", "LA", "P") else "RGB").save(dest, format="PNG")
+    else:
+        shutil.copyfile(src, dest)
 
 
 def _is_png_or_jpeg(path: Path) -> bool:
@@ -317,9 +334,12 @@ def _sizes(text: str | None) -> tuple[int, int] | None:
 
 
 def build(args) -> list[Path]:
+    from d3mkit.executor import from_args
     echo = None if args.quiet else (lambda m: print(m, file=sys.stderr))
-    return build_task_roots(args.out, args.manifest, args.images, args.task, seed=args.seed,
-                            name=args.name, test_size=args.test_size, force=args.force,
-                            skip_invalid=args.skip_invalid, echo=echo,
-                            progress=not args.quiet and sys.stderr.isatty(),
-                            pvli_sizes=_sizes(getattr(args, "pvli_sizes", None)))
+    sizes = _sizes(getattr(args, "pvli_sizes", None))
+    with from_args(args) as ex:   # --workers N | --scheduler ADDRESS
+        return build_task_roots(args.out, args.manifest, args.images, args.task, seed=args.seed,
+                                name=args.name, test_size=args.test_size, force=args.force,
+                                skip_invalid=args.skip_invalid, echo=echo,
+                                progress=not args.quiet and sys.stderr.isatty(),
+                                pvli_sizes=sizes, executor=ex)

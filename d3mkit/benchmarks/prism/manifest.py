@@ -130,18 +130,38 @@ def _text(v) -> str:
 
 
 def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "pvli",
-                  check_images: bool = True, allow_unmarked: bool = False) -> tuple[list[Record], list[Issue]]:
+                  check_images: bool = True, allow_unmarked: bool = False,
+                  executor=None) -> tuple[list[Record], list[Issue]]:
     """Parse and check a manifest; returns ``(good records, issues)`` (issues are errors
-    located at ``line N`` of ``path``)."""
+    located at ``line N`` of ``path``). The image checks (:func:`image_problem`, a full
+    decode of each distinct image) run on ``executor`` (:mod:`d3mkit.executor`; default
+    this process) between a first pass that finds the images and a second that reads the
+    answers: the result does not depend on the executor."""
     path = Path(path)
     images = Path(images) if images is not None else path.parent
+    rows = list(_rows(path))
+    if not check_images:
+        return _scan(rows, path, images, task, None, allow_unmarked)
+    wanted: dict[Path, None] = {}
+    records, issues = _scan(rows, path, images, task, lambda p: wanted.setdefault(p), allow_unmarked)
+    if any(i.code == "prism.manifest.column" for i in issues):
+        return records, issues                     # no record is read: nothing to check
+    from d3mkit.executor import Executor
+    todo = list(wanted)
+    answers = dict(zip(todo, (executor or Executor()).map(image_problem, todo, progress=False)))
+    return _scan(rows, path, images, task, answers.__getitem__, allow_unmarked)
+
+
+def _scan(rows: list, path: Path, images: Path, task: str, image_check, allow_unmarked: bool):
+    """The records and issues of parsed ``rows``; ``image_check(path)`` says what is wrong
+    with an image (None: nothing; no function: images are not checked)."""
     where = str(path)
     records: list[Record] = []
     issues: list[Issue] = []
     required = REQUIRED + (("rationale",) if task == "pvlr" else ())
     columns_checked = False
     n_rows = 0
-    for line, row, problem in _rows(path):
+    for line, row, problem in rows:
         if problem is not None:
             issues.append(error("prism.manifest", f"line {line}", problem, where))
             continue
@@ -161,7 +181,7 @@ def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "p
                 issues.append(error("prism.manifest.field", f"line {line}",
                                     f"missing field(s): {', '.join(missing)}", where))
                 continue
-        rec, problems = _check(row, line, images, task, check_images)
+        rec, problems = _check(row, line, images, task, image_check)
         issues.extend(error("prism.manifest.record", f"line {line}", p, where) for p in problems)
         if rec is not None:
             records.append(rec)
@@ -178,7 +198,7 @@ def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "p
     return records, issues
 
 
-def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
+def _check(row: dict, line: int, images: Path, task: str, image_check):
     problems: list[str] = []
     for k in ("hypothesis", "image", "label", "rationale", "split"):
         if isinstance(row.get(k), (list, dict)):   # JSONL: a field of the wrong JSON type
@@ -204,8 +224,8 @@ def _check(row: dict, line: int, images: Path, task: str, check_images: bool):
         img = images / ref
         if why:
             problems.append(f"image {ref!r} leaves the image directory {images}: {why}")
-        elif check_images:
-            why = image_problem(img)
+        elif image_check is not None:
+            why = image_check(img)
             if why:
                 problems.append(f"image {ref!r}: {why}")
     raw_split = _text(row.get("split"))

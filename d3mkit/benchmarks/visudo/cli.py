@@ -88,6 +88,8 @@ def add_build_arguments(parser) -> None:
     parser.add_argument("--emnist-split", choices=["bymerge", "balanced"], default="bymerge",
                         help="EMNIST release to take the letters from (default bymerge)")
     parser.add_argument("--name", default=None, help="task root name (single split only)")
+    from d3mkit.executor import add_executor_arguments
+    add_executor_arguments(parser, "image files (same bytes whatever the count)")
 
 
 MAX_SPLITS = 1000   # task roots per build: a guard against typos such as 0-99999
@@ -200,6 +202,15 @@ def puzzle_files(ps: PuzzleSet) -> list[str]:
             for i, s in enumerate(ps.split)]
 
 
+def cell_file(index: int, row: int, col: int) -> str:
+    """The PNG name of one cell of a train or test puzzle.
+
+    >>> cell_file(7, 0, 3)
+    '000007_0_3.png'
+    """
+    return f"{index:06d}_{row}_{col}.png"
+
+
 def tables(ps: PuzzleSet, catalog: Catalog) -> dict[str, pd.DataFrame]:
     """learningData, validData, cells and the debug tables (cellLabels, puzzles)."""
     n, d = len(ps), ps.config.dimension
@@ -213,7 +224,7 @@ def tables(ps: PuzzleSet, catalog: Catalog) -> dict[str, pd.DataFrame]:
     pi, r, c = np.meshgrid(main_idx, np.arange(d), np.arange(d), indexing="ij")
     pi, r, c = pi.ravel(), r.ravel(), c.ravel()
     cells = pd.DataFrame({"cellIndex": np.arange(len(pi), dtype=np.int64), "d3mIndex": pi, "row": r, "col": c,
-                          "cellImage": [f"{i:06d}_{a}_{b}.png" for i, a, b in zip(pi, r, c)]})
+                          "cellImage": [cell_file(i, a, b) for i, a, b in zip(pi, r, c)]})
     pa, ra, ca = (x.ravel() for x in np.meshgrid(idx, np.arange(d), np.arange(d), indexing="ij"))
     g = ps.labels.ravel()
     names = np.array(catalog.label_names, dtype=object)
@@ -229,31 +240,39 @@ def tables(ps: PuzzleSet, catalog: Catalog) -> dict[str, pd.DataFrame]:
             "puzzles": puzzles}
 
 
-def write_task_root(out: Path, ps: PuzzleSet, catalog: Catalog, *, name: str | None = None,
-                    force: bool = False, quiet: bool = True) -> Path:
-    """Write ``out/<name>/`` for generated puzzles (images from ``catalog.images``)."""
-    from tqdm import tqdm
+#: pixels of the puzzles handed to the executor at a time (bounds memory on large builds)
+BATCH_BYTES = 16 << 20
 
-    from d3mkit.benchmarks.visudo.render import save_png, tile
+
+def write_task_root(out: Path, ps: PuzzleSet, catalog: Catalog, *, name: str | None = None,
+                    force: bool = False, quiet: bool = True, executor=None) -> Path:
+    """Write ``out/<name>/`` for generated puzzles (images from ``catalog.images``). The
+    PNG files are written on ``executor`` (:mod:`d3mkit.executor`; default this process),
+    one job per puzzle carrying its cell pixels (:func:`.render.write_puzzle`): the
+    puzzles are generated before, so the bytes do not depend on the executor."""
+    from d3mkit.benchmarks.visudo.render import CELL, write_puzzle
+    from d3mkit.executor import Executor
     from d3mkit.package import TaskRootWriter
     name = name or default_name(ps.config)
     t = tables(ps, catalog)
     ddoc, pdoc, split_rows = documents(name, ps, catalog)
     params = {**ps.config.to_dict(), **ps.stats}
     d = ps.config.dimension
+    ex = executor or Executor()
     with TaskRootWriter(out, name, benchmark="visudo", seed=ps.config.seed, parameters=params, force=force) as w:
         pdir = w.media_path("media/puzzles/x").parent
         cdir = w.media_path("media/cells/x").parent
-        bar = tqdm(range(len(ps)), desc=f"{name}: images", unit="puzzle",
-                   disable=quiet or not sys.stderr.isatty())
         files = puzzle_files(ps)
-        for i in bar:
-            save_png(tile(ps.images[i], catalog.images), pdir / files[i])
-            if ps.split[i] == "valid":
-                continue
-            for r in range(d):
-                for c in range(d):
-                    save_png(catalog.images[ps.images[i, r, c]], cdir / f"{i:06d}_{r}_{c}.png")
+        batch = max(1, BATCH_BYTES // (d * d * CELL * CELL))
+        progress = not quiet and sys.stderr.isatty()
+        for start in range(0, len(ps), batch):
+            stop = min(len(ps), start + batch)
+            jobs = [(catalog.images[ps.images[i]], str(pdir / files[i]),
+                     [] if ps.split[i] == "valid" else
+                     [str(cdir / cell_file(i, r, c)) for r in range(d) for c in range(d)])
+                    for i in range(start, stop)]
+            ex.map(write_puzzle, jobs, progress=progress, unit="puzzle",
+                   desc=f"{name}: images {start}-{stop - 1} of {len(ps)}")
         w.write_table("tables/cells.csv", t["cells"])
         w.write_table("tables/validData.csv", t["validData"])
         w.write_table("tables/learningData.csv", t["learningData"])
@@ -281,10 +300,13 @@ def build(args) -> list[Path]:
                   train_count=args.train_count, test_count=args.test_count, valid_count=args.valid_count,
                   overlap=args.overlap, corrupt_chance=args.corrupt_chance, split=indices[0], seed=args.seed)
     base.check()                                   # bad settings fail before any image is loaded
-    catalog = load_catalog(sources, args.source_dir, args.download, args.emnist_split)
-    roots = []
-    for k in indices:
-        cfg = Config(**{**base.to_dict(), "sources": sources, "split": k})
-        ps = generate(cfg, catalog)
-        roots.append(write_task_root(args.out, ps, catalog, name=args.name, force=args.force, quiet=args.quiet))
+    from d3mkit.executor import from_args
+    with from_args(args) as ex:                    # --workers N | --scheduler ADDRESS
+        catalog = load_catalog(sources, args.source_dir, args.download, args.emnist_split)
+        roots = []
+        for k in indices:
+            cfg = Config(**{**base.to_dict(), "sources": sources, "split": k})
+            ps = generate(cfg, catalog)
+            roots.append(write_task_root(args.out, ps, catalog, name=args.name, force=args.force,
+                                         quiet=args.quiet, executor=ex))
     return roots

@@ -3,7 +3,8 @@
 What this module owns: :func:`tile` (a puzzle's d x d cell images side by side, no
 guide lines — a cell is exactly the 28x28 block at ``(28 r, 28 c)``, as in the paper's
 Fig. 1 without its expository lines), :func:`untile` (the inverse, used by the
-baselines) and :func:`save_png` (deterministic bytes: same array, same file).
+baselines), :func:`save_png` (deterministic bytes: same array, same file) and
+:func:`write_puzzle` (one puzzle's files: the job the build runs on the executor).
 
 >>> px = np.arange(4 * 28 * 28, dtype=np.uint8).reshape(4, 28, 28)
 >>> grid = tile(np.array([[0, 1], [2, 3]]), px)
@@ -36,6 +37,20 @@ def untile(grid: np.ndarray, d: int) -> np.ndarray:
 def save_png(arr: np.ndarray, path: Path | str) -> None:
     from PIL import Image
     Image.fromarray(np.asarray(arr, dtype=np.uint8)).save(path, format="PNG", compress_level=6)
+
+
+def write_puzzle(job) -> None:
+    """Write one puzzle's PNG files; ``job = (cells, puzzle_path, cell_paths)`` with
+    ``cells`` the ``(d, d, 28, 28)`` uint8 cell images and ``cell_paths`` the row-major
+    paths of the cell files (empty: the grid only). A module-level function of its
+    arguments alone, so it runs on any executor worker (:mod:`d3mkit.executor`) with the
+    same bytes."""
+    cells, puzzle_path, cell_paths = job
+    d = cells.shape[0]
+    flat = cells.reshape(d * d, CELL, CELL)
+    save_png(tile(np.arange(d * d).reshape(d, d), flat), puzzle_path)
+    for k, path in enumerate(cell_paths):
+        save_png(flat[k], path)
 
 
 def load_png(path: Path | str) -> np.ndarray:
