@@ -193,6 +193,9 @@ OTHER: dict[str, tuple[str, str]] = {
     "convert.table_values": (E, "converting the document would change table values (convert the task root)"),
     "convert.box": (E, "a bounding box or polygon value cannot be converted"),
     "convert.polygon_shape": (W, "polygons that are not axis-aligned rectangles become their bounding boxes"),
+    # reproductions' run logs (d3mkit.benchmarks.runlog)
+    "runlog.columns": (E, "a reproduction's CSV run log lacks a column its report needs"),
+    "runlog.value": (E, "a reproduction's CSV run log holds text where a number belongs"),
     # writing outputs (d3mkit.atomic)
     "output.not_regular": (E, "an output path is a FIFO, device, socket or other non-regular file (refused)"),
     "output.unusable": (E, "an output path cannot be written (a directory, read-only, or its parent is not a directory)"),

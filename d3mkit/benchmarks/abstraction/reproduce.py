@@ -29,12 +29,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from d3mkit.benchmarks import runlog
 from d3mkit.benchmarks.abstraction import metrics as MET
 from d3mkit.benchmarks.abstraction import model as M
 from d3mkit.benchmarks.abstraction.paper import PAPER, REPETITIONS, Table, table
 
-CSV_COLUMNS = ["table", "row", "transform", "k", "noise", "testNoise", "nTrain", "nTest",
-               "rep", "accuracy", "expected", "chanceCorrected", "heldOut", "seconds"]
+CSV_COLUMNS = ("table", "row", "transform", "k", "noise", "testNoise", "nTrain", "nTest",
+               "rep", "accuracy", "expected", "chanceCorrected", "heldOut", "seconds")
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,11 @@ class ReproduceConfig:
     @property
     def md_path(self) -> Path:
         return self.out / f"abstraction_table{self.table}.md"
+
+    @property
+    def log(self) -> runlog.RunLog:
+        return runlog.RunLog(self.csv_path, CSV_COLUMNS, key=("row", "nTrain", "rep"),
+                             text=("row", "transform"))
 
 
 def paper_stats(accuracies) -> tuple[float, float]:
@@ -144,24 +150,18 @@ def run_cell(t: Table, ri: int, n_train: int, rep: int, cfg: ReproduceConfig) ->
 def run_table(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
     """Train every missing repetition of the configured cells, appending to the CSV."""
     t = table(cfg.table)
-    cfg.out.mkdir(parents=True, exist_ok=True)
-    done: set[tuple[str, int, int]] = set()
-    if cfg.resume and cfg.csv_path.exists():
-        old = pd.read_csv(cfg.csv_path)
-        done = set(zip(old["row"], old["nTrain"], old["rep"]))
-    else:
-        pd.DataFrame(columns=CSV_COLUMNS).to_csv(cfg.csv_path, index=False, lineterminator="\n")
+    log = cfg.log
+    done = log.start(cfg.resume)
     for ri, row in enumerate(t.rows):
         for n in cfg.columns:
             for rep in range(cfg.repetitions):
                 if (row.label, n, rep) in done:
                     continue
                 rec = run_cell(t, ri, n, rep, cfg)
-                pd.DataFrame([rec], columns=CSV_COLUMNS).to_csv(
-                    cfg.csv_path, mode="a", header=False, index=False, lineterminator="\n")
+                log.append(rec)
                 echo(f"table {t.number} {row.label:15s} n={n:5d} rep={rep} "
                      f"acc={rec['accuracy']:.3f} ({rec['seconds']:.1f} s)")
-    return pd.read_csv(cfg.csv_path)
+    return log.read()
 
 
 def _pm(mean: float, sd: float) -> str:
@@ -261,10 +261,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
     parser.add_argument("--out", type=Path, default=Path("results"),
                         help="directory for abstraction_table<N>.md and .csv (default results/)")
-    parser.add_argument("--resume", action="store_true",
-                        help="keep the repetitions already in the CSV, run the rest")
-    parser.add_argument("--from-csv", action="store_true",
-                        help="only rewrite the report from the CSV of an earlier run")
+    runlog.add_arguments(parser, "repetitions")
 
 
 def config_from_args(args) -> ReproduceConfig:
@@ -304,16 +301,13 @@ def run(args) -> int:
     """``d3mkit reproduce abstraction``: train what is missing, write the report."""
     cfg = config_from_args(args)
     if cfg.from_csv:
-        from d3mkit.errors import UsageError
-        if not cfg.csv_path.is_file():
-            raise UsageError(f"--from-csv: no {cfg.csv_path}")
-        df = pd.read_csv(cfg.csv_path)
         cfg = ReproduceConfig(**{**cfg.__dict__, "n_train": None})
-    else:
-        from d3mkit.baselines.common import choose_device, require_torch
-        require_torch()
-        cfg = ReproduceConfig(**{**cfg.__dict__, "device": choose_device(cfg.device)})
-        df = run_table(cfg)
+
+    def train():
+        from d3mkit.baselines.common import choose_device
+        return run_table(ReproduceConfig(**{**cfg.__dict__, "device": choose_device(cfg.device)}))
+
+    df = runlog.results(cfg.log, cfg.from_csv, train)
     if df.empty:
         print(f"{cfg.csv_path}: no repetitions recorded")
         return 1

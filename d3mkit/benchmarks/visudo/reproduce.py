@@ -31,6 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from d3mkit.benchmarks import runlog
+
 PAPER_TABLE3 = {   # Table 3: AuROC mean, sd over 10 splits (basic, 4x4, 50 train puzzles)
     "mnist": {"digit": (0.71, 0.04), "visual": (0.51, 0.02), "nesy": (0.88, 0.02)},
     "emnist": {"digit": (0.69, 0.05), "visual": (0.50, 0.01), "nesy": (0.79, 0.09)},
@@ -44,8 +46,8 @@ PAPER_FIGURE8 = ("the paper plots (no numbers given): Baseline-Digit and NeuPSL 
 MODELS = ("digit", "visual", "nesy")
 NAMES = {"digit": "Baseline-Digit (cheating: reads the cell labels)",
          "visual": "Baseline-Visual", "nesy": "NeSy stand-in for NeuPSL"}
-CSV_COLUMNS = ["overlap", "split", "model", "rocAuc", "accuracy", "epochs",
-               "distinctTrainImages", "trainCells", "seconds"]
+CSV_COLUMNS = ("overlap", "split", "model", "rocAuc", "accuracy", "epochs",
+               "distinctTrainImages", "trainCells", "seconds")
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,11 @@ class ReproduceConfig:
     def csv_path(self) -> Path:
         return self.out / "visudo_overlap.csv"
 
+    @property
+    def log(self) -> runlog.RunLog:
+        return runlog.RunLog(self.csv_path, CSV_COLUMNS, key=("overlap", "split", "model"),
+                             text=("model",))
+
 
 def summary(values) -> tuple[float, float]:
     """Mean and standard deviation (ddof 0) of the finite values.
@@ -109,13 +116,8 @@ def run_all(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
     from d3mkit.benchmarks.visudo.generator import Config, generate
     from d3mkit.taskroot import TaskRoot
 
-    cfg.out.mkdir(parents=True, exist_ok=True)
-    done = set()
-    if cfg.resume and cfg.csv_path.exists():
-        old = pd.read_csv(cfg.csv_path)
-        done = set(zip(old["overlap"].astype(float), old["split"], old["model"]))
-    else:
-        pd.DataFrame(columns=CSV_COLUMNS).to_csv(cfg.csv_path, index=False, lineterminator="\n")
+    log = cfg.log
+    done = log.start(cfg.resume)
     catalog = load_catalog((cfg.source,), cfg.source_dir)
     with tempfile.TemporaryDirectory(prefix="visudo-reproduce-") as tmp:
         for w in cfg.overlaps:
@@ -143,11 +145,10 @@ def run_all(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
                            "distinctTrainImages": int(len(np.unique(train_cells))),
                            "trainCells": int(train_cells.size),
                            "seconds": round(time.perf_counter() - t0, 1)}
-                    pd.DataFrame([rec], columns=CSV_COLUMNS).to_csv(
-                        cfg.csv_path, mode="a", header=False, index=False, lineterminator="\n")
+                    log.append(rec)
                     echo(f"overlap {w:g} split {k} {model:6s} AuROC {vals['rocAuc']:.3f} "
                          f"accuracy {vals['accuracy']:.3f} ({rec['seconds']:.0f} s)")
-    return pd.read_csv(cfg.csv_path)
+    return log.read()
 
 
 def command_line(cfg: ReproduceConfig) -> str:
@@ -255,8 +256,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=seed_value, default=0)
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
     parser.add_argument("--out", type=Path, default=Path("results"))
-    parser.add_argument("--resume", action="store_true")
-    parser.add_argument("--from-csv", action="store_true")
+    runlog.add_arguments(parser, "models")
 
 
 def config_from_args(args) -> ReproduceConfig:
@@ -275,16 +275,8 @@ def config_from_args(args) -> ReproduceConfig:
 
 def run(args) -> int:
     """``d3mkit reproduce visudo``: train what is missing, write both reports."""
-    from d3mkit.errors import UsageError
     cfg = config_from_args(args)
-    if cfg.from_csv:
-        if not cfg.csv_path.is_file():
-            raise UsageError(f"--from-csv: no {cfg.csv_path}")
-        df = pd.read_csv(cfg.csv_path)
-    else:
-        from d3mkit.baselines.common import require_torch
-        require_torch()
-        df = run_all(cfg)
+    df = runlog.results(cfg.log, cfg.from_csv, lambda: run_all(cfg))
     if df.empty:
         print(f"{cfg.csv_path}: no models recorded")
         return 1
