@@ -90,3 +90,26 @@ def test_reproduce_visudo_writes_table3_and_figure8(tmp_path):
     assert (df.loc[df.overlap == 1, "distinctTrainImages"] < 48).all()
     assert main([*args, "--resume"]) == 0 and len(pd.read_csv(out / "visudo_overlap.csv")) == 4
     assert main(["reproduce", "visudo", "--models", "cnn", "--out", str(out)]) == 2
+
+
+def test_reproduce_visudo_figure7_per_split_over_source_combinations(tmp_path):
+    out = tmp_path / "res"
+    args = ["reproduce", "visudo", "--figure", "7", "--source", "digits,digits+glyphs",
+            "--splits", "1", "--train-count", "3", "--test-count", "3", "--valid-count", "2",
+            "--epochs", "1", "--models", "digit,nesy", "--out", str(out)]
+    assert main(args) == 0
+    df = pd.read_csv(out / "visudo_figure7.csv")
+    assert df["sources"].tolist() == ["digits", "digits", "digits+glyphs", "digits+glyphs"]
+    assert df["rocAuc"].between(0, 1).all()
+    # perSplit: four labels drawn from the combination's pooled labels, one set per split
+    for name, labels in zip(df["sources"], df["labels"]):
+        drawn = labels.split()
+        assert len(drawn) == 4 and all(x.split(":")[0] in name.split("+") for x in drawn)
+    f7 = (out / "visudo_figure7.md").read_text()
+    assert "`digits+glyphs`" in f7 and "perSplit" in f7 and "no numbers given" in f7
+    assert "--figure 7" in f7
+    assert not (out / "visudo_overlap.csv").exists()
+    assert main([*args, "--resume"]) == 0 and len(pd.read_csv(out / "visudo_figure7.csv")) == 4
+    assert main([*args[:-2], "--from-csv", "--out", str(out)]) == 0
+    # a combination is only for Figure 7; the basic task takes one source
+    assert main(["reproduce", "visudo", "--source", "digits+glyphs", "--out", str(out)]) == 2

@@ -1,15 +1,19 @@
-"""``d3mkit reproduce visudo``: the paper's Table 3 row and Figure 8 overlap sweep, rerun.
+"""``d3mkit reproduce visudo``: the paper's Table 3 row, Figure 7 and Figure 8, rerun.
 
 What this module owns: :class:`ReproduceConfig` (the options, checked once), building
-one real task root per (overlap, split index) through the ``d3mkit build visudo`` code
-path (basic task, 4x4 puzzles, corrupt chance 0.5), training the three baselines on it
-(Baseline-Digit — which cheats by reading the hidden cell labels, as the paper's does —
-Baseline-Visual, and the NeSy stand-in for NeuPSL) and the two markdown reports:
+one real task root per (overlap or source combination, split index) through the
+``d3mkit build visudo`` code path (4x4 puzzles, corrupt chance 0.5), training the three
+baselines on it (Baseline-Digit — which cheats by reading the hidden cell labels, as the
+paper's does — Baseline-Visual, and the NeSy stand-in for NeuPSL) and the markdown reports:
 
 * ``visudo_table3.md`` — overlap 0: AuROC mean ± sd over the splits beside the paper's
   Table 3 row of the chosen source (MNIST for ``mnist5k``);
 * ``visudo_figure8.md`` — AuROC against the overlap ω. The paper gives Figure 8 only
-  as a plot (no numbers), so the report states its trends beside ours.
+  as a plot (no numbers), so the report states its trends beside ours;
+* ``visudo_figure7.md`` (``--figure 7``, its own ``visudo_figure7.csv``) — the Random Label
+  Per Split task (perSplit) at overlap 0 for each source combination given to ``--source``
+  (``mnist,mnist+emnist``: combinations separated by commas, sources joined by ``+``);
+  also a plot without numbers in the paper.
 
 Defaults: source ``mnist5k`` (500 real MNIST digits per label) with 50 train, 50 test
 and 25 valid correct puzzles per split — the paper used 50/100/100 from full MNIST; at
@@ -20,6 +24,7 @@ continues a stopped run, ``--from-csv`` only rewrites the reports)::
 
     d3mkit reproduce visudo --out docs/results                  # Table 3 + Figure 8
     d3mkit reproduce visudo --overlaps 0 --out docs/results     # Table 3 only
+    d3mkit reproduce visudo --figure 7 --out docs/results       # Figure 7, mnist5k alone
 """
 
 from __future__ import annotations
@@ -48,6 +53,12 @@ NAMES = {"digit": "Baseline-Digit (cheating: reads the cell labels)",
          "visual": "Baseline-Visual", "nesy": "NeSy stand-in for NeuPSL"}
 CSV_COLUMNS = ("overlap", "split", "model", "rocAuc", "accuracy", "epochs",
                "distinctTrainImages", "trainCells", "seconds")
+FIGURE7_COLUMNS = ("sources", "split", "model", "rocAuc", "accuracy", "epochs", "labels",
+                   "seconds")
+PAPER_FIGURE7 = ("the paper plots (no numbers given) the MNIST, EMNIST, FMNIST and KMNIST "
+                 "sources alone and combined: NeuPSL performs well in almost all settings and "
+                 "beats Baseline-Digit, but struggles whenever KMNIST is used; Baseline-Digit "
+                 "is almost the same for every combination; Baseline-Visual stays poor")
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,7 @@ class ReproduceConfig:
     overlaps: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
     models: tuple[str, ...] = MODELS
     epochs: int | None = None              # None: each baseline's default
+    figure: int | None = None              # 7: the perSplit task over source combinations
     seed: int = 0
     device: str = "cpu"
     out: Path = Path("results")
@@ -82,15 +94,35 @@ class ReproduceConfig:
             bad.append(f"--models takes a subset of {','.join(MODELS)}, got {','.join(self.models)}")
         if self.epochs is not None and self.epochs < 1:
             bad.append(f"--epochs must be at least 1, got {self.epochs}")
+        if self.figure not in (None, 7):
+            bad.append(f"--figure: only Figure 7 has its own run (Table 3 and Figure 8 are "
+                       f"the default), got {self.figure}")
+        sets = self.source_sets
+        if self.figure is None and (len(sets) != 1 or len(sets[0]) != 1):
+            bad.append(f"--source: the basic task takes one source, got {self.source!r} "
+                       f"(combinations are for --figure 7)")
         if bad:
             raise UsageError("; ".join(bad))
 
     @property
+    def source_sets(self) -> tuple[tuple[str, ...], ...]:
+        """``--source``: combinations separated by commas, sources in one joined by ``+``.
+
+        >>> ReproduceConfig(source="mnist5k,mnist5k+glyphs", figure=7).source_sets
+        (('mnist5k',), ('mnist5k', 'glyphs'))
+        """
+        from d3mkit.benchmarks.visudo.sources import parse_sources
+        return tuple(parse_sources(part.replace("+", ",")) for part in self.source.split(","))
+
+    @property
     def csv_path(self) -> Path:
-        return self.out / "visudo_overlap.csv"
+        return self.out / ("visudo_figure7.csv" if self.figure == 7 else "visudo_overlap.csv")
 
     @property
     def log(self) -> runlog.RunLog:
+        if self.figure == 7:
+            return runlog.RunLog(self.csv_path, FIGURE7_COLUMNS, key=("sources", "split", "model"),
+                                 text=("sources", "model", "labels"))
         return runlog.RunLog(self.csv_path, CSV_COLUMNS, key=("overlap", "split", "model"),
                              text=("model",))
 
@@ -106,15 +138,38 @@ def summary(values) -> tuple[float, float]:
     return (float(v.mean()), float(v.std())) if v.size else (float("nan"), float("nan"))
 
 
+def _train_models(tmp: Path, ps, catalog, models, cfg: ReproduceConfig, split: int):
+    """Write the generated puzzles as a task root under ``tmp`` and train each of
+    ``models`` on it: yields ``(model, scores by metric, epochs, seconds)``."""
+    from d3mkit.benchmarks.config import BaselineConfig
+    from d3mkit.benchmarks.visudo.baseline import DEFAULT_EPOCHS, run_baseline
+    from d3mkit.benchmarks.visudo.cli import write_task_root
+    from d3mkit.taskroot import TaskRoot
+
+    task = TaskRoot.open(write_task_root(tmp, ps, catalog, force=True))
+    for model in models:
+        t0 = time.perf_counter()
+        bcfg = BaselineConfig(model=model, device=cfg.device, epochs=cfg.epochs, seed=split,
+                              quiet=True)
+        report = run_baseline(task, model, bcfg)
+        yield (model, {s.metric: s.value for s in report.scores},
+               bcfg.epochs_or(DEFAULT_EPOCHS[model]), round(time.perf_counter() - t0, 1))
+
+
+def _generator_config(cfg: ReproduceConfig, strategy: str, sources: tuple[str, ...],
+                      overlap: float, split: int):
+    from d3mkit.benchmarks.visudo.generator import Config
+    return Config(strategy=strategy, sources=sources, dimension=4, train_count=cfg.train_count,
+                  test_count=cfg.test_count, valid_count=cfg.valid_count, overlap=overlap,
+                  corrupt_chance=0.5, split=split, seed=cfg.seed)
+
+
 def run_all(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
     """Build and train every missing (overlap, split, model), appending to the CSV."""
     import tempfile
 
-    from d3mkit.benchmarks.config import BaselineConfig
-    from d3mkit.benchmarks.visudo.baseline import DEFAULT_EPOCHS, run_baseline
-    from d3mkit.benchmarks.visudo.cli import load_catalog, write_task_root
-    from d3mkit.benchmarks.visudo.generator import Config, generate
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.benchmarks.visudo.cli import load_catalog
+    from d3mkit.benchmarks.visudo.generator import generate
 
     log = cfg.log
     done = log.start(cfg.resume)
@@ -125,29 +180,46 @@ def run_all(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
                 todo = [m for m in cfg.models if (float(w), k, m) not in done]
                 if not todo:
                     continue
-                gen = Config(strategy="basic", sources=(cfg.source,), dimension=4,
-                             train_count=cfg.train_count, test_count=cfg.test_count,
-                             valid_count=cfg.valid_count, overlap=w, corrupt_chance=0.5,
-                             split=k, seed=cfg.seed)
-                ps = generate(gen, catalog)
+                ps = generate(_generator_config(cfg, "basic", (cfg.source,), w, k), catalog)
                 train_cells = ps.images[(ps.split == "train") & ps.correct]
-                root = write_task_root(Path(tmp), ps, catalog, force=True)
-                task = TaskRoot.open(root)
-                for model in todo:
-                    t0 = time.perf_counter()
-                    bcfg = BaselineConfig(model=model, device=cfg.device, epochs=cfg.epochs,
-                                          seed=k, quiet=True)
-                    report = run_baseline(task, model, bcfg)
-                    vals = {s.metric: s.value for s in report.scores}
-                    rec = {"overlap": w, "split": k, "model": model, "rocAuc": vals["rocAuc"],
-                           "accuracy": vals["accuracy"],
-                           "epochs": bcfg.epochs_or(DEFAULT_EPOCHS[model]),
-                           "distinctTrainImages": int(len(np.unique(train_cells))),
-                           "trainCells": int(train_cells.size),
-                           "seconds": round(time.perf_counter() - t0, 1)}
-                    log.append(rec)
+                for model, vals, epochs, secs in _train_models(Path(tmp), ps, catalog, todo, cfg, k):
+                    log.append({"overlap": w, "split": k, "model": model, "rocAuc": vals["rocAuc"],
+                                "accuracy": vals["accuracy"], "epochs": epochs,
+                                "distinctTrainImages": int(len(np.unique(train_cells))),
+                                "trainCells": int(train_cells.size), "seconds": secs})
                     echo(f"overlap {w:g} split {k} {model:6s} AuROC {vals['rocAuc']:.3f} "
-                         f"accuracy {vals['accuracy']:.3f} ({rec['seconds']:.0f} s)")
+                         f"accuracy {vals['accuracy']:.3f} ({secs:.0f} s)")
+    return log.read()
+
+
+def run_figure7(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
+    """Figure 7: the perSplit task (overlap 0) for every source combination of ``--source``;
+    every missing (sources, split, model) is trained and appended to the CSV."""
+    import tempfile
+
+    from d3mkit.benchmarks.visudo.cli import load_catalog
+    from d3mkit.benchmarks.visudo.generator import generate
+
+    log = cfg.log
+    done = log.start(cfg.resume)
+    with tempfile.TemporaryDirectory(prefix="visudo-reproduce-") as tmp:
+        for sources in cfg.source_sets:
+            name = "+".join(sources)
+            catalog = None
+            for k in range(cfg.splits):
+                todo = [m for m in cfg.models if (name, k, m) not in done]
+                if not todo:
+                    continue
+                if catalog is None:
+                    catalog = load_catalog(sources, cfg.source_dir)
+                ps = generate(_generator_config(cfg, "perSplit", sources, 0.0, k), catalog)
+                labels = " ".join(catalog.label_text(g) for g in ps.label_sets["train"])
+                for model, vals, epochs, secs in _train_models(Path(tmp), ps, catalog, todo, cfg, k):
+                    log.append({"sources": name, "split": k, "model": model,
+                                "rocAuc": vals["rocAuc"], "accuracy": vals["accuracy"],
+                                "epochs": epochs, "labels": labels, "seconds": secs})
+                    echo(f"{name} split {k} {model:6s} AuROC {vals['rocAuc']:.3f} "
+                         f"accuracy {vals['accuracy']:.3f} ({secs:.0f} s)")
     return log.read()
 
 
@@ -170,21 +242,24 @@ def command_line(cfg: ReproduceConfig) -> str:
         parts.append("--overlaps " + ",".join(f"{w:g}" for w in cfg.overlaps))
     if cfg.models != d.models:
         parts.append("--models " + ",".join(cfg.models))
+    if cfg.figure is not None:
+        parts.append(f"--figure {cfg.figure}")
     parts.append(f"--out {cfg.out.as_posix()}")
     return " ".join(parts)
 
 
-def _header(cfg: ReproduceConfig, df: pd.DataFrame, title: str) -> list[str]:
+def _header(cfg: ReproduceConfig, df: pd.DataFrame, title: str, task: str = "Basic task",
+            group: str = "overlap") -> list[str]:
     import os
     import platform
-    n_splits = df.groupby(["overlap", "model"])["split"].nunique()
+    n_splits = df.groupby([group, "model"])["split"].nunique()
     scale = (f"{int(n_splits.min())}-{int(n_splits.max())} split(s) per cell"
              if n_splits.min() != n_splits.max() else f"{int(n_splits.min())} split(s) per cell")
     return [f"# ViSudo-PC, {title}", "",
-            f"Basic task, 4x4 puzzles, source `{cfg.source}`, {cfg.train_count}/{cfg.test_count}/"
+            f"{task}, 4x4 puzzles, source `{cfg.source}`, {cfg.train_count}/{cfg.test_count}/"
             f"{cfg.valid_count} correct train/test/valid puzzles per split (each with one corrupted "
             f"twin), corrupt chance 0.5; {scale} (the paper: 10 splits, 50/100/100 correct puzzles "
-            f"from full MNIST — {cfg.source} has 500 images per label, and a label needs "
+            f"from the full data sets — mnist5k has 500 images per label, and a label needs "
             f"4 x (train + test + valid) of them). "
             + (f"{cfg.epochs} epochs for every model" if cfg.epochs else
                "Each model with its default epochs")
@@ -238,12 +313,44 @@ def report_figure8(cfg: ReproduceConfig, df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def report_figure7(cfg: ReproduceConfig, df: pd.DataFrame) -> str:
+    """Figure 7: AuROC mean ± sd per model (rows) and source combination (columns)."""
+    lines = _header(cfg, df, "Figure 7 reproduced (Random Label Per Split: AuROC by data "
+                    "sources)", task="Random Label Per Split (perSplit) task, overlap 0",
+                    group="sources")
+    sets = list(dict.fromkeys(df["sources"]))
+    lines += ["| model | " + " | ".join(f"`{s}`" for s in sets) + " |",
+              "|---|" + "---|" * len(sets)]
+    for m in MODELS:
+        if m not in set(df["model"]):
+            continue
+        cells = []
+        for name in sets:
+            s = df[(df["model"] == m) & (df["sources"] == name)]
+            mean, sd = summary(s["rocAuc"])
+            cells.append("–" if s.empty else f"{mean:.2f} ± {sd:.2f} ({s['split'].nunique()})")
+        lines.append(f"| {NAMES[m]} | " + " | ".join(cells) + " |")
+    lines += ["", "AuROC mean ± sd over the splits (their number in brackets). The labels each "
+              "split drew (perSplit: d = 4 labels of the sources' pooled labels, the same for "
+              "its train, test and valid puzzles):", ""]
+    for name in sets:
+        per = df[df["sources"] == name].drop_duplicates("split").sort_values("split")
+        lines.append(f"* `{name}`: " + "; ".join(f"split {int(r.split)}: {r.labels}"
+                                                for r in per.itertuples()))
+    lines += ["", f"Paper: {PAPER_FIGURE7}.", ""]
+    return "\n".join(lines)
+
+
 def add_arguments(parser) -> None:
     """The options of ``d3mkit reproduce visudo``."""
     from d3mkit.benchmarks.config import seed_value
     parser.add_argument("--source", default="mnist5k",
                         help="image source (default mnist5k; mnist/emnist/fmnist/kmnist need "
-                             "--source-dir)")
+                             "--source-dir); with --figure 7 source combinations separated by "
+                             "commas, sources in one joined by '+' (mnist,mnist+emnist)")
+    parser.add_argument("--figure", type=int, default=None, choices=(7,),
+                        help="7: the paper's Figure 7 instead (perSplit task at overlap 0 for "
+                             "each --source combination; visudo_figure7.md and .csv)")
     parser.add_argument("--source-dir", type=Path, default=None)
     parser.add_argument("--splits", type=int, default=10, help="split indices (default 10)")
     parser.add_argument("--train-count", type=int, default=50)
@@ -269,17 +376,24 @@ def config_from_args(args) -> ReproduceConfig:
     return ReproduceConfig(source=args.source, source_dir=args.source_dir, splits=args.splits,
                            train_count=args.train_count, test_count=args.test_count,
                            valid_count=args.valid_count, overlaps=overlaps, models=models,
-                           epochs=args.epochs, seed=args.seed, device=args.device, out=args.out,
-                           resume=args.resume, from_csv=args.from_csv)
+                           epochs=args.epochs, figure=args.figure, seed=args.seed,
+                           device=args.device, out=args.out, resume=args.resume,
+                           from_csv=args.from_csv)
 
 
 def run(args) -> int:
-    """``d3mkit reproduce visudo``: train what is missing, write both reports."""
+    """``d3mkit reproduce visudo``: train what is missing, write the reports."""
     cfg = config_from_args(args)
-    df = runlog.results(cfg.log, cfg.from_csv, lambda: run_all(cfg))
+    df = runlog.results(cfg.log, cfg.from_csv,
+                        lambda: (run_figure7 if cfg.figure == 7 else run_all)(cfg))
     if df.empty:
         print(f"{cfg.csv_path}: no models recorded")
         return 1
+    if cfg.figure == 7:
+        path = cfg.out / "visudo_figure7.md"
+        path.write_text(report_figure7(cfg, df), encoding="utf-8")
+        print(path)
+        return 0
     df["overlap"] = df["overlap"].astype(float)
     written = []
     if (df["overlap"] == 0).any():
