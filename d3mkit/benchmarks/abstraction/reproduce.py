@@ -164,6 +164,20 @@ def run_table(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
     return log.read()
 
 
+def repetition_counts(reps: pd.Series) -> str:
+    """The repetitions per cell, by n_train column (``reps``: indexed by row and nTrain).
+
+    >>> idx = pd.MultiIndex.from_product([["a", "b"], [1000, 5000]], names=["row", "nTrain"])
+    >>> repetition_counts(pd.Series([5, 3, 5, 2], index=idx))
+    '5 at n_train 1000, 2-3 at 5000'
+    """
+    by_col = reps.groupby(level="nTrain").agg(["min", "max"])
+    parts = [(f"{lo}" if lo == hi else f"{lo}-{hi}") for lo, hi in
+             zip(by_col["min"].astype(int), by_col["max"].astype(int))]
+    return ", ".join(f"{p} at {'n_train ' if i == 0 else ''}{n}"
+                     for i, (p, n) in enumerate(zip(parts, by_col.index)))
+
+
 def _pm(mean: float, sd: float) -> str:
     return f"{mean:.1f} ± {sd:.1f}"
 
@@ -184,8 +198,8 @@ def report(cfg: ReproduceConfig, df: pd.DataFrame, command: str) -> str:
     reps = df.groupby(["row", "nTrain"])["rep"].nunique()
     reduced = []
     if reps.min() < REPETITIONS:
-        reduced.append(f"{int(reps.min())}-{int(reps.max())} repetitions per cell instead of "
-                       f"the paper's {REPETITIONS}")
+        reduced.append(f"repetitions per cell {repetition_counts(reps)} instead of the "
+                       f"paper's {REPETITIONS}")
     missing = [n for n in t.n_train if n not in cols]
     if missing:
         reduced.append(f"n_train columns {', '.join(map(str, missing))} not run")
