@@ -145,13 +145,25 @@ def test_object_detection_seed_examples_exactly():
     gi, gb = [g[0] for g in SEED_GTS], [g[1:] for g in SEED_GTS]
     di, db, dc = [d[0] for d in SEED_DETS], [d[1:5] for d in SEED_DETS], [d[5] for d in SEED_DETS]
     assert average_precision(gb, gi, db, di, confidence=dc) == 0.125
-    # without confidences every detection ties; ties go by image name, then box (not
-    # file order as in the seed, which gave 0.0625), so any row order scores the same
-    assert average_precision(gb, gi, db, di) == 0.025
+    # without confidences every detection ties; ties go by box, then the image's place in
+    # the truth, as d3m's metric (not file order as in the seed, which gave 0.0625): the
+    # only hit (x_min 480) is 9th, so any row order scores 0.25 * 1/9
+    assert average_precision(gb, gi, db, di) == pytest.approx(0.25 / 9, abs=1e-15)
     rng = __import__("numpy").random.default_rng(0)
     for _ in range(5):
         perm = rng.permutation(len(di))
-        assert average_precision(gb, gi, [db[i] for i in perm], [di[i] for i in perm]) == 0.025
+        assert average_precision(gb, gi, [db[i] for i in perm], [di[i] for i in perm]) == \
+            pytest.approx(0.25 / 9, abs=1e-15)
+
+
+def test_object_detection_full_ties_follow_the_truths_image_order():
+    # the same box with the same confidence in two images, a hit in one only: which comes
+    # first is the truth's image order (d3m's), whatever the file order or the names
+    gb, gi = [[0, 0, 10, 10], [50, 50, 60, 60]], ["b.png", "a.png"]
+    db, di = [[0, 0, 10, 10], [0, 0, 10, 10]], ["a.png", "b.png"]
+    first_hit = average_precision(gb, gi, db, di, confidence=[0.5, 0.5])
+    assert first_hit == average_precision(gb, gi, db[::-1], di[::-1], confidence=[0.5, 0.5]) == 0.5
+    assert average_precision(gb[::-1], gi[::-1], db, di, confidence=[0.5, 0.5]) == 0.25
 
 
 def _naive_voc(gts, dets, conf, thr=0.5):

@@ -7,14 +7,17 @@ positive when its best-overlapping ground-truth box in the same image overlaps i
 more than ``ovthresh`` (IoU) and that box was not already claimed by an earlier
 detection.
 
-Ties (and a file without confidences, where every detection ties) are broken by a rule
-that does not depend on the order of the rows — d3mkit's choice, since the score must be
-a function of the predictions, not of their order: among equal confidences, detections
-are taken by image name, then ``x_min, y_min, x_max, y_max`` ascending. Identical boxes
-of one image are interchangeable, so any permutation of the rows gives the same AP. (The
-seed paper's implementation takes ties in file order, which gave its second example
-0.0625; the D3M reference package also breaks ties by the boxes. With distinct
-confidences all three agree.)
+Ties (and a file without confidences, where every detection ties) are broken as the D3M
+reference package (d3m 2022.5.5, ``ObjectDetectionAveragePrecisionMetric``) breaks them,
+a rule that does not depend on the order of the rows: among equal confidences,
+detections are taken by ``x_min, y_min, x_max, y_max`` ascending, then by their image's
+position in the truth (d3m aligns the predictions to the truth's order before its stable
+sort; images the truth does not have come last, by name). Identical boxes of one image
+are interchangeable, so any permutation of the rows gives the same AP, and a file with
+ties — a constant confidence, or the per-(image, box) layout of d3m's
+``construct_confidence`` — scores as in d3m. (The seed paper's implementation takes ties
+in file order, which gave its second example 0.0625. With distinct confidences all
+agree.)
 
 The matching is vectorised: each detection's best box and overlap do not depend on the
 order, so only "first claim of a box" does, which is a stable unique over the sorted
@@ -35,8 +38,8 @@ The seed's two examples:
 >>> (gi, gb), (di, db) = split(gts), split(dets)
 >>> average_precision(gb, gi, db, di, confidence=conf)
 0.125
->>> average_precision(gb, gi, db, di)
-0.025
+>>> round(average_precision(gb, gi, db, di), 6)   # ties by x_min: the hit is 9th
+0.027778
 """
 
 from __future__ import annotations
@@ -64,20 +67,27 @@ def _voc_ap(rec: np.ndarray, prec: np.ndarray, use_07_metric: bool = False) -> f
 
 def match_detections(true_boxes, true_images, pred_boxes, pred_images, confidence=None,
                      ovthresh: float = 0.5):
-    """``(order, tp)``: the detection order (descending confidence, ties by image name
-    and box coordinates) and a 0/1 true-positive flag per detection in that order."""
+    """``(order, tp)``: the detection order (descending confidence, ties by box
+    coordinates, then the image's position in the truth) and a 0/1 true-positive flag per
+    detection in that order."""
     gb = np.asarray(true_boxes, dtype=float).reshape(-1, 4)
     db = np.asarray(pred_boxes, dtype=float).reshape(-1, 4)
     nd = len(db)
     conf = np.zeros(nd) if confidence is None else np.asarray(confidence, dtype=float)
-    names = pd.factorize(np.asarray(pred_images, dtype=object).astype(str), sort=True)[0] \
-        if nd else np.zeros(0, np.int64)
-    order = np.lexsort((db[:, 3], db[:, 2], db[:, 1], db[:, 0], names, -conf)) if nd else \
+    # truth images in order of first appearance: the last tie-breaker, as d3m's alignment
+    gcode, images = pd.factorize(np.asarray(true_images, dtype=object))
+    dcode = pd.Index(images).get_indexer(np.asarray(pred_images, dtype=object)) if nd else \
+        np.zeros(0, np.int64)
+    position = dcode.astype(np.int64)
+    unknown = position < 0
+    if unknown.any():
+        names = pd.factorize(np.asarray(pred_images, dtype=object)[unknown].astype(str), sort=True)[0]
+        position[unknown] = len(images) + names
+    order = np.lexsort((position, db[:, 3], db[:, 2], db[:, 1], db[:, 0], -conf)) if nd else \
         np.zeros(0, np.int64)
     if nd == 0 or len(gb) == 0:
         return order, np.zeros(nd)
     # group truth boxes by image; pad to (images, max boxes per image, 4)
-    gcode, images = pd.factorize(np.asarray(true_images, dtype=object))
     gsort = np.argsort(gcode, kind="stable")
     counts = np.bincount(gcode, minlength=len(images))
     starts = np.r_[0, np.cumsum(counts)[:-1]]
@@ -85,7 +95,6 @@ def match_detections(true_boxes, true_images, pred_boxes, pred_images, confidenc
     m = int(counts.max())
     pad = np.full((len(images), m, 4), np.nan)
     pad[gcode[gsort], slot, :] = gb[gsort]
-    dcode = pd.Index(images).get_indexer(np.asarray(pred_images, dtype=object))
     ovmax = np.full(nd, -np.inf)
     jmax = np.zeros(nd, dtype=np.int64)
     has = np.flatnonzero(dcode >= 0)
