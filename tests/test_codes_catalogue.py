@@ -4,12 +4,15 @@ keyword — is listed, with the severity it is emitted with; ``d3mkit codes`` li
 
 import ast
 import json
+import re
 from pathlib import Path
 
 from d3mkit.cli import main
 from d3mkit.codes import CODES, severity_of
 
 REPO = Path(__file__).resolve().parents[1]
+FAMILIES = {c.split(".")[0] for c in CODES}
+CODE_LIKE = re.compile(r"^[a-z][A-Za-z_]*(\.[a-z][a-z_]*)+$")
 
 
 def emitted():
@@ -39,6 +42,20 @@ def emitted():
                     code, sev = k.value.value, "error"
             if code:
                 yield code, sev, where
+            # a code a helper passes on (_bad("visudo.count", ...), _parse_numeric(..., code, ...)):
+            # any argument spelled like a code of a catalogued family; and the scorer's
+            # f"{kind}.suffix" codes, kind being "predictions" or "truth"
+            for a in list(n.args) + [k.value for k in n.keywords]:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value != code \
+                        and CODE_LIKE.match(a.value) and a.value.split(".")[0] in FAMILIES:
+                    yield a.value, None, where
+                if isinstance(a, ast.JoinedStr) and len(a.values) == 2 \
+                        and isinstance(a.values[0], ast.FormattedValue) \
+                        and getattr(a.values[0].value, "id", None) == "kind" \
+                        and isinstance(a.values[1], ast.Constant) and CODE_LIKE.match("x" + a.values[1].value):
+                    sev_kind = name if name in ("error", "warning") else None
+                    for kind in ("predictions", "truth"):
+                        yield kind + a.values[1].value, sev_kind, where
 
 
 def test_every_emitted_code_is_catalogued_with_its_severity():
