@@ -3,9 +3,11 @@
 Runs only when D3MKIT_D3M_PYTHON names the python of an environment built by
 tools/d3m_reference/setup_env.sh (d3m 2022.5.5 + primitives + the d3mkit-d3m plugin);
 skipped otherwise, as in CI. With it: d3m loads problems with custom metrics through the
-plugin, loads value-detection after `d3mkit convert`, and `python -m d3m runtime fit-score`
-on the tabular task root's views gives d3mkit's scores. (A fit-score takes ~20 s; the full
-set of benchmark roots is `python tools/d3m_reference/fit_score.py ROOT...`.)
+plugin and value-detection after `d3mkit convert` (not before), and `python -m d3m runtime
+fit-score` on ViSudo-PC and value-detection roots built here by `d3mkit build` gives
+d3mkit's accuracy, rocAuc and objectDetectionAP on the same predictions (the last two from
+d3m's construct_confidence). About 50 s; every benchmark is
+`python tools/d3m_reference/fit_score.py --build` (about 2-3 minutes).
 """
 
 import os
@@ -45,33 +47,33 @@ def check_load(*paths, plugin=True):
                           universal_newlines=True, env=_env())
 
 
-def test_custom_metric_problems_load_with_the_plugin():
+def test_custom_metrics_load_with_the_plugin_and_boxes_after_conversion(tmp_path):
+    from d3mkit.package import convert_tree
+    from validate_helpers import build_detection
+    detection = build_detection(tmp_path / "src")
     roots = [REPO / "problems" / n for n in ("value", "abstraction_rotation_example")]
-    without = check_load(*roots, plugin=False)
-    assert without.returncode == 1 and "KeyError: 'other'" in without.stdout
-    with_plugin = check_load(*roots)
+    without = check_load(*roots, detection, plugin=False)
+    assert without.returncode == 1
+    assert "KeyError: 'other'" in without.stdout and "KeyError: 'boundingBox'" in without.stdout
+    convert_tree(detection, "4.0.0", tmp_path / "v4")
+    with_plugin = check_load(*roots, tmp_path / "v4")
     assert with_plugin.returncode == 0, with_plugin.stdout
     assert "metrics=accuracy,expectedAccuracyWithoutAbstraction" in with_plugin.stdout
 
 
-def test_value_detection_loads_after_conversion(tmp_path):
-    from d3mkit.package import convert_tree
-    from validate_helpers import build_detection
-    root = build_detection(tmp_path / "src")
-    assert "KeyError: 'boundingBox'" in check_load(root).stdout
-    convert_tree(root, "4.0.0", tmp_path / "v4")
-    result = check_load(tmp_path / "v4")
-    assert result.returncode == 0, result.stdout
-
-
-def test_fit_score_equals_d3mkit_score(tmp_path, capsys):
+def test_fit_score_equals_d3mkit_score_with_confidences(tmp_path, capsys):
     sys.path.insert(0, str(REPO / "tools" / "d3m_reference"))
     try:
         import fit_score
     finally:
         sys.path.pop(0)
-    from d3mkit.benchmarks.tabular import build_task_root
-    root = build_task_root(tmp_path / "roots", "wine", seed=1)
-    assert fit_score.main([str(root), "--python", D3M_PYTHON, "--work", str(tmp_path / "work")]) == 0
-    out = capsys.readouterr().out
-    assert "accuracy" in out and "f1Macro" in out and "False" not in out
+    code = fit_score.main(["--build", "--only", "visudo,value-detection", "--python", D3M_PYTHON,
+                           "--work", str(tmp_path / "work"), "--json"])
+    rows = __import__("json").loads(capsys.readouterr().out)
+    assert code == 0, rows
+    got = {(r["benchmark"], r["metric"]): r for r in rows}
+    assert set(got) == {("visudo", "accuracy"), ("visudo", "rocAuc"), ("value-detection", "objectDetectionAP")}
+    for r in rows:
+        assert r["equal"] is True and r["fit-score"] == "ok" and r["d3m"] not in ("", "empty"), r
+    assert got[("value-detection", "objectDetectionAP")]["loads"] == "yes (4.0.0)"
+    assert got[("visudo", "rocAuc")]["pipeline"] == "classification+confidence"

@@ -3,25 +3,39 @@
 Run with d3mkit's Python; the reference environment (tools/d3m_reference/setup_env.sh, with
 the d3mkit-d3m plugin of interop/d3m installed) is named by --python or $D3MKIT_D3M_PYTHON:
 
-    python tools/d3m_reference/fit_score.py TASK_ROOT... [--work DIR] [--python PY] [--keep]
+    python tools/d3m_reference/fit_score.py --build [--only NAME,...] [--work DIR] [--python PY]
+    python tools/d3m_reference/fit_score.py TASK_ROOT... [--work DIR] [--python PY]
+
+``--build`` first builds every benchmark's task root at a tiny size with d3mkit's own
+commands (``d3mkit build tabular|value|value-detection|visudo|abstraction|prism``, the
+offline sources the tests use: random chess games, scikit-learn's digits, the PRISM demo
+corpus shipped in datasets/prism/), into WORK/roots; ``--only`` picks some of them (names
+in BUILDS below).
 
 For each task root: write its TRAIN/TEST/SCORE views (``d3mkit views``); convert them to the
 4.0.0 schemas when the dataset has bounding boxes (d3m knows only the 4.0.0
 ``boundingPolygon``; ``d3mkit convert TREE --to 4.0.0 --out DIR``); load every view with
-``Problem.load`` and ``Dataset.load`` (check_load.py); write a pipeline of standard
-primitives (make_pipeline.py: a scikit-learn dummy classifier or regressor, which runs on
-any attributes, images included); run
+``Problem.load`` and ``Dataset.load`` (check_load.py); run
 
     PY -m d3m -M d3mkit_d3m runtime fit-score -r TRAIN/problem_TRAIN/problemDoc.json
         -i TRAIN/dataset_TRAIN/datasetDoc.json -t TEST/dataset_TEST/datasetDoc.json
         -a SCORE/dataset_SCORE/datasetDoc.json -p PIPELINE -o predictions.csv -c scores.csv
 
-and score the same predictions.csv with ``d3mkit score`` against SCORE/targets.csv. Prints
-one row per (task root, metric): d3m's value, d3mkit's, and whether they are equal
-(|difference| <= 1e-9); exits 1 if a step failed or a value differs, 2 without the
-reference environment. The plugin runs d3mkit as ``D3MKIT_COMMAND`` (this interpreter,
-``-m d3mkit``, with this repository on PYTHONPATH) and, for metrics that read per-row
-metadata, ``D3MKIT_METADATA_DIR`` (the task root's ``<name>_debug``).
+with a pipeline of standard primitives (make_pipeline.py: a scikit-learn dummy classifier
+or regressor, which runs on any attributes, images included), and score the same
+predictions.csv with d3mkit against SCORE/targets.csv. Metrics that read a confidence
+(rocAuc*, objectDetectionAP: d3m requires a ``confidence`` column for them) are scored on a
+second run whose pipeline ends in d3m's ``construct_confidence`` (one row per (d3mIndex,
+label) with the learner's probability), the others on hard labels (``construct_predictions``)
+— on the per-label layout d3m scores hard-label metrics as label sets, d3mkit as each
+index's most confident label, a documented difference.
+
+Prints one row per (task root, metric): whether the views load, whether fit-score ran,
+d3m's value, d3mkit's, and whether they are equal (|difference| <= 1e-9); exits 1 if a
+step failed or a value differs, 2 without the reference environment. The plugin runs
+d3mkit as ``D3MKIT_COMMAND`` (this interpreter, ``-m d3mkit``, with this repository on
+PYTHONPATH) and, for metrics that read per-row metadata, ``D3MKIT_METADATA_DIR`` (the task
+root's ``<name>_debug``).
 """
 
 from __future__ import annotations
@@ -35,15 +49,17 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
 
-LEARNERS = {"classification": "d3m.primitives.classification.dummy.SKlearn",
-            "regression": "d3m.primitives.regression.dummy.SKlearn"}
 REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFiltering")
+# metrics d3m scores only from a confidence column (its requires_score), besides any d3mkit
+# metric that needs one
+CONFIDENCE_METRICS = {"rocAuc", "rocAucMicro", "rocAucMacro", "objectDetectionAP"}
 # d3mkit metric name -> d3m's PerformanceMetric name in scores.csv (the custom ones keep theirs)
 D3M_NAMES = {"accuracy": "ACCURACY", "precision": "PRECISION", "recall": "RECALL", "f1": "F1",
              "f1Micro": "F1_MICRO", "f1Macro": "F1_MACRO", "rocAuc": "ROC_AUC", "rocAucMicro": "ROC_AUC_MICRO",
@@ -53,6 +69,19 @@ D3M_NAMES = {"accuracy": "ACCURACY", "precision": "PRECISION", "recall": "RECALL
              "jaccardSimilarityScore": "JACCARD_SIMILARITY_SCORE", "precisionAtTopK": "PRECISION_AT_TOP_K",
              "objectDetectionAP": "OBJECT_DETECTION_AVERAGE_PRECISION", "hammingLoss": "HAMMING_LOSS",
              "meanReciprocalRank": "MEAN_RECIPROCAL_RANK", "hitsAtK": "HITS_AT_K"}
+
+TINY_GAMES = ["--n-train", "8", "--n-test", "4", "--size", "64", "--random-games", "1", "--workers", "1"]
+# name -> the arguments of `d3mkit build` (each also gets --out, --seed 0, --quiet, --force);
+# PRISM's --manifest is written from the demo corpus first
+BUILDS = {
+    "tabular": ["tabular", "--dataset", "wine"],
+    "value": ["value"] + TINY_GAMES,
+    "value-detection": ["value-detection"] + TINY_GAMES,
+    "visudo": ["visudo", "--sources", "digits", "--train-count", "4", "--test-count", "4", "--valid-count", "1"],
+    "abstraction": ["abstraction", "--n-train", "20", "--n-test", "10", "--workers", "1"],
+    "pvli": ["prism", "--task", "pvli"],
+    "pvlr": ["prism", "--task", "pvlr"],
+}
 
 
 def _env(metadata_dir: Path | None) -> dict:
@@ -66,37 +95,73 @@ def _env(metadata_dir: Path | None) -> dict:
     return env
 
 
+def build_roots(names: list[str], out: Path) -> list[tuple[str, Path]]:
+    """Build the named benchmarks' task roots into ``out`` with ``d3mkit build``."""
+    roots = []
+    manifest = None
+    for name in names:
+        argv = list(BUILDS[name])
+        if argv[0] == "prism":
+            if manifest is None:
+                from d3mkit.benchmarks.prism.demo import write_demo_manifest
+                manifest = write_demo_manifest(out / "prism_source", variants=1, seed=0)
+            argv += ["--manifest", str(manifest)]
+        cmd = [sys.executable, "-m", "d3mkit", "build"] + argv + ["--out", str(out), "--seed", "0",
+                                                                   "--quiet", "--force"]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=_env(None))
+        if proc.returncode != 0:
+            raise RuntimeError(f"d3mkit build {name} failed: {proc.stderr.strip()[-300:]}")
+        roots.append((name, Path(proc.stdout.split()[-1])))
+    return roots
+
+
 def _has_boxes(views: Path) -> bool:
-    for doc in views.glob("*/dataset_*/datasetDoc.json"):
-        text = doc.read_text(encoding="utf-8")
-        if '"boundingBox"' in text:
-            return True
-    return False
+    return any('"boundingBox"' in doc.read_text(encoding="utf-8")
+               for doc in views.glob("*/dataset_*/datasetDoc.json"))
 
 
-def _without_confidence_metrics(problem_doc: Path, predictions: Path, work: Path) -> dict:
-    """The SCORE problem without the metrics that need a confidence column when the
-    predictions have none (d3mkit refuses such a file; d3m scores those metrics as empty)."""
+def _metric_name(entry: dict) -> str:
+    return entry.get("specifyOther") if entry.get("metric") == "other" else entry.get("metric")
+
+
+def _needs_confidence(name: str) -> bool:
     from d3mkit.scoring.registry import registry
-    from d3mkit.tables import read_table
+    metric = registry().get(name)
+    return name in CONFIDENCE_METRICS or (metric is not None and metric.needs_confidence)
+
+
+def _problem_with(problem_doc: Path, names: list[str], path: Path) -> Path:
+    """A copy of the SCORE problem keeping only the metrics ``names`` (d3mkit scores every
+    metric of a problem; each run is compared on the metrics its predictions are for)."""
     doc = json.loads(problem_doc.read_text(encoding="utf-8"))
-    if "confidence" in read_table(predictions).columns:
-        return {"problem": problem_doc, "dropped": [], "no_confidence": False}
-    metrics = doc["inputs"]["performanceMetrics"]
-    def needs(m):
-        metric = registry().get(m.get("specifyOther") if m.get("metric") == "other" else m.get("metric"))
-        return metric is not None and metric.needs_confidence
-    dropped = [m.get("specifyOther", m["metric"]) for m in metrics if needs(m)]
-    if not dropped:
-        return {"problem": problem_doc, "dropped": [], "no_confidence": True}
-    doc["inputs"]["performanceMetrics"] = [m for m in metrics if not needs(m)]
-    copy = work / "problem_SCORE_scored" / "problemDoc.json"
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    copy.write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    return {"problem": copy, "dropped": dropped, "no_confidence": True}
+    doc["inputs"]["performanceMetrics"] = [m for m in doc["inputs"]["performanceMetrics"]
+                                           if _metric_name(m) in names]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
 
 
-def run_one(root: Path, work: Path, python: str, pipelines: dict) -> list[dict]:
+def _pipelines(python: str, work: Path) -> dict:
+    out = subprocess.run([python, str(HERE / "make_pipeline.py"), "--all"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True, check=True)
+    paths = {}
+    for kind, pipe in json.loads(out.stdout).items():
+        paths[kind] = work / f"pipeline-{kind}.json"
+        paths[kind].write_text(json.dumps(pipe, indent=1))
+    return paths
+
+
+def _equal(theirs, mine) -> bool:
+    return theirs is not None and (theirs == mine or (math.isfinite(theirs) and math.isfinite(mine)
+                                                      and abs(theirs - mine) <= 1e-9))
+
+
+def _fmt(v) -> str:
+    return "" if v is None else ("empty" if isinstance(v, float) and math.isnan(v) else f"{v:.6g}")
+
+
+def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "") -> list[dict]:
     from d3mkit.docs import ProblemDoc
     from d3mkit.package import convert_tree
     from d3mkit.scoring.score import score_predictions
@@ -105,120 +170,143 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict) -> list[dict]:
 
     task = TaskRoot.open(root)
     name = root.name
-    rows: list[dict] = []
-    base = {"task root": name}
+    base = {"benchmark": bench or name, "task root": name, "loads": "", "fit-score": "", "pipeline": "",
+            "metric": "", "d3m": "", "d3mkit": "", "equal": None, "note": ""}
     views = work / name / "views"
     write_views(root, views, force=True)
-    converted = ""
+    loads = "yes"
     if _has_boxes(views):
         convert_tree(views, "4.0.0", work / name / "views4", force=True)
-        views, converted = work / name / "views4", " (converted to 4.0.0)"
+        views, loads = work / name / "views4", "yes (4.0.0)"
     load = subprocess.run([python, str(HERE / "check_load.py"), "-M", "d3mkit_d3m"]
                           + [str(views / v) for v in ("TRAIN", "TEST", "SCORE")],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
                           env=_env(None))
     if load.returncode != 0:
-        return [dict(base, metric="load" + converted, d3m="FAILED", d3mkit="", equal=False,
-                     detail=next((ln for ln in load.stdout.splitlines() if "FAILED" in ln), "")[:300])]
+        return [dict(base, loads="FAILED", equal=False,
+                     note=next((ln for ln in load.stdout.splitlines() if "FAILED" in ln), "")[:300])]
     problem = ProblemDoc.load(views / "TRAIN" / "problem_TRAIN" / "problemDoc.json")
     kind = "regression" if problem.task_type in REGRESSION_TASKS else "classification"
-    learner = LEARNERS[kind]
-    if learner not in pipelines:
-        out = subprocess.run([python, str(HERE / "make_pipeline.py"), learner], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, universal_newlines=True, check=True)
-        path = work / f"pipeline-{kind}.json"
-        path.write_text(out.stdout)
-        pipelines[learner] = path
-    pred, scores = work / name / "predictions.csv", work / name / "scores.csv"
-    metadata_dir = task.debug_dir
-    cmd = [python, "-m", "d3m", "-M", "d3mkit_d3m", "runtime", "fit-score",
-           "-r", str(views / "TRAIN" / "problem_TRAIN" / "problemDoc.json"),
-           "-i", str(views / "TRAIN" / "dataset_TRAIN" / "datasetDoc.json"),
-           "-t", str(views / "TEST" / "dataset_TEST" / "datasetDoc.json"),
-           "-a", str(views / "SCORE" / "dataset_SCORE" / "datasetDoc.json"),
-           "-p", str(pipelines[learner]), "-o", str(pred), "-c", str(scores)]
-    fit = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                         env=_env(metadata_dir))
-    if fit.returncode != 0 or not scores.is_file():
-        tail = [ln for ln in fit.stdout.splitlines() if ln.strip() and not ln.startswith(" ")][-1:]
-        return [dict(base, metric="fit-score" + converted, d3m="FAILED", d3mkit="", equal=False,
-                     detail=(tail[0] if tail else "")[:200])]
-    with open(scores, newline="") as fh:
-        d3m_scores = {r["metric"]: float(r["value"]) if r["value"] != "" else math.nan
-                      for r in csv.DictReader(fh)}
     score_problem = views / "SCORE" / "problem_SCORE" / "problemDoc.json"
-    kept = _without_confidence_metrics(score_problem, pred, work / name)
-    for m in kept["dropped"]:
-        theirs = d3m_scores.get(D3M_NAMES.get(m, m))
-        rows.append(dict(base, metric=m + converted, d3m="" if theirs is None else f"{theirs:.6g}",
-                         d3mkit="refused", equal=None,
-                         detail="the pipeline writes no confidence column: d3mkit refuses the file "
-                                "(predictions.no_confidence), d3m writes an empty value"))
-    mine = score_predictions(kept["problem"], pred, targets_path=views / "SCORE" / "targets.csv",
-                             metadata_dir=metadata_dir if metadata_dir.is_dir() else None)
-    # a singleTarget metric of a multi-target problem: d3mkit scores each target, d3m the mean
-    per_target: dict = {}
-    for s in mine.scores:
-        if s.target is not None:
-            per_target.setdefault(s.metric, []).append(s.value)
-    for metric, values in per_target.items():
-        theirs = d3m_scores.get(D3M_NAMES.get(metric, metric))
-        mean = sum(values) / len(values)
-        equal = theirs is not None and abs(theirs - mean) <= 1e-9
-        rows.append(dict(base, metric=f"{metric} (mean of {len(values)} targets)" + converted,
-                         d3m="" if theirs is None else f"{theirs:.6g}", d3mkit=f"{mean:.6g}", equal=equal,
-                         detail="d3mkit writes one value per target; d3m averages over the targets"))
-    for s in mine.scores:
-        if s.target is not None:
-            rows.append(dict(base, metric=s.label + converted, d3m="", d3mkit=f"{s.value:.6g}", equal=None,
-                             detail="per target (d3m has only the mean)"))
+    entries = json.loads(score_problem.read_text(encoding="utf-8"))["inputs"]["performanceMetrics"]
+    names = [_metric_name(m) for m in entries]
+    custom = any(m.get("metric") == "other" for m in entries)
+    base["loads"] = loads + (" (plugin)" if custom else "")
+    runs = []
+    hard = [n for n in names if not _needs_confidence(n)]
+    soft = [n for n in names if _needs_confidence(n)]
+    if hard:
+        runs.append((kind, hard))
+    if soft:
+        runs.append((kind + "+confidence", soft))
+    metadata_dir = task.debug_dir if task.debug_dir.is_dir() else None
+    rows: list[dict] = []
+    for pipe, metrics in runs:
+        row = dict(base, pipeline=pipe)
+        if pipe not in pipelines:
+            rows.append(dict(row, metric=",".join(metrics), equal=False, note="no pipeline of this kind"))
             continue
-        d3m_name = D3M_NAMES.get(s.metric, s.metric)
-        theirs = d3m_scores.get(d3m_name)
-        if theirs is not None and math.isnan(theirs) and kept["no_confidence"]:
-            rows.append(dict(base, metric=s.label + converted, d3m="empty", d3mkit=f"{s.value:.6g}", equal=None,
-                             detail="no confidence column: d3m writes an empty value, d3mkit scores the "
-                                    "detections as equally confident"))
+        tag = pipe.replace("+", "-")
+        pred, scores = work / name / f"predictions-{tag}.csv", work / name / f"scores-{tag}.csv"
+        cmd = [python, "-m", "d3m", "-M", "d3mkit_d3m", "runtime", "fit-score",
+               "-r", str(views / "TRAIN" / "problem_TRAIN" / "problemDoc.json"),
+               "-i", str(views / "TRAIN" / "dataset_TRAIN" / "datasetDoc.json"),
+               "-t", str(views / "TEST" / "dataset_TEST" / "datasetDoc.json"),
+               "-a", str(views / "SCORE" / "dataset_SCORE" / "datasetDoc.json"),
+               "-p", str(pipelines[pipe]), "-o", str(pred), "-c", str(scores)]
+        fit = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                             env=_env(metadata_dir))
+        if fit.returncode != 0 or not scores.is_file():
+            tail = [ln for ln in fit.stdout.splitlines() if ln.strip() and not ln.startswith(" ")][-1:]
+            rows.append(dict(row, **{"fit-score": "FAILED"}, metric=",".join(metrics), equal=False,
+                             note=(tail[0] if tail else "")[:200]))
             continue
-        equal = theirs is not None and (theirs == s.value or (math.isfinite(theirs) and math.isfinite(s.value)
-                                                              and abs(theirs - s.value) <= 1e-9))
-        rows.append(dict(base, metric=s.label + converted, d3m="" if theirs is None else f"{theirs:.6g}",
-                         d3mkit=f"{s.value:.6g}", equal=equal,
-                         detail="" if equal else ("d3m has no single value for it" if theirs is None else "")))
+        row["fit-score"] = "ok"
+        with open(scores, newline="") as fh:
+            d3m_scores = {r["metric"]: float(r["value"]) if r["value"] != "" else math.nan
+                          for r in csv.DictReader(fh)}
+        kept = _problem_with(score_problem, metrics, work / name / f"problem_SCORE_{tag}" / "problemDoc.json")
+        mine = score_predictions(kept, pred, targets_path=views / "SCORE" / "targets.csv",
+                                 metadata_dir=metadata_dir)
+        # a singleTarget metric of a multi-target problem: d3mkit scores each target, d3m the mean
+        per_target: dict = {}
+        for s in mine.scores:
+            if s.target is not None:
+                per_target.setdefault(s.metric, []).append(s.value)
+        for metric, values in per_target.items():
+            theirs = d3m_scores.get(D3M_NAMES.get(metric, metric))
+            mean = sum(values) / len(values)
+            rows.append(dict(row, metric=f"{metric} (mean of {len(values)} targets)", d3m=_fmt(theirs),
+                             d3mkit=_fmt(mean), equal=_equal(theirs, mean),
+                             note="d3mkit: " + ", ".join(f"{s.label} {s.value:.6g}" for s in mine.scores
+                                                         if s.metric == metric) + "; d3m: the mean"))
+        for s in mine.scores:
+            if s.target is not None:
+                continue
+            theirs = d3m_scores.get(D3M_NAMES.get(s.metric, s.metric))
+            equal = _equal(theirs, s.value)
+            rows.append(dict(row, metric=s.label, d3m=_fmt(theirs), d3mkit=_fmt(s.value), equal=equal,
+                             note="" if equal else ("d3m has no value for it" if theirs is None else "")))
     return rows
+
+
+COLUMNS = ["benchmark", "task root", "loads", "fit-score", "pipeline", "metric", "d3m", "d3mkit", "equal", "note"]
+
+
+def print_table(rows: list[dict]) -> None:
+    width = {c: max([len(c)] + [len(str(r[c])) for r in rows]) for c in COLUMNS}
+    print("  ".join(c.ljust(width[c]) for c in COLUMNS).rstrip())
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(width[c]) for c in COLUMNS).rstrip())
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("roots", nargs="+", type=Path, metavar="TASK_ROOT")
+    ap.add_argument("roots", nargs="*", type=Path, metavar="TASK_ROOT")
+    ap.add_argument("--build", action="store_true",
+                    help="build every benchmark's task root at a tiny size with d3mkit build first")
+    ap.add_argument("--only", help="with --build: comma-separated names of " + ", ".join(BUILDS))
     ap.add_argument("--python", default=os.environ.get("D3MKIT_D3M_PYTHON"),
                     help="the reference interpreter (default $D3MKIT_D3M_PYTHON)")
-    ap.add_argument("--work", type=Path, help="where views, pipelines and outputs go (default: a temp dir)")
+    ap.add_argument("--work", type=Path, help="where roots, views, pipelines and outputs go (default: a temp dir)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args(argv)
     if not args.python:
         print("no reference environment: pass --python or set D3MKIT_D3M_PYTHON "
               "(build one with tools/d3m_reference/setup_env.sh DIR)", file=sys.stderr)
         return 2
-    work = args.work or Path(tempfile.mkdtemp(prefix="d3mkit-fit-score-"))
+    names = list(BUILDS)
+    if args.only:
+        names = [n.strip() for n in args.only.split(",") if n.strip()]
+        unknown = [n for n in names if n not in BUILDS]
+        if unknown or not args.build:
+            ap.error(f"--only needs --build and names of {', '.join(BUILDS)}")
+    if not args.roots and not args.build:
+        ap.error("give TASK_ROOTs or --build")
+    work = (args.work or Path(tempfile.mkdtemp(prefix="d3mkit-fit-score-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    targets = [("", r.resolve()) for r in args.roots]
     rows: list[dict] = []
-    pipelines: dict = {}
-    for root in args.roots:
+    if args.build:
         try:
-            rows += run_one(root.resolve(), work.resolve(), args.python, pipelines)
+            targets += build_roots(names, work / "roots")
+        except RuntimeError as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+    pipelines = _pipelines(args.python, work)
+    for bench, root in targets:
+        try:
+            rows += run_one(root, work, args.python, pipelines, bench)
         except Exception as exc:   # one failing root must not hide the others
-            rows.append({"task root": root.name, "metric": "error", "d3m": "", "d3mkit": "",
-                         "equal": False, "detail": f"{type(exc).__name__}: {exc}"[:200]})
+            rows.append({c: "" for c in COLUMNS} | {"benchmark": bench or root.name, "task root": root.name,
+                                                   "equal": False, "note": f"{type(exc).__name__}: {exc}"[:200]})
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
-        cols = ["task root", "metric", "d3m", "d3mkit", "equal", "detail"]
-        width = {c: max([len(c)] + [len(str(r[c])) for r in rows]) for c in cols}
-        print("  ".join(c.ljust(width[c]) for c in cols).rstrip())
-        for r in rows:
-            print("  ".join(str(r[c]).ljust(width[c]) for c in cols).rstrip())
-        print(f"work directory: {work}")
+        print_table(rows)
+        print(f"{sum(r['equal'] is True for r in rows)} equal, {sum(r['equal'] is False for r in rows)} failed or "
+              f"different, {time.perf_counter() - t0:.0f} s; work directory: {work}")
     return 0 if rows and all(r["equal"] is not False for r in rows) else 1
 
 

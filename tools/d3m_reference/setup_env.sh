@@ -46,13 +46,16 @@ echo "using $py38 ($("$py38" --version 2>&1))"
 "$py38" -m venv "$dir"
 "$dir/bin/python" -m pip install --upgrade "pip<24.1" "setuptools<70" wheel
 # scikit-learn 0.22.2.post1 and scipy 1.5.4 are pinned together with d3m: the
-# sklearn wrappers of 2022.2.8 fail inside fit-score with anything newer.
+# sklearn wrappers of 2022.2.8 fail inside fit-score with anything newer. numba
+# 0.56.4: d3m pins numpy 1.21, and the newest numba (imported through shap when
+# construct_confidence.Common loads) refuses numpy < 1.22.
 "$dir/bin/python" -m pip install \
     "d3m==2022.5.5" \
     "d3m-common-primitives==2022.5.26" \
     "d3m-sklearn-wrap==2022.2.8" \
     "scikit-learn==0.22.2.post1" \
-    "scipy==1.5.4"
+    "scipy==1.5.4" \
+    "numba==0.56.4"
 "$dir/bin/python" -m pip install "$repo/interop/d3m"
 # the plugin runs d3mkit when imported (D3MKIT_COMMAND); here only check that it is installed
 "$dir/bin/python" -c "import d3m, importlib.util as u; assert u.find_spec('d3mkit_d3m'); print('d3m', d3m.__version__, 'and d3mkit_d3m ready in', '$dir')"
