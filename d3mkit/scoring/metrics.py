@@ -85,6 +85,8 @@ def _encode(y_true, y_pred):
     t, p = _arr(y_true), _arr(y_pred)
     cacheable = not t.flags.writeable and not p.flags.writeable
     if cacheable and _CACHE and _CACHE[0] is t and _CACHE[1] is p:
+        if _CACHE[2] is None:   # codes handed over by remember_codes, sorted on first use
+            _CACHE[2] = _sorted_codes(*_CACHE[3])
         return _CACHE[2]
     codes_t, uniq = pd.factorize(t, sort=False)
     uniq_index = pd.Index(uniq)
@@ -96,14 +98,37 @@ def _encode(y_true, y_pred):
         allu = np.concatenate([np.asarray(uniq, dtype=object), np.asarray(extra, dtype=object)])
     else:
         allu = np.asarray(uniq, dtype=object)
-    order = np.argsort(allu.astype(str) if allu.dtype == object else allu, kind="stable") \
-        if not _numeric(allu) else np.argsort(allu.astype(float), kind="stable")
+    out = _sorted_codes(codes_t, codes_p, allu)
+    if cacheable:
+        _CACHE[:] = [t, p, out, None]
+    return out
+
+
+def _sorted_codes(codes_t, codes_p, labels):
+    """Codes into ``labels`` (distinct, any order) renumbered into the sorted labels."""
+    labels = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
+    order = np.argsort(labels.astype(str) if labels.dtype == object else labels, kind="stable") \
+        if not _numeric(labels) else np.argsort(labels.astype(float), kind="stable")
     remap = np.empty(len(order), dtype=np.int64)
     remap[order] = np.arange(len(order))
-    out = (remap[codes_t], remap[codes_p], allu[order])
-    if cacheable:
-        _CACHE[:] = [t, p, out]
-    return out
+    return remap[codes_t], remap[codes_p], labels[order]
+
+
+def remember_codes(y_true, y_pred, codes_t, codes_p, labels) -> None:
+    """Hand :func:`_encode` the integer form of two read-only arrays that the caller
+    already has (``y_true == labels[codes_t]``, ``y_pred == labels[codes_p]``, labels
+    distinct, any order), so that the label-encoding metrics on them hash no row again.
+    The scorer does this with :attr:`d3mkit.scoring.predictions.Aligned.codes`.
+
+    >>> t = np.array(["b", "a"], dtype=object); p = np.array(["a", "c"], dtype=object)
+    >>> t.flags.writeable = p.flags.writeable = False
+    >>> remember_codes(t, p, np.array([0, 1]), np.array([1, 2]), np.array(["b", "a", "c"], dtype=object))
+    >>> [x.tolist() for x in _encode(t, p)] == [x.tolist() for x in _encode(list(t), list(p))]
+    True
+    """
+    t, p = _arr(y_true), _arr(y_pred)
+    if not t.flags.writeable and not p.flags.writeable:
+        _CACHE[:] = [t, p, None, (codes_t, codes_p, labels)]
 
 
 def _numeric(a: np.ndarray) -> bool:

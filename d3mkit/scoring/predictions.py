@@ -80,7 +80,10 @@ class Aligned:
 
     ``truth``/``pred`` map target name to arrays (floats for numeric colTypes, strings
     otherwise; ``(n, 4)`` boxes for objectDetection). ``confidence`` is 1-D per row, or
-    2-D with ``classes``; ``ranks`` maps target to the rank of the true value."""
+    2-D with ``classes``; ``ranks`` maps target to the rank of the true value. ``codes``
+    (text targets of the rows layout) maps target to ``(truth codes, prediction codes,
+    labels)`` with ``truth[t] == labels[truth codes]``: the integer form the parse already
+    found, which the scorer hands to the label-encoding metrics."""
 
     layout: str
     index: np.ndarray
@@ -94,6 +97,7 @@ class Aligned:
     images_true: np.ndarray | None = None
     images_pred: np.ndarray | None = None
     issues: list[Issue] = field(default_factory=list)
+    codes: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     @property
     def n_rows(self) -> int:
@@ -183,6 +187,38 @@ def _same_kind(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if a.dtype.kind == b.dtype.kind:
         return a, b
     return a.astype(str).astype(object), b.astype(str).astype(object)
+
+
+def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(pos, unique)``: ``pos[i]`` is the position of ``values[i]`` among ``keys``, -1
+    when absent; ``unique`` says whether ``keys`` has no repeated value (when it has, ``pos``
+    only tells present, >= 0, from absent). Integer keys and values within a span of a few
+    times their count (d3mIndex almost always is) go through one direct table, O(n) with
+    no hashing; anything else through a pandas hash index.
+
+    >>> pos, unique = lookup(np.array([10, 12, 11]), np.array([11, 13, 10]))
+    >>> pos.tolist(), unique
+    ([2, -1, 0], True)
+    >>> lookup(np.array(["a", "b", "a"], dtype=object), np.array(["b", "c"], dtype=object))[1]
+    False
+    """
+    if keys.dtype.kind == "i" and values.dtype.kind == "i" and len(keys):
+        first, n = int(keys[0]), len(keys)
+        if int(keys[-1]) - first == n - 1 and (n == 1 or bool((np.diff(keys) == 1).all())):
+            pos = values - first            # keys are first, first + 1, ...: no table
+            pos[(pos < 0) | (pos >= n)] = -1
+            return pos, True
+        lo = min(int(keys.min()), int(values.min()) if len(values) else int(keys.min()))
+        hi = max(int(keys.max()), int(values.max()) if len(values) else int(keys.max()))
+        if hi - lo < 4 * (len(keys) + len(values)) + 1024:
+            table = np.full(hi - lo + 1, -1, dtype=np.int64)
+            table[keys - lo] = np.arange(n)
+            unique = int(np.count_nonzero(table >= 0)) == n   # a repeated key fills one slot
+            return table[values - lo], unique
+    index = pd.Index(keys)
+    if index.is_unique:
+        return index.get_indexer(values), True
+    return np.where(np.isin(values, keys), 0, -1), False
 
 
 # ---------------------------------------------------------------------------------------
@@ -291,8 +327,9 @@ def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
             df = df.iloc[order]
             index = index[order]
     multilabel = problem.task_subtype == "multiLabel" and problem.task_type in MULTILABEL_TASKS
-    if not is_od:
-        dup = pd.Index(index).duplicated()
+    if not is_od:   # sorted: a repeated index is equal to the one before it
+        dup = np.zeros(len(index), dtype=bool)
+        dup[1:] = index[1:] == index[:-1]
         if dup.any() and problem.task_type not in MULTILABEL_TASKS:
             raise D3MKitError(error("truth.duplicate_index", "",
                                     f"truth has several rows for d3mIndex "
@@ -338,11 +375,20 @@ def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
                   issues: list[Issue], positions=None, kind: str = "predictions") -> np.ndarray:
     """Check blanks/NaN and parse per colType; returns floats or strings. Text colTypes
     are looked at once per distinct value (one factorize), then mapped back to rows."""
+    return _parse_labels(a, name, col_type, path, issues, positions, kind)[0]
+
+
+def _parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: list[Issue],
+                  positions=None, kind: str = "predictions"
+                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """:func:`_parse_target` and, for text colTypes, ``(codes, distinct)``: the distinct
+    parsed values and each row's position among them (``vals == distinct[codes]``), else
+    None; callers need not hash the rows again."""
     codes = uniq = None
     if col_type not in NUMERIC_TYPES and a.dtype == object and len(a):
         codes, uniq = pd.factorize(a)
         uniq = np.asarray(uniq, dtype=object)
-        miss = np.isin(uniq, MISSING_STRINGS)[codes]
+        miss = np.isin(uniq, MISSING_STRINGS)[codes] | (codes < 0)   # -1: None or NaN
     else:
         miss = _missing_mask(a)
     if miss.any():
@@ -360,7 +406,8 @@ def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
                                  f"numbers ({col_type})", sub_issues,
                                  pos_ok if positions is None else positions[pos_ok])
         issues += sub_issues
-        return out
+        return out, None
+    distinct = None
     if codes is None:
         vals, bad = coltypes.canonical(a, col_type)
     else:
@@ -368,6 +415,13 @@ def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
         same = len(cu) == len(uniq) and bool((cu == uniq).all())
         vals = np.asarray(a, dtype=object) if same else cu[codes]
         bad = bad_u[codes]
+        if same:
+            distinct = (codes, uniq)
+        else:   # values that differ only in form (" a", "a") share one parsed value
+            du = np.asarray(pd.unique(cu), dtype=object)
+            distinct = (pd.Index(du).get_indexer(cu)[codes], du)
+        if (codes < 0).any():
+            distinct = None
     bad &= ~miss
     if bad.any():
         pos = np.flatnonzero(bad)
@@ -376,7 +430,7 @@ def _parse_target(a: np.ndarray, name: str, col_type: str, path: str,
                             f"{len(pos)} value(s) in column {name!r} are {coltypes.describe(col_type)} "
                             f"(colType {col_type}; first: {str(a[pos[0]])[:40]!r}; rows "
                             f"{_rows_text(rows, len(pos))})", path))
-    return vals
+    return vals, distinct
 
 
 def _find_column(columns, name: str) -> tuple[str | None, list[str]]:
@@ -384,14 +438,14 @@ def _find_column(columns, name: str) -> tuple[str | None, list[str]]:
     return (hits[0] if hits else None), hits
 
 
-def _index_issues(pred_idx, truth_idx, path, issues, what="index") -> tuple[np.ndarray, np.ndarray]:
-    """Missing/extra d3mIndex values; returns (missing, extra) masks."""
-    tset = pd.Index(truth_idx)
-    pos = tset.get_indexer(pred_idx) if tset.is_unique else np.where(np.isin(pred_idx, truth_idx), 0, -1)
+def _index_issues(pred_idx, truth_idx, path, issues, what="index", *, truth_pos=None,
+                  pred_pos=None) -> tuple[np.ndarray, np.ndarray]:
+    """Missing/extra d3mIndex values; returns (missing, extra) masks. ``truth_pos`` /
+    ``pred_pos``, when the caller has them, are :func:`lookup` (truth_idx, pred_idx) and
+    (pred_idx, truth_idx)."""
+    pos = lookup(truth_idx, pred_idx)[0] if truth_pos is None else truth_pos
     extra_mask = pos < 0
-    pidx = pd.Index(pred_idx)
-    present = pidx.get_indexer(truth_idx) if pidx.is_unique else \
-        np.where(np.isin(truth_idx, pred_idx), 0, -1)
+    present = lookup(pred_idx, truth_idx)[0] if pred_pos is None else pred_pos
     missing_mask = present < 0
     if missing_mask.any() or extra_mask.any():
         miss = truth_idx[missing_mask]
@@ -491,7 +545,8 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
     pred_idx = _index_values(df[INDEX])
     truth_idx = truth.index
     pred_idx, truth_idx = _same_kind(pred_idx, truth_idx)
-    repeated = pd.Index(pred_idx).has_duplicates
+    order, once_each = lookup(pred_idx, truth_idx)   # each truth row's prediction row
+    repeated = not once_each
     if repeated and (ranked or rank_col is not None) and len(truth.targets) == 1:
         return _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issues)
     if repeated and conf_col is not None and len(truth.targets) == 1 \
@@ -519,23 +574,25 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
                             f"{len(vals)} d3mIndex value(s) appear more than once "
                             f"({_rows_text(vals)}; rows {_rows_text(_lines(pos), len(pos))})", path))
         return issues
-    missing_mask, extra_mask = _index_issues(pred_idx, truth_idx, path, issues)
+    missing_mask, extra_mask = _index_issues(pred_idx, truth_idx, path, issues, pred_pos=order)
     if missing_mask.any() or extra_mask.any():
         return issues
-    order = pd.Index(pred_idx).get_indexer(truth_idx)
     identity = bool((order == np.arange(len(order))).all())
-    tvals, pvals = {}, {}
+    tvals, pvals, codes = {}, {}, {}
     for t in truth.targets:
         ctype = truth.col_types[t]
-        tv = _parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
-        pv = _parse_target(df[t].to_numpy(), t, ctype, path, issues)
+        tv, tcodes = _parse_labels(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
+        pv, pcodes = _parse_labels(df[t].to_numpy(), t, ctype, path, issues)
         tvals[t] = _ro(tv)
         pvals[t] = _ro(pv if identity else pv[order])
-        if ctype == "categorical" and len(pd.unique(tv)) < len(tv):
+        if tcodes is not None and pcodes is not None:
+            codes[t] = _joint_codes(tcodes, pcodes, None if identity else order)
+        tu = pd.unique(tv) if tcodes is None else tcodes[1]
+        if ctype == "categorical" and len(tu) < len(tv):
             # a closed label set (labels repeat in the truth); free-form targets such as
             # chess boards or rationales, where nearly every truth value is new, are not
             # warned about
-            _unseen_labels(pv, tv, t, path, issues)
+            _unseen_labels(pv if pcodes is None else pcodes[1], tu, t, path, issues)
     conf = None
     if conf_col is not None:
         c = _confidence(df, conf_col, path, issues)
@@ -543,12 +600,26 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
     if any(i.is_error for i in issues):
         return issues
     return Aligned("rows", _ro(truth_idx), truth.targets, tvals, pvals, truth.col_types,
-                   confidence=conf, issues=issues)
+                   confidence=conf, issues=issues, codes=codes or None)
+
+
+def _joint_codes(tcodes, pcodes, order) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(truth codes, prediction codes, labels)`` into one label list, from the codes
+    each side's parse found (predictions put in truth order by ``order``); labels in no
+    particular order. What :attr:`Aligned.codes` holds."""
+    tc, tu = tcodes
+    pc, pu = pcodes
+    where = pd.Index(tu).get_indexer(pu)          # tu is distinct: a lookup over labels
+    new = where < 0
+    where[new] = len(tu) + np.arange(int(new.sum()))
+    labels = np.concatenate([tu, pu[new]]) if new.any() else tu
+    pc = where[pc]
+    return tc, (pc if order is None else pc[order]), labels
 
 
 def _truth_positions(pred_idx, truth_idx, path, issues):
-    tpos = pd.Index(truth_idx).get_indexer(pred_idx)
-    missing_mask, extra_mask = _index_issues(pred_idx, truth_idx, path, issues)
+    tpos = lookup(truth_idx, pred_idx)[0]
+    missing_mask, extra_mask = _index_issues(pred_idx, truth_idx, path, issues, truth_pos=tpos)
     return tpos, (missing_mask.any() or extra_mask.any())
 
 

@@ -39,7 +39,7 @@ from d3mkit.atomic import write_text
 from d3mkit.errors import D3MKitError, Issue, error, has_errors
 from d3mkit.scoring import predictions as P
 from d3mkit.registry import Metric, get_metric, plugin_issues, registry
-from d3mkit.scoring.metrics import DEFAULT_POS_LABEL
+from d3mkit.scoring.metrics import DEFAULT_POS_LABEL, remember_codes
 from d3mkit.tables import read_table
 from d3mkit.validate import coltypes
 
@@ -282,6 +282,10 @@ def compute_scores(planned: list[_Planned], aligned: P.Aligned, problem_id: str 
                     kw["ranks"] = aligned.ranks[t]
                 calls.append((t if multi else None, aligned.truth[t], aligned.pred[t], kw))
         for target, yt, yp, kw in calls:
+            t_name = target or targets[0]
+            if aligned.codes and t_name in aligned.codes and yt is aligned.truth[t_name] \
+                    and yp is aligned.pred[t_name]:
+                remember_codes(yt, yp, *aligned.codes[t_name])
             if "posLabel" in m.params and aligned.layout != "multiLabel":
                 ctype = aligned.col_types.get(target or targets[0], "categorical")
                 kw["posLabel"] = canonical_label(kw.get("posLabel"), ctype)

@@ -13,10 +13,18 @@ from __future__ import annotations
 import sys
 import types
 
-from d3mkit.validate.run import validate_paths, validate_task_root
-from d3mkit.validate.verbs import is_valid, iter_issues, validate
+_NAMES = {"validate_paths": "run", "validate_task_root": "run", "validate": "verbs",
+          "iter_issues": "verbs", "is_valid": "verbs"}
+__all__ = list(_NAMES)
 
-__all__ = ["validate_paths", "validate_task_root", "validate", "iter_issues", "is_valid"]
+
+def __getattr__(name: str):
+    """Load the driver and the verbs on first use (PEP 562): a module that only needs
+    :mod:`.coltypes` or :mod:`.csvread` (scoring) does not pay for the whole validator."""
+    if name not in _NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+    return getattr(import_module(f"{__name__}.{_NAMES[name]}"), name)
 
 
 class _CallablePackage(types.ModuleType):
@@ -24,6 +32,7 @@ class _CallablePackage(types.ModuleType):
     function of the same name); calling it runs :func:`d3mkit.validate.verbs.validate`."""
 
     def __call__(self, *paths, datasets=(), strict: bool = False):
+        from d3mkit.validate.verbs import validate
         return validate(*paths, datasets=datasets, strict=strict)
 
 

@@ -75,8 +75,16 @@ def read_header(path: Path | str) -> tuple[list[str] | None, list[Issue]]:
     if refused is not None:
         return None, [refused]
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(HEADER_BYTES)
+        with open(path, "rb") as fh:   # read up to the first newline, not the whole file
+            parts = [fh.read(SNIFF_BYTES)]
+            size = len(parts[0])
+            while b"\n" not in parts[-1] and size < HEADER_BYTES:
+                chunk = fh.read(min(1 << 20, HEADER_BYTES - size))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                size += len(chunk)
+            head = b"".join(parts)
         if b"\x00" in head[:SNIFF_BYTES]:
             return None, [make("file.binary", "", "file is binary, not UTF-8 CSV text", p)]
         if head.startswith(b"\xef\xbb\xbf"):

@@ -1,0 +1,54 @@
+"""The fast paths of alignment give what the general ones give: predictions.lookup (direct
+table / contiguous keys / pandas index) and the label codes align hands to the metrics."""
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.scoring import metrics as M
+from d3mkit.scoring.predictions import lookup
+
+
+def test_lookup_agrees_with_a_pandas_index():
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        keys = rng.integers(-5, 30, rng.integers(1, 20))
+        if rng.random() < 0.3:
+            keys = np.arange(rng.integers(-3, 3), rng.integers(3, 12))
+        if rng.random() < 0.2:
+            keys = keys * 10**12                       # too sparse for a table
+        values = np.concatenate([keys[rng.integers(0, len(keys), 5)], rng.integers(-10, 40, 5)])
+        for k, v in ((keys, values), (keys.astype(str).astype(object), values.astype(str).astype(object))):
+            pos, unique = lookup(k, v)
+            assert unique == pd.Index(k).is_unique
+            assert ((pos >= 0) == np.isin(v, k)).all()
+            if unique:
+                assert (pos == pd.Index(k).get_indexer(v)).all()
+    big = np.array([2**63 - 1, -2**63], dtype=np.int64)
+    assert lookup(np.arange(3), big)[0].tolist() == [-1, -1]
+
+
+def test_aligned_codes_are_the_labels_and_metrics_agree(tmp_path):
+    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.scoring import predictions as P
+    from d3mkit.scoring.score import prepare_problem, score_prepared
+    rng = np.random.default_rng(1)
+    n = 500
+    labels = np.array(["b", " a", "a", "c "], dtype=object)   # " a" and "a" are one label
+    truth = labels[rng.integers(0, 3, n)]
+    pred = labels[rng.integers(0, 4, n)]
+    order = rng.permutation(n)
+    pd.DataFrame({"d3mIndex": np.arange(n) + 7, "y": truth}).to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame({"d3mIndex": order + 7, "y": pred[order]}).to_csv(tmp_path / "p.csv", index=False)
+    doc = ProblemDoc.new("p", "p", "classification", "multiClass", "d", [Target(0, "learningData", 1, "y")],
+                         [{"metric": "f1Macro"}, {"metric": "accuracy"}])
+    doc.save(tmp_path / "problemDoc.json")
+    prep = prepare_problem(tmp_path / "problemDoc.json", targets_path=tmp_path / "t.csv")
+    df, _ = P.read_predictions(tmp_path / "p.csv", prep.truth)
+    al = P.align(prep.truth, df, "p.csv")
+    tc, pc, lab = al.codes["y"]
+    assert (lab[tc] == al.truth["y"]).all() and (lab[pc] == al.pred["y"]).all()
+    M._CACHE.clear()
+    fast = {s.metric: s.value for s in score_prepared(prep, tmp_path / "p.csv").scores}
+    slow = {"f1Macro": M.f1_macro(list(al.truth["y"]), list(al.pred["y"])),
+            "accuracy": M.accuracy(list(al.truth["y"]), list(al.pred["y"]))}
+    assert fast == slow
