@@ -71,3 +71,24 @@ def test_usage_errors(wine, tmp_path):
     f = tmp_path / "p.csv"
     write_table(good(wine), f)
     assert main(["validate", str(f), "--targets", str(f)]) == 2
+
+
+def test_missing_confidence_does_not_hide_the_row_issues(tmp_path):
+    """Every issue at once: a file without the confidence column its problem's metric needs
+    that also repeats an index gets both errors (the row checks used to stop at the first)."""
+    import json
+    from validate_helpers import build_tabular
+    from d3mkit.taskroot import TaskRoot
+    root = build_tabular(tmp_path / "src")
+    pdoc = next(root.glob("*_problem/problemDoc.json"))
+    doc = json.loads(pdoc.read_text(encoding="utf-8"))
+    doc["inputs"]["performanceMetrics"] = [{"metric": "rocAucMacro"}]
+    pdoc.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    task = TaskRoot.open(root)
+    _, test = task.train_test()
+    rows = test[["d3mIndex", "y"]].astype(str).reset_index(drop=True)
+    f = tmp_path / "predictions.csv"
+    write_table(pd.concat([rows, rows.iloc[[0]]], ignore_index=True), f)
+    codes = {i.code for i in validate_predictions([f], root).issues()}
+    assert {"predictions.no_confidence", "predictions.duplicate_index"} <= codes, codes
+    assert main(["validate", str(f), "--problem", str(root)]) == 1

@@ -487,6 +487,10 @@ def _confidence(df, col, path, issues) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # alignment
 # ---------------------------------------------------------------------------------------
+# header-level errors after which the rows can still be checked
+HEADER_ONLY = frozenset({"predictions.no_confidence", "predictions.duplicate_confidence"})
+
+
 def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = None,
           needs_confidence: bool = False, ranked: bool = False) -> Aligned | list[Issue]:
     """Check ``df`` (the predictions) against ``truth`` and line them up; returns the
@@ -534,7 +538,9 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
     if extra_cols:
         issues.append(warning("predictions.extra_column", "row 1",
                               f"column(s) ignored: {', '.join(extra_cols[:10])}", path))
-    if any(i.is_error for i in issues):
+    # every issue at once: a missing or doubled confidence column does not stop the row
+    # checks; a missing index, target or image does (the rows cannot be lined up)
+    if any(i.is_error and i.code not in HEADER_ONLY for i in issues):
         return issues
 
     if truth.image_column:
