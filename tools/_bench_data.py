@@ -7,6 +7,8 @@ labels; a stratified-free holdOut 0.2 dataSplits.csv; problem classification/mul
 with accuracy and f1Macro. ``make_predictions(root, n, seed, accuracy)`` writes a
 predictions.csv for the TEST rows that is right about ``accuracy`` of the time.
 ``best_of(fn, repeat)`` is the shortest of ``repeat`` timed calls, in seconds;
+``run_measured(cmd, env)`` runs a child process and returns its wall and CPU seconds and
+peak memory;
 ``md_table(header, rows)`` a markdown table; ``emit(text, name, save)`` prints a report
 and, with ``save``, writes it to ``tools/results/<name>``.
 """
@@ -45,6 +47,24 @@ def best_of(fn, repeat: int = 3) -> float:
         fn()
         best = min(best, time.perf_counter() - t)
     return best
+
+
+def run_measured(cmd: list[str], env: dict | None = None) -> dict:
+    """Run ``cmd`` in a child process; its wall and CPU seconds, peak resident memory (MB,
+    the child's own ``ru_maxrss`` from ``os.wait4``), exit code, stdout and stderr."""
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
+        _pid, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "peak_mb": ru.ru_maxrss / 1024,
+                "code": p.returncode, "stdout": out.read().decode(), "stderr": err.read().decode()}
 
 
 LABELS = np.array([f"label_{i}" for i in range(10)])

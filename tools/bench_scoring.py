@@ -5,7 +5,8 @@
 Classification: a predictions.csv of n rows (10 string labels, rows shuffled, ~70% right)
 against a targets.csv of the same n rows; problem multiClass with accuracy and f1Macro.
 ``d3mkit score`` runs end to end in a fresh process (read, check, align, score, write
-scores.csv), best of three; the reference's AccuracyMetric and F1MacroMetric are timed on
+scores.csv), best of three (wall and CPU seconds of the fastest run, peak resident memory
+of the process, MB, the largest of the three); the reference's AccuracyMetric and F1MacroMetric are timed on
 the same files read with pandas (tools/d3m_reference/time_metrics.py, in the reference
 interpreter given by --reference, default $D3MKIT_D3M_PYTHON; skipped when neither is set;
 see docs/d3m-interop.md).
@@ -30,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_data import best_of  # noqa: E402  (the one best-of timer of tools/)
+from _bench_data import best_of, run_measured  # noqa: E402  (the one best-of timer of tools/)
 
 REPO = Path(__file__).resolve().parent.parent
 LABELS = np.array([f"label_{i}" for i in range(10)])
@@ -47,21 +48,20 @@ def problem_doc(kind: str) -> dict:
                           [{"metric": "objectDetectionAP"}])
 
 
-def d3mkit_score(pdoc: Path, pred: Path, targets: Path, out: Path) -> tuple[float, dict]:
+def d3mkit_score(pdoc: Path, pred: Path, targets: Path, out: Path) -> tuple[dict, dict]:
+    """Best of three ``d3mkit score`` processes: (the fastest run's wall and CPU seconds
+    and the largest peak memory of the three, the scores)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    runs = []
-
-    def once():
-        runs.append(subprocess.run([sys.executable, "-m", "d3mkit", "score", "--problem", str(pdoc),
-                                    "--predictions", str(pred), "--targets", str(targets),
-                                    "--output", str(out), "--format", "json"],
-                                   env=env, capture_output=True, text=True))
-    best = best_of(once, 3)
+    runs = [run_measured([sys.executable, "-m", "d3mkit", "score", "--problem", str(pdoc),
+                          "--predictions", str(pred), "--targets", str(targets),
+                          "--output", str(out), "--format", "json"], env) for _ in range(3)]
     p = runs[-1]
-    if p.returncode != 0:
-        raise SystemExit(f"d3mkit score failed: {p.stdout}{p.stderr}")
-    report = json.loads(p.stdout)
-    return best, {s["metric"]: s["value"] for s in report["scores"]}
+    if p["code"] != 0:
+        raise SystemExit(f"d3mkit score failed: {p['stdout']}{p['stderr']}")
+    report = json.loads(p["stdout"])
+    best = min(runs, key=lambda r: r["wall"])
+    timing = {"wall": best["wall"], "cpu": best["cpu"], "peak_mb": max(r["peak_mb"] for r in runs)}
+    return timing, {s["metric"]: s["value"] for s in report["scores"]}
 
 
 def reference(py: str | None, kind: str, truth: Path, pred: Path) -> dict | None:
@@ -117,11 +117,13 @@ def od_files(tmp: Path, rng):
     return (tb, ti, pb, pi, conf), t3, p3, t4, p4
 
 
-def row(what, ours, theirs, v_ours, v_theirs):
+def row(what, ours, theirs, v_ours, v_theirs, cpu=None, peak_mb=None):
     ratio = f"{theirs / ours:8.1f}x" if theirs is not None else "       -"
     ts = f"{theirs:10.3f}" if theirs is not None else "         -"
     agree = "-" if v_theirs is None else ("yes" if abs(v_ours - v_theirs) <= 1e-9 else f"NO ({v_theirs})")
-    print(f"{what:<44} {ours:9.3f} {ts} {ratio} {v_ours:9.6f}  {agree}", flush=True)
+    c = f"{cpu:6.2f}" if cpu is not None else "     -"
+    m = f"{peak_mb:8.0f}" if peak_mb is not None else "       -"
+    print(f"{what:<44} {ours:9.3f} {c} {m} {ts} {ratio} {v_ours:9.6f}  {agree}", flush=True)
 
 
 def main() -> None:
@@ -131,7 +133,8 @@ def main() -> None:
                     help="python of the D3M reference environment (default $D3MKIT_D3M_PYTHON)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-    print(f"{'case':<44} {'d3mkit s':>9} {'d3m ref s':>10} {'ratio':>9} {'value':>9}  agree")
+    print(f"{'case':<44} {'d3mkit s':>9} {'cpu s':>6} {'peak MB':>8} {'d3m ref s':>10} {'ratio':>9} "
+          f"{'value':>9}  agree")
     with tempfile.TemporaryDirectory() as tmpd:
         tmp = Path(tmpd)
         pdoc = tmp / "problemDoc.json"
@@ -141,8 +144,8 @@ def main() -> None:
             ours, values = d3mkit_score(pdoc, p, t, tmp / "scores.csv")
             ref = reference(args.reference, "classification", t, p)
             ref_s = None if ref is None else ref["accuracy"][0] + ref["f1Macro"][0]
-            row(f"{n:>8} rows accuracy+f1Macro (end to end)", ours, ref_s, values["accuracy"],
-                None if ref is None else ref["accuracy"][1])
+            row(f"{n:>8} rows accuracy+f1Macro (end to end)", ours["wall"], ref_s, values["accuracy"],
+                None if ref is None else ref["accuracy"][1], ours["cpu"], ours["peak_mb"])
         from d3mkit.scoring.objectdetection import average_precision
         arrays, t3, p3, t4, p4 = od_files(tmp, rng)
         ap_value = average_precision(*arrays[:5])
@@ -154,7 +157,8 @@ def main() -> None:
         pod = tmp / "od_problemDoc.json"
         problem_doc("objectDetection").save(pod)
         ours, values = d3mkit_score(pod, p3, t3, tmp / "od_scores.csv")
-        row("objectDetectionAP (d3mkit score end to end)", ours, ref_s, values["objectDetectionAP"], ref_v)
+        row("objectDetectionAP (d3mkit score end to end)", ours["wall"], ref_s, values["objectDetectionAP"],
+            ref_v, ours["cpu"], ours["peak_mb"])
 
 
 if __name__ == "__main__":
