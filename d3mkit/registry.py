@@ -86,6 +86,7 @@ class Metric:
     source: str = "d3mkit"                    # where it came from (module or entry point)
     extra: dict = field(default_factory=dict)
     multilabel: bool = False                  # scores multiLabel label sets (LabelSets)
+    binary_only: bool = False                 # scores binary problems only (not multiClass/multiLabel)
 
     def __call__(self, y_true, y_pred, **kwargs) -> float:
         return float(self.score(y_true, y_pred, **kwargs))
@@ -99,6 +100,7 @@ class Metric:
                 "needsConfidence": self.needs_confidence, "params": list(self.params),
                 "applicabilityToTarget": self.applicability, "standard": self.standard,
                 "metadataFile": self.metadata_file, "multiLabel": self.multilabel,
+                "binaryOnly": self.binary_only,
                 "description": self.description,
                 "source": self.source}
 

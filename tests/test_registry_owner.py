@@ -54,3 +54,24 @@ def test_missing_own_module_fails_loudly(monkeypatch):
     with pytest.raises(ImportError, match="gone = d3mkit.benchmarks.nothere.metrics"):
         R.registry()
     monkeypatch.setattr(R, "_LOADED", True)
+
+
+@pytest.mark.parametrize("sub", ["binary", "multiClass", "multiLabel"])
+def test_binary_only_is_the_registrys(sub, monkeypatch):
+    """Which metrics score only binary problems is a field of the Metric record; the
+    validator asks it (also for a custom metric named through 'other')."""
+    assert {n for n, m in R.registry().items() if m.binary_only} == {"f1", "precision", "recall", "rocAuc"}
+    custom = R.Metric("myBinaryScore", lambda t, p, **_: 1.0, True, 1.0, 0.0,
+                      task_types=("classification",), binary_only=True)
+    monkeypatch.setitem(R._REGISTRY, custom.name, custom)
+    for name, metric in R.registry().items():
+        if not metric.applies_to("classification"):
+            continue
+        entry = {"metric": name} if metric.standard else {"metric": "other", "specifyOther": name}
+        doc = ProblemDoc.new("p_problem", "p", "classification", sub, "p_dataset",
+                             [Target(0, "learningData", 1, "y")], [entry]).to_dict()
+        warned = [i for i in check_metrics(doc, "p") if "binary problem" in i.message]
+        assert bool(warned) == (metric.binary_only and sub != "binary"), (name, sub)
+        if warned and name == "f1":
+            assert "f1Macro or f1Micro" in warned[0].message
+    assert R.get_metric("f1").describe()["binaryOnly"] is True

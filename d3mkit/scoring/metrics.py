@@ -206,7 +206,7 @@ def accuracy(y_true, y_pred, **_) -> float:
 
 
 @register_metric("precision", higher_is_better=True, best=1.0, worst=0.0,
-                 task_types=CLASSIFICATION, params=("posLabel",), standard=True)
+                 task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
 def precision(y_true, y_pred, posLabel=None, **_) -> float:
     """Binary precision tp / (tp + fp) of the positive label (``posLabel``, default "1").
@@ -220,7 +220,7 @@ def precision(y_true, y_pred, posLabel=None, **_) -> float:
 
 
 @register_metric("recall", higher_is_better=True, best=1.0, worst=0.0,
-                 task_types=CLASSIFICATION, params=("posLabel",), standard=True)
+                 task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
 def recall(y_true, y_pred, posLabel=None, **_) -> float:
     """Binary recall tp / (tp + fn) of the positive label (``posLabel``, default "1").
@@ -234,7 +234,7 @@ def recall(y_true, y_pred, posLabel=None, **_) -> float:
 
 
 @register_metric("f1", higher_is_better=True, best=1.0, worst=0.0,
-                 task_types=CLASSIFICATION, params=("posLabel",), standard=True)
+                 task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
 def f1(y_true, y_pred, posLabel=None, **_) -> float:
     """Binary F1 2tp / (2tp + fp + fn) of ``posLabel`` (default "1").
@@ -389,7 +389,7 @@ def _pos_label_for_auc(classes, posLabel):
 
 @register_metric("rocAuc", higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, params=("posLabel",),
-                 standard=True)
+                 standard=True, binary_only=True)
 def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, **_) -> float:
     """Binary ROC AUC from confidences (see :func:`class_scores` for the two layouts).
 

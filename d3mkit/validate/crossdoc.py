@@ -25,9 +25,6 @@ SUBTYPES = {
     "nonOverlapping": ("clustering", "communityDetection"),
 }
 
-BINARY_ONLY = ("f1", "precision", "recall", "rocAuc")
-
-
 def _registered(name: str):
     """The registry's Metric called ``name``, or None (a broken plugin is not our crash)."""
     try:
@@ -152,11 +149,12 @@ def check_metrics(problem: dict, p: str) -> list[Issue]:
         elif tasks and task not in tasks:
             out.append(make("metric.not_applicable", loc,
                             f"{name} is a metric for {'/'.join(tasks)}, not for taskType {task!r}", p))
-        elif name in BINARY_ONLY and sub in ("multiClass", "multiLabel"):
+        elif metric.binary_only and sub in ("multiClass", "multiLabel"):
+            # the registry owns which metrics score binary problems only
+            instead = [v for v in (f"{name}Macro", f"{name}Micro") if _registered(v) is not None]
             out.append(make("metric.not_applicable", loc,
-                            f"{name} scores a binary problem; for {sub} use {name}Macro or {name}Micro"
-                            if name != "precision" and name != "recall" else
-                            f"{name} scores a binary problem, not a {sub} one", p))
+                            f"{name} scores a binary problem; for {sub} use {' or '.join(instead)}"
+                            if instead else f"{name} scores a binary problem, not a {sub} one", p))
     return out
 
 
