@@ -163,13 +163,19 @@ class TaskRoot:
         return (self.frame(raw[index.isin(set(train))].reset_index(drop=True)),
                 self.frame(raw[index.isin(set(test))].reset_index(drop=True)))
 
-    def media_paths(self, column: str | None = None, rows: pd.DataFrame | None = None) -> pd.Series:
-        """The files a media column of learningData names (default: the first column that
-        refers to a collection, :meth:`DatasetDoc.media_columns`), as resolved paths under
-        the collection's directory, aligned with ``rows`` (default all of learningData)."""
-        media = self.dataset.media_columns()
+    def media_paths(self, column: str | None = None, rows: pd.DataFrame | None = None,
+                    table: str = "learningData") -> pd.Series:
+        """The files a media column of ``table`` (default learningData) names (default: the
+        first column that refers to a collection, :meth:`DatasetDoc.media_columns`), as
+        resolved paths under the collection's directory, aligned with ``rows`` (default all
+        rows of the table). Baselines read their images through this, never through a
+        column or directory name of their own."""
+        res_t = self.dataset.learning_data if table == "learningData" else self.dataset.resource(table)
+        if res_t is None or not res_t.is_table:
+            raise UsageError(f"dataset has no table {table!r}", str(self.dataset.path))
+        media = self.dataset.media_columns(res_t)
         if not media:
-            raise UsageError("learningData has no column referring to a media collection", str(self.dataset.path))
+            raise UsageError(f"{table} has no column referring to a media collection", str(self.dataset.path))
         column = column or next(iter(media))
         if column not in media:
             raise UsageError(f"column {column!r} does not refer to a collection (media columns: "
@@ -177,7 +183,11 @@ class TaskRoot:
         from d3mkit.paths import resolve_inside
         res = media[column]
         base = self.dataset.resource_path(res).resolve()
-        names = (self.learning_data() if rows is None else rows)[column].astype(str)
+        if rows is None:
+            rows = self.learning_data() if table == "learningData" else self.table(table)
+        if column not in rows.columns:
+            raise UsageError(f"{table} has no column {column!r}", str(self.dataset.path))
+        names = rows[column].astype(str)
         return names.map(lambda f: resolve_inside(base, f, doc=self.dataset.path,
                                                   location=f"column {column}", what="media item",
                                                   root_name=f"collection {res.res_id!r}"))

@@ -54,9 +54,13 @@ def test_text_baseline_reads_the_hypothesis(tmp_path):
 
 
 def test_fusion_baseline_reads_the_image(tmp_path):
+    """... through the datasetDoc's media column (renamed here, its directory moved)."""
+    from media_helpers import rename_media
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
     t = _task(tmp_path, image_decides=True)
+    rename_media(t.root, "image", "premise", t.dataset.media_columns()["image"].res_id, "premises")
+    t = TaskRoot.open(t.root)
     text = run_baseline(t, "text", ARGS).value("accuracy")
     fusion = run_baseline(t, "fusion", SimpleNamespace(device="cpu", epochs=25, seed=0)).value("accuracy")
     assert fusion >= 0.9 and fusion > text

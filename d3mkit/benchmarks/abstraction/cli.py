@@ -221,16 +221,12 @@ def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
 
     from d3mkit.errors import D3MKitError, error
     ld = task.learning_data().set_index("d3mIndex", drop=False)
-    if "image" not in ld.columns:
-        from d3mkit.errors import UsageError
-        raise UsageError("not an abstraction task root: learningData has no 'image' column "
-                         f"(columns: {', '.join(ld.columns)})", str(task.root))
     if indices is not None:
         ld = ld.loc[list(indices)]
-    media = task.dataset_dir / MEDIA
+    paths = task.media_paths(rows=ld)   # learningData's image column, as the datasetDoc says
     out = np.empty((len(ld), S.IMAGE, S.IMAGE), dtype=np.uint8)
-    for j, f in enumerate(ld["image"]):
-        path = task.item_path(media, f)
+    for j, path in enumerate(paths):
+        f = path.name
         try:
             with Image.open(path) as im:
                 arr = np.asarray(im.convert("L"))

@@ -118,9 +118,9 @@ def _fusion(ld, train, test, args, task, echo) -> np.ndarray:
     classes = np.array(sorted(set(ld.loc[train, "label"].astype(str))))
     if len(classes) < 2:
         return np.full(len(test), classes[0], dtype=object)
-    media = task.dataset_dir / "media"
-    xi_tr = load_images([task.item_path(media, f) for f in ld.loc[train, "image"]])
-    xi_te = load_images([task.item_path(media, f) for f in ld.loc[test, "image"]])
+    # the premise images: learningData's media column, as the datasetDoc declares it
+    xi_tr = load_images(list(task.media_paths(rows=ld.loc[train])))
+    xi_te = load_images(list(task.media_paths(rows=ld.loc[test])))
     xt_tr, xt_te = _tfidf(ld.loc[train, "hypothesis"].astype(str), ld.loc[test, "hypothesis"].astype(str),
                           max_features=4000)
     xt_tr, xt_te = xt_tr.astype(np.float32).tocsr(), xt_te.astype(np.float32).tocsr()   # densified per batch

@@ -46,23 +46,24 @@ def load_puzzles(task) -> dict:
     from d3mkit.benchmarks.visudo.render import load_png
     from d3mkit.errors import UsageError
     ld = task.learning_data()
-    for col in ("d3mIndex", "puzzleImage", "label"):
+    for col in ("d3mIndex", "label"):
         if col not in ld.columns:
             raise UsageError(f"not a visudo task root: learningData has no {col!r} column", str(task.root))
     train, test = task.split_indices(0, 0)
     ld = ld.set_index("d3mIndex", drop=False)
-    parts = [(ld.loc[train], "train"), (ld.loc[test], "test")]
+    # the puzzle images: each table's media column, as the datasetDoc declares it
+    parts = [(ld.loc[train], "train", task.media_paths(rows=ld.loc[train])),
+             (ld.loc[test], "test", task.media_paths(rows=ld.loc[test]))]
     if task.dataset.resource("validData") is not None:
         vd = task.table("validData")
-        parts.append((vd.rename(columns={"validIndex": "d3mIndex"}), "valid"))
-    coll = task.dataset.resource("puzzleImages")
-    base = task.dataset.resource_path(coll) if coll is not None else task.dataset_dir / "media" / "puzzles"
-    files = [f for t, _ in parts for f in t["puzzleImage"]]
-    imgs = np.stack([load_png(task.item_path(base, f)) for f in files]).astype(np.float32) / 255.0
+        parts.append((vd.rename(columns={"validIndex": "d3mIndex"}), "valid",
+                      task.media_paths(rows=vd, table="validData")))
+    files = [p for _, _, paths in parts for p in paths]
+    imgs = np.stack([load_png(p) for p in files]).astype(np.float32) / 255.0
     d = imgs.shape[-1] // 28
-    return {"index": np.concatenate([t["d3mIndex"].to_numpy() for t, _ in parts]),
-            "split": np.concatenate([np.full(len(t), s, dtype=object) for t, s in parts]),
-            "y": np.concatenate([(t["label"].astype(str) == "1").to_numpy() for t, _ in parts])
+    return {"index": np.concatenate([t["d3mIndex"].to_numpy() for t, _, _ in parts]),
+            "split": np.concatenate([np.full(len(t), s, dtype=object) for t, s, _ in parts]),
+            "y": np.concatenate([(t["label"].astype(str) == "1").to_numpy() for t, _, _ in parts])
             .astype(np.float32), "images": imgs, "d": d}
 
 
