@@ -107,7 +107,7 @@ def test_abstraction_baseline_on_a_root_without_images(wine, tmp_path, capsys):
     pytest.importorskip("torch")
     root = _copy(wine, tmp_path / "wine", "wine_debug")
     code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
-    assert code == 2 and "not an abstraction task root" in err and "'image'" in err
+    assert code == 2 and "not an abstraction task root" in err and "no image column" in err
 
 
 def test_baseline_without_debug_fails_before_training(abstraction, tmp_path, capsys):

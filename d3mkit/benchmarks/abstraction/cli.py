@@ -223,7 +223,11 @@ def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
     ld = task.learning_data().set_index("d3mIndex", drop=False)
     if indices is not None:
         ld = ld.loc[list(indices)]
-    paths = task.media_paths(rows=ld)   # learningData's image column, as the datasetDoc says
+    if not task.dataset.media_columns():   # learningData's image column, as the datasetDoc says
+        from d3mkit.errors import UsageError
+        raise UsageError("not an abstraction task root: learningData has no image column (one whose "
+                         "refersTo names an item of a collection)", str(task.root))
+    paths = task.media_paths(rows=ld)
     out = np.empty((len(ld), S.IMAGE, S.IMAGE), dtype=np.uint8)
     for j, path in enumerate(paths):
         f = path.name
