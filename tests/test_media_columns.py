@@ -9,7 +9,7 @@ import pytest
 
 from d3mkit.errors import UsageError
 from d3mkit.taskroot import TaskRoot
-from media_helpers import rename_media
+from taskroot_helpers import rename_media
 
 
 def test_abstraction_images_follow_the_datasetdoc(tmp_path):

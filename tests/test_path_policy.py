@@ -215,31 +215,14 @@ def test_score_reads_truth_only_through_the_root(site, wine, tmp_path, capsys):
 # --- collections: items named by cells, media files and directories ----------------------
 @pytest.fixture()
 def detection(tmp_path):
-    from PIL import Image
-
-    from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-    from d3mkit.package import TaskRootWriter
+    from taskroot_helpers import detection_root
     rows = [{"d3mIndex": i, "image": f"img{i}.png", "bounding_box": "0,0,3,3"} for i in range(8)]
-    cols = [Column(0, "d3mIndex", "integer", ("index",)),
-            Column(1, "image", "string", ("index",), {"resID": "0", "resObject": "item"}),
-            Column(2, "bounding_box", "realVector", ("suggestedTarget", "boundaryIndicator", "boundingBox"),
-                   {"resID": "learningData", "resObject": {"columnName": "image"}})]
-    ddoc = DatasetDoc.new("det_dataset", "det", [Resource.collection("0", "media/", "image", ["image/png"]),
-                                                 Resource.table("learningData", "tables/learningData.csv", cols)])
-    pdoc = ProblemDoc.new("det_problem", "det", "objectDetection", None, "det_dataset",
-                          [Target(0, "learningData", 2, "bounding_box")], [{"metric": "objectDetectionAP"}],
-                          splits={"method": "holdOut", "testSize": 0.5, "stratified": False})
-    with TaskRootWriter(tmp_path / "t", "det", benchmark="test", seed=0) as w:
-        for i in range(8):
-            Image.new("L", (4, 4), color=i * 30).save(w.media_path(f"media/img{i}.png"))
-        w.write_table("tables/learningData.csv", pd.DataFrame(rows))
-        w.write_dataset_doc(ddoc)
-        w.write_problem_doc(pdoc)
+    root = detection_root(tmp_path, rows, 8, shade=30)
     out = tmp_path / "outside"
     out.mkdir()
     (out / "secret.png").write_bytes(SECRET)
-    shutil.copytree(w.root / "det_dataset/media", out / "media")
-    return w.root, out
+    shutil.copytree(root / "det_dataset/media", out / "media")
+    return root, out
 
 
 def _cell(value):

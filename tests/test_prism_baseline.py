@@ -55,7 +55,7 @@ def test_text_baseline_reads_the_hypothesis(tmp_path):
 
 def test_fusion_baseline_reads_the_image(tmp_path):
     """... through the datasetDoc's media column (renamed here, its directory moved)."""
-    from media_helpers import rename_media
+    from taskroot_helpers import rename_media
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
     t = _task(tmp_path, image_decides=True)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from PIL import Image
 
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.package import TaskRootWriter
 from d3mkit.tables import read_table
 from d3mkit.views import write_views
+from taskroot_helpers import detection_root
 
 
 def _detection(tmp_path, per_image_index: bool, seed: int):
@@ -25,22 +25,7 @@ def _detection(tmp_path, per_image_index: bool, seed: int):
             rows.append({"d3mIndex": img if per_image_index else i, "image": f"img{img}.png",
                          "bounding_box": f"{b},{b + 1},{b + 7},{b + 9}"})
             i += 1
-    cols = [Column(0, "d3mIndex", "integer", ("index",)),
-            Column(1, "image", "string", ("index",), {"resID": "0", "resObject": "item"}),
-            Column(2, "bounding_box", "realVector", ("suggestedTarget", "boundaryIndicator", "boundingBox"),
-                   {"resID": "learningData", "resObject": {"columnName": "image"}})]
-    ddoc = DatasetDoc.new("det_dataset", "det", [Resource.collection("0", "media/", "image", ["image/png"]),
-                                                 Resource.table("learningData", "tables/learningData.csv", cols)])
-    pdoc = ProblemDoc.new("det_problem", "det", "objectDetection", None, "det_dataset",
-                          [Target(0, "learningData", 2, "bounding_box")], [{"metric": "objectDetectionAP"}],
-                          splits={"method": "holdOut", "testSize": 0.5, "stratified": False, "randomSeed": seed})
-    with TaskRootWriter(tmp_path / "t", "det", benchmark="test", seed=0) as w:
-        for img in range(12):
-            Image.new("L", (4, 4), color=img * 20).save(w.media_path(f"media/img{img}.png"))
-        w.write_table("tables/learningData.csv", pd.DataFrame(rows))
-        w.write_dataset_doc(ddoc)
-        w.write_problem_doc(pdoc)
-    return w.root, pd.DataFrame(rows)
+    return detection_root(tmp_path, rows, 12, split_seed=seed), pd.DataFrame(rows)
 
 
 def _all_text(d):

@@ -1,0 +1,64 @@
+"""Task roots the tests make or rewrite: :func:`detection_root` (a small objectDetection
+root) and :func:`rename_media` (a media column and its collection's directory get other
+names, so a reader that hard-codes either one fails)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+
+def detection_root(out: Path, rows: list[dict], n_images: int, *, shade: int = 20,
+                   split_seed: int | None = None) -> Path:
+    """An objectDetection task root ``out/t/det``: learningData ``rows`` (d3mIndex, image,
+    bounding_box; image ``img<k>.png`` is a 4x4 grey image of value k x ``shade``), the
+    image column an index referring to collection ``0`` (``media/``), holdOut 0.5 not
+    stratified (``randomSeed`` ``split_seed`` when given). Returns the root."""
+    from PIL import Image
+
+    from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+    from d3mkit.package import TaskRootWriter
+    cols = [Column(0, "d3mIndex", "integer", ("index",)),
+            Column(1, "image", "string", ("index",), {"resID": "0", "resObject": "item"}),
+            Column(2, "bounding_box", "realVector", ("suggestedTarget", "boundaryIndicator", "boundingBox"),
+                   {"resID": "learningData", "resObject": {"columnName": "image"}})]
+    ddoc = DatasetDoc.new("det_dataset", "det", [Resource.collection("0", "media/", "image", ["image/png"]),
+                                                 Resource.table("learningData", "tables/learningData.csv", cols)])
+    splits = {"method": "holdOut", "testSize": 0.5, "stratified": False}
+    if split_seed is not None:
+        splits["randomSeed"] = split_seed
+    pdoc = ProblemDoc.new("det_problem", "det", "objectDetection", None, "det_dataset",
+                          [Target(0, "learningData", 2, "bounding_box")], [{"metric": "objectDetectionAP"}],
+                          splits=splits)
+    with TaskRootWriter(Path(out) / "t", "det", benchmark="test", seed=0) as w:
+        for k in range(n_images):
+            Image.new("L", (4, 4), color=k * shade).save(w.media_path(f"media/img{k}.png"))
+        w.write_table("tables/learningData.csv", pd.DataFrame(rows))
+        w.write_dataset_doc(ddoc)
+        w.write_problem_doc(pdoc)
+    return w.root
+
+
+def rename_media(root: Path, column: str, new_column: str, collection: str, new_dir: str) -> None:
+    """Rename ``column`` in every table of the dataset (datasetDoc and CSV header) and move
+    the collection ``collection`` (resID) to ``new_dir`` (a path inside the dataset)."""
+    ddir = next(Path(root).glob("*_dataset"))
+    doc_path = ddir / "datasetDoc.json"
+    doc = json.loads(doc_path.read_text())
+    for res in doc["dataResources"]:
+        if res["resID"] == collection:
+            old = ddir / res["resPath"]
+            (ddir / new_dir).parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(old), str(ddir / new_dir))
+            res["resPath"] = new_dir.rstrip("/") + "/"
+        for col in res.get("columns") or ():
+            if col["colName"] == column:
+                col["colName"] = new_column
+                table = ddir / res["resPath"]
+                head, rest = table.read_text().split("\n", 1)
+                table.write_text(",".join(new_column if h == column else h for h in head.split(","))
+                                 + "\n" + rest)
+    doc_path.write_text(json.dumps(doc, indent=2))
