@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from d3mkit.docs.jsonio import dump_json, load_json, save_json
+from d3mkit.docs.jsonio import JsonDocument
 from d3mkit.paths import resolve_inside
 
 SCHEMA_VERSION = "3.1.2"
@@ -156,37 +156,16 @@ def image_index_column(resource: "Resource | None", columns=None) -> str | None:
     return "image" if columns is not None and "image" in columns else None
 
 
-class DatasetDoc:
-    """datasetDoc.json as data plus typed accessors; ``root`` is the dataset directory."""
+class DatasetDoc(JsonDocument):
+    """datasetDoc.json as data plus typed accessors; ``root`` is the dataset directory
+    (:class:`~d3mkit.docs.jsonio.JsonDocument`: ``load``, ``from_dict``, ``to_dict``,
+    ``to_json``, ``save``)."""
 
-    def __init__(self, data: dict, path: Path | None = None):
-        self.data = data
-        self.path = Path(path) if path is not None else None
+    FILE_NAME = "datasetDoc.json"
 
     @property
     def root(self) -> Path | None:
         return self.path.parent if self.path is not None else None
-
-    @classmethod
-    def from_dict(cls, data: dict, path: Path | None = None) -> "DatasetDoc":
-        return cls(copy.deepcopy(data), path)
-
-    @classmethod
-    def load(cls, path: Path | str) -> "DatasetDoc":
-        """Load ``datasetDoc.json`` (or a dataset directory containing one)."""
-        p = Path(path)
-        if p.is_dir():
-            p = p / "datasetDoc.json"
-        return cls(load_json(p), p)
-
-    def to_dict(self) -> dict:
-        return copy.deepcopy(self.data)
-
-    def to_json(self) -> str:
-        return dump_json(self.data)
-
-    def save(self, path: Path | str) -> None:
-        save_json(path, self.data)
 
     @classmethod
     def new(cls, dataset_id: str, name: str, resources: list[Resource], *,

@@ -248,3 +248,41 @@ def dump_json(value: Any) -> str:
 def save_json(path: Path | str, value: Any) -> None:
     """Write ``value`` as :func:`dump_json` text, atomically (:mod:`d3mkit.atomic`)."""
     write_text(path, dump_json(value))
+
+
+class JsonDocument:
+    """A D3M JSON document kept as the object read (saving writes back exactly what was
+    loaded: key order, unknown fields) and where it was loaded from. A subclass names its
+    file (``FILE_NAME``, what :meth:`load` looks for in a directory) and adds typed
+    accessors; ProblemDoc and DatasetDoc are the two."""
+
+    FILE_NAME = ""
+
+    def __init__(self, data: dict, path: Path | None = None):
+        self.data = data
+        self.path = Path(path) if path is not None else None
+
+    @classmethod
+    def from_dict(cls, data: dict, path: Path | None = None):
+        """A document over a deep copy of ``data``."""
+        import copy
+        return cls(copy.deepcopy(data), path)
+
+    @classmethod
+    def load(cls, path: Path | str):
+        """Load the document (or :attr:`FILE_NAME` of a directory); errors raise
+        :class:`~d3mkit.errors.D3MKitError` naming the file (:func:`load_json`)."""
+        p = Path(path)
+        if p.is_dir():
+            p = p / cls.FILE_NAME
+        return cls(load_json(p), p)
+
+    def to_dict(self) -> dict:
+        import copy
+        return copy.deepcopy(self.data)
+
+    def to_json(self) -> str:
+        return dump_json(self.data)
+
+    def save(self, path: Path | str) -> None:
+        save_json(path, self.data)

@@ -17,12 +17,11 @@ True
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from d3mkit.docs.jsonio import dump_json, load_json, save_json
+from d3mkit.docs.jsonio import JsonDocument
 
 SCHEMA_VERSION = "3.1.1"
 
@@ -53,34 +52,12 @@ class Target:
                    d.get("colName"), d.get("numClusters"))
 
 
-class ProblemDoc:
-    """problemDoc.json as data plus typed accessors. ``path`` is where it was loaded from."""
+class ProblemDoc(JsonDocument):
+    """problemDoc.json as data plus typed accessors. ``path`` is where it was loaded from
+    (:class:`~d3mkit.docs.jsonio.JsonDocument`: ``load``, ``from_dict``, ``to_dict``,
+    ``to_json``, ``save``)."""
 
-    def __init__(self, data: dict, path: Path | None = None):
-        self.data = data
-        self.path = Path(path) if path is not None else None
-
-    # construction / I/O -------------------------------------------------------------
-    @classmethod
-    def from_dict(cls, data: dict, path: Path | None = None) -> "ProblemDoc":
-        return cls(copy.deepcopy(data), path)
-
-    @classmethod
-    def load(cls, path: Path | str) -> "ProblemDoc":
-        """Load ``problemDoc.json`` (or a problem directory containing one)."""
-        p = Path(path)
-        if p.is_dir():
-            p = p / "problemDoc.json"
-        return cls(load_json(p), p)
-
-    def to_dict(self) -> dict:
-        return copy.deepcopy(self.data)
-
-    def to_json(self) -> str:
-        return dump_json(self.data)
-
-    def save(self, path: Path | str) -> None:
-        save_json(path, self.data)
+    FILE_NAME = "problemDoc.json"
 
     @classmethod
     def new(cls, problem_id: str, problem_name: str, task_type: str,
