@@ -249,6 +249,19 @@ def image_column(problem, dataset, columns) -> str | None:
     return image_index_column(dataset.learning_data if dataset is not None else None, columns)
 
 
+def _truth_table(path: Path, kind: str, problem, dataset) -> tuple[pd.DataFrame, str | None, list[Issue]]:
+    """The truth's columns of ``path`` (d3mIndex, the image column of objectDetection, the
+    targets), the image column, and the reader's warnings; raises on an unreadable file."""
+    header, issues = _header(path, kind)
+    if header is None:
+        raise D3MKitError(issues)
+    img = image_column(problem, dataset, header)
+    df, issues = read_csv_checked(path, kind, [INDEX] + ([img] if img else []) + problem.target_names)
+    if df is None:
+        raise D3MKitError(issues)
+    return df, img, issues
+
+
 def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
                repeat: int = 0, fold: int = 0) -> Truth:
     """The truth for ``problem``: ``targets_path`` (every row), or the TEST rows of the
@@ -262,13 +275,7 @@ def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
     is_od = problem.task_type == "objectDetection"
     if targets_path is not None:
         path = Path(targets_path)
-        header, issues = _header(path, "targets")
-        if header is None:
-            raise D3MKitError(issues)
-        img = image_column(problem, dataset, header)
-        df, issues = read_csv_checked(path, "targets", [INDEX] + ([img] if img else []) + targets)
-        if df is None:
-            raise D3MKitError(issues)
+        df, img, issues = _truth_table(path, "targets", problem, dataset)
     else:
         if dataset is None:
             raise D3MKitError(error("truth.none", "", "no truth: give the dataset or a targets.csv",
@@ -278,13 +285,7 @@ def load_truth(problem, *, dataset=None, targets_path=None, splits_path=None,
             raise D3MKitError(error("dataset.no_learning_data", "dataResources",
                                     "dataset has no learningData table", str(dataset.path)))
         path = dataset.resource_path(res)
-        header, issues = _header(path, "learningData")
-        if header is None:
-            raise D3MKitError(issues)
-        img = image_column(problem, dataset, header)
-        df, issues = read_csv_checked(path, "learningData", [INDEX] + ([img] if img else []) + targets)
-        if df is None:
-            raise D3MKitError(issues)
+        df, img, issues = _truth_table(path, "learningData", problem, dataset)
         if splits_path is not None:
             sp = Path(splits_path)
         else:

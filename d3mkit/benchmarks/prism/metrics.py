@@ -126,6 +126,14 @@ def rouge_l_f(reference: list[str], prediction: list[str], beta: float = 1.0) ->
     return (1 + beta ** 2) * p * r / (r + beta ** 2 * p)
 
 
+def _mean_over_rationales(y_true, y_pred, score, tokens) -> float:
+    """``score(tokens(true), tokens(pred))`` averaged over the rows' rationales (0.0 for none)."""
+    t, p = _rationale_columns(y_true, y_pred)
+    if not len(t):
+        return 0.0
+    return float(np.mean([score(tokens(a), tokens(b)) for a, b in zip(t, p)]))
+
+
 def _rationale_columns(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     t = np.asarray(y_true, dtype=object)
     p = np.asarray(y_pred, dtype=object)
@@ -149,10 +157,7 @@ def rationale_token_f1(y_true, y_pred, **_) -> float:
     >>> rationale_token_f1([["allow", "x y"]], [["prevent", "x"]])   # 2-D: last column
     0.6666666666666666
     """
-    t, p = _rationale_columns(y_true, y_pred)
-    if not len(t):
-        return 0.0
-    return float(np.mean([token_f1(normalize_tokens(a), normalize_tokens(b)) for a, b in zip(t, p)]))
+    return _mean_over_rationales(y_true, y_pred, token_f1, normalize_tokens)
 
 
 @register_metric("rationaleRougeL", higher_is_better=True, best=1.0, worst=0.0,
@@ -168,10 +173,7 @@ def rationale_rouge_l(y_true, y_pred, **_) -> float:
     >>> rationale_rouge_l(["the glass is shattered", "cats are pets"], ["glass shattered", "dogs"])
     0.4
     """
-    t, p = _rationale_columns(y_true, y_pred)
-    if not len(t):
-        return 0.0
-    return float(np.mean([rouge_l_f(normalize_tokens(a), normalize_tokens(b)) for a, b in zip(t, p)]))
+    return _mean_over_rationales(y_true, y_pred, rouge_l_f, normalize_tokens)
 
 
 @register_metric("rationaleRougeLStandard", higher_is_better=True, best=1.0, worst=0.0,
@@ -186,7 +188,4 @@ def rationale_rouge_l_standard(y_true, y_pred, **_) -> float:
     >>> rationale_rouge_l_standard(["the glass is shattered", "cats are pets"], ["glass shattered", "dogs"])
     0.3333333333333333
     """
-    t, p = _rationale_columns(y_true, y_pred)
-    if not len(t):
-        return 0.0
-    return float(np.mean([rouge_l_f(rouge_tokens(a), rouge_tokens(b)) for a, b in zip(t, p)]))
+    return _mean_over_rationales(y_true, y_pred, rouge_l_f, rouge_tokens)

@@ -28,7 +28,7 @@ from d3mkit.benchmarks.value.boards import fens_to_codes
 from d3mkit.benchmarks.value.layout import SQUARES, codes_to_columns
 from d3mkit.benchmarks.value.metrics import NAMES as METRIC_NAMES
 from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_source_arguments,
-                                            make_dataset, source_parameters, splits_frame)
+                                            make_dataset, open_writer, splits_frame)
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 
 EXAMPLE_ARGS = ["--n-train", "8", "--n-test", "4", "--size", "96", "--random-games", "2",
@@ -78,15 +78,10 @@ def documents(name: str, n_train: int, n_test: int, seed: int, release: bool = F
 def build_task_root(args) -> Path:
     """Build the task root of ``args`` (a :class:`~.source.ValueBuildConfig` or an
     argparse namespace of the same fields); returns its path."""
-    from d3mkit.package import TaskRootWriter
     args = ValueBuildConfig.of(args)
     name = args.name or "value"
     rng = np.random.default_rng(args.seed)
-    params = {"nTrain": args.n_train, "nTest": args.n_test, "size": args.size,
-              "renderer": "d3mkit VALUE-synthetic (Pillow), not the paper's Blender scene",
-              **source_parameters(args)}
-    with TaskRootWriter(args.out, name, benchmark="value", seed=args.seed, parameters=params,
-                        force=args.force) as w:
+    with open_writer(args, name, "value") as w:
         rows, boxes = make_dataset(w, args, rng)
         squares = codes_to_columns(fens_to_codes(rows["board"].tolist()))
         ld = rows[["d3mIndex", "image"]].assign(**squares)

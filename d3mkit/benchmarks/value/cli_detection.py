@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_source_arguments,
-                                            make_dataset, source_parameters)
+                                            make_dataset, open_writer)
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.errors import UsageError
 
@@ -53,15 +53,10 @@ def documents(name: str, n_train: int, n_test: int, seed: int):
 def build_task_root(args) -> Path:
     """Build the task root of ``args`` (a :class:`~.source.ValueBuildConfig` or an
     argparse namespace of the same fields); returns its path."""
-    from d3mkit.package import TaskRootWriter
     args = ValueBuildConfig.of(args)
     name = args.name or "value_detection"
     rng = np.random.default_rng(args.seed)
-    params = {"nTrain": args.n_train, "nTest": args.n_test, "size": args.size,
-              "renderer": "d3mkit VALUE-synthetic (Pillow), not the paper's Blender scene",
-              **source_parameters(args)}
-    with TaskRootWriter(args.out, name, benchmark="value-detection", seed=args.seed,
-                        parameters=params, force=args.force) as w:
+    with open_writer(args, name, "value-detection") as w:
         rows, boxes = make_dataset(w, args, rng)
         if args.from_release is not None and boxes.empty:
             raise UsageError(f"{args.from_release}: value-detection needs bounding boxes and the release "

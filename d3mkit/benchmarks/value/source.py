@@ -109,6 +109,17 @@ def source_parameters(args) -> dict:
     return {"source": "random-games", "randomGames": args.random_games or 20, "maxPlies": args.max_plies}
 
 
+def open_writer(args: "ValueBuildConfig", name: str, benchmark: str):
+    """The :class:`~d3mkit.package.TaskRootWriter` of a VALUE build (``with`` it), its
+    manifest parameters (counts, size, renderer, source) the same for both builders."""
+    from d3mkit.package import TaskRootWriter
+    params = {"nTrain": args.n_train, "nTest": args.n_test, "size": args.size,
+              "renderer": "d3mkit VALUE-synthetic (Pillow), not the paper's Blender scene",
+              **source_parameters(args)}
+    return TaskRootWriter(args.out, name, benchmark=benchmark, seed=args.seed, parameters=params,
+                          force=args.force)
+
+
 def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Write the images under ``<name>_dataset/media/`` and return ``(rows, boxes)``:
     rows ``d3mIndex, image, board, split`` + metadata; boxes ``d3mIndex, image, symbol,
