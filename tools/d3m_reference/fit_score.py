@@ -7,15 +7,16 @@ the d3mkit-d3m plugin of interop/d3m installed) is named by --python or $D3MKIT_
     python tools/d3m_reference/fit_score.py TASK_ROOT... [--work DIR] [--python PY]
 
 ``--build`` first builds every benchmark's task root at a tiny size with d3mkit's own
-commands (``d3mkit build tabular|value|value-detection|visudo|abstraction|prism``, the
+commands (``d3mkit build tabular|value|value-detection|visudo|abstraction|prism``; tabular
+twice, wine for classification and diabetes for regression; the
 offline sources the tests use: random chess games, scikit-learn's digits, the PRISM demo
 corpus shipped in datasets/prism/), into WORK/roots; ``--only`` picks some of them (names
 in BUILDS below).
 
-For each task root: write its TRAIN/TEST/SCORE views (``d3mkit views``); convert them to the
-4.0.0 schemas when the dataset has bounding boxes (d3m knows only the 4.0.0
-``boundingPolygon``; ``d3mkit convert TREE --to 4.0.0 --out DIR``); load every view with
-``Problem.load`` and ``Dataset.load`` (check_load.py); run
+For each task root: write its TRAIN/TEST/SCORE views (``d3mkit views``); convert the root
+and the views to the 4.0.0 schemas when the dataset has bounding boxes (d3m knows only the
+4.0.0 ``boundingPolygon``; ``d3mkit convert TREE --to 4.0.0 --out DIR``); load the root and
+every view with ``Problem.load`` and ``Dataset.load`` (check_load.py); run
 
     PY -m d3m -M d3mkit_d3m runtime fit-score -r TRAIN/problem_TRAIN/problemDoc.json
         -i TRAIN/dataset_TRAIN/datasetDoc.json -t TEST/dataset_TEST/datasetDoc.json
@@ -75,6 +76,7 @@ TINY_GAMES = ["--n-train", "8", "--n-test", "4", "--size", "64", "--random-games
 # PRISM's --manifest is written from the demo corpus first
 BUILDS = {
     "tabular": ["tabular", "--dataset", "wine"],
+    "tabular-regression": ["tabular", "--dataset", "diabetes"],
     "value": ["value"] + TINY_GAMES,
     "value-detection": ["value-detection"] + TINY_GAMES,
     "visudo": ["visudo", "--sources", "digits", "--train-count", "4", "--test-count", "4", "--valid-count", "1"],
@@ -116,9 +118,10 @@ def build_roots(names: list[str], out: Path) -> list[tuple[str, Path]]:
     return roots
 
 
-def _has_boxes(views: Path) -> bool:
-    return any('"boundingBox"' in doc.read_text(encoding="utf-8")
-               for doc in views.glob("*/dataset_*/datasetDoc.json"))
+def _has_boxes(tree: Path) -> bool:
+    """A task root (``*_dataset/``) or views tree (``*/dataset_*/``) with bounding boxes."""
+    docs = list(tree.glob("*/datasetDoc.json")) + list(tree.glob("*/*/datasetDoc.json"))
+    return any('"boundingBox"' in doc.read_text(encoding="utf-8") for doc in docs)
 
 
 def _metric_name(entry: dict) -> str:
@@ -157,6 +160,14 @@ def _equal(theirs, mine) -> bool:
                                                       and abs(theirs - mine) <= 1e-9))
 
 
+def _diff(theirs, mine):
+    try:
+        d = abs(theirs - mine)
+    except TypeError:
+        return None
+    return d if math.isfinite(d) else None
+
+
 def _fmt(v) -> str:
     return "" if v is None else ("empty" if isinstance(v, float) and math.isnan(v) else f"{v:.6g}")
 
@@ -175,10 +186,13 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "
     views = work / name / "views"
     write_views(root, views, force=True)
     loads = "yes"
+    loaded_root = root
     if _has_boxes(views):
         convert_tree(views, "4.0.0", work / name / "views4", force=True)
-        views, loads = work / name / "views4", "yes (4.0.0)"
-    load = subprocess.run([python, str(HERE / "check_load.py"), "-M", "d3mkit_d3m"]
+        convert_tree(root, "4.0.0", work / name / "root4", force=True)
+        views, loaded_root, loads = work / name / "views4", work / name / "root4", "yes (4.0.0)"
+    # the task root itself and its three views
+    load = subprocess.run([python, str(HERE / "check_load.py"), "-M", "d3mkit_d3m", str(loaded_root)]
                           + [str(views / v) for v in ("TRAIN", "TEST", "SCORE")],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
                           env=_env(None))
@@ -237,7 +251,7 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "
             theirs = d3m_scores.get(D3M_NAMES.get(metric, metric))
             mean = sum(values) / len(values)
             rows.append(dict(row, metric=f"{metric} (mean of {len(values)} targets)", d3m=_fmt(theirs),
-                             d3mkit=_fmt(mean), equal=_equal(theirs, mean),
+                             d3mkit=_fmt(mean), equal=_equal(theirs, mean), diff=_diff(theirs, mean),
                              note="d3mkit: " + ", ".join(f"{s.label} {s.value:.6g}" for s in mine.scores
                                                          if s.metric == metric) + "; d3m: the mean"))
         for s in mine.scores:
@@ -246,6 +260,7 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "
             theirs = d3m_scores.get(D3M_NAMES.get(s.metric, s.metric))
             equal = _equal(theirs, s.value)
             rows.append(dict(row, metric=s.label, d3m=_fmt(theirs), d3mkit=_fmt(s.value), equal=equal,
+                             diff=_diff(theirs, s.value),
                              note="" if equal else ("d3m has no value for it" if theirs is None else "")))
     return rows
 
@@ -305,8 +320,10 @@ def main(argv=None) -> int:
         print(json.dumps(rows, indent=1))
     else:
         print_table(rows)
+        diffs = [r["diff"] for r in rows if r.get("diff") is not None]
         print(f"{sum(r['equal'] is True for r in rows)} equal, {sum(r['equal'] is False for r in rows)} failed or "
-              f"different, {time.perf_counter() - t0:.0f} s; work directory: {work}")
+              f"different (largest |d3m - d3mkit| {max(diffs, default=0):.3g}), "
+              f"{time.perf_counter() - t0:.0f} s; work directory: {work}")
     return 0 if rows and all(r["equal"] is not False for r in rows) else 1
 
 
