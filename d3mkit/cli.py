@@ -14,6 +14,7 @@ import sys
 from importlib import import_module
 
 from d3mkit import __version__
+from d3mkit.commands import lazy_parser
 from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, print_issues  # noqa: F401
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
@@ -31,7 +32,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     so ``d3mkit validate ...`` never pays for ``build``'s imports (start-up time)."""
     parser = _Parser(prog="d3mkit", description="Benchmark tasks as D3M problems: build, validate, split, score, baselines.")
     parser.add_argument("--version", action="version", version=f"d3mkit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lazy_parser(_Parser))
     sub.required = True
     names = [only] if only in COMMANDS else [] if only == "--version" else COMMANDS
     for name in names:

@@ -91,6 +91,23 @@ def optional_module(path: str):
         raise
 
 
+def module_summary(path: str) -> str | None:
+    """The first line of module ``path``'s docstring, read from its source without importing
+    it (``d3mkit build --help`` lists the builders without their imports); None when the
+    module is absent (as :func:`optional_module`) or has no docstring."""
+    import ast
+    from importlib.util import find_spec
+    try:
+        spec = find_spec(path)
+    except ModuleNotFoundError:
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    with open(spec.origin, encoding="utf-8") as fh:
+        doc = ast.get_docstring(ast.parse(fh.read()))
+    return doc.strip().splitlines()[0] if doc else None
+
+
 def echo_validation(root, echo) -> None:
     """Validate a task root a demo just built; echo the count of its issues, then each."""
     from d3mkit.validate import validate_task_root

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.commands import seed_value
+from d3mkit.commands import defer, seed_value
 
 from d3mkit.benchmarks import BASELINES, DEFAULT_MODEL, optional_module
 from d3mkit.errors import UsageError
@@ -19,13 +19,15 @@ def add_parser(sub) -> None:
     p.add_argument("--epochs", type=int, default=None, help="training passes (model default if omitted)")
     p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument("--quiet", action="store_true")
-    seen = set()
+    defer(p, _model_arguments)   # the baselines' own options: imported when baseline is parsed
+    p.set_defaults(func=_run)
+
+
+def _model_arguments(p) -> None:
     for path in dict.fromkeys(BASELINES.values()):
         mod = optional_module(path)
-        if mod is not None and hasattr(mod, "add_baseline_arguments") and path not in seen:
-            seen.add(path)
+        if mod is not None and hasattr(mod, "add_baseline_arguments"):
             mod.add_baseline_arguments(p)
-    p.set_defaults(func=_run)
 
 
 def _run(args) -> int:
