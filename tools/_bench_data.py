@@ -7,8 +7,8 @@ labels; a stratified-free holdOut 0.2 dataSplits.csv; problem classification/mul
 with accuracy and f1Macro. ``make_predictions(root, n, seed, accuracy)`` writes a
 predictions.csv for the TEST rows that is right about ``accuracy`` of the time.
 ``best_of(fn, repeat)`` is the shortest of ``repeat`` timed calls, in seconds;
-``run_measured(cmd, env)`` runs a child process and returns its wall and CPU seconds and
-peak memory;
+``run_measured(module, args, env)`` runs ``python -m module`` in a child process and
+returns its wall and CPU seconds and its own peak memory;
 ``md_table(header, rows)`` a markdown table; ``emit(text, name, save)`` prints a report
 and, with ``save``, writes it to ``tools/results/<name>``.
 """
@@ -49,22 +49,46 @@ def best_of(fn, repeat: int = 3) -> float:
     return best
 
 
-def run_measured(cmd: list[str], env: dict | None = None) -> dict:
-    """Run ``cmd`` in a child process; its wall and CPU seconds, peak resident memory (MB,
-    the child's own ``ru_maxrss`` from ``os.wait4``), exit code, stdout and stderr."""
+_RUNNER = """
+import atexit, runpy, sys
+def _peak():
+    try:
+        with open("/proc/self/status") as fh:
+            kb = next((line.split()[1] for line in fh if line.startswith("VmHWM:")), None)
+    except OSError:
+        kb = None
+    if kb is None:   # no /proc: ru_maxrss, which may include the parent's size at the spawn
+        import resource
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print("PEAK_KB", kb, file=sys.stderr, flush=True)
+atexit.register(_peak)
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def run_measured(module: str, args: list[str], env: dict | None = None) -> dict:
+    """Run ``python -m module args...`` in a child process; its wall and CPU seconds, peak
+    resident memory (MB), exit code, stdout and stderr. The peak is the child's own
+    ``VmHWM`` (Linux): ``ru_maxrss`` would also count the benchmark process's size at the
+    spawn (Linux keeps the high-water mark across fork and exec)."""
     import os
     import subprocess
+    import sys
     import tempfile
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
-        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
+        p = subprocess.Popen([sys.executable, "-c", _RUNNER, module, *map(str, args)], env=env,
+                             stdout=out, stderr=err)
         _pid, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t
-        p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "peak_mb": ru.ru_maxrss / 1024,
-                "code": p.returncode, "stdout": out.read().decode(), "stderr": err.read().decode()}
+        stdout, lines = out.read().decode(), err.read().decode().splitlines()
+    peak = [float(ln.split()[1]) / 1024 for ln in lines if ln.startswith("PEAK_KB ")]
+    return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "peak_mb": peak[-1] if peak else float("nan"),
+            "code": os.waitstatus_to_exitcode(status), "stdout": stdout,
+            "stderr": "\n".join(ln for ln in lines if not ln.startswith("PEAK_KB "))}
 
 
 LABELS = np.array([f"label_{i}" for i in range(10)])

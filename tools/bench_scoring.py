@@ -52,9 +52,8 @@ def d3mkit_score(pdoc: Path, pred: Path, targets: Path, out: Path) -> tuple[dict
     """Best of three ``d3mkit score`` processes: (the fastest run's wall and CPU seconds
     and the largest peak memory of the three, the scores)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    runs = [run_measured([sys.executable, "-m", "d3mkit", "score", "--problem", str(pdoc),
-                          "--predictions", str(pred), "--targets", str(targets),
-                          "--output", str(out), "--format", "json"], env) for _ in range(3)]
+    runs = [run_measured("d3mkit", ["score", "--problem", pdoc, "--predictions", pred, "--targets", targets,
+                                    "--output", out, "--format", "json"], env) for _ in range(3)]
     p = runs[-1]
     if p["code"] != 0:
         raise SystemExit(f"d3mkit score failed: {p['stdout']}{p['stderr']}")

@@ -5,7 +5,8 @@
 Each size is built once (tools/_bench_data.py: seven columns of five colTypes, holdOut
 splits), then validated in a fresh ``python -m d3mkit validate`` process per repeat so the
 figures include interpreter start-up and imports, as a user sees them. Prints wall seconds
-(best of ``--repeat``), CPU seconds of that run and its peak resident memory (MB), beside
+(best of ``--repeat``), CPU seconds of that run and its peak resident memory (MB, the
+process's own high-water mark: tools/_bench_data.run_measured), beside
 the peer: a fresh process that only reads learningData.csv and dataSplits.csv with
 ``pandas.read_csv`` (best of ``--repeat``), and the ratio validate / pandas read.
 Targets (issue 11): 10^6 rows at most 6x the pandas read of the same run, peak <= 1.5 GB.
@@ -22,20 +23,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_data import make_task_root  # noqa: E402
+from _bench_data import make_task_root, run_measured  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-
-RUNNER = """
-import resource, sys, time
-from d3mkit.cli import main
-t = time.perf_counter()
-code = main(["validate", sys.argv[1]])
-wall = time.perf_counter() - t
-ru = resource.getrusage(resource.RUSAGE_SELF)
-print(f"RESULT {code} {wall} {ru.ru_utime + ru.ru_stime} {ru.ru_maxrss / 1024}", file=sys.stderr)
-"""
-
 
 PEER = """
 import sys, time
@@ -58,13 +48,9 @@ def peer_once(root: Path) -> float:
 
 
 def run_once(root: Path) -> tuple[float, float, float, int]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    t = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", RUNNER, str(root)], env=env,
-                       capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    line = [ln for ln in p.stderr.splitlines() if ln.startswith("RESULT")][-1].split()
-    return wall, float(line[3]), float(line[4]), int(line[1])
+    """(wall s, CPU s, peak MB, exit code) of a fresh ``d3mkit validate ROOT`` process."""
+    r = run_measured("d3mkit", ["validate", root], dict(os.environ, PYTHONPATH=str(REPO)))
+    return r["wall"], r["cpu"], r["peak_mb"], r["code"]
 
 
 def main() -> None:
