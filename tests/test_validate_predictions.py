@@ -92,3 +92,18 @@ def test_missing_confidence_does_not_hide_the_row_issues(tmp_path):
     codes = {i.code for i in validate_predictions([f], root).issues()}
     assert {"predictions.no_confidence", "predictions.duplicate_index"} <= codes, codes
     assert main(["validate", str(f), "--problem", str(root)]) == 1
+
+
+def test_a_repeated_or_wrong_index_does_not_hide_bad_values(wine, tmp_path):
+    """Rows that cannot be lined up with the truth still have their values checked."""
+    df = good(wine).astype(str)
+    df.loc[2, "class"] = ""
+    dup = pd.concat([df, df.iloc[[0]]], ignore_index=True)
+    wrong = df.replace({"d3mIndex": {df["d3mIndex"].iloc[0]: "99999"}})
+    for bad, index_code in ((dup, "predictions.duplicate_index"), (wrong, "predictions.index_set")):
+        f = tmp_path / "predictions.csv"
+        write_table(bad, f)
+        issues = validate_predictions([f], wine).issues()
+        got = {(i.code, i.location) for i in issues}
+        assert ("predictions.missing_value", "row 4, column class") in got, got
+        assert index_code in {c for c, _ in got}

@@ -580,9 +580,11 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
         issues.append(error("predictions.duplicate_index", f"row {_lines(pos)[0]}, column {INDEX}",
                             f"{len(vals)} d3mIndex value(s) appear more than once "
                             f"({_rows_text(vals)}; rows {_rows_text(_lines(pos), len(pos))})", path))
+        _check_rows(truth, df, conf_col, path, issues)
         return issues
     missing_mask, extra_mask = _index_issues(pred_idx, truth_idx, path, issues, pred_pos=order)
     if missing_mask.any() or extra_mask.any():
+        _check_rows(truth, df, conf_col, path, issues)
         return issues
     identity = bool((order == np.arange(len(order))).all())
     tvals, pvals, codes = {}, {}, {}
@@ -608,6 +610,17 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
         return issues
     return Aligned("rows", _ro(truth_idx), truth.targets, tvals, pvals, truth.col_types,
                    confidence=conf, issues=issues, codes=codes or None)
+
+
+def _check_rows(truth: Truth, df: pd.DataFrame, conf_col, path: str, issues: list[Issue]) -> None:
+    """The checks of the prediction rows on their own — each target value parses as its
+    colType, each confidence is a number in [0, 1] — for a file whose rows cannot be lined
+    up with the truth (a repeated or wrong d3mIndex), so that its other problems are
+    reported with it: every issue at once."""
+    for t in truth.targets:
+        _parse_labels(df[t].to_numpy(), t, truth.col_types[t], path, issues)
+    if conf_col is not None:
+        _confidence(df, conf_col, path, issues)
 
 
 def _joint_codes(tcodes, pcodes, order) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
