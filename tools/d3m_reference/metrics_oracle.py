@@ -14,7 +14,8 @@ Layouts given to the reference: one row per index for hard-label metrics; one ro
 (index, class) with each class's ``confidence`` for the ROC metrics; ``rank`` rows for the
 ranking metrics; one row per (index, label) for the multiLabel cases (the reference
 groups rows by d3mIndex into label sets); for objectDetectionAP the 4.x form (one d3mIndex per image, eight-number
-bounding polygons) — d3mkit gets the same boxes in the 3.1.1 four-number form.
+bounding polygons) — d3mkit gets the same boxes in the 3.1.1 four-number form; two of
+them with tied confidences (d3m breaks ties by the boxes, then the truth's image order).
 """
 
 import json
@@ -223,6 +224,33 @@ def multilabel_cases(rng):
     return cases
 
 
+def od_tie_cases(rng):
+    """Tied confidences, as a constant-confidence file or d3m's construct_confidence writes
+    them: every image gets the same candidate boxes (some truth boxes, hits in their own
+    image and misses elsewhere, and random ones), each with a coarse confidence; rows
+    shuffled, so the order is the tie-break's, not the file's."""
+    cases = []
+    for n_img, levels in ((5, 1), (8, 3)):
+        truth = []
+        for i in range(n_img):
+            for _ in range(int(rng.integers(1, 4))):
+                x, y = rng.integers(0, 100, 2)
+                w, h = rng.integers(10, 40, 2)
+                truth.append((i, f"img_{i:03d}.png", [int(x), int(y), int(x + w), int(y + h)]))
+        cands = [list(b) for _i, _img, b in truth[::2]]
+        cands += [[int(x), int(y), int(x + 20), int(y + 20)] for x, y in rng.integers(0, 100, (4, 2))]
+        pred = []
+        for i in range(n_img):
+            for b in cands:
+                c = 0.5 if levels == 1 else float(rng.integers(1, levels + 1)) / levels
+                pred.append([i, f"img_{i:03d}.png", list(b), c])
+        cases.append({"metric": PM.OBJECT_DETECTION_AVERAGE_PRECISION.value,
+                      "task": "objectDetection", "subtype": None,
+                      "columns": ["d3mIndex", "image", "bounding_box", "confidence"],
+                      "truth": truth, "predictions": shuffled(rng, pred), "params": {}})
+    return cases
+
+
 def polygon(b):
     x0, y0, x1, y1 = b
     return ",".join(str(v) for v in (x0, y0, x0, y1, x1, y1, x1, y0))
@@ -258,6 +286,7 @@ def main():
     # multiLabel cases come last from their own generator, so the cases above keep their
     # values when cases are added here
     cases += multilabel_cases(np.random.default_rng(20261123))
+    cases += od_tie_cases(np.random.default_rng(20261124))
     for c in cases:
         c["truth"] = [[v.item() if hasattr(v, "item") else v for v in r] for r in c["truth"]]
         c["predictions"] = [[v.item() if hasattr(v, "item") else v for v in r] for r in c["predictions"]]
