@@ -35,6 +35,11 @@ from d3mkit.paths import escape_reason, lexical_escape, walk_files
 from d3mkit.validate.report import Report
 from d3mkit.docs.versions import minimal_metadata, supported_version
 
+COLTYPE_CODES = {"integer": "coltype.integer", "real": "coltype.real", "boolean": "coltype.boolean",
+                 "dateTime": "coltype.dateTime", "realVector": "coltype.realVector",
+                 "categorical": "coltype.categorical", "json": "coltype.json", "geojson": "coltype.json"}
+"""The issue code of a bad value, per checked colType (:data:`coltypes.CHECKED`)."""
+
 TABLE_TYPES = ("table", "timeseries", "edgeList")
 INDEX_ROLES = ("index", "multiIndex")
 
@@ -327,7 +332,7 @@ def _check_types(t: Table, cols: list[dict]) -> list[Issue]:
         rows = coltypes.bad_rows(s, ct)
         if len(rows):
             what = coltypes.describe(ct)
-            out += row_issues(f"coltype.{ct if ct != 'geojson' else 'json'}", rows, c["colName"],
+            out += row_issues(COLTYPE_CODES[ct], rows, c["colName"],
                               lambda r: f"{short(s.iloc[r])} is {what} (colType {ct})", p)
     return out
 

@@ -1,0 +1,57 @@
+"""Session-wide checks of the test run.
+
+Every issue code d3mkit emits while the tests run is recorded (wherever it was built: a
+literal, a constant, an f-string, a value passed through helpers), and the session fails
+when one is not in the catalogue (d3mkit/codes.py). The static scan of
+tests/test_codes_catalogue.py sees the codes in the sources; this sees the codes the tests
+make d3mkit emit. Issues built by the tests themselves or by doctest examples are not
+d3mkit's and are not recorded."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+_HELPERS = {"d3mkit.errors", "d3mkit.codes", "d3mkit.validate.codes", "d3mkit.validate.common"}
+EMITTED: dict[str, str] = {}   # code -> the d3mkit module that first emitted it
+
+
+def _emitter() -> str | None:
+    """The d3mkit module an Issue is being built for (skipping the issue helpers), or None
+    when a test or a doctest example builds it."""
+    f = sys._getframe(2)
+    while f is not None and f.f_globals.get("__name__") in _HELPERS \
+            and not f.f_code.co_filename.startswith("<doctest"):
+        f = f.f_back
+    if f is None or f.f_code.co_filename.startswith("<doctest"):
+        return None
+    name = f.f_globals.get("__name__", "")
+    return name if name.startswith("d3mkit") else None
+
+
+def pytest_configure(config):
+    from d3mkit.errors import Issue
+    init = Issue.__init__
+
+    def recording_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        if self.code not in EMITTED:
+            who = _emitter()
+            if who is not None:
+                EMITTED[self.code] = who
+    Issue.__init__ = recording_init
+
+
+def uncatalogued() -> dict[str, str]:
+    from d3mkit.codes import CODES
+    return {c: m for c, m in EMITTED.items() if c not in CODES and not c.startswith("schema.")}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    bad = uncatalogued()
+    if bad:
+        lines = "\n".join(f"  {c} (emitted by {m})" for c, m in sorted(bad.items()))
+        session.config.get_terminal_writer().line(
+            f"\nissue codes emitted during the tests that are not in d3mkit/codes.py:\n{lines}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
