@@ -177,6 +177,19 @@ def test_corruption_kinds_distinct_cells_and_limits():
             assert set(ps.labels[i].ravel()) <= set(ps.labels[t].ravel())   # the split's labels
 
 
+def test_per_cell_puzzle_with_all_labels_different_is_corrupted_by_replacement():
+    # 4x4 perCell on 40 labels: most correct puzzles hold 16 different labels, which no
+    # swap can make incorrect (the published generator loops for ever there)
+    ps = generate(cfg(strategy="perCell", train_count=30, test_count=4, valid_count=3),
+                  Catalog.synthetic(40, 200))
+    bad = np.flatnonzero(~ps.correct)
+    assert not sudoku.is_correct(ps.labels[bad]).any()
+    distinct = np.array([len(np.unique(ps.labels[ps.twin[i]])) == 16 for i in bad])
+    assert distinct.sum() >= 3
+    assert (ps.corruption[bad[distinct]] == "replacement").all()
+    assert "substitution" in set(ps.corruption[bad[~distinct]].tolist())
+
+
 def test_corrupt_chance_controls_the_number_of_corruptions():
     once = generate(cfg(corrupt_chance=0.0, train_count=30), Catalog.synthetic(12, 200))
     assert (once.n_corruptions[~once.correct] == 1).all()

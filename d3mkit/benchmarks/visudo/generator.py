@@ -34,7 +34,11 @@ classification``, ``scripts/datasets.py``, ``puzzles.py``, ``strategies.py``):
   labels in perPuzzle) and an image of it; at most ``min(10, d²)`` replacements.
   Substitution: two cells not touched before swap; at most ``min(10, d²//2)`` swaps.
   After the first, another follows while a coin with ``corrupt_chance`` says so. A
-  result that is still correct is thrown away and redone with the same kind.
+  result that is still correct is thrown away and redone with the same kind. One
+  departure: a perCell puzzle whose d² labels are all different (possible when the
+  sources have at least d² labels, e.g. 4x4 on EMNIST's 37 letters) stays correct under
+  every swap — the published generator loops for ever there — so its twin is corrupted
+  by replacement.
 * **Strategies** (labels are (source, class) pairs, sources in the order given):
   ``basic`` the first d labels of the single source; ``perSplit`` d random labels for
   all three splits; ``perPuzzle`` d random labels per puzzle, test and valid puzzles
@@ -318,6 +322,8 @@ def _corrupt(labels: np.ndarray, images: np.ndarray, candidates: np.ndarray, poo
     d = labels.shape[0]
     n = d * d
     kind = KINDS[int(rng.random() < 0.5)]
+    if kind == "substitution" and len(np.unique(labels)) == n:
+        kind = "replacement"          # no swap of all-different labels breaks a rule
     most = min(PUZZLE_CORRUPTION_MAX, n if kind == "replacement" else n // 2)
     per = 1 if kind == "replacement" else 2
     for _ in range(MAX_ATTEMPTS):
