@@ -172,7 +172,8 @@ def _fmt(v) -> str:
     return "" if v is None else ("empty" if isinstance(v, float) and math.isnan(v) else f"{v:.6g}")
 
 
-def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "") -> list[dict]:
+def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "",
+            confidence_only: bool = False) -> list[dict]:
     from d3mkit.docs import ProblemDoc
     from d3mkit.package import convert_tree
     from d3mkit.scoring.score import score_predictions
@@ -209,7 +210,7 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "
     runs = []
     hard = [n for n in names if not _needs_confidence(n)]
     soft = [n for n in names if _needs_confidence(n)]
-    if hard:
+    if hard and not confidence_only:
         runs.append((kind, hard))
     if soft:
         runs.append((kind + "+confidence", soft))
@@ -285,6 +286,8 @@ def main(argv=None) -> int:
                     help="the reference interpreter (default $D3MKIT_D3M_PYTHON)")
     ap.add_argument("--work", type=Path, help="where roots, views, pipelines and outputs go (default: a temp dir)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--confidence-only", action="store_true",
+                    help="run only the confidence pipeline (the metrics that read a confidence column)")
     args = ap.parse_args(argv)
     if not args.python:
         print("no reference environment: pass --python or set D3MKIT_D3M_PYTHON "
@@ -312,7 +315,7 @@ def main(argv=None) -> int:
     pipelines = _pipelines(args.python, work)
     for bench, root in targets:
         try:
-            rows += run_one(root, work, args.python, pipelines, bench)
+            rows += run_one(root, work, args.python, pipelines, bench, args.confidence_only)
         except Exception as exc:   # one failing root must not hide the others
             rows.append({c: "" for c in COLUMNS} | {"benchmark": bench or root.name, "task root": root.name,
                                                    "equal": False, "note": f"{type(exc).__name__}: {exc}"[:200]})
