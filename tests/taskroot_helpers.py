@@ -1,5 +1,6 @@
-"""Task roots the tests make or rewrite: :func:`detection_root` (a small objectDetection
-root) and :func:`rename_media` (a media column and its collection's directory get other
+"""Task roots the tests make or rewrite: :func:`wine_root` (the tabular wine root, seed 1)
+with :func:`true_test_rows` (its TEST rows' truth: perfect predictions), :func:`detection_root`
+(a small objectDetection root) and :func:`rename_media` (a media column and its collection's directory get other
 names, so a reader that hard-codes either one fails)."""
 
 from __future__ import annotations
@@ -9,6 +10,26 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+
+
+def wine_root(out: Path, with_predictions: bool = False) -> Path:
+    """``d3mkit build tabular --dataset wine --seed 1`` under ``out``; with
+    ``with_predictions``, ``out/predictions.csv`` holds :func:`true_test_rows`."""
+    from d3mkit.benchmarks.tabular import build_task_root
+    root = build_task_root(Path(out), "wine", seed=1)
+    if with_predictions:
+        true_test_rows(root).to_csv(root.parent / "predictions.csv", index=False)
+    return root
+
+
+def true_test_rows(root: Path) -> pd.DataFrame:
+    """d3mIndex and class of the TEST rows (repeat 0, fold 0) of a wine root: a perfect
+    predictions.csv."""
+    from d3mkit.tables import read_table
+    ld = read_table(Path(root) / "wine_dataset" / "tables" / "learningData.csv")
+    sp = read_table(Path(root) / "wine_problem" / "dataSplits.csv")
+    test = set(sp.loc[(sp["type"] == "TEST") & (sp["repeat"] == "0") & (sp["fold"] == "0"), "d3mIndex"])
+    return ld.loc[ld["d3mIndex"].isin(test), ["d3mIndex", "class"]].reset_index(drop=True)
 
 
 def detection_root(out: Path, rows: list[dict], n_images: int, *, shade: int = 20,

@@ -9,16 +9,12 @@ import os
 
 import pytest
 
+from _attack_util import run
 from d3mkit.cli import main
 
 UNWRITABLE = "/proc/d3mkit-no-such-dir/out"   # cannot be created even by root
 
 
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err and "internal error" not in err, err
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

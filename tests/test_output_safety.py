@@ -37,13 +37,8 @@ def run(argv, capsys):
 
 @pytest.fixture(scope="module")
 def wine(tmp_path_factory):
-    from d3mkit.benchmarks.tabular import build_task_root
-    from d3mkit.tables import read_table
-    root = build_task_root(tmp_path_factory.mktemp("wine"), "wine", seed=1)
-    ld = read_table(root / "wine_dataset/tables/learningData.csv")
-    sp = read_table(root / "wine_problem/dataSplits.csv")
-    test = set(sp[(sp["type"] == "TEST") & (sp["repeat"] == "0") & (sp["fold"] == "0")]["d3mIndex"])
-    ld[ld["d3mIndex"].isin(test)][["d3mIndex", "class"]].to_csv(root.parent / "predictions.csv", index=False)
+    from taskroot_helpers import wine_root
+    root = wine_root(tmp_path_factory.mktemp("wine"), with_predictions=True)
     (root.parent / "captions.txt").write_text("a glass is used for drinking unless it is broken\n")
     return root
 

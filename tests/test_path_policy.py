@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import _attack_util
 from d3mkit.cli import main
 from d3mkit.tables import read_table
 
@@ -24,22 +25,15 @@ SECRET = b"SECRET-outside-the-root"
 
 
 def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err and "internal error" not in err, err
+    """``(exit code, stdout + stderr)`` of ``d3mkit ARGV`` (:func:`_attack_util.run`)."""
+    code, out, err = _attack_util.run(argv, capsys)
     return code, out + err
 
 
 @pytest.fixture(scope="module")
 def wine(tmp_path_factory):
-    from d3mkit.benchmarks.tabular import build_task_root
-    root = build_task_root(tmp_path_factory.mktemp("wine"), "wine", seed=1)
-    ld = read_table(root / "wine_dataset/tables/learningData.csv")
-    sp = read_table(root / "wine_problem/dataSplits.csv")
-    test = sp[(sp["type"] == "TEST") & (sp["repeat"] == "0") & (sp["fold"] == "0")]["d3mIndex"]
-    pred = ld[ld["d3mIndex"].isin(set(test))][["d3mIndex", "class"]]
-    pred.to_csv(root.parent / "predictions.csv", index=False)
-    return root
+    from taskroot_helpers import wine_root
+    return wine_root(tmp_path_factory.mktemp("wine"), with_predictions=True)
 
 
 @pytest.fixture()

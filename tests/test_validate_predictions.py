@@ -7,21 +7,17 @@ import pytest
 from d3mkit.cli import main
 from d3mkit.errors import D3MKitError
 from d3mkit.scoring.score import score_predictions
-from d3mkit.tables import read_table, write_table
+from d3mkit.tables import write_table
 from d3mkit.scoring.check import validate_all, validate_predictions
+from taskroot_helpers import true_test_rows, wine_root
 
 
 @pytest.fixture(scope="module")
 def wine(tmp_path_factory):
-    from d3mkit.benchmarks.tabular import build_task_root
-    return build_task_root(tmp_path_factory.mktemp("wine"), "wine", seed=1)
+    return wine_root(tmp_path_factory.mktemp("wine"))
 
 
-def good(wine):
-    ld = read_table(wine / "wine_dataset" / "tables" / "learningData.csv")
-    sp = read_table(wine / "wine_problem" / "dataSplits.csv")
-    test = set(sp.loc[(sp["type"] == "TEST") & (sp["repeat"] == "0") & (sp["fold"] == "0"), "d3mIndex"])
-    return ld.loc[ld["d3mIndex"].isin(test), ["d3mIndex", "class"]].reset_index(drop=True)
+good = true_test_rows
 
 
 BAD = {
