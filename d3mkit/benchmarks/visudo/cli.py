@@ -240,8 +240,9 @@ def tables(ps: PuzzleSet, catalog: Catalog) -> dict[str, pd.DataFrame]:
             "puzzles": puzzles}
 
 
-#: pixels of the puzzles handed to the executor at a time (bounds memory on large builds)
-BATCH_BYTES = 16 << 20
+#: pixels of the puzzles handed to the executor at a time: bounds memory on large builds,
+#: and stays under Dask's 10 MB large-graph warning with the file paths added
+BATCH_BYTES = 6 << 20
 
 
 def write_task_root(out: Path, ps: PuzzleSet, catalog: Catalog, *, name: str | None = None,
