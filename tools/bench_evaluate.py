@@ -73,17 +73,32 @@ def shell_loop(p: Path, s: Path, sample: int) -> tuple[float, int, float]:
     return t, len(files), cpu
 
 
-def dask_run(p: Path, s: Path, out: Path, workers: int) -> float:
-    import distributed
-
-    from d3mkit.evaluate.campaign import run_campaign
-    from d3mkit.executor import make_executor
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            make_executor(scheduler=cluster.scheduler_address) as ex:
+_DASK = """
+import resource, sys, time
+from pathlib import Path
+import distributed
+from d3mkit.evaluate.campaign import run_campaign
+from d3mkit.executor import make_executor
+p, s, out, workers = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster:
+    with make_executor(scheduler=cluster.scheduler_address) as ex:
         t = time.perf_counter()
         run_campaign(p, s, out, ex, use_cache=False)
-        return time.perf_counter() - t
+        dt = time.perf_counter() - t
+rss = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+print(dt, rss)
+"""
+
+
+def dask_run(p: Path, s: Path, out: Path, workers: int) -> tuple[float, float]:
+    """(wall seconds of the campaign, peak RSS MiB of the largest process: the calling
+    process or a worker) on a LocalCluster of ``workers`` processes started beforehand
+    (its start-up is not timed), all in a fresh process."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    res = subprocess.run([sys.executable, "-c", _DASK, str(p), str(s), str(out), str(workers)],
+                         capture_output=True, text=True, env=env, check=True).stdout.split()
+    return float(res[-2]), int(res[-1]) / 1024
 
 
 def main(argv=None) -> int:
@@ -125,8 +140,8 @@ def main(argv=None) -> int:
         tc, mc, cc = measured(evaluate_cmd(p, s, tmp / "o2", "--workers", str(args.workers)))
         row("re-run, nothing changed (cache)", tc, cc, mc)
         if not args.no_dask:
-            td = dask_run(p, s, tmp / "o3", args.workers)
-            row(f"Dask LocalCluster, {args.workers} worker processes (started beforehand)", td, None, None)
+            td, md = dask_run(p, s, tmp / "o3", args.workers)
+            row(f"Dask LocalCluster, {args.workers} worker processes (started beforehand)", td, None, md)
         shutil.rmtree(tmp / "main")
         growth = []
         for total in [int(x) for x in args.growth.split(",") if x]:
