@@ -74,11 +74,16 @@ def shell_loop(p: Path, s: Path, sample: int) -> tuple[float, int, float]:
 
 
 _DASK = """
-import resource, sys, time
+import sys, time
 from pathlib import Path
 import distributed
 from d3mkit.evaluate.campaign import run_campaign
 from d3mkit.executor import make_executor
+
+def hwm_kb():
+    with open("/proc/self/status") as fh:
+        return int(next(line.split()[1] for line in fh if line.startswith("VmHWM:")))
+
 p, s, out, workers = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
 with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster:
@@ -86,15 +91,16 @@ with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes
         t = time.perf_counter()
         run_campaign(p, s, out, ex, use_cache=False)
         dt = time.perf_counter() - t
-rss = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-print(dt, rss)
+        peaks = list(ex.client.run(hwm_kb).values()) + [hwm_kb()]
+print(dt, max(peaks))
 """
 
 
 def dask_run(p: Path, s: Path, out: Path, workers: int) -> tuple[float, float]:
-    """(wall seconds of the campaign, peak RSS MiB of the largest process: the calling
-    process or a worker) on a LocalCluster of ``workers`` processes started beforehand
-    (its start-up is not timed), all in a fresh process."""
+    """(wall seconds of the campaign, peak memory MiB of the largest process: the calling
+    process or a worker, each its own ``VmHWM``) on a LocalCluster of ``workers``
+    processes started beforehand (its start-up is not timed), all in a fresh process.
+    Linux only (``/proc``)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     res = subprocess.run([sys.executable, "-c", _DASK, str(p), str(s), str(out), str(workers)],
                          capture_output=True, text=True, env=env, check=True).stdout.split()
