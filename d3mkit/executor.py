@@ -199,22 +199,30 @@ def cpu_count() -> int:
     return os.cpu_count() or 1
 
 
-def add_executor_arguments(parser, what: str = "work", *, unused: str | None = None) -> None:
+def add_executor_arguments(parser, what: str = "work", *, unused: str | None = None,
+                           default_workers: int | None = None, why: str = "") -> None:
     """``--workers N`` and ``--scheduler ADDRESS`` on a subcommand; ``unused``: why a
     command that takes them like its siblings has nothing to run on them (said in the help;
-    the command checks them with :func:`check_options`)."""
+    the command checks them with :func:`check_options`). ``default_workers`` (with ``why``
+    for the help) replaces the CPU count as the default; the command passes it to
+    :func:`from_args` too."""
     if unused:
         note = f"accepted and checked like the other builds' option, but not used: {unused}"
         parser.add_argument("--workers", type=int, default=None, metavar="N", help=note)
         parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help=note)
         return
+    default = "the CPU count" if default_workers is None else f"{default_workers}{', ' + why if why else ''}"
     parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help=f"local processes for the {what} (default: the CPU count; 1 = this process)")
+                        help=f"local processes for the {what} (default: {default}; 1 = this process)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run on a Dask distributed cluster, e.g. tcp://HOST:8786 "
                              f"(needs {DASK_EXTRA})")
 
 
-def from_args(args) -> Executor:
-    """The executor a command's ``--workers``/``--scheduler`` ask for."""
-    return make_executor(getattr(args, "workers", None), getattr(args, "scheduler", None))
+def from_args(args, default_workers: int | None = None) -> Executor:
+    """The executor a command's ``--workers``/``--scheduler`` ask for; with neither given,
+    ``default_workers`` local processes (None: the CPU count)."""
+    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
+    if workers is None and scheduler is None:
+        workers = default_workers
+    return make_executor(workers, scheduler)

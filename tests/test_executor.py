@@ -32,6 +32,20 @@ def test_map_keeps_input_order_and_raises():
             two.map(_fail_on_three, items)
 
 
+def test_from_args_takes_a_command_default_unless_an_option_is_given(monkeypatch):
+    from types import SimpleNamespace
+
+    import d3mkit.executor as executor
+    with executor.from_args(SimpleNamespace(workers=None, scheduler=None), default_workers=1) as ex:
+        assert ex.kind == "serial"
+    with executor.from_args(SimpleNamespace(workers=2, scheduler=None), default_workers=1) as ex:
+        assert ex.kind == "local" and ex.workers == 2
+    asked = []
+    monkeypatch.setattr(executor, "make_executor", lambda w, s: asked.append((w, s)))
+    executor.from_args(SimpleNamespace(workers=None, scheduler="tcp://h:8786"), default_workers=1)
+    assert asked == [(None, "tcp://h:8786")]       # --scheduler alone: the default is not "both"
+
+
 def test_usage_errors():
     with pytest.raises(UsageError, match="at least 1"):
         make_executor(workers=0)

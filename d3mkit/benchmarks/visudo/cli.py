@@ -89,8 +89,15 @@ def add_build_arguments(parser) -> None:
                         help="EMNIST release to take the letters from (default bymerge)")
     parser.add_argument("--name", default=None, help="task root name (single split only)")
     from d3mkit.executor import add_executor_arguments
-    add_executor_arguments(parser, "image files (same bytes whatever the count)")
+    add_executor_arguments(parser, "image files (same bytes whatever the count)",
+                           default_workers=DEFAULT_WORKERS, why="as writing many small files is bound by "
+                           "the file system: more processes measured slower (docs/evaluate.md)")
 
+
+#: ``--workers`` when neither it nor ``--scheduler`` is given: creating ~14 files per
+#: puzzle costs more than encoding them, and two processes creating files in one directory
+#: measured slower and spent more system time than one (docs/evaluate.md, tools/bench_builds.py)
+DEFAULT_WORKERS = 1
 
 MAX_SPLITS = 1000   # task roots per build: a guard against typos such as 0-99999
 
@@ -302,7 +309,7 @@ def build(args) -> list[Path]:
                   overlap=args.overlap, corrupt_chance=args.corrupt_chance, split=indices[0], seed=args.seed)
     base.check()                                   # bad settings fail before any image is loaded
     from d3mkit.executor import from_args
-    with from_args(args) as ex:                    # --workers N | --scheduler ADDRESS
+    with from_args(args, DEFAULT_WORKERS) as ex:   # --workers N | --scheduler ADDRESS
         catalog = load_catalog(sources, args.source_dir, args.download, args.emnist_split)
         roots = []
         for k in indices:
