@@ -185,6 +185,55 @@ def write_with(path: Path | str, writer: Callable[[Path], None]) -> None:
         writer(tmp)
 
 
+# ------------------------------------------------------------------------------ copies
+def copy_file(src: Path | str, dst: Path | str, *, what: str = "media file") -> None:
+    """Copy the bytes of ``src`` (untrusted: a regular file within ``D3MKIT_MAX_FILE_BYTES``,
+    :func:`d3mkit.limits.open_regular`) to a new or replaced ``dst`` with mode
+    ``0666 & ~umask``: the source's mode (0o777, setuid, ...) never carries over, and ``dst``
+    is never written through a symlink. Used for media copied into a task root or a view.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "s").write_text("x"); (d / "s").chmod(0o4777)
+    >>> copy_file(d / "s", d / "t"); (d / "t").read_text(), (d / "t").stat().st_mode & 0o7777 == file_mode()
+    ('x', True)
+    """
+    from d3mkit.limits import open_regular
+    with open_regular(src, what) as fin:
+        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        with os.fdopen(fd, "wb") as fout:
+            os.fchmod(fd, file_mode())
+            shutil.copyfileobj(fin, fout, 1 << 20)
+
+
+def copy_tree(src: Path | str, dst: Path | str, *, symlinks: bool = False, what: str = "media file") -> None:
+    """Copy directory ``src`` to ``dst`` (made, or merged into) with :func:`copy_file` for
+    every file and ``0777 & ~umask`` directories. A symlink is followed (``symlinks=False``;
+    the caller has checked where it leads, :func:`d3mkit.paths.walk_files`) or recreated as a
+    symlink (``symlinks=True``, nothing behind it is read). A directory symlink that loops
+    back to a directory being copied is an error naming it."""
+    from d3mkit.errors import D3MKitError, error
+    stack: list[str] = []
+
+    def walk(s: Path, d: Path) -> None:
+        real = os.path.realpath(s)
+        if real in stack:
+            raise D3MKitError(error("file.unreadable", "", "a directory symlink loops back to "
+                                    f"{real}; refusing to copy it", str(s)))
+        stack.append(real)
+        os.makedirs(d, mode=0o777, exist_ok=True)
+        for e in sorted(os.scandir(s), key=lambda e: e.name):
+            target = d / e.name
+            if symlinks and e.is_symlink():
+                os.symlink(os.readlink(e.path), target)
+            elif e.is_dir():
+                walk(Path(e.path), target)
+            else:
+                copy_file(e.path, target, what=what)
+        stack.pop()
+
+    walk(Path(src), Path(dst))
+
+
 # ------------------------------------------------------------------------- directories
 _libc = None
 

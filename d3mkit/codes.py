@@ -211,6 +211,16 @@ OTHER: dict[str, tuple[str, str]] = {
     # command line
     "usage": (E, "bad arguments (exit 2)"),
     "usage.path": (E, "a path argument does not exist, is a broken symlink or cannot be read (exit 2)"),
+    # images, IDX and PGN files read by the benchmarks (d3mkit.images, visudo.idx, value.games)
+    "image.too_large": (E, "an image declares more pixels than D3MKIT_MAX_IMAGE_PIXELS (a decompression bomb)"),
+    "image.unreadable": (E, "an image file is not an image Pillow can decode, or is truncated or corrupt"),
+    "idx.magic": (E, "an IDX file's magic number or type byte is wrong (not an IDX file)"),
+    "idx.truncated": (E, "an IDX file has fewer bytes than its header promises"),
+    "idx.trailing": (E, "an IDX file has bytes after the data its header promises"),
+    "idx.too_large": (E, "an IDX header promises more data than D3MKIT_MAX_IDX_BYTES"),
+    "idx.gzip": (E, "a gzip-compressed IDX file is a broken gzip stream"),
+    "idx.unreadable": (E, "an IDX file cannot be read"),
+    "pgn.too_large": (E, "a PGN file has more games, more half-moves in a game, or a longer line than its limit"),
     # benchmarks
     "abstraction.image": (E, "an abstraction image is not 28x28"),
     "abstraction.n_test": (E, "the abstraction test set cannot hold every shape"),
@@ -229,7 +239,6 @@ OTHER: dict[str, tuple[str, str]] = {
     "release.image": (E, "a VALUE release image is in more than one split"),
     "release.key": (E, "a VALUE release index appears twice"),
     "release.labels": (E, "a VALUE release labels file is not an index -> board object"),
-    "value.image": (E, "a VALUE image cannot be read"),
     "value.no_images": (E, "learningData has no column referring to an image collection"),
     "value.no_positions": (E, "the VALUE board source gave no positions"),
     "value.target": (E, "the targets of a VALUE task root do not hold boards"),

@@ -16,6 +16,13 @@ multiLabel labels     ``D3MKIT_MAX_LABELS``           100,000 distinct labels pe
 label matrix cells    ``D3MKIT_MAX_LABEL_CELLS``      50,000,000 (indices x labels)
 repeats x folds       ``D3MKIT_MAX_SPLITS``           10,000 (repeat, fold) pairs
 dataSplits rows       ``D3MKIT_MAX_SPLIT_ROWS``       100,000,000 rows to generate
+bytes of an image     ``D3MKIT_MAX_IMAGE_BYTES``      256 MiB per image file
+pixels of an image    ``D3MKIT_MAX_IMAGE_PIXELS``     100,000,000 decoded pixels (w x h)
+IDX data bytes        ``D3MKIT_MAX_IDX_BYTES``        2 GiB the header promises (decompressed)
+PGN games             ``D3MKIT_MAX_PGN_GAMES``        1,000,000 games read from one file
+PGN half-moves        ``D3MKIT_MAX_PGN_PLIES``        10,000 half-moves in one game
+PGN positions         ``D3MKIT_MAX_PGN_POSITIONS``    10,000,000 half-moves in one file
+PGN line              ``D3MKIT_MAX_PGN_LINE``         1 MiB characters in one line
 ====================  ==============================  =================================
 
 >>> limit("MAX_COLUMNS")
@@ -44,6 +51,13 @@ DEFAULTS = {
     "MAX_LABEL_CELLS": 50_000_000,
     "MAX_SPLITS": 10_000,
     "MAX_SPLIT_ROWS": 100_000_000,
+    "MAX_IMAGE_BYTES": 256 << 20,
+    "MAX_IMAGE_PIXELS": 100_000_000,
+    "MAX_IDX_BYTES": 2 << 30,
+    "MAX_PGN_GAMES": 1_000_000,
+    "MAX_PGN_PLIES": 10_000,
+    "MAX_PGN_POSITIONS": 10_000_000,
+    "MAX_PGN_LINE": 1 << 20,
 }
 
 
@@ -75,6 +89,11 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _a(what: str) -> str:
+    """``what`` with its indefinite article ("an image file", "a CSV file")."""
+    return f"an {what}" if what[:1].lower() in "aeio" else f"a {what}"
+
+
 def file_issue(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE_BYTES") -> Issue | None:
     """None when ``path`` is a regular file within the byte limit ``limit_name``; else
     the issue refusing it, before anything opens it. A missing or unreadable path is
@@ -85,11 +104,55 @@ def file_issue(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE
     except (OSError, ValueError):
         return None
     if stat.S_ISDIR(st.st_mode):
-        return error("file.is_directory", "", f"expected a {what}, found a directory", p)
+        return error("file.is_directory", "", f"expected {_a(what)}, found a directory", p)
     if not stat.S_ISREG(st.st_mode):
-        return error("file.not_regular", "", f"expected a {what}, found {file_kind(st.st_mode)}; "
+        return error("file.not_regular", "", f"expected {_a(what)}, found {file_kind(st.st_mode)}; "
                      f"only regular files are read", p)
     if st.st_size > limit(limit_name):
         return error("file.too_large", "", f"{what} is {st.st_size:,} bytes, over the "
                      f"byte {how_to_raise(limit_name)}", p)
     return None
+
+
+def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE_BYTES"):
+    """``path`` opened for binary reading when it is a regular file within the byte limit
+    ``limit_name``; else :class:`~d3mkit.errors.D3MKitError` with the issue of
+    :func:`file_issue` (``file.missing``/``file.unreadable`` when it cannot be opened).
+
+    Race-free: the name is opened without blocking (a FIFO swapped in after the check does
+    not hang ``open``) and the opened file is checked again, so what is read is what was
+    checked.
+
+    >>> open_regular("/dev/zero", "PGN file")
+    Traceback (most recent call last):
+    ...
+    d3mkit.errors.D3MKitError: /dev/zero: error [file.not_regular] expected a PGN file, found a character device; only regular files are read
+    """
+    from d3mkit.errors import D3MKitError
+    p = str(path)
+    refused = file_issue(p, what, limit_name)
+    if refused is not None:
+        raise D3MKitError(refused)
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise D3MKitError(error("file.missing", "", f"{what} does not exist", p)) from None
+    except IsADirectoryError:
+        raise D3MKitError(error("file.is_directory", "", f"expected {_a(what)}, found a directory", p)) from None
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise D3MKitError(error("file.unreadable", "", f"cannot read {what}: {why}", p)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit(limit_name):
+            raise D3MKitError(error("file.not_regular", "", f"expected {_a(what)}, found "
+                                    f"{file_kind(st.st_mode)}; only regular files are read", p)
+                              if not stat.S_ISREG(st.st_mode) else
+                              error("file.too_large", "", f"{what} is {st.st_size:,} bytes, over the "
+                                    f"byte {how_to_raise(limit_name)}", p))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

@@ -23,14 +23,13 @@ way: into a temporary sibling, renamed into place when everything converted.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from d3mkit import __version__
-from d3mkit.atomic import StagedDir, check_output_dir
+from d3mkit.atomic import StagedDir, check_output_dir, copy_tree
 from d3mkit.paths import outside_reason, resolve_inside
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
@@ -224,7 +223,7 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
                          code="usage.path")
     check_output_dir(out, "--out")
     with StagedDir(out, force=force) as dest:      # crash-safe, like task roots (d3mkit.atomic)
-        shutil.copytree(root, dest, symlinks=True, dirs_exist_ok=True)
+        copy_tree(root, dest, symlinks=True, what="file")   # umask modes, regular files only
         issues: list[Issue] = []
         errors: list[Issue] = []
         box_columns: set[str] = set()

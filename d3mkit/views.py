@@ -33,12 +33,11 @@ unit's key, with the target columns empty; its media are the items those rows na
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.atomic import StagedDir, check_output_dir
+from d3mkit.atomic import StagedDir, check_output_dir, copy_file, copy_tree
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
 from d3mkit.errors import D3MKitError, UsageError
@@ -112,9 +111,9 @@ def _copy(src: Path, dst: Path, root: Path, doc_path: Path, location: str) -> No
             rel, why = sorted(escaping.items())[0]
             raise D3MKitError.single(doc_path, PATH_ESCAPE, location,
                                      f"{src.relative_to(root).as_posix()}/{rel}: {why}")
-        shutil.copytree(src, dst)
+        copy_tree(src, dst)          # umask modes; FIFOs, devices and oversize files refused
     else:
-        shutil.copyfile(src, dst)
+        copy_file(src, dst)
 
 
 def _rows_of_view(src: _Source, res: dict, path: Path, rows: pd.DataFrame) -> pd.DataFrame | None:

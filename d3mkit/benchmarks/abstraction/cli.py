@@ -217,8 +217,7 @@ def build(args) -> list[Path]:
 def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
     """Images (0-10 values, ``(n, 28, 28)`` uint8) and learningData rows of a task root,
     for ``indices`` (d3mIndex strings) or all rows."""
-    from PIL import Image
-
+    from d3mkit.images import read_image
     from d3mkit.errors import D3MKitError, error
     ld = task.learning_data().set_index("d3mIndex", drop=False)
     if indices is not None:
@@ -231,13 +230,7 @@ def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
     out = np.empty((len(ld), S.IMAGE, S.IMAGE), dtype=np.uint8)
     for j, path in enumerate(paths):
         f = path.name
-        try:
-            with Image.open(path) as im:
-                arr = np.asarray(im.convert("L"))
-        except (OSError, ValueError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise D3MKitError(error("abstraction.image", f"image {f}", f"cannot read: {why}",
-                                    str(path))) from None
+        arr = np.asarray(read_image(path, "L", location=f"image {f}"))
         if arr.shape != (S.IMAGE, S.IMAGE):
             raise D3MKitError(error("abstraction.image", f"image {f}",
                                     f"is {arr.shape[1]}x{arr.shape[0]}, expected 28x28", str(path)))

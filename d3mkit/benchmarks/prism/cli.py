@@ -32,7 +32,6 @@ rationale for PVLr) are reported with their manifest line and nothing is written
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -40,7 +39,9 @@ import pandas as pd
 
 from d3mkit.benchmarks.prism.manifest import PVLI_SPLITS, Record, read_manifest
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.atomic import copy_file
 from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.images import read_image
 
 TASKS = ("pvli", "pvlr")
 IMAGE_RES = "0"
@@ -282,18 +283,15 @@ def _place_image(job) -> None:
     to PNG; ``job = (source, destination, convert)``. A module-level function: it runs on
     executor workers."""
     src, dest, convert = job
-    if convert:
-        from PIL import Image
-        with Image.open(src) as im:
-            im.convert("RGBA" if im.mode in ("RGBA", "LA", "P") else "RGB").save(dest, format="PNG")
+    if convert:        # read through the one owner of untrusted images (caps, one-line errors)
+        im = read_image(src)
+        im.convert("RGBA" if im.mode in ("RGBA", "LA", "P") else "RGB").save(dest, format="PNG")
     else:
-        shutil.copyfile(src, dest)
+        copy_file(src, dest, what="image")     # umask mode, regular file only
 
 
 def _is_png_or_jpeg(path: Path) -> bool:
-    from PIL import Image
-    with Image.open(path) as im:
-        return im.format in ("PNG", "JPEG")
+    return read_image(path).format in ("PNG", "JPEG")
 
 
 def learning_data(records: list[Record], media: dict[Path, str], task: str) -> pd.DataFrame:

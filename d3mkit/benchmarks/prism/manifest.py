@@ -249,16 +249,8 @@ def _check(row: dict, line: int, images: Path, task: str, image_check):
 
 def image_problem(path: Path) -> str | None:
     """None when Pillow can read ``path`` as an image, else why not."""
+    from d3mkit.images import image_issue
     if not path.exists():
         return "file not found"
-    if not path.is_file():
-        return "not a file"
-    try:
-        from PIL import Image
-        with Image.open(path) as im:
-            im.verify()
-        with Image.open(path) as im:      # verify() leaves the image unusable; decode once
-            im.load()
-    except Exception as exc:  # noqa: BLE001 - any decoder failure means unreadable
-        return f"unreadable image ({type(exc).__name__}: {exc})"
-    return None
+    issue = image_issue(path)          # regular file, byte and pixel caps, checksums, decodes
+    return None if issue is None else f"{issue.message} [{issue.code}]"

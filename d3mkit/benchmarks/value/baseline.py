@@ -74,16 +74,14 @@ def image_column(task) -> tuple[str, Path]:
 def load_images(paths, size: int) -> np.ndarray:
     """``(N, 3, size, size)`` uint8 array of RGB images resized (bilinear)."""
     from PIL import Image
+
+    from d3mkit.images import read_image
     out = np.empty((len(paths), 3, size, size), dtype=np.uint8)
     for i, p in enumerate(paths):
-        try:
-            with Image.open(p) as im:
-                im = im.convert("RGB")
-                if im.size != (size, size):
-                    im = im.resize((size, size), Image.BILINEAR)
-                out[i] = np.asarray(im).transpose(2, 0, 1)
-        except (OSError, ValueError) as exc:
-            raise D3MKitError(error("value.image", "", f"cannot read image: {exc}", str(p))) from None
+        im = read_image(p, "RGB")          # the one owner of untrusted images (caps, one-line errors)
+        if im.size != (size, size):
+            im = im.resize((size, size), Image.BILINEAR)
+        out[i] = np.asarray(im).transpose(2, 0, 1)
     return out
 
 

@@ -32,25 +32,89 @@ def pgn_positions(path: Path | str, *, max_games: int | None = None) -> Iterator
     """FEN placements after every half-move of every game in ``path``.
 
     A game python-chess could not parse fully (an illegal or unreadable move) is an error
-    naming the game and its first error, exit code 1.
+    naming the game and its first error, exit code 1. The file is untrusted: it must be a
+    regular file (a FIFO or ``/dev/zero`` is refused unopened) within
+    ``D3MKIT_MAX_FILE_BYTES``, and reading stops with ``pgn.too_large`` at a line longer
+    than ``D3MKIT_MAX_PGN_LINE`` characters, a game of more than ``D3MKIT_MAX_PGN_PLIES``
+    half-moves, more than ``D3MKIT_MAX_PGN_POSITIONS`` positions in all, or more than
+    ``D3MKIT_MAX_PGN_GAMES`` games when ``max_games`` is not given.
     """
-    import chess.pgn
+    from d3mkit.limits import open_regular
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"PGN file not found: {path}", str(path))
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open_regular(path, "PGN file") as raw, \
+            io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as fh:
         yield from _positions_of_stream(fh, str(path), max_games)
+
+
+class _Lines:
+    """The ``readline`` python-chess calls, refusing a line over ``D3MKIT_MAX_PGN_LINE``."""
+
+    def __init__(self, fh, where: str):
+        from d3mkit.limits import limit
+        self.fh, self.where, self.cap, self.n = fh, where, limit("MAX_PGN_LINE"), 0
+
+    def readline(self) -> str:
+        line = self.fh.readline(self.cap + 1)
+        self.n += 1
+        if len(line) > self.cap:
+            raise _too_large(self.where, f"line {self.n}", "a line is too long", "MAX_PGN_LINE")
+        return line
+
+
+def _too_large(where: str, location: str, what: str, name: str) -> D3MKitError:
+    from d3mkit.limits import how_to_raise
+    return D3MKitError(error("pgn.too_large", location, f"{what} ({how_to_raise(name)})", where))
+
+
+def _builder(where: str, game_no: int, plies_read: int):
+    """A python-chess GameBuilder that stops at ``D3MKIT_MAX_PGN_PLIES`` moves in a game and
+    at ``D3MKIT_MAX_PGN_POSITIONS`` in all (``plies_read`` before this game)."""
+    import chess.pgn
+
+    from d3mkit.limits import limit
+    cap, total = limit("MAX_PGN_PLIES"), limit("MAX_PGN_POSITIONS")
+
+    class Capped(chess.pgn.GameBuilder):
+        plies = 0
+
+        def visit_move(self, board, move):
+            self.plies += 1
+            if self.plies > cap:
+                raise _too_large(where, f"game {game_no}", "the game has too many half-moves",
+                                 "MAX_PGN_PLIES")
+            if plies_read + self.plies > total:
+                raise _too_large(where, f"game {game_no}", "the games hold too many positions in all",
+                                 "MAX_PGN_POSITIONS")
+            return super().visit_move(board, move)
+
+        def handle_error(self, error: Exception) -> None:
+            self.game.errors.append(error)      # reported by the caller; never logged to stderr
+    return Capped
 
 
 def _positions_of_stream(fh, where: str, max_games: int | None) -> Iterator[str]:
     import chess.pgn
+
+    from d3mkit.limits import limit
+    lines = _Lines(fh, where)
     n = 0
     positions = 0
     while max_games is None or n < max_games:
-        game = chess.pgn.read_game(fh)
+        try:
+            game = chess.pgn.read_game(lines, Visitor=_builder(where, n + 1, positions))
+        except D3MKitError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - python-chess fails in its own ways on garbage
+            raise D3MKitError(error("pgn.game", f"game {n + 1}, line {lines.n}", "could not read the "
+                                    f"game ({type(exc).__name__}: {exc}); is this a PGN file?", where)) from None
         if game is None:
             break
         n += 1
+        if max_games is None and n > limit("MAX_PGN_GAMES"):
+            raise _too_large(where, f"game {n}", "the file holds too many games (read fewer with "
+                             "--max-games)", "MAX_PGN_GAMES")
         if game.errors:
             raise D3MKitError(error("pgn.game", f"game {n}",
                                     f"could not read the moves: {game.errors[0]}", where))

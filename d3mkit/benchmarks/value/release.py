@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.value.boards import BoardError, array_to_fen, as_fen, fen_to_symbols, square_name
+from d3mkit.atomic import copy_file
 from d3mkit.errors import D3MKitError, UsageError, error
 from d3mkit.paths import require_inside
 
@@ -268,7 +268,7 @@ def copy_release(path: Path | str, media: Path, n_train: int, n_test: int) -> tu
             if (media / name).exists():
                 raise D3MKitError(error("release.image", f"key {k}", f"image {name} is in more than one "
                                         "split of the release", str(part.images)))
-            shutil.copyfile(src, media / name)
+            copy_file(src, media / name, what="release image")
             d3m = len(names)
             for b in boxes.get(k, ()):
                 box_rows.append((d3m, name, b[0], square_name(b[1]), *b[2:]))

@@ -54,6 +54,6 @@ def write_puzzle(job) -> None:
 
 
 def load_png(path: Path | str) -> np.ndarray:
-    from PIL import Image
-    with Image.open(path) as im:
-        return np.asarray(im.convert("L"), dtype=np.uint8)
+    """A puzzle image as gray uint8 (through :func:`d3mkit.images.read_image`)."""
+    from d3mkit.images import read_image
+    return np.asarray(read_image(path, "L"), dtype=np.uint8)

@@ -134,7 +134,7 @@ def _find(source_dir: Path, sp: IdxSpec, fname: str) -> Path | None:
     leading out of ``source_dir`` is an error (:mod:`d3mkit.paths`)."""
     for d in (source_dir / sp.name, source_dir):
         for cand in (d / fname, d / (fname + ".gz")):
-            if cand.is_file():
+            if cand.exists() and not cand.is_dir():   # a FIFO or device is named and refused by read_idx
                 return require_inside(source_dir, cand, what=str(cand),
                                       root_name=f"--source-dir {source_dir}")
     return None
