@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def read_image(path: Path | str, mode: str | None = None, *, location: str = "",
         except MemoryError:
             raise D3MKitError(error("image.too_large", location, "decoding the image ran out of memory", p)) from None
         except Exception as exc:  # noqa: BLE001 - any decoder failure (OSError, SyntaxError, struct.error, ...)
-            why = " ".join(str(exc).split()) or type(exc).__name__
+            why = re.sub(r"\s*<_io\.\w+ name=\d+>", "", " ".join(str(exc).split())) or type(exc).__name__
             raise D3MKitError(error("image.unreadable", location, f"unreadable image "
                                     f"({type(exc).__name__}: {why})", p)) from None
         finally:
