@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from pathlib import Path
@@ -56,7 +57,11 @@ def read_image(path: Path | str, mode: str | None = None, *, location: str = "",
     bomb = getattr(Image, "DecompressionBombError", MemoryError)
     bomb_warning = getattr(Image, "DecompressionBombWarning", RuntimeWarning)
     old_cap = Image.MAX_IMAGE_PIXELS
-    with open_regular(p, "image file", "MAX_IMAGE_BYTES") as fh, warnings.catch_warnings():
+    try:
+        fh = open_regular(p, "image file", "MAX_IMAGE_BYTES")
+    except D3MKitError as exc:           # the caller's location (e.g. the table row) kept
+        raise D3MKitError([dataclasses.replace(i, location=location or i.location) for i in exc.issues]) from None
+    with fh, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         warnings.simplefilter("error", bomb_warning)
         try:

@@ -339,7 +339,7 @@ def test_abstraction_baseline_missing_image_message(abstraction, tmp_path, capsy
     victim = sorted((root / "abs_dataset" / "media").iterdir())[0]
     victim.unlink()
     code, _, err = run(["baseline", root, "--model", "abstraction-cnn", "--epochs", "1"], capsys)
-    assert code == 1 and err.count(victim.name) == 2 and "No such file or directory" in err
+    assert code == 1 and err.count(victim.name) == 2 and "[file.missing]" in err and "does not exist" in err
     assert not (root / "abs_solution").exists()
 
 
