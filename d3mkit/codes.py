@@ -50,7 +50,7 @@ VALIDATION: dict[str, tuple[str, str]] = {
     # CSV reading
     "csv.empty": (E, "a CSV file has no header row"),
     "csv.parse": (E, "a CSV file cannot be parsed (e.g. an unclosed quote)"),
-    "csv.bad_row": (E, "a CSV row has more fields than the header"),
+    "csv.bad_row": (E, "a CSV row has more or fewer fields than the header"),
     "csv.duplicate_header": (E, "a CSV header names the same column twice"),
     "csv.too_wide": (E, "a CSV header has more columns than D3MKIT_MAX_COLUMNS (or a header line over 16 MiB)"),
     # dataset resources and columns

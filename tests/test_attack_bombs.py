@@ -273,5 +273,5 @@ def test_wide_predictions_with_a_ragged_row(task, tmp_path, capsys, tail):
     rows = [f"{i},{'abcab'[i % 5]},{zeros}" for i in range(1, 20, 2)]
     rows[3] += tail
     pred = _preds(tmp_path, "d3mIndex,y," + ",".join(f"c{i}" for i in range(extra)) + "\n" + "\n".join(rows) + "\n")
-    err = refused(["score", "--problem", task, "--predictions", pred], capsys, "csv.parse", path=pred)
+    err = refused(["score", "--problem", task, "--predictions", pred], capsys, "csv.bad_row", path=pred)
     assert "row 5" in err

@@ -47,7 +47,7 @@ def test_confidence_column_any_case_and_extra_columns_warn(task):
     ("d3mIndex;y\n1;b\n", "csv.delimiter"),
     ("d3mIndex\ty\n1\tb\n", "csv.delimiter"),
     ("d3mIndex,y,y\n1,b,b\n", "csv.duplicate_header"),
-    ("d3mIndex,y\n1,b\n3,a,zz\n", "csv.parse"),
+    ("d3mIndex,y\n1,b\n3,a,zz\n", "csv.bad_row"),
     ("D3MIndex,y\n1,b\n", "predictions.no_index"),
     ("d3mIndex,label\n1,b\n", "predictions.no_target"),
     ("d3mIndex,y\n1,b\n3,\n5,a\n7,nan\n9,a\n", "predictions.missing_value"),

@@ -160,7 +160,7 @@ def read_predictions(path: Path | str, truth: "Truth | None" = None
         return read_csv_checked(path, "predictions")
     keep = {INDEX, *truth.targets, truth.image_column}
     cols = [c for c in header if c in keep or c.lower() in ("confidence", "rank")]
-    df, issues = read_strings(path, cols, (INDEX,), check_rows=True)
+    df, issues = read_strings(path, cols, (INDEX,))
     issues = _usage(issues, "predictions")
     if df is not None:
         df.attrs["header"] = list(header)
@@ -176,10 +176,13 @@ def _index_values(col: pd.Series) -> np.ndarray:
         return np.asarray(a, dtype=object).astype(np.int64)
     except (ValueError, OverflowError, TypeError):
         pass
-    # the integer colType's canonical form: "1.0" and " 1" are index 1
+    # the integer colType's canonical form: "1.0" and " 1" are index 1, exactly
     x, bad = coltypes.canonical(a, "integer")
-    if len(x) and not bad.any() and (x == np.round(x)).all() and (np.abs(x) < 2.0 ** 53).all():
-        return x.astype(np.int64)
+    if len(x) and not bad.any():
+        if x.dtype == float and (x == np.round(x)).all():
+            return x.astype(np.int64)
+        if x.dtype == object and all(isinstance(v, int) and -2 ** 63 <= v < 2 ** 63 for v in x):
+            return x.astype(np.int64)
     return np.asarray([str(v).strip() for v in a], dtype=object)
 
 
@@ -359,9 +362,16 @@ def _missing_mask(a: np.ndarray) -> np.ndarray:
 
 
 def _parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
-                   issues: list[Issue], positions: np.ndarray | None = None) -> np.ndarray:
-    vals = pd.to_numeric(pd.Series(a, dtype=object), errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(vals)
+                   issues: list[Issue], positions: np.ndarray | None = None,
+                   exact: bool = False) -> np.ndarray:
+    """Floats; with ``exact`` the integer colType's canonical form
+    (:func:`d3mkit.validate.coltypes.exact_numbers`: an object array of exact Python numbers
+    when an integral value is beyond 2**53)."""
+    if exact:
+        vals, bad = coltypes.canonical(a, "integer")
+    else:
+        vals = pd.to_numeric(pd.Series(a, dtype=object), errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(vals)
     if bad.any():
         pos = np.flatnonzero(bad)
         rows = _lines(pos if positions is None else positions[pos])
@@ -400,12 +410,14 @@ def _parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: li
                             f"(rows {_rows_text(rows, len(pos))})", path))
     if col_type in NUMERIC_TYPES:
         ok = ~miss
-        out = np.full(len(a), np.nan)
         sub_issues: list[Issue] = []
         pos_ok = np.flatnonzero(ok)
-        out[ok] = _parse_numeric(a[ok], name, path, f"{kind}.not_numeric",
-                                 f"numbers ({col_type})", sub_issues,
-                                 pos_ok if positions is None else positions[pos_ok])
+        got = _parse_numeric(a[ok], name, path, f"{kind}.not_numeric",
+                             f"numbers ({col_type})", sub_issues,
+                             pos_ok if positions is None else positions[pos_ok],
+                             exact=col_type == "integer")
+        out = np.full(len(a), np.nan, dtype=got.dtype)
+        out[ok] = got
         issues += sub_issues
         return out, None
     distinct = None
@@ -592,6 +604,7 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, task_type: str | None = 
         ctype = truth.col_types[t]
         tv, tcodes = _parse_labels(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
         pv, pcodes = _parse_labels(df[t].to_numpy(), t, ctype, path, issues)
+        tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
         tvals[t] = _ro(tv)
         pvals[t] = _ro(pv if identity else pv[order])
         if tcodes is not None and pcodes is not None:
@@ -652,6 +665,7 @@ def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
     tv = _parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
+    tv, labels = coltypes.comparable(tv, labels)
     classes = np.asarray(sorted(set(pd.unique(tv)) | set(pd.unique(labels))), dtype=object)
     code = pd.Index(classes).get_indexer(labels)
     key = tpos.astype(np.int64) * len(classes) + code
@@ -689,6 +703,7 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
     tv = _parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
+    tv, values = coltypes.comparable(tv, values)
     pf = pd.DataFrame({"pos": tpos, "value": values.astype(str), "rank": ranks})
     if pf.duplicated(["pos", "value"]).any():
         pos = np.flatnonzero(pf.duplicated(["pos", "value"], keep=False).to_numpy())
@@ -829,6 +844,7 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         pv, pkeep = _ml_values(df[t].to_numpy(), t, ctype, path, issues, "predictions", several)
         if sum(i.is_error for i in issues) > n_before:
             continue
+        tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
         # sorted union of the labels (hash the rows, sort the few distinct values)
         labels = np.sort(np.asarray(pd.unique(np.concatenate([tv, pv]))))
         labels = labels.astype(object) if labels.dtype.kind not in "f" else labels

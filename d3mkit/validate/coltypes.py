@@ -8,8 +8,10 @@ through this module, so two spellings that validation accepts score as the same 
 
 * ``boolean`` — ``true/false/t/f/yes/no/1/0`` in any case, surrounding whitespace
   ignored; canonical ``"true"`` / ``"false"``;
-* ``integer``, ``real`` — numbers (``1``, ``1.0``, ``1e0``, `` 1 ``); canonical float
-  (integers beyond 2**53 lose precision, as in every float pipeline);
+* ``integer`` — numbers (``1``, ``1.0``, ``1e0``, `` 1 ``) compared exactly
+  (:func:`exact_numbers`): floats while every integral value is within 2**53, exact Python
+  ints beyond, so 9007199254740993 and 9007199254740992 are two labels;
+* ``real`` — numbers; canonical float;
 * ``categorical`` — the value with surrounding whitespace removed (validation warns
   about such whitespace);
 * ``dateTime`` — ISO 8601, numbers (years, epoch seconds) or anything dateutil reads;
@@ -38,6 +40,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from decimal import Decimal, InvalidOperation
 
 import numpy as np
 import pandas as pd
@@ -164,7 +167,11 @@ def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
     (['2020-01-02T00:00:00Z', '2020-01-02T00:00:00Z', 'nope'], [False, False, True])
     """
     a = np.asarray(values, dtype=object)
-    if col_type in ("integer", "real"):
+    if col_type == "integer":
+        x = exact_numbers(a)
+        return x, (~np.isfinite(x) if x.dtype == float else
+                   np.fromiter((isinstance(v, float) and not np.isfinite(v) for v in x), bool, len(x)))
+    if col_type == "real":
         x = _numbers(a)
         return x, ~np.isfinite(x)
     if len(a) == 0:
@@ -187,6 +194,76 @@ def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
         cu = u
     cu = np.where(bad_u, u, cu).astype(object)
     return cu[codes], bad_u[codes]
+
+
+_EXACT_DIGITS = 40     # integers of more digits than this are compared as floats (no int() bomb)
+
+
+def _exact(text) -> int | float:
+    """One cell as an exact number: a Python int when the value is integral (``7``,
+    ``7.0``, `` 7e0 ``, ``+7``), else a float (NaN when it is not a number)."""
+    t = str(text).strip()
+    try:
+        d = Decimal(t)
+    except (InvalidOperation, ValueError):
+        return float(_numbers(np.asarray([t], dtype=object))[0])
+    if not d.is_finite():
+        return float(d) if not d.is_nan() else float("nan")
+    if d == d.to_integral_value() and d.adjusted() < _EXACT_DIGITS:
+        return int(d)
+    return float(d)
+
+
+def exact_numbers(values) -> np.ndarray:
+    """The integer colType's canonical form: numbers compared exactly. A float64 array when
+    every integral value is within +-2**53 (floats hold those exactly; the usual case, and
+    fast); else an object array of Python ints (integral values) and floats (others), so
+    9007199254740993 and 9007199254740992 stay two values. Each distinct text is parsed once.
+
+    >>> exact_numbers(["1", "2.0", " 3e0 ", "x"]).tolist()
+    [1.0, 2.0, 3.0, nan]
+    >>> v = exact_numbers(["9007199254740993", "9007199254740992.0", "1.5"]); v.tolist()
+    [9007199254740993, 9007199254740992, 1.5]
+    >>> bool(v[0] == v[1])
+    False
+    """
+    a = np.asarray(values, dtype=object)
+    if len(a) == 0:
+        return np.zeros(0)
+    x = _numbers(a)
+    with np.errstate(invalid="ignore"):
+        if not (np.abs(x) >= 2.0 ** 53).any():     # NaN compares False: every value is exact
+            return x
+    codes, uniq = pd.factorize(np.asarray([str(v).strip() for v in a], dtype=object))
+    exact = np.empty(len(uniq), dtype=object)
+    exact[:] = [_exact(u) for u in uniq]
+    out = exact[codes] if len(codes) else np.zeros(0, dtype=object)
+    out[codes < 0] = float("nan")
+    return out
+
+
+def comparable(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two arrays of :func:`exact_numbers` (truth and predictions of one integer target)
+    in one kind: unchanged when both are float64, else both object arrays of exact Python
+    numbers, so no comparison goes through a float that rounds.
+
+    >>> t, p = comparable(exact_numbers(["9007199254740993"]), exact_numbers(["9007199254740992"]))
+    >>> bool(t[0] == p[0]), type(p[0]).__name__
+    (False, 'int')
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != object and b.dtype != object:
+        return a, b
+
+    def obj(x: np.ndarray) -> np.ndarray:
+        if x.dtype == object:
+            return x
+        out = np.empty(len(x), dtype=object)
+        with np.errstate(invalid="ignore"):
+            integral = np.isfinite(x) & (np.floor(x) == x)
+        out[:] = [int(v) if i else float(v) for v, i in zip(x.tolist(), integral.tolist())]
+        return out
+    return obj(a), obj(b)
 
 
 def typed(series: pd.Series, col_type: str) -> pd.Series:

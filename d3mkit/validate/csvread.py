@@ -14,7 +14,8 @@ parsed as ``Int64``/``float64`` directly (about 8x faster than strings for 10^6 
 all others as ``category`` so value checks run once per distinct value. When a typed
 parse fails (a value that is not a number), the file is read again with every column
 as ``category`` and the value checks find the culprits. Empty cells are missing (NA).
-Rows with too many fields are skipped and reported (``csv.bad_row``).
+Rows with too many fields are skipped and reported (``csv.bad_row``), rows with too few
+are reported too (:func:`field_counts` owns the check; scoring's reader refuses both).
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from d3mkit.validate.common import row_issues
 
 SNIFF_BYTES = 1 << 16
 HEADER_BYTES = 1 << 24    # the header line may be at most 16 MiB
-_BAD_LINE = re.compile(r"line (\d+): expected (\d+) fields, saw (\d+)")
 
 
 @dataclass
@@ -115,13 +115,33 @@ def read_header(path: Path | str) -> tuple[list[str] | None, list[Issue]]:
     return row, []
 
 
-def _bad_rows(caught, p: str) -> list[Issue]:
-    found: dict[int, tuple[int, int]] = {}
-    for w in caught:
-        for m in _BAD_LINE.finditer(str(w.message)):
-            found[int(m.group(1)) - 2] = (int(m.group(2)), int(m.group(3)))
-    return row_issues("csv.bad_row", sorted(found), None,
-                      lambda r: f"expected {found[r][0]} fields, found {found[r][1]}; row skipped", p)
+def _inexact_ints(df: pd.DataFrame, cols) -> list:
+    """The columns of ``df`` among ``cols`` that pandas parsed as numbers (integers, or
+    the categories of a ``category`` column) and that hold a value beyond 2**53: pandas'
+    parser takes a column through float64 when one cell is written ``N.0`` (and infers
+    float categories), so such a column may hold rounded values (9007199254740993 read as
+    ...992). They are read again as text, compared in the integer colType's exact form
+    (:func:`d3mkit.validate.coltypes.exact_numbers`)."""
+    out = []
+    for c in cols:
+        if c not in df.columns:
+            continue
+        col = df[c]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            col = pd.Series(col.cat.categories)
+        if pd.api.types.is_integer_dtype(col.dtype) or pd.api.types.is_float_dtype(col.dtype):
+            v = col.dropna().to_numpy(dtype=np.float64)
+            if len(v) and (np.abs(v) >= 2.0 ** 53).any():
+                out.append(c)
+    return out
+
+
+def _short_rows(path: Path, n: int, df: pd.DataFrame) -> list[Issue]:
+    """Rows with too few fields (pandas padded them): only a row whose last cell is
+    missing can be one, so the file is counted only when there is such a row."""
+    if n < 2 or df is None or len(df) == 0 or not df[n - 1].isna().any():
+        return []
+    return field_count_issues(path, n, skipped=True)
 
 
 def _parse(path: Path, n: int, dtype) -> tuple[pd.DataFrame, list]:
@@ -164,6 +184,11 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None) ->
             raise
         except (ValueError, TypeError, OverflowError):
             df, caught = _parse(path, n, "category")
+        inexact = _inexact_ints(df, [i for i, name in enumerate(header) if numeric.get(name) != "real"])
+        if inexact:
+            df, caught = _parse(path, n, {**typed, **{i: str for i in inexact}})
+            for i in inexact:
+                df[i] = df[i].astype("category")
     except pd.errors.EmptyDataError:
         t.issues.append(make("csv.empty", "row 1", "no header row", p))
         return t
@@ -180,7 +205,7 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None) ->
     except Exception as exc:  # anything else the parser trips on is still bad input
         t.issues.append(make("csv.parse", "", f"cannot parse CSV: {type(exc).__name__}: {exc}", p))
         return t
-    t.issues += _bad_rows(caught, p)
+    t.issues += field_count_issues(path, n, skipped=True) if caught else _short_rows(path, n, df)
     t.df = df
     return t
 
@@ -190,34 +215,124 @@ _DELIMITERS = ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'"))
 _SAW = re.compile(r"line (\d+), saw (\d+)")
 
 
-def _ragged_rows(path: Path, n: int) -> list[Issue]:
-    """The first row with more fields than the header's ``n`` (as a csv.parse issue)."""
+_CHUNK = 1 << 24
+
+
+def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Issue:
+    """The records of ``path`` (after the header) whose number of fields is not ``n``:
+    ``(row numbers, field counts)``, rows numbered as in every issue (the header is row 1;
+    blank lines are skipped but counted). The one owner of "every row has the header's
+    width" (pandas pads short rows, and skips long ones when it parses only some columns).
+
+    A file without a double quote is counted with numpy (commas per line, in 16 MiB
+    steps); one with quotes through the :mod:`csv` module,
+    which knows quoted commas and newlines. Returns an :class:`Issue` when the file cannot
+    be parsed or decoded.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("a,b,c\\n1,2,3\\n4,5\\n\\n6,7,8,9\\n")
+    >>> [x.tolist() for x in field_counts(p, 3)]
+    [[3, 5], [2, 4]]
+    >>> _ = p.write_text('a,b,c\\n1,"2,x",3\\n"4\\n5",6\\n')
+    >>> [x.tolist() for x in field_counts(p, 3)]
+    [[3], [2]]
+    """
     p = str(path)
+    rows: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
     try:
+        with open(path, "rb") as fh:
+            line0 = 1                     # the number of the line that starts ``carry``
+            carry = b""
+            header_done = False
+            while True:
+                chunk = fh.read(_CHUNK)
+                if b'"' in chunk:
+                    return _field_counts_csv(path, n)
+                data = carry + chunk
+                cut = data.rfind(b"\n") + 1 if chunk else len(data)
+                whole, carry = data[:cut], data[cut:]
+                if whole:
+                    a = np.frombuffer(whole, dtype=np.uint8)
+                    ends = np.flatnonzero(a == 10)
+                    if not chunk and (len(ends) == 0 or ends[-1] != len(a) - 1):
+                        ends = np.append(ends, len(a))      # the last line without a newline
+                    commas = np.flatnonzero(a == 44)
+                    starts = np.concatenate(([0], ends[:-1] + 1))
+                    fields = np.searchsorted(commas, ends) - np.searchsorted(commas, starts) + 1
+                    length = ends - starts
+                    cr = (length > 0) & (a[np.minimum(np.maximum(ends - 1, 0), len(a) - 1)] == 13)
+                    blank = (length - cr) == 0
+                    numbers = line0 + np.arange(len(ends))
+                    skip = 0 if header_done else 1
+                    header_done = True
+                    bad = (fields != n) & ~blank
+                    bad[:skip] = False
+                    if bad.any():
+                        rows.append(numbers[bad])
+                        counts.append(fields[bad])
+                    line0 += len(ends)
+                if not chunk:
+                    break
+    except OSError as exc:
+        return make("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p)
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(rows), np.concatenate(counts)
+
+
+def _field_counts_csv(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Issue:
+    p = str(path)
+    rows: list[int] = []
+    counts: list[int] = []
+    old_limit = csv.field_size_limit()
+    try:
+        csv.field_size_limit((1 << 31) - 1)   # a long quoted cell is valid (the file's size is capped)
         with open(path, encoding="utf-8-sig", newline="") as fh:
-            rows = csv.reader(fh)
-            next(rows, None)
-            for rec, row in enumerate(rows, start=2):
-                if len(row) > n:
-                    return [make("csv.parse", f"row {rec}", f"row has {len(row)} fields, the header has {n}", p)]
+            reader = csv.reader(fh)
+            next(reader, None)
+            for rec, row in enumerate(reader, start=2):
+                if row and len(row) != n:
+                    rows.append(rec)
+                    counts.append(len(row))
     except csv.Error as exc:
-        return [make("csv.parse", "", f"cannot parse CSV: {exc}", p)]
+        return make("csv.parse", "", f"cannot parse CSV: {exc}", p)
     except UnicodeDecodeError as exc:
-        return [make("file.encoding", "", f"file is not valid UTF-8 ({exc.reason})", p)]
-    return []
+        return make("file.encoding", "", f"file is not valid UTF-8 ({exc.reason})", p)
+    except OSError as exc:
+        return make("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p)
+    finally:
+        csv.field_size_limit(old_limit)
+    return np.asarray(rows, np.int64), np.asarray(counts, np.int64)
+
+
+def field_count_issues(path: Path | str, n: int, *, skipped: bool = False) -> list[Issue]:
+    """``csv.bad_row`` issues (error) for the rows of :func:`field_counts`; ``skipped`` says
+    a row with too many fields was left out of the table (validation's reader)."""
+    found = field_counts(path, n)
+    if isinstance(found, Issue):
+        return [found]
+    rows, counts = found
+    by_row = dict(zip(rows.tolist(), counts.tolist()))
+
+    def message(r: int) -> str:
+        k = by_row[r + 2]
+        what = "too many" if k > n else "too few"
+        tail = ("; row skipped" if skipped else "") if k > n else ""
+        return f"expected {n} fields, found {k} ({what}){tail}"
+    return row_issues("csv.bad_row", rows - 2, None, message, str(path))
 
 
 def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: tuple[str, ...] = (),
-                 allow_empty: bool = False, check_rows: bool = False
-                 ) -> tuple[pd.DataFrame | None, list[Issue]]:
+                 allow_empty: bool = False) -> tuple[pd.DataFrame | None, list[Issue]]:
     """Read a CSV with every cell a string (empty cells stay ``""``), the ``int_cols``
     as int64 when they all parse. Returns ``(frame, issues)``, frame None when any
     issue is an error: those of :func:`read_header`, another delimiter than commas,
-    repeated column names, a row with more fields than the header (``csv.parse``; rows
-    with fewer fields are padded with empty cells), and no rows (``csv.no_rows``,
-    unless ``allow_empty``). ``usecols`` restricts the columns parsed (absent names are
-    skipped); rows with too many fields are then only found with ``check_rows`` (a pass
-    of the csv module). Time is linear in rows x columns."""
+    repeated column names, a row with more or fewer fields than the header
+    (``csv.bad_row``, :func:`field_counts`; checked whatever ``usecols``), and no rows
+    (``csv.no_rows``, unless ``allow_empty``). ``usecols`` restricts the columns parsed
+    (absent names are skipped). Time is linear in rows x columns."""
     path = Path(path)
     p = str(path)
     header, issues = read_header(path)
@@ -240,14 +355,12 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
     cols = [c for c in usecols if c in seen] if usecols is not None else header
     dtypes = {c: (np.int64 if c in int_cols else object) for c in cols}
     kwargs = dict(keep_default_na=False, na_filter=False, encoding="utf-8-sig", engine="c")
-    if usecols is not None and check_rows:
-        # count every row's fields with the csv module (pandas ignores ragged rows under
-        # usecols), then parse only the wanted columns: for a wide file of few rows this is
-        # far cheaper than pandas' cost per column
-        ragged = _ragged_rows(path, len(header))
-        if ragged:
-            return None, ragged
-    if usecols is not None:   # pandas skips ragged rows here: check_rows, or validate, finds them
+    # every row must have the header's width: pandas pads short rows with empty cells and,
+    # parsing only some columns, ignores the extra fields of long ones (field_counts owns it)
+    ragged = field_count_issues(path, len(header))
+    if ragged:
+        return None, ragged
+    if usecols is not None:
         kwargs["usecols"] = cols
     try:
         try:
@@ -258,6 +371,9 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
             if isinstance(exc, pd.errors.ParserError):
                 raise
             df = pd.read_csv(path, dtype=object, **kwargs)
+        inexact = _inexact_ints(df, int_cols)
+        if inexact:
+            df = pd.read_csv(path, dtype={**dtypes, **{c: object for c in inexact}}, **kwargs)
     except pd.errors.ParserError as exc:
         m = _SAW.search(str(exc))
         if m:

@@ -18,14 +18,26 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from d3mkit.validate.coltypes import exact_numbers
+
 
 def _canon(values: np.ndarray) -> np.ndarray:
-    """Canonical strings for distinct values: integral numbers as ints, others as read."""
+    """Canonical strings for distinct values: integral numbers as exact ints (the integer
+    colType's form, :func:`d3mkit.validate.coltypes.exact_numbers`; 9007199254740993.0 is
+    9007199254740993, never 9007199254740992), others as read.
+
+    >>> _canon(np.asarray(["9007199254740993.0", " 7", "7.5", "a"], dtype=object)).tolist()
+    ['9007199254740993', '7', '7.5', 'a']
+    """
     strs = np.asarray([str(v) for v in values], dtype=object)
-    x = pd.to_numeric(pd.Series(strs, dtype=object), errors="coerce").to_numpy(dtype=float)
-    with np.errstate(invalid="ignore"):
-        integral = np.isfinite(x) & (np.floor(x) == x) & (np.abs(x) < 2 ** 53)
+    x = exact_numbers(strs)
     out = strs.copy()
+    if x.dtype == object:
+        integral = np.fromiter((isinstance(v, int) for v in x), bool, len(x))
+        out[integral] = [str(v) for v in x[integral]]
+        return out
+    with np.errstate(invalid="ignore"):
+        integral = np.isfinite(x) & (np.floor(x) == x)
     out[integral] = [str(int(v)) for v in x[integral]]
     return out
 
