@@ -41,6 +41,7 @@ Same problemDoc and learningData, same bytes: every draw comes from one
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -51,7 +52,7 @@ import pandas as pd
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.dataset import image_index_column
 from d3mkit.errors import D3MKitError, Issue, error
-from d3mkit.limits import how_to_raise, limit
+from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.paths import resolve_inside
 from d3mkit.tables import read_table, write_table
 
@@ -531,6 +532,9 @@ def regenerate(problem_path: Path | str, search: tuple[Path, ...] = (), *,
     splits = make_splits(problem, learning_data, dataset)
     out = splits_path(doc_path.parent, spec.splits_file)
     new = splits_bytes(splits)
+    refused = file_issue(out, "dataSplits file") if os.path.lexists(out) else None
+    if refused is not None:          # a FIFO or device named like the splits file: never read
+        raise D3MKitError(refused)
     same = out.exists() and out.read_bytes() == new
     if out.exists() and not same and not force:
         raise UsageError(f"{out} exists with different content (pass --force to replace it)", str(out))

@@ -205,16 +205,21 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
     summary = summary if summary is not None else Summary()
     if fmt is not None and fmt not in FORMAT_NAMES:
         raise UsageError(f"unknown caption format {fmt!r} ({', '.join(FORMAT_NAMES)})")
+    from d3mkit.limits import open_regular
+    try:                     # a FIFO, a device or an oversize file is refused unopened
+        raw = open_regular(p, f"{what} file")
+    except D3MKitError as exc:
+        if exc.issues[0].code in ("file.missing", "file.unreadable"):
+            raise UsageError(f"cannot read {what}: {exc.issues[0].message}", str(p)) from None
+        raise
     try:
-        with open(p, "rb") as raw:
-            head = raw.read(8192)
-    except OSError as exc:
-        raise UsageError(f"cannot read {what}: {exc.strerror or exc}", str(p)) from None
-    fmt = fmt or detect_format(p)
-    try:
-        fh = open(p, encoding="utf-8", errors="replace", newline="")
-    except OSError as exc:
-        raise UsageError(f"cannot read {what}: {exc.strerror or exc}", str(p)) from None
+        head = raw.read(8192)
+        raw.seek(0)
+        fmt = fmt or detect_format(p)
+    except BaseException:
+        raw.close()
+        raise
+    fh = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
     if b"\x00" in head:
         fh.close()
         raise D3MKitError(error("file.binary", "", f"{what} file is binary, not text", str(p)))
