@@ -209,7 +209,7 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
     try:                     # a FIFO, a device or an oversize file is refused unopened
         raw = open_regular(p, f"{what} file")
     except D3MKitError as exc:
-        if exc.issues[0].code in ("file.missing", "file.unreadable"):
+        if exc.issues[0].code in ("file.missing", "file.unreadable", "file.is_directory"):
             raise UsageError(f"cannot read {what}: {exc.issues[0].message}", str(p)) from None
         raise
     try:

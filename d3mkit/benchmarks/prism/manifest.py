@@ -66,14 +66,16 @@ def _rows(path: Path):
     """``(line, dict | None, problem)`` per record; CSV or JSONL by extension."""
     suffix = path.suffix.lower()
     from d3mkit.errors import D3MKitError
-    from d3mkit.limits import file_issue
-    refused = file_issue(path, "manifest")   # a FIFO or device is refused unopened
-    if refused is not None:
-        raise D3MKitError(refused)
-    try:
-        fh = open(path, encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise UsageError(f"cannot read manifest: {exc.strerror or exc}", str(path)) from None
+    import io
+
+    from d3mkit.limits import open_regular
+    try:                                     # a FIFO or device is refused unopened
+        raw = open_regular(path, "manifest")
+    except D3MKitError as exc:
+        if exc.issues[0].code in ("file.missing", "file.unreadable"):
+            raise UsageError(f"cannot read manifest: {exc.issues[0].message}", str(path)) from None
+        raise
+    fh = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
     with fh:
         try:
             if suffix in (".jsonl", ".ndjson", ".json"):
