@@ -214,12 +214,7 @@ OTHER: dict[str, tuple[str, str]] = {
     # images, IDX and PGN files read by the benchmarks (d3mkit.images, visudo.idx, value.games)
     "image.too_large": (E, "an image declares more pixels than D3MKIT_MAX_IMAGE_PIXELS (a decompression bomb)"),
     "image.unreadable": (E, "an image file is not an image Pillow can decode, or is truncated or corrupt"),
-    "idx.magic": (E, "an IDX file's magic number or type byte is wrong (not an IDX file)"),
-    "idx.truncated": (E, "an IDX file has fewer bytes than its header promises"),
-    "idx.trailing": (E, "an IDX file has bytes after the data its header promises"),
     "idx.too_large": (E, "an IDX header promises more data than D3MKIT_MAX_IDX_BYTES"),
-    "idx.gzip": (E, "a gzip-compressed IDX file is a broken gzip stream"),
-    "idx.unreadable": (E, "an IDX file cannot be read"),
     "pgn.too_large": (E, "a PGN file has more games, more half-moves in a game, or a longer line than its limit"),
     # benchmarks
     "abstraction.image": (E, "an abstraction image is not 28x28"),
