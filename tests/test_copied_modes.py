@@ -100,3 +100,21 @@ def test_split_and_prism_extract_refuse_nonregular_files(tmp_path, capsys, kind)
     cap = tmp_path / "captions.txt"
     make(cap)
     refused(["prism", "extract", "--captions", cap, "--output", tmp_path / "out.jsonl"], capsys, "file.not_regular", path=cap)
+
+
+def test_evaluate_digest_reads_nothing_outside_the_dataset(tmp_path, monkeypatch):
+    """evaluate keys its cache on a digest of the files scoring reads; a table symlinked out
+    of the dataset is named in the digest but its bytes are never read (the path policy)."""
+    from _attack_util import class_task, dataset_doc, problem_doc
+    from d3mkit.docs import ProblemDoc
+    from d3mkit.evaluate import discover
+    root = class_task(tmp_path)
+    secret = tmp_path / "secret.csv"
+    secret.write_text("d3mIndex,y\n0,leak\n")
+    (dataset_doc(root).parent / "tables" / "extra.csv").symlink_to(secret)
+    read: list[str] = []
+    real = discover.file_digest
+    monkeypatch.setattr(discover, "file_digest", lambda p, h=None: read.append(str(p)) or real(p, h))
+    pdoc = problem_doc(root)
+    discover._problem_digest(pdoc, ProblemDoc.load(pdoc), dataset_doc(root))
+    assert read and not any("secret" in p or p.endswith("extra.csv") for p in read), read

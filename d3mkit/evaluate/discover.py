@@ -121,17 +121,24 @@ def _problem_digest(doc_path: Path, problem, dataset: Path | None) -> str:
     from d3mkit import __version__
     from d3mkit.scoring.score import default_metadata_dir
     h = hashlib.sha256(f"d3mkit {__version__}\n".encode())
-    files = [doc_path, doc_path.parent / str(problem.splits_file or "dataSplits.csv")]
+    from d3mkit.limits import file_issue
+    from d3mkit.paths import outside_reason
+    files = [(doc_path, doc_path.parent), (doc_path.parent / str(problem.splits_file or "dataSplits.csv"),
+                                           doc_path.parent)]
     if dataset is not None:
-        files.append(dataset)
-        files += sorted((dataset.parent / "tables").glob("*"))
+        files.append((dataset, dataset.parent))
+        files += [(t, dataset.parent) for t in sorted((dataset.parent / "tables").glob("*"))]
     mdir = default_metadata_dir(problem)
     if mdir is not None and mdir.is_dir():
-        files += sorted(p for p in mdir.glob("*.csv"))
-    for f in files:
+        files += [(m, mdir) for m in sorted(mdir.glob("*.csv"))]
+    for f, root in files:
         h.update(f"\n{f.name}\n".encode("utf-8", "surrogateescape"))
-        if f.is_file():
+        # the path policy and the regular-file check hold here too: a table symlinked out of
+        # its dataset, or a FIFO, is named in the digest but never read
+        if f.is_file() and outside_reason(root, f) is None and file_issue(f) is None:
             file_digest(f, h)
+        elif os.path.lexists(f):
+            h.update(b"(not read)")
     return h.hexdigest()
 
 
