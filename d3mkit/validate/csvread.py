@@ -255,12 +255,17 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
                 whole, carry = data[:cut], data[cut:]
                 if whole:
                     a = np.frombuffer(whole, dtype=np.uint8)
-                    ends = np.flatnonzero(a == 10)
+                    # one pass over the bytes: the newlines and commas in file order; the
+                    # commas before the k-th newline are its place in that list minus k
+                    marks = np.flatnonzero((a == 10) | (a == 44))
+                    newline = np.flatnonzero(a[marks] == 10)
+                    ends = marks[newline]
+                    before = newline - np.arange(len(newline))
                     if not chunk and (len(ends) == 0 or ends[-1] != len(a) - 1):
                         ends = np.append(ends, len(a))      # the last line without a newline
-                    commas = np.flatnonzero(a == 44)
+                        before = np.append(before, len(marks) - len(newline))
                     starts = np.concatenate(([0], ends[:-1] + 1))
-                    fields = np.searchsorted(commas, ends) - np.searchsorted(commas, starts) + 1
+                    fields = np.diff(before, prepend=0) + 1
                     length = ends - starts
                     cr = (length > 0) & (a[np.minimum(np.maximum(ends - 1, 0), len(a) - 1)] == 13)
                     blank = (length - cr) == 0
