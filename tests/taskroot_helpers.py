@@ -83,3 +83,16 @@ def rename_media(root: Path, column: str, new_column: str, collection: str, new_
                 table.write_text(",".join(new_column if h == column else h for h in head.split(","))
                                  + "\n" + rest)
     doc_path.write_text(json.dumps(doc, indent=2))
+
+
+def prism_images(folder: Path, n: int = 6) -> list[dict]:
+    """``n`` small PNGs ``p0.png``… in a new ``folder`` and the PRISM manifest records that
+    name them (labels alternate prevent/allow)."""
+    from PIL import Image
+    folder.mkdir()
+    recs = []
+    for i in range(n):
+        Image.new("RGB", (8, 8), (i * 40, 0, 0)).save(folder / f"p{i}.png")
+        recs.append({"hypothesis": f"a cup holds water {i}", "image": f"p{i}.png",
+                     "label": "allow" if i % 2 else "prevent"})
+    return recs

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from _attack_util import refused, run
+from taskroot_helpers import prism_images
 from d3mkit.errors import D3MKitError
 
 
@@ -142,15 +143,8 @@ def test_image_caps_come_from_limits(tmp_path, capsys, monkeypatch):
 # ------------------------------------------------------------------ through the commands
 @pytest.fixture()
 def prism(tmp_path):
-    from PIL import Image
     img = tmp_path / "imgs"
-    img.mkdir()
-    recs = []
-    for i in range(6):
-        Image.new("RGB", (8, 8), (i * 40, 0, 0)).save(img / f"p{i}.png")
-        recs.append({"hypothesis": f"a cup holds water {i}", "image": f"p{i}.png",
-                     "label": "allow" if i % 2 else "prevent"})
-    return img, recs
+    return img, prism_images(img)
 
 
 PRISM_MEDIA = {**{k: v for k, v in IMAGE_ATTACKS.items()},

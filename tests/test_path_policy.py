@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import _attack_util
+from taskroot_helpers import prism_images
 from d3mkit.cli import main
 from d3mkit.tables import read_table
 
@@ -291,12 +292,7 @@ def test_collections_stay_inside_the_dataset(detection, tmp_path, capsys, name, 
 def prism(tmp_path):
     from PIL import Image
     img = tmp_path / "imgs"
-    img.mkdir()
-    recs = []
-    for i in range(6):
-        Image.new("RGB", (8, 8), (i * 40, 0, 0)).save(img / f"p{i}.png")
-        recs.append({"hypothesis": f"a cup holds water {i}", "image": f"p{i}.png",
-                     "label": "allow" if i % 2 else "prevent"})
+    recs = prism_images(img)
     out = tmp_path / "outside"
     out.mkdir()
     Image.new("RGB", (8, 8), (1, 2, 3)).save(out / "secret.png")      # a readable image

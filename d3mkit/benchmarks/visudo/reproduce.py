@@ -291,20 +291,26 @@ def report_table3(cfg: ReproduceConfig, df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def report_figure8(cfg: ReproduceConfig, df: pd.DataFrame) -> str:
-    lines = _header(cfg, df, "Figure 8 reproduced (AuROC against the overlap ω)")
-    ws = sorted(df["overlap"].astype(float).unique())
-    lines += ["| model | " + " | ".join(f"ω = {w:g}" for w in ws) + " |",
-              "|---|" + "---|" * len(ws)]
+def _model_table(df: pd.DataFrame, key: pd.Series, values: list, heads: list[str], cell) -> list[str]:
+    """A markdown table: a row per model that has results, a column per value of ``key``
+    (headed ``heads``); ``cell`` formats one (model, value)'s rows, "–" where there are none."""
+    lines = ["| model | " + " | ".join(heads) + " |", "|---|" + "---|" * len(values)]
     for m in MODELS:
         if m not in set(df["model"]):
             continue
         cells = []
-        for w in ws:
-            s = df[(df["model"] == m) & (df["overlap"].astype(float) == w)]
-            mean, sd = summary(s["rocAuc"])
-            cells.append("–" if s.empty else f"{mean:.2f} ± {sd:.2f}")
+        for v in values:
+            s = df[(df["model"] == m) & (key == v)]
+            cells.append("–" if s.empty else cell(s))
         lines.append(f"| {NAMES[m]} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def report_figure8(cfg: ReproduceConfig, df: pd.DataFrame) -> str:
+    lines = _header(cfg, df, "Figure 8 reproduced (AuROC against the overlap ω)")
+    ws = sorted(df["overlap"].astype(float).unique())
+    lines += _model_table(df, df["overlap"].astype(float), ws, [f"ω = {w:g}" for w in ws],
+                          lambda s: "{:.2f} ± {:.2f}".format(*summary(s["rocAuc"])))
     distinct = df.groupby("overlap")[["distinctTrainImages", "trainCells"]].mean()
     lines += ["", "Distinct images in the correct train puzzles (mean over splits): "
               + "; ".join(f"ω = {w:g}: {distinct.loc[w, 'distinctTrainImages']:.0f} of "
@@ -319,17 +325,9 @@ def report_figure7(cfg: ReproduceConfig, df: pd.DataFrame) -> str:
                     "sources)", task="Random Label Per Split (perSplit) task, overlap 0",
                     group="sources")
     sets = list(dict.fromkeys(df["sources"]))
-    lines += ["| model | " + " | ".join(f"`{s}`" for s in sets) + " |",
-              "|---|" + "---|" * len(sets)]
-    for m in MODELS:
-        if m not in set(df["model"]):
-            continue
-        cells = []
-        for name in sets:
-            s = df[(df["model"] == m) & (df["sources"] == name)]
-            mean, sd = summary(s["rocAuc"])
-            cells.append("–" if s.empty else f"{mean:.2f} ± {sd:.2f} ({s['split'].nunique()})")
-        lines.append(f"| {NAMES[m]} | " + " | ".join(cells) + " |")
+    lines += _model_table(df, df["sources"], sets, [f"`{s}`" for s in sets],
+                          lambda s: "{:.2f} ± {:.2f}".format(*summary(s["rocAuc"]))
+                          + f" ({s['split'].nunique()})")
     lines += ["", "AuROC mean ± sd over the splits (their number in brackets). The labels each "
               "split drew (perSplit: d = 4 labels of the sources' pooled labels, the same for "
               "its train, test and valid puzzles):", ""]
