@@ -91,6 +91,33 @@ def run_measured(module: str, args: list[str], env: dict | None = None) -> dict:
             "stderr": "\n".join(ln for ln in lines if not ln.startswith("PEAK_KB "))}
 
 
+_COMMAND = """
+import resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+dt = time.perf_counter() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(dt, ru.ru_maxrss, rc, ru.ru_utime + ru.ru_stime)
+"""
+
+
+def measure_command(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB of the largest process, CPU seconds of all its processes)
+    of running any command ``cmd`` to completion (a small Python parent times it and reads
+    its children's rusage), with this checkout first on ``PYTHONPATH`` unless ``env`` is
+    given; a failing command stops the benchmark."""
+    import os
+    import subprocess
+    import sys
+    if env is None:
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    out = subprocess.run([sys.executable, "-c", _COMMAND, *cmd], capture_output=True, text=True,
+                         env=env, check=True).stdout.split()
+    if out[2] != "0":
+        raise SystemExit(f"command failed ({out[2]}): {' '.join(cmd)}")
+    return float(out[0]), int(out[1]) / 1024, float(out[3])
+
+
 LABELS = np.array([f"label_{i}" for i in range(10)])
 
 

@@ -35,7 +35,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,26 +43,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
-from _bench_data import emit, md_table               # noqa: E402
+from _bench_data import emit, md_table, measure_command               # noqa: E402
 
-_MEASURE = """
-import resource, subprocess, sys, time
-t = time.perf_counter()
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode
-dt = time.perf_counter() - t
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(dt, rc, ru.ru_utime + ru.ru_stime)
-"""
-
-
-def measured(cmd: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of every process) of running ``cmd`` to completion."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], capture_output=True, text=True,
-                         env=env, check=True).stdout.split()
-    if out[1] != "0":
-        raise SystemExit(f"command failed ({out[1]}): {' '.join(cmd)}")
-    return float(out[0]), float(out[2])
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -133,7 +114,7 @@ def main(argv=None) -> int:
             for _ in range(args.repeat):
                 for k, (label, extra) in enumerate(runs):
                     out = tmp / f"{name}_{k}"
-                    wall, cpu = measured(base + ["--out", str(out)] + extra)
+                    wall, _, cpu = measure_command(base + ["--out", str(out)] + extra)
                     print(f"{name} {label}: {wall:.1f} s", file=sys.stderr)
                     digests[k] = tree(out)
                     best[k] = min(best.get(k, (wall, cpu)), (wall, cpu))

@@ -35,27 +35,8 @@ sys.path.insert(0, str(REPO))
 from d3mkit.evaluate.synthetic import make_campaign   # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
-from _bench_data import emit, md_table               # noqa: E402
+from _bench_data import emit, md_table, measure_command               # noqa: E402
 
-_MEASURE = """
-import resource, subprocess, sys, time
-t = time.perf_counter()
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-dt = time.perf_counter() - t
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(dt, ru.ru_maxrss, rc, ru.ru_utime + ru.ru_stime)
-"""
-
-
-def measured(cmd: list[str]) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS MiB of the largest process, CPU seconds of all its
-    processes) of running ``cmd`` to completion."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], capture_output=True, text=True,
-                         env=env, check=True).stdout.split()
-    if out[2] != "0":
-        raise SystemExit(f"command failed ({out[2]}): {' '.join(cmd)}")
-    return float(out[0]), int(out[1]) / 1024, float(out[3])
 
 
 def evaluate_cmd(p: Path, s: Path, out: Path, *extra: str) -> list[str]:
@@ -69,7 +50,7 @@ def shell_loop(p: Path, s: Path, sample: int) -> tuple[float, int, float]:
     script = "".join(
         f"{sys.executable} -m d3mkit score --problem {p / f.parent.name.removesuffix('_problem') / f.parent.name}"
         f" --predictions {f} > /dev/null 2>&1\n" for f in files)
-    t, _, cpu = measured(["sh", "-c", script])
+    t, _, cpu = measure_command(["sh", "-c", script])
     return t, len(files), cpu
 
 
@@ -139,11 +120,11 @@ def main(argv=None) -> int:
                          f"{loop_cpu / (cpu / count):.1f}x" if cpu else "n/a",
                          f"{mem:.0f}" if mem is not None else "n/a"))
         row(f"shell loop of `d3mkit score` ({k} of {n} files)", tl, cl, None, k)
-        t1, m1, c1 = measured(evaluate_cmd(p, s, tmp / "o1", "--workers", "1", "--no-cache"))
+        t1, m1, c1 = measure_command(evaluate_cmd(p, s, tmp / "o1", "--workers", "1", "--no-cache"))
         row("`d3mkit evaluate --workers 1`", t1, c1, m1)
-        tp, mp, cp = measured(evaluate_cmd(p, s, tmp / "o2", "--workers", str(args.workers), "--no-cache"))
+        tp, mp, cp = measure_command(evaluate_cmd(p, s, tmp / "o2", "--workers", str(args.workers), "--no-cache"))
         row(f"`d3mkit evaluate --workers {args.workers}` (local pool)", tp, cp, mp)
-        tc, mc, cc = measured(evaluate_cmd(p, s, tmp / "o2", "--workers", str(args.workers)))
+        tc, mc, cc = measure_command(evaluate_cmd(p, s, tmp / "o2", "--workers", str(args.workers)))
         row("re-run, nothing changed (cache)", tc, cc, mc)
         if not args.no_dask:
             td, md = dask_run(p, s, tmp / "o3", args.workers)
@@ -155,7 +136,7 @@ def main(argv=None) -> int:
             problems = max(1, total // systems)
             gp, gs = make_campaign(tmp / f"g{total}", systems=systems, problems=problems,
                                    rows=args.growth_rows, seed=1, malformed=args.malformed)
-            tg, mg, cg = measured(evaluate_cmd(gp, gs, tmp / f"go{total}", "--workers", str(args.workers),
+            tg, mg, cg = measure_command(evaluate_cmd(gp, gs, tmp / f"go{total}", "--workers", str(args.workers),
                                            "--no-cache"))
             growth.append((f"{systems} x {problems} = {systems * problems}", f"{tg:.1f}", f"{cg:.1f}",
                            f"{systems * problems / tg:.1f}", f"{mg:.0f}"))
