@@ -14,14 +14,14 @@ public API (docs/api.md) is loaded on first use of a name:
 >>> issubclass(d3mkit.D3MKitError, ValueError), "accuracy" in d3mkit.metric_names()
 (True, True)
 >>> from d3mkit import validate
->>> callable(validate), validate.validate_paths is not None
-(True, True)
+>>> import types; isinstance(validate, types.FunctionType)
+True
 """
 
 __version__ = "0.1.0"
 
 _API = {
-    "validate": None, "iter_issues": "d3mkit.validate.verbs", "is_valid": "d3mkit.validate.verbs",
+    "validate": "d3mkit.validation.verbs", "iter_issues": "d3mkit.validation.verbs", "is_valid": "d3mkit.validation.verbs",
     "score": "d3mkit.api",
     "Issue": "d3mkit.errors", "D3MKitError": "d3mkit.errors",
     "ProblemDoc": "d3mkit.docs.problem", "DatasetDoc": "d3mkit.docs.dataset",
@@ -38,10 +38,7 @@ def __getattr__(name: str):
     if name not in _API:
         raise AttributeError(f"module 'd3mkit' has no attribute {name!r}")
     from importlib import import_module
-    if name == "validate":        # the validation package, callable as the verb
-        value = import_module("d3mkit.validate")
-    else:
-        value = getattr(import_module(_API[name]), "names" if name == "metric_names" else name)
+    value = getattr(import_module(_API[name]), "names" if name == "metric_names" else name)
     globals()[name] = value
     return value
 

@@ -6,9 +6,9 @@ issues, as jsonschema has them:
 
 * :func:`iter_issues` — every :class:`~d3mkit.errors.Issue` of the documents under the paths;
 * :func:`is_valid` — True when there is no error (no issue at all with ``strict``);
-* :func:`validate` — the :class:`~d3mkit.validate.report.Report`, or :class:`D3MKitError`
-  (a ``ValueError``) carrying every error. ``d3mkit.validate`` is also the validation
-  package; calling the package is calling this verb (:mod:`d3mkit.validate.verbs`).
+* :func:`validate` — the :class:`~d3mkit.validation.report.Report`, or :class:`D3MKitError`
+  (a ``ValueError``) carrying every error. The verbs live in :mod:`d3mkit.validation.verbs`;
+  the validator is the package :mod:`d3mkit.validation`.
 
 :func:`score` scores predictions (a path or a DataFrame) against a problem (a path or a
 ProblemDoc) and returns a :class:`~d3mkit.scoring.score.ScoreReport`.
@@ -34,7 +34,7 @@ import os
 import tempfile
 from pathlib import Path
 from d3mkit.errors import D3MKitError
-from d3mkit.validate.verbs import is_valid, iter_issues, validate  # noqa: F401
+from d3mkit.validation.verbs import is_valid, iter_issues, validate  # noqa: F401
 
 
 def _as_file(data, tmp: Path, name: str):

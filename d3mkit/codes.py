@@ -35,7 +35,7 @@ VALIDATION: dict[str, tuple[str, str]] = {
     "json.surrogate": (E, "a JSON string holds a lone UTF-16 surrogate escape (not valid Unicode)"),
     "doc.not_object": (E, "the top level of a problemDoc/datasetDoc is not a JSON object"),
     "doc.unknown_kind": (E, "a JSON file is neither a problemDoc nor a datasetDoc"),
-    # schema violations (emitted by d3mkit.validate.schema; other JSON Schema keywords
+    # schema violations (emitted by d3mkit.validation.schema; other JSON Schema keywords
     # fall back to schema.<keyword>)
     "schema.required": (E, "a required field is missing"),
     "schema.unknown_field": (E, "a field the schema does not allow in a closed object"),

@@ -147,7 +147,7 @@ class TaskRootWriter:
             try:
                 save_json(self.debug_dir / "manifest.json", self.manifest)
                 if self.validate:
-                    from d3mkit.validate import validate_task_root
+                    from d3mkit.validation import validate_task_root
                     issues = validate_task_root(self.tmp)
                     if has_errors(issues):
                         raise D3MKitError([i for i in issues if i.is_error])

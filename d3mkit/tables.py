@@ -24,11 +24,11 @@ from d3mkit.atomic import write_with
 
 def read_table(path: Path | str) -> pd.DataFrame:
     """Read a CSV file with every cell as a string and no NA conversion, through the one
-    checked reader (:func:`d3mkit.validate.csvread.read_strings`). Raises
+    checked reader (:func:`d3mkit.validation.csvread.read_strings`). Raises
     :class:`~d3mkit.errors.D3MKitError` naming the file: exit 2 when it is missing or
     unreadable, else exit 1 (not a regular file, too large, ragged rows, ...)."""
     from d3mkit.errors import EXIT_USAGE, D3MKitError
-    from d3mkit.validate.csvread import read_strings
+    from d3mkit.validation.csvread import read_strings
     df, issues = read_strings(path, allow_empty=True)
     if df is None:
         usage = issues[0].code in ("file.missing", "file.unreadable", "file.is_directory")

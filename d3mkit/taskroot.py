@@ -7,7 +7,7 @@ each document must lie inside the task root (a symlink leading out is an error,
 :mod:`d3mkit.paths`).
 
 The loader an AutoML system uses: :meth:`TaskRoot.frame` is learningData with each column
-as its colType means (:func:`d3mkit.validate.coltypes.typed`), :meth:`TaskRoot.train_test`
+as its colType means (:func:`d3mkit.validation.coltypes.typed`), :meth:`TaskRoot.train_test`
 the TRAIN and TEST rows of a repeat and fold, :attr:`TaskRoot.targets` the target columns
 and :meth:`TaskRoot.media_paths` the files a media column names, resolved.
 
@@ -141,7 +141,7 @@ class TaskRoot:
         """learningData (or ``rows`` of it, as read by :meth:`learning_data`) with every
         declared column converted to the type its colType means; undeclared columns stay
         text. Empty or invalid cells are missing values (validate the task root first)."""
-        from d3mkit.validate.coltypes import typed
+        from d3mkit.validation.coltypes import typed
         raw = self.learning_data() if rows is None else rows
         res = self.dataset.learning_data
         out = raw.copy()

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-_HELPERS = {"d3mkit.errors", "d3mkit.codes", "d3mkit.validate.codes", "d3mkit.validate.common"}
+_HELPERS = {"d3mkit.errors", "d3mkit.codes", "d3mkit.validation.codes", "d3mkit.validation.common"}
 EMITTED: dict[str, str] = {}   # code -> the d3mkit module that first emitted it
 
 

@@ -1,6 +1,6 @@
 """Adversarial suite, issue class 1: no silent wrong score. Every attack goes through the
 CLI, and every score that comes out is checked against scikit-learn or a hand
-computation on the canonical values (d3mkit.validate.coltypes.canonical)."""
+computation on the canonical values (d3mkit.validation.coltypes.canonical)."""
 
 from __future__ import annotations
 

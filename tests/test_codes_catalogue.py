@@ -225,7 +225,7 @@ def test_codes_emitted_at_run_time_are_recorded():
     code's spelling; one a test builds is not."""
     import conftest
     from d3mkit.errors import error
-    from d3mkit.validate.common import row_issues
+    from d3mkit.validation.common import row_issues
     made = "nope." + "built_at_run_time"
     error(made, "", "a test's own issue")
     assert made not in conftest.EMITTED

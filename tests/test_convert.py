@@ -10,10 +10,10 @@ import pytest
 
 from d3mkit.cli import main
 from d3mkit.docs.convert import TASK_SUBTYPE_KEYWORDS, TASK_TYPE_KEYWORDS
-from d3mkit.validate.convert import convert_checked
+from d3mkit.validation.convert import convert_checked
 from d3mkit.docs.jsonio import dump_json
 from d3mkit.docs.problem import ProblemDoc, Target
-from d3mkit.validate.schema import check_problem_schema
+from d3mkit.validation.schema import check_problem_schema
 
 # The D3M reference package (d3m 2022.5.5, Python 3.8) is not a dependency: point
 # D3MKIT_D3M_PYTHON at its interpreter to run the cross-check (docs/d3m-interop.md).

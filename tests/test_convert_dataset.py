@@ -7,7 +7,7 @@ import pytest
 
 from d3mkit.cli import main
 from d3mkit.docs.convert_dataset import box_to_polygon, convert_dataset, polygon_to_box
-from d3mkit.validate import validate_paths
+from d3mkit.validation import validate_paths
 
 from validate_helpers import build_detection, build_tabular
 

@@ -298,7 +298,7 @@ def test_concurrent_builds_into_one_out(tmp_path):
                           text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout)
-    from d3mkit.validate import validate_task_root
+    from d3mkit.validation import validate_task_root
     fresh = {}
     for force, results in report.items():
         codes = sorted(c for _, c, _ in results)

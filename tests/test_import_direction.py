@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[1]
 LAYERS = [
     ("documents", ["d3mkit.errors", "d3mkit.codes", "d3mkit.limits", "d3mkit.paths", "d3mkit.atomic", "d3mkit.images", "d3mkit.registry",
                    "d3mkit.docs", "d3mkit.schemas"]),
-    ("validation", ["d3mkit.validate", "d3mkit.tables"]),
+    ("validation", ["d3mkit.validation", "d3mkit.tables"]),
     ("packaging", ["d3mkit.splits", "d3mkit.views", "d3mkit.package", "d3mkit.taskroot"]),
     ("scoring", ["d3mkit.scoring"]),
     ("benchmarks", ["d3mkit.benchmarks", "d3mkit.baselines", "d3mkit.evaluate", "d3mkit.executor"]),

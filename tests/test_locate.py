@@ -11,7 +11,7 @@ from d3mkit.cli import main
 from d3mkit.docs import ProblemDoc
 from d3mkit.docs.locate import DatasetFinder, dataset_of, find_problem_doc, locate_task_root
 from d3mkit.errors import D3MKitError, UsageError
-from d3mkit.validate.run import validate_paths
+from d3mkit.validation.run import validate_paths
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ from d3mkit.cli import main
 from d3mkit.errors import D3MKitError
 from d3mkit.scoring.score import score_task_root
 from d3mkit.taskroot import TaskRoot
-from d3mkit.validate import validate_task_root
+from d3mkit.validation import validate_task_root
 
 
 def _records(tmp_path, n=12):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.validate import validate_task_root
+from d3mkit.validation import validate_task_root
 
 REPO = Path(__file__).resolve().parent.parent
 PROBLEMS = REPO / "problems"

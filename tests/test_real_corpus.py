@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.validate.schema import cerberus_errors, check_schema
+from d3mkit.validation.schema import cerberus_errors, check_schema
 from d3mkit.docs.versions import VERSIONS, supported_version
 
 HERE = Path(__file__).parent / "data" / "real"

@@ -8,7 +8,7 @@ import pytest
 
 from d3mkit import registry as R
 from d3mkit.docs import ProblemDoc, Target
-from d3mkit.validate.crossdoc import check_metrics
+from d3mkit.validation.crossdoc import check_metrics
 
 TASKS = ["classification", "regression", "clustering", "communityDetection", "linkPrediction",
          "vertexNomination", "graphMatching", "timeSeriesForecasting", "collaborativeFiltering",

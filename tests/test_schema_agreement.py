@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d3mkit.validate.schema import cerberus_errors, check_schema, load_schema
+from d3mkit.validation.schema import cerberus_errors, check_schema, load_schema
 from d3mkit.docs.versions import BASE_VERSION
 
 # the example datasetDocs published with the D3M 3.1 dataset schema documentation

@@ -1,4 +1,4 @@
-"""JSON Schema check: codes and locations of the issues (d3mkit.validate.schema)."""
+"""JSON Schema check: codes and locations of the issues (d3mkit.validation.schema)."""
 
 import copy
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from d3mkit.docs.dataset import Column, DatasetDoc, Resource
 from d3mkit.docs.problem import ProblemDoc, Target
-from d3mkit.validate.schema import (cerberus_errors, check_dataset_schema,
+from d3mkit.validation.schema import (cerberus_errors, check_dataset_schema,
                                     check_problem_schema, load_schema, schema_dir)
 
 

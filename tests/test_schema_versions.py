@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from d3mkit.validate import validate_paths
-from d3mkit.validate.schema import cerberus_errors, check_schema
+from d3mkit.validation import validate_paths
+from d3mkit.validation.schema import cerberus_errors, check_schema
 from d3mkit.docs.versions import VERSIONS, family
 
 

@@ -33,6 +33,6 @@ def test_a_command_imports_only_its_own_module():
     code = ("import sys\nfrom d3mkit.cli import main\n"
             "try:\n    main(['validate', '--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('pandas', 'numpy', 'sklearn', 'torch', 'd3mkit.commands.build',"
-            " 'd3mkit.validate.run') if m in sys.modules), file=sys.stderr)")
+            " 'd3mkit.validation.run') if m in sys.modules), file=sys.stderr)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.stderr.strip().splitlines()[-1] == "[]", p.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from d3mkit.cli import main
-from d3mkit.validate import validate_paths
+from d3mkit.validation import validate_paths
 
 from validate_helpers import Root, build_tabular
 

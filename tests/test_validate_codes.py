@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.validate import validate_paths
-from d3mkit.validate.codes import CODES
+from d3mkit.validation import validate_paths
+from d3mkit.validation.codes import CODES
 
 from validate_helpers import Root, build_detection, build_tabular
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from d3mkit.errors import Issue
-from d3mkit.validate import validate_paths
-from d3mkit.validate.codes import severity_of
+from d3mkit.validation import validate_paths
+from d3mkit.validation.codes import severity_of
 
 from validate_helpers import Root, build_detection, build_tabular
 

@@ -15,7 +15,7 @@ from d3mkit.benchmarks.value.layout import SQUARES, frame_to_codes
 from d3mkit.benchmarks.value.metrics import NAMES as METRIC_NAMES
 from d3mkit.benchmarks.value.rules import check, sane
 from d3mkit.cli import main
-from d3mkit.validate import validate_task_root
+from d3mkit.validation import validate_task_root
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -176,7 +176,7 @@ def test_views_validate(wine, tmp_path, method):
     problemDoc says holdOut with testSize 0.0 or 1.0, which its splits file holds)."""
     import shutil
 
-    from d3mkit.validate import validate_paths
+    from d3mkit.validation import validate_paths
     src = wine
     if method == "kFold":
         src = tmp_path / "wine"
@@ -201,7 +201,7 @@ def test_views_cut_tables_that_refer_to_learning_data(tmp_path):
     (the ViSudo-PC example's cells.csv), so the views validate."""
     from pathlib import Path
 
-    from d3mkit.validate import validate_paths
+    from d3mkit.validation import validate_paths
     root = Path(__file__).resolve().parents[1] / "problems" / "visudo_basic_digits_d4_n2_o0_s0"
     out = tmp_path / "views"
     write_views(root, out)

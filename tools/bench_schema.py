@@ -8,7 +8,7 @@ cerberus_errors call on a datasetDoc with one learningData table of that many co
 
 
 from _bench_data import best_of
-from d3mkit.validate.schema import cerberus_errors, check_dataset_schema
+from d3mkit.validation.schema import cerberus_errors, check_dataset_schema
 
 
 def dataset_doc(n_cols: int) -> dict:

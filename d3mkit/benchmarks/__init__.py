@@ -110,7 +110,7 @@ def module_summary(path: str) -> str | None:
 
 def echo_validation(root, echo) -> None:
     """Validate a task root a demo just built; echo the count of its issues, then each."""
-    from d3mkit.validate import validate_task_root
+    from d3mkit.validation import validate_task_root
     issues = validate_task_root(root)
     n_err = sum(i.is_error for i in issues)
     echo(f"   validate: {n_err} error(s), {len(issues) - n_err} warning(s)")

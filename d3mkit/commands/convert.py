@@ -44,7 +44,7 @@ def _single(path: Path) -> Path | None:
 def run(args) -> int:
     from d3mkit.docs.convert_dataset import convert_dataset
     from d3mkit.package import convert_tree
-    from d3mkit.validate.convert import convert_checked
+    from d3mkit.validation.convert import convert_checked
     from d3mkit.docs.jsonio import dump_json, load_json
 
     src = _single(args.doc)

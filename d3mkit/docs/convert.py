@@ -10,7 +10,7 @@ metrics, splits, targets) is kept; ``problemSchemaVersion`` is set to the target
 A 3.1.1 document converted to 4.0.0 and back is byte-identical (with :func:`dump_json`) when
 ``taskSubType`` directly follows ``taskType`` and ``problemSchemaVersion`` is present, as
 in documents d3mkit writes. Converting 4.0.0 to 3.1.1 drops keywords 3.1.1 cannot express
-(``tabular``, ``image``, ...) with a warning (:func:`d3mkit.validate.convert.convert_checked`
+(``tabular``, ``image``, ...) with a warning (:func:`d3mkit.validation.convert.convert_checked`
 also warns about anything else in the result that problemSchema 3.1.1 does not allow); a document whose keywords name no 3.1.1 task type, or
 name two, or a metric 3.1.1 does not have, cannot be converted (an error).
 

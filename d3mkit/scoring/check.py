@@ -2,7 +2,7 @@
 predictions.csv against its problem exactly as ``d3mkit score`` reads it (the scoring I/O
 layer, :func:`d3mkit.scoring.score.check_prepared`): every issue at once, no scores.
 :func:`validate_all` is ``d3mkit validate PATH...``: the documents
-(:func:`d3mkit.validate.validate_paths`) and the predictions files it found in problem
+(:func:`d3mkit.validation.validate_paths`) and the predictions files it found in problem
 directories (a CSV there that is not the splits file).
 
 The truth comes from ``--targets`` or the problem's dataset (beside the problem, else on
@@ -15,14 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from d3mkit.errors import UsageError
-from d3mkit.validate.report import Report
+from d3mkit.validation.report import Report
 
 
 def validate_all(paths: list[Path | str], datasets=()) -> Report:
-    """:func:`d3mkit.validate.validate_paths`, plus every predictions file it found (a CSV
+    """:func:`d3mkit.validation.validate_paths`, plus every predictions file it found (a CSV
     named inside a problem directory that is not its splits file) checked against that
     problem."""
-    from d3mkit.validate import validate_paths
+    from d3mkit.validation import validate_paths
     report = validate_paths(paths, datasets)
     for csv, problem_doc in report.found_predictions:
         sub = validate_predictions([csv], problem_doc, datasets=datasets)

@@ -41,8 +41,8 @@ import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
 from d3mkit.limits import how_to_raise, limit
-from d3mkit.validate import coltypes
-from d3mkit.validate.csvread import read_header, read_strings
+from d3mkit.validation import coltypes
+from d3mkit.validation.csvread import read_header, read_strings
 
 INDEX = "d3mIndex"
 NUMERIC_TYPES = ("integer", "real")
@@ -139,7 +139,7 @@ def _header(path: Path, kind: str) -> tuple[list[str] | None, list[Issue]]:
 
 def read_csv_checked(path: Path | str, kind: str, usecols: list[str] | None = None,
                      int_cols: tuple[str, ...] = (INDEX,)) -> tuple[pd.DataFrame | None, list[Issue]]:
-    """Read a CSV as strings through :func:`d3mkit.validate.csvread.read_strings`; a
+    """Read a CSV as strings through :func:`d3mkit.validation.csvread.read_strings`; a
     missing or unreadable path raises (exit 2), other file problems are issues."""
     df, issues = read_strings(path, usecols, int_cols)
     return df, _usage(issues, kind)
@@ -365,7 +365,7 @@ def _parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
                    issues: list[Issue], positions: np.ndarray | None = None,
                    exact: bool = False) -> np.ndarray:
     """Floats; with ``exact`` the integer colType's canonical form
-    (:func:`d3mkit.validate.coltypes.exact_numbers`: an object array of exact Python numbers
+    (:func:`d3mkit.validation.coltypes.exact_numbers`: an object array of exact Python numbers
     when an integral value is beyond 2**53)."""
     if exact:
         vals, bad = coltypes.canonical(a, "integer")

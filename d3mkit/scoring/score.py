@@ -41,7 +41,7 @@ from d3mkit.scoring import predictions as P
 from d3mkit.registry import Metric, get_metric, plugin_issues, registry
 from d3mkit.scoring.metrics import DEFAULT_POS_LABEL, remember_codes
 from d3mkit.tables import read_table
-from d3mkit.validate import coltypes
+from d3mkit.validation import coltypes
 
 SCORE_COLUMNS = ["index", "problemID", "metric", "value"]
 POS_LABEL_METRICS = ("precision", "recall", "jaccardSimilarityScore", "rocAuc")

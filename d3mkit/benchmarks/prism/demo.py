@@ -85,7 +85,7 @@ def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 
     from d3mkit.benchmarks.prism.cli import build_task_root
     from d3mkit.benchmarks.prism.extract import Summary, extract_records, read_captions
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validate import validate_task_root
+    from d3mkit.validation import validate_task_root
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

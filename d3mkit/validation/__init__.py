@@ -1,4 +1,5 @@
-"""Validation of D3M documents and task roots (``d3mkit validate``).
+"""Validation of D3M documents and task roots (``d3mkit validate``; the verbs
+``d3mkit.validate``, ``d3mkit.iter_issues`` and ``d3mkit.is_valid``).
 
 Modules, each owning one thing: :mod:`.discover` (PATH -> documents, problem -> dataset),
 :mod:`.files` (dataset resources and tables), :mod:`.crossdoc` (problem <-> dataset),
@@ -9,9 +10,6 @@ Modules, each owning one thing: :mod:`.discover` (PATH -> documents, problem -> 
 """
 
 from __future__ import annotations
-
-import sys
-import types
 
 _NAMES = {"validate_paths": "run", "validate_task_root": "run", "validate": "verbs",
           "iter_issues": "verbs", "is_valid": "verbs"}
@@ -26,14 +24,3 @@ def __getattr__(name: str):
     from importlib import import_module
     return getattr(import_module(f"{__name__}.{_NAMES[name]}"), name)
 
-
-class _CallablePackage(types.ModuleType):
-    """``from d3mkit import validate`` names this package (a subpackage wins over a
-    function of the same name); calling it runs :func:`d3mkit.validate.verbs.validate`."""
-
-    def __call__(self, *paths, datasets=(), strict: bool = False):
-        from d3mkit.validate.verbs import validate
-        return validate(*paths, datasets=datasets, strict=strict)
-
-
-sys.modules[__name__].__class__ = _CallablePackage

@@ -21,7 +21,7 @@ from d3mkit.docs.locate import DATASET_DOC as DATASET
 from d3mkit.docs.locate import PROBLEM_DOC as PROBLEM
 from d3mkit.docs.locate import DatasetFinder, walk_documents
 from d3mkit.errors import UsageError
-from d3mkit.validate.common import as_dict
+from d3mkit.validation.common import as_dict
 
 
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from d3mkit.validate.coltypes import exact_numbers
+from d3mkit.validation.coltypes import exact_numbers
 
 
 def _canon(values: np.ndarray) -> np.ndarray:
     """Canonical strings for distinct values: integral numbers as exact ints (the integer
-    colType's form, :func:`d3mkit.validate.coltypes.exact_numbers`; 9007199254740993.0 is
+    colType's form, :func:`d3mkit.validation.coltypes.exact_numbers`; 9007199254740993.0 is
     9007199254740993, never 9007199254740992), others as read.
 
     >>> _canon(np.asarray(["9007199254740993.0", " 7", "7.5", "a"], dtype=object)).tolist()

@@ -9,7 +9,7 @@ from typing import Any
 
 from d3mkit.docs.convert import convert_problem
 from d3mkit.errors import Issue, warning
-from d3mkit.validate.schema import check_problem_schema
+from d3mkit.validation.schema import check_problem_schema
 
 
 def convert_checked(doc: Any, to: str, path: str = "") -> tuple[dict | None, list[Issue]]:

@@ -3,7 +3,7 @@ for ``validate --format json``), text second (:meth:`Report.to_text`).
 
 >>> r = Report()
 >>> r.add("a/problemDoc.json", "problemDoc", [])
->>> from d3mkit.validate.codes import make
+>>> from d3mkit.validation.codes import make
 >>> r.add("a/dataSplits.csv", "dataSplits",
 ...       [make("splits.duplicate", "row 3, column d3mIndex", "listed twice")])
 >>> r.valid(), r.valid(strict=True)

@@ -1,6 +1,6 @@
 """The validation verbs of the public API, over one stream of issues (as jsonschema has
-``iter_errors``, ``is_valid`` and ``validate``). ``from d3mkit import validate`` gives the
-validation package, which is callable: calling it calls :func:`validate`."""
+``iter_errors``, ``is_valid`` and ``validate``). ``from d3mkit import validate`` gives
+:func:`validate`, a plain function; the validator itself is :mod:`d3mkit.validation`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def iter_issues(*paths, datasets: Iterable = ()) -> Iterator[Issue]:
     """Every issue of every document under ``paths`` (documents, problem or dataset
     directories, task roots, trees); a problem's dataset is also looked for in ``datasets``.
     A missing or unreadable path raises :class:`D3MKitError` (exit code 2)."""
-    from d3mkit.validate.run import validate_paths
+    from d3mkit.validation.run import validate_paths
     yield from validate_paths(_paths(paths), list(datasets)).issues()
 
 
@@ -28,9 +28,9 @@ def is_valid(*paths, datasets: Iterable = (), strict: bool = False) -> bool:
 
 
 def validate(*paths, datasets: Iterable = (), strict: bool = False):
-    """The validation :class:`~d3mkit.validate.report.Report` of ``paths``; raises
+    """The validation :class:`~d3mkit.validation.report.Report` of ``paths``; raises
     :class:`D3MKitError` carrying every error (every issue with ``strict``) when invalid."""
-    from d3mkit.validate.run import validate_paths
+    from d3mkit.validation.run import validate_paths
     report = validate_paths(_paths(paths), list(datasets))
     issues = list(report.issues())
     if has_errors(issues, strict=strict):

@@ -19,14 +19,14 @@ import pandas as pd
 
 from d3mkit.errors import Issue
 from d3mkit.limits import how_to_raise, limit
-from d3mkit.validate import coltypes
-from d3mkit.validate.codes import make
-from d3mkit.validate.common import as_dict, as_list, as_int, as_number, as_str, row_issues, short
-from d3mkit.validate.csvread import read_csv_checked
-from d3mkit.validate.files import DatasetContext
-from d3mkit.validate.keys import comparable, isin, keys
+from d3mkit.validation import coltypes
+from d3mkit.validation.codes import make
+from d3mkit.validation.common import as_dict, as_list, as_int, as_number, as_str, row_issues, short
+from d3mkit.validation.csvread import read_csv_checked
+from d3mkit.validation.files import DatasetContext
+from d3mkit.validation.keys import comparable, isin, keys
 from d3mkit.paths import escape_reason
-from d3mkit.validate.report import Report
+from d3mkit.validation.report import Report
 from d3mkit.docs.versions import task_of
 
 REQUIRED = ("d3mIndex", "type", "repeat", "fold")

@@ -32,8 +32,8 @@ import pandas as pd
 
 from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.limits import file_issue, how_to_raise, limit
-from d3mkit.validate.codes import make
-from d3mkit.validate.common import row_issues
+from d3mkit.validation.codes import make
+from d3mkit.validation.common import row_issues
 
 SNIFF_BYTES = 1 << 16
 HEADER_BYTES = 1 << 24    # the header line may be at most 16 MiB
@@ -121,7 +121,7 @@ def _inexact_ints(df: pd.DataFrame, cols) -> list:
     parser takes a column through float64 when one cell is written ``N.0`` (and infers
     float categories), so such a column may hold rounded values (9007199254740993 read as
     ...992). They are read again as text, compared in the integer colType's exact form
-    (:func:`d3mkit.validate.coltypes.exact_numbers`)."""
+    (:func:`d3mkit.validation.coltypes.exact_numbers`)."""
     out = []
     for c in cols:
         if c not in df.columns:

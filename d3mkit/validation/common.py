@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from d3mkit.errors import Issue
-from d3mkit.validate.codes import make
+from d3mkit.validation.codes import make
 
 MAX_ROW_ISSUES = 10
 

@@ -11,7 +11,7 @@
   item a row names is on disk (and inside the root).
 
 :func:`check_dataset` loads a datasetDoc, runs all of this and records issues in a
-:class:`~d3mkit.validate.report.Report`; the :class:`DatasetContext` it returns is what the
+:class:`~d3mkit.validation.report.Report`; the :class:`DatasetContext` it returns is what the
 problem and dataSplits checks read (learningData, target columns, index keys).
 """
 
@@ -26,13 +26,13 @@ import pandas as pd
 
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.errors import Issue
-from d3mkit.validate import coltypes
-from d3mkit.validate.codes import make
-from d3mkit.validate.common import as_dict, as_int, as_list, as_str, row_issues, short
-from d3mkit.validate.csvread import Table, read_csv_checked
-from d3mkit.validate.keys import isin, keys
+from d3mkit.validation import coltypes
+from d3mkit.validation.codes import make
+from d3mkit.validation.common import as_dict, as_int, as_list, as_str, row_issues, short
+from d3mkit.validation.csvread import Table, read_csv_checked
+from d3mkit.validation.keys import isin, keys
 from d3mkit.paths import escape_reason, lexical_escape, walk_files
-from d3mkit.validate.report import Report
+from d3mkit.validation.report import Report
 from d3mkit.docs.versions import minimal_metadata, supported_version
 
 COLTYPE_CODES = {"integer": "coltype.integer", "real": "coltype.real", "boolean": "coltype.boolean",
@@ -143,7 +143,7 @@ def find_learning(resources: list[tuple[int, dict]]) -> str | None:
 
 def _schema(data: dict, path: str) -> list[Issue]:
     try:
-        from d3mkit.validate.schema import check_dataset_schema
+        from d3mkit.validation.schema import check_dataset_schema
     except ImportError:
         return []
     return list(check_dataset_schema(data, path))

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from d3mkit.errors import Issue
 from d3mkit.registry import registry
-from d3mkit.validate.codes import make
-from d3mkit.validate.common import as_dict, as_int, as_list, as_str
-from d3mkit.validate.files import DatasetContext, _is_table, declared_columns
+from d3mkit.validation.codes import make
+from d3mkit.validation.common import as_dict, as_int, as_list, as_str
+from d3mkit.validation.files import DatasetContext, _is_table, declared_columns
 from d3mkit.docs.versions import task_of
 
 SUBTYPES = {

@@ -1,5 +1,5 @@
 """Validation end to end: discover documents, pair problems with datasets, run every
-check, return a :class:`~d3mkit.validate.report.Report`. Nothing is ever written."""
+check, return a :class:`~d3mkit.validation.report.Report`. Nothing is ever written."""
 
 from __future__ import annotations
 
@@ -7,19 +7,19 @@ from pathlib import Path
 
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.errors import Issue
-from d3mkit.validate.codes import make
-from d3mkit.validate.common import as_dict, as_list, as_str
-from d3mkit.validate.crossdoc import check_problem_dataset
-from d3mkit.validate.discover import DatasetIndex, discover
-from d3mkit.validate.files import DatasetContext, check_dataset
-from d3mkit.validate.report import Report
-from d3mkit.validate.splitcheck import check_splits
+from d3mkit.validation.codes import make
+from d3mkit.validation.common import as_dict, as_list, as_str
+from d3mkit.validation.crossdoc import check_problem_dataset
+from d3mkit.validation.discover import DatasetIndex, discover
+from d3mkit.validation.files import DatasetContext, check_dataset
+from d3mkit.validation.report import Report
+from d3mkit.validation.splitcheck import check_splits
 from d3mkit.docs.versions import task_of
 
 
 def _problem_schema(data: dict, path: str) -> list[Issue]:
     try:
-        from d3mkit.validate.schema import check_problem_schema
+        from d3mkit.validation.schema import check_problem_schema
     except ImportError:
         return []
     return list(check_problem_schema(data, path))
