@@ -62,6 +62,12 @@ SPRITES = {
 }
 
 
+def _norm(v: np.ndarray) -> float:
+    """Euclidean length without BLAS (``np.linalg.norm`` calls ``dot``, whose rounding
+    depends on the CPU's kernel), so a rendering is the same on every machine."""
+    return math.sqrt(sum(float(x) * float(x) for x in v))
+
+
 class Camera:
     """Pinhole camera at ``DISTANCE`` from the origin, aimed at it, no roll."""
 
@@ -69,9 +75,9 @@ class Camera:
         az, el = math.radians(azimuth_deg), math.radians(elevation_deg)
         self.pos = DISTANCE * np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az),
                                         math.sin(el)])
-        f = -self.pos / np.linalg.norm(self.pos)
+        f = -self.pos / _norm(self.pos)
         r = np.cross(f, [0.0, 0.0, 1.0])
-        r /= np.linalg.norm(r)
+        r /= _norm(r)
         u = np.cross(r, f)
         self.rot = np.stack([r, u, f])             # rows: right, up, forward
         self.size = size
@@ -81,7 +87,11 @@ class Camera:
 
     def project(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(M, 3)`` world points -> ``(M, 2)`` pixel coordinates and ``(M,)`` depths."""
-        cam = (pts - self.pos) @ self.rot.T
+        d = pts - self.pos
+        # elementwise, not ``d @ self.rot.T``: BLAS picks its kernel by CPU (AVX2, AVX-512, ...)
+        # and the last bits of a product then differ between machines, which moved pieces'
+        # drawing order and pixels; these ufuncs round the same everywhere (IEEE 754)
+        cam = d[:, :1] * self.rot[:, 0] + d[:, 1:2] * self.rot[:, 1] + d[:, 2:3] * self.rot[:, 2]
         z = cam[:, 2]
         half = self.size / 2.0
         xy = np.empty((len(pts), 2))
