@@ -390,3 +390,22 @@ def test_release_labels_as_list_and_fen_strings(tmp_path):
 def test_sample_pgn_is_what_the_generator_writes(tmp_path):
     games.write_random_pgn(tmp_path / "s.pgn", 6, seed=2026, max_plies=60)
     assert (tmp_path / "s.pgn").read_bytes() == games.SAMPLE_PGN.read_bytes()
+
+
+def test_render_is_the_same_whatever_blas_kernel_the_cpu_picks():
+    """OpenBLAS chooses its kernel by CPU; a rendering must not depend on it (the committed
+    problems/value images once differed between an AVX-512 and an AVX2 kernel)."""
+    code = ("import hashlib, io, sys\n"
+            "from d3mkit.benchmarks.value.render import render_board, image_rng\n"
+            "h = hashlib.sha256()\n"
+            "for i in range(12):\n"
+            "    img, boxes, _ = render_board('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR', image_rng(0, i), 96)\n"
+            "    h.update(img.tobytes()); h.update(repr(boxes).encode())\n"
+            "print(h.hexdigest())\n")
+    outs = set()
+    for core in ("Sandybridge", "Haswell", "SkylakeX"):
+        env = {**__import__("os").environ, "OPENBLAS_CORETYPE": core}
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert run.returncode == 0, run.stderr
+        outs.add(run.stdout.strip())
+    assert len(outs) == 1, outs
