@@ -129,6 +129,7 @@ OTHER: dict[str, tuple[str, str]] = {
     "metric.metadata": (E, "a metric needs rows of a <name>_debug/ file that are missing"),
     "metric.failed": (E, "a metric's computation raised on the aligned rows"),
     "metrics.plugin": (W, "a third-party d3mkit.metrics entry point could not be loaded"),
+    "benchmarks.plugin": (W, "a third-party d3mkit.benchmarks entry point could not be loaded (the benchmark is left out)"),
     # truth and predictions (scoring)
     "truth.none": (E, "no truth: neither a dataset nor a targets.csv"),
     "truth.columns": (E, "the truth lacks a target or index column"),

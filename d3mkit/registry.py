@@ -48,17 +48,15 @@ Calling convention of ``score``: ``score(y_true, y_pred, **kwargs) -> float`` wh
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
-from pathlib import Path
+from importlib.metadata import EntryPoint
 from types import ModuleType
 from typing import Callable, Iterable
 
+from d3mkit import entrypoints
 from d3mkit.errors import D3MKitError, error, warning
 
 ENTRY_POINT_GROUP = "d3mkit.metrics"
-DISTRIBUTION = "d3mkit"
 
 # task-type groups (problemSchema 3.1.1 taskType values) a metric may declare it fits
 CLASSIFICATION = ("classification", "vertexNomination", "vertexClassification", "linkPrediction",
@@ -134,28 +132,6 @@ def unregister_metric(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _own_entry_points() -> list[EntryPoint]:
-    """d3mkit's own ``d3mkit.metrics`` entry points: from the source checkout's
-    pyproject.toml when there is one (it is the truth while developing), else from the
-    installed distribution's metadata."""
-    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
-    try:
-        text = pyproject.read_text(encoding="utf-8")
-    except OSError:
-        text = ""
-    if re.search(r'(?m)^name\s*=\s*"d3mkit"', text):
-        m = re.search(r'(?ms)^\[project\.entry-points\."d3mkit\.metrics"\]\s*$(.*?)(?=^\[|\Z)', text)
-        body = m.group(1) if m else ""
-        return [EntryPoint(k, v, ENTRY_POINT_GROUP)
-                for k, v in re.findall(r'(?m)^\s*"?([\w.-]+)"?\s*=\s*"([^"]+)"', body)]
-    return [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if _dist_name(ep) == DISTRIBUTION]
-
-
-def _dist_name(ep) -> str | None:
-    dist = getattr(ep, "dist", None)
-    return dist.metadata["Name"] if dist is not None else None
-
-
 def _add_from(ep: EntryPoint, source: str | None) -> None:
     obj = ep.load()
     if isinstance(obj, ModuleType):
@@ -169,15 +145,13 @@ def _add_from(ep: EntryPoint, source: str | None) -> None:
 
 
 def _load_entry_points() -> None:
-    for ep in _own_entry_points():
+    for ep in entrypoints.own(ENTRY_POINT_GROUP):
         try:
             _add_from(ep, None)
         except Exception as exc:
             raise ImportError(f"d3mkit's own metric entry point {ep.name} = {ep.value} cannot be "
                               f"loaded ({type(exc).__name__}: {exc}); fix pyproject.toml") from exc
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if _dist_name(ep) == DISTRIBUTION:
-            continue
+    for ep in entrypoints.third_party(ENTRY_POINT_GROUP):
         try:
             _add_from(ep, f"entry point {ep.name} = {ep.value}")
         except Exception as exc:  # a broken plugin must not break d3mkit

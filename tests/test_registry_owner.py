@@ -39,7 +39,7 @@ def test_validator_verdict_is_the_registrys(task):
 
 
 def test_own_entry_points_all_load_and_register():
-    eps = R._own_entry_points()
+    eps = R.entrypoints.own(R.ENTRY_POINT_GROUP)
     names = {ep.name for ep in eps}
     assert {"standard", "objectDetection", "value", "abstraction", "prism"} <= names
     sources = {m.source for m in R.registry().values()}
@@ -48,8 +48,8 @@ def test_own_entry_points_all_load_and_register():
 
 
 def test_missing_own_module_fails_loudly(monkeypatch):
-    monkeypatch.setattr(R, "_own_entry_points",
-                        lambda: [EntryPoint("gone", "d3mkit.benchmarks.nothere.metrics", R.ENTRY_POINT_GROUP)])
+    monkeypatch.setattr(R.entrypoints, "own",
+                        lambda group: [EntryPoint("gone", "d3mkit.benchmarks.nothere.metrics", R.ENTRY_POINT_GROUP)])
     monkeypatch.setattr(R, "_LOADED", False)
     with pytest.raises(ImportError, match="gone = d3mkit.benchmarks.nothere.metrics"):
         R.registry()

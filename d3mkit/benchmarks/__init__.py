@@ -1,72 +1,14 @@
-"""Benchmarks: one sub-package each, plus the tables the CLI dispatches through.
+"""Benchmarks: one sub-package (or module) each, registered as plug-ins, plus the helpers
+their builders and demos share.
 
-* :data:`BUILDERS` — ``d3mkit build NAME``: module with ``add_build_arguments(parser)``
-  and ``build(args) -> list[Path]`` (the task roots written). ``args`` always carries
-  ``out``, ``seed``, ``force`` and ``quiet``.
-* :data:`BASELINES` — ``d3mkit baseline --model NAME``: module with
-  ``run_baseline(task, model, config)`` returning the score report, and optionally
-  ``add_baseline_arguments(parser)``. A module that defines ``CONFIG`` (a frozen
-  subclass of :class:`d3mkit.benchmarks.config.BaselineConfig`) receives
-  ``CONFIG.from_args(args, model=model)``; the others still receive the argparse
-  namespace, whose common fields (``device``, ``epochs``, ``seed``, ``batch_size``) the
-  command has checked through :class:`~d3mkit.benchmarks.config.BaselineConfig` first.
-* :data:`DEFAULT_MODEL` — the model used when ``--model`` is omitted, by the benchmark
-  recorded in the task root's manifest.
-* :data:`DEMOS` — modules with ``run_demo(out: Path, device: str, echo) -> None``, run
-  in order by ``d3mkit demo``.
+Every benchmark is a :class:`d3mkit.benchmarks.plugins.Benchmark` record registered
+through the ``d3mkit.benchmarks`` entry-point group (pyproject.toml lists d3mkit's own:
+tabular, value, value-detection, visudo, abstraction, prism); ``d3mkit build``,
+``baseline``, ``demo`` and ``reproduce`` find them there by name
+(:mod:`d3mkit.benchmarks.plugins` says what each field is called with). This module keeps
+the helpers they share: the common build options, importing an optional module, and
+echoing a demo's validation.
 """
-
-BUILDERS = {
-    "tabular": "d3mkit.benchmarks.tabular",
-    "value": "d3mkit.benchmarks.value.cli",
-    "value-detection": "d3mkit.benchmarks.value.cli_detection",
-    "visudo": "d3mkit.benchmarks.visudo.cli",
-    "abstraction": "d3mkit.benchmarks.abstraction.cli",
-    "prism": "d3mkit.benchmarks.prism.cli",
-}
-
-BASELINES = {
-    "logistic-regression": "d3mkit.benchmarks.tabular",
-    "mean": "d3mkit.benchmarks.tabular",
-    "resnet18": "d3mkit.benchmarks.value.baseline",
-    "resnet50": "d3mkit.benchmarks.value.baseline",
-    "resnet101": "d3mkit.benchmarks.value.baseline",
-    "digit": "d3mkit.benchmarks.visudo.baseline",
-    "visual": "d3mkit.benchmarks.visudo.baseline",
-    "nesy": "d3mkit.benchmarks.visudo.baseline",
-    "abstraction-cnn": "d3mkit.benchmarks.abstraction.baseline",
-    "zero-rate": "d3mkit.benchmarks.prism.baseline",
-    "random": "d3mkit.benchmarks.prism.baseline",
-    "text": "d3mkit.benchmarks.prism.baseline",
-    "fusion": "d3mkit.benchmarks.prism.baseline",
-}
-
-DEFAULT_MODEL = {
-    "tabular": "logistic-regression",
-    "value": "resnet18",
-    "value-detection": None,
-    "visudo": "visual",
-    "abstraction": "abstraction-cnn",
-    "prism": "text",
-}
-
-DEMOS = [
-    "d3mkit.benchmarks.tabular",
-    "d3mkit.benchmarks.value.demo",
-    "d3mkit.benchmarks.visudo.demo",
-    "d3mkit.benchmarks.abstraction.demo",
-    "d3mkit.benchmarks.prism.demo",
-]
-
-
-REPRODUCERS = {
-    "problems": "d3mkit.benchmarks.problems",
-    "abstraction": "d3mkit.benchmarks.abstraction.reproduce",
-    "value": "d3mkit.benchmarks.value.reproduce",
-    "visudo": "d3mkit.benchmarks.visudo.reproduce",
-}
-"""``d3mkit reproduce NAME ARGS...``: module with ``add_arguments(parser)`` and
-``run(args) -> int`` (the exit code); the module docstring's first line is its help."""
 
 
 def add_build_arguments(parser) -> None:
@@ -89,23 +31,6 @@ def optional_module(path: str):
         if exc.name is not None and path.startswith(exc.name):
             return None
         raise
-
-
-def module_summary(path: str) -> str | None:
-    """The first line of module ``path``'s docstring, read from its source without importing
-    it (``d3mkit build --help`` lists the builders without their imports); None when the
-    module is absent (as :func:`optional_module`) or has no docstring."""
-    import ast
-    from importlib.util import find_spec
-    try:
-        spec = find_spec(path)
-    except ModuleNotFoundError:
-        return None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return None
-    with open(spec.origin, encoding="utf-8") as fh:
-        doc = ast.get_docstring(ast.parse(fh.read()))
-    return doc.strip().splitlines()[0] if doc else None
 
 
 def echo_validation(root, echo) -> None:

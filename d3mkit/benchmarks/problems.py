@@ -1,8 +1,8 @@
 """Regenerate problems/, the small example task roots d3mkit ships (``d3mkit reproduce problems``).
 
-For every builder in ``d3mkit.benchmarks.BUILDERS`` whose module defines ``EXAMPLE_ARGS``
-this runs, in process, ``d3mkit build NAME --out problems --seed 0 --force --quiet
-EXAMPLE_ARGS``. A benchmark joins problems/ by defining ``EXAMPLE_ARGS``.
+For every benchmark of d3mkit's own whose record (:mod:`d3mkit.benchmarks.plugins`) has an
+``example`` this runs, in process, ``d3mkit build NAME --out problems --seed 0 --force
+--quiet EXAMPLE``. A benchmark joins problems/ by giving its record an ``example``.
 
     d3mkit reproduce problems            # rewrite problems/
     d3mkit reproduce problems --check    # rebuild into a temporary directory, compare byte for byte
@@ -25,32 +25,31 @@ def default_problems_dir() -> Path:
 
 
 def examples() -> list[tuple[str, list[str]]]:
-    """(builder name, EXAMPLE_ARGS) for every builder that defines an example."""
-    from d3mkit.benchmarks import BUILDERS, optional_module
-    out = []
-    for name, path in BUILDERS.items():
-        mod = optional_module(path)
-        if mod is not None and getattr(mod, "EXAMPLE_ARGS", None) is not None:
-            out.append((name, list(mod.EXAMPLE_ARGS)))
-    return out
+    """(benchmark name, build arguments) for every benchmark of d3mkit's own with an example
+    (a third party's example does not belong in d3mkit's problems/)."""
+    from d3mkit.benchmarks.plugins import benchmarks
+    return [(b.name, list(b.example)) for b in benchmarks().values()
+            if b.example is not None and b.build is not None and b.source == "d3mkit"]
 
 
 def regenerate(out: Path, only: list[str] | None = None) -> list[str]:
     """Build every example into ``out`` (as ``d3mkit build NAME --out OUT --seed 0 --force
-    --quiet EXAMPLE_ARGS`` would); return the task root paths written."""
+    --quiet EXAMPLE`` would); return the task root paths written."""
     import argparse
 
-    from d3mkit.benchmarks import BUILDERS, add_build_arguments, optional_module
+    from d3mkit.benchmarks import add_build_arguments
+    from d3mkit.benchmarks.plugins import get
     written: list[str] = []
     for name, extra in examples():
         if only and name not in only:
             continue
-        mod = optional_module(BUILDERS[name])
+        bench = get(name)
         parser = argparse.ArgumentParser(prog=f"d3mkit build {name}")
         add_build_arguments(parser)
-        mod.add_build_arguments(parser)
+        if bench.build_options is not None:
+            bench.build_options(parser)
         args = parser.parse_args(["--out", str(out), "--seed", "0", "--force", "--quiet", *extra])
-        written += [str(p) for p in mod.build(args)]
+        written += [str(p) for p in bench.build(args)]
     return written
 
 

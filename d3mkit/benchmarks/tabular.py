@@ -24,8 +24,6 @@ import pandas as pd
 from d3mkit.benchmarks.config import BaselineConfig, check_choice, check_int
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 
-EXAMPLE_ARGS = ["--dataset", "wine"]
-
 DATASETS = {
     # name: (loader, taskType, taskSubType, target column, metrics, description)
     "wine": ("load_wine", "classification", "multiClass", "class",

@@ -6,44 +6,50 @@ from __future__ import annotations
 from pathlib import Path
 
 from d3mkit.commands import defer, seed_value
-
-from d3mkit.benchmarks import BASELINES, DEFAULT_MODEL, optional_module
 from d3mkit.errors import UsageError
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("baseline", help="run a reference baseline on a task root")
     p.add_argument("task_root", type=Path)
-    p.add_argument("--model", help="baseline name: " + ", ".join(BASELINES))
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--epochs", type=int, default=None, help="training passes (model default if omitted)")
     p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument("--quiet", action="store_true")
-    defer(p, _model_arguments)   # the baselines' own options: imported when baseline is parsed
+    defer(p, _model_arguments)   # the models and their options: read when baseline is parsed
     p.set_defaults(func=_run)
 
 
 def _model_arguments(p) -> None:
-    for path in dict.fromkeys(BASELINES.values()):
-        mod = optional_module(path)
-        if mod is not None and hasattr(mod, "add_baseline_arguments"):
-            mod.add_baseline_arguments(p)
+    """``--model`` (every benchmark's baselines, from the plug-in records) and each
+    model's own options (its module imported now, as ``baseline`` is being parsed)."""
+    from d3mkit.benchmarks.plugins import baselines
+    models = baselines()
+    p.add_argument("--model", help="baseline name: " + ", ".join(models))
+    done = set()
+    for _, record in models.values():
+        if record.options is not None and id(record.options) not in done:
+            done.add(id(record.options))
+            record.options(p)
 
 
 def _run(args) -> int:
     from d3mkit.taskroot import TaskRoot
+    from d3mkit.benchmarks.plugins import baselines, get
     task = TaskRoot.open(args.task_root)
-    model = args.model or DEFAULT_MODEL.get(task.benchmark or "")
+    models = baselines()
+    built_by = get(task.benchmark) if task.benchmark else None
+    model = args.model or (built_by.default_model if built_by is not None else None)
     if model is None:
         why = (f"benchmark {task.benchmark!r} has no default baseline" if task.benchmark else
                f"{task.debug_dir.name}/manifest.json (which names the benchmark) is missing")
-        raise UsageError(f"{why}; pass --model ({', '.join(BASELINES)})", str(args.task_root))
-    if model not in BASELINES:
-        raise UsageError(f"unknown model {model!r}; known: {', '.join(BASELINES)}")
-    model_bench = BASELINES[model].split(".")[2]
-    if task.benchmark and task.benchmark != model_bench:
-        fits = [m for m, p in BASELINES.items() if p.split(".")[2] == task.benchmark]
-        raise UsageError(f"--model {model} is a baseline for {model_bench}, but this task root was built by "
+        raise UsageError(f"{why}; pass --model ({', '.join(models)})", str(args.task_root))
+    if model not in models:
+        raise UsageError(f"unknown model {model!r}; known: {', '.join(models)}")
+    owner, record = models[model]
+    if task.benchmark and task.benchmark != owner.name:
+        fits = list(built_by.baselines) if built_by is not None else []
+        raise UsageError(f"--model {model} is a baseline for {owner.name}, but this task root was built by "
                          f"'d3mkit build {task.benchmark}' (its models: {', '.join(fits) or 'none'})",
                          str(args.task_root))
     from d3mkit.benchmarks.config import BaselineConfig
@@ -51,17 +57,13 @@ def _run(args) -> int:
     _check_metadata(task)
     if task.solution_dir.exists() and not task.solution_dir.is_dir():
         raise UsageError("the solution path exists and is not a directory", str(task.solution_dir))
-    mod = optional_module(BASELINES[model])
-    if mod is None:
-        raise UsageError(f"baseline {model!r} is not available in this build")
-    config_cls = getattr(mod, "CONFIG", None)
-    config = config_cls.from_args(args, model=model) if config_cls is not None else args
+    config = record.config(args, model=model) if record.config is not None else args
     from d3mkit.baselines import ddp
     if ddp.launched():   # torchrun --nproc-per-node N: join the process group first
         from d3mkit.baselines.common import choose_device
         ddp.init_from_env(choose_device(getattr(args, "device", "auto")))
     try:
-        report = mod.run_baseline(task, model, config)
+        report = record.run(task, model, config)
         main_process = ddp.current().is_main
     finally:
         ddp.finish()

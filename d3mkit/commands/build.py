@@ -2,33 +2,38 @@
 
 from __future__ import annotations
 
-from d3mkit.benchmarks import BUILDERS, add_build_arguments, module_summary, optional_module
 from d3mkit.commands import defer, lazy_parser
 
 
 def add_parser(sub) -> None:
-    """One sub-parser per builder, listed with its module's docstring line read from the
-    source; a builder's module (numpy, pandas, ...) is imported and its options added only
-    when that builder is parsed, so ``d3mkit --help`` and ``d3mkit build --help`` stay fast."""
+    """The benchmarks are listed when ``build`` is parsed (not for ``d3mkit --help``), from
+    their plug-in records (:mod:`d3mkit.benchmarks.plugins`, light modules); a benchmark's
+    own options, and its builder's imports (numpy, pandas, ...), only when that benchmark
+    is parsed, so ``d3mkit build --help`` stays fast."""
     p = sub.add_parser("build", help="turn a benchmark into D3M task roots")
+    defer(p, _benchmarks)
+
+
+def _benchmarks(p) -> None:
+    from d3mkit.benchmarks.plugins import benchmarks
     bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", parser_class=lazy_parser(type(p)))
     bench.required = True
-    for name, path in BUILDERS.items():
-        summary = module_summary(path)
-        if summary is None and optional_module(path) is None:
+    for name, record in benchmarks().items():
+        if record.build is None:
             continue
-        bp = bench.add_parser(name, help=summary)
-        defer(bp, lambda bp, path=path: _builder_arguments(bp, path))
+        bp = bench.add_parser(name, help=record.description)
+        defer(bp, lambda bp, record=record: _builder_arguments(bp, record))
 
 
-def _builder_arguments(bp, path: str) -> None:
-    mod = optional_module(path)
+def _builder_arguments(bp, record) -> None:
+    from d3mkit.benchmarks import add_build_arguments
     add_build_arguments(bp)
-    mod.add_build_arguments(bp)
-    bp.set_defaults(func=_run, _builder=mod)
+    if record.build_options is not None:
+        record.build_options(bp)
+    bp.set_defaults(func=_run, _builder=record.build)
 
 
 def _run(args) -> int:
-    for root in args._builder.build(args):
+    for root in args._builder(args):
         print(root)
     return 0

@@ -1,29 +1,33 @@
 """``d3mkit reproduce NAME [ARGS...]``: run a reproduction (a paper's tables, the example
-problems) that lives in the package, ``d3mkit.benchmarks.REPRODUCERS[NAME]``."""
+problems): ``problems`` or a reproducer of a benchmark's plug-in record
+(:func:`d3mkit.benchmarks.plugins.reproducers`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from d3mkit.benchmarks import REPRODUCERS
+from d3mkit.commands import defer
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's results or the example problems",
-                       description="Reproducers: " + ", ".join(REPRODUCERS) +
-                       ". 'd3mkit reproduce NAME --help' lists NAME's options.")
-    p.add_argument("name", metavar="NAME", choices=sorted(REPRODUCERS), help=", ".join(REPRODUCERS))
-    p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p = sub.add_parser("reproduce", help="reproduce a paper's results or the example problems")
+    defer(p, _reproducers)   # the names come from the plug-in records: read when reproduce is parsed
     p.set_defaults(func=_run, _parser_class=type(p))
 
 
+def _reproducers(p) -> None:
+    from d3mkit.benchmarks.plugins import reproducers
+    known = reproducers()
+    p.description = ("Reproducers: " + "; ".join(f"{n} ({r.description})" if r.description else n
+                                                  for n, r in known.items())
+                     + ". 'd3mkit reproduce NAME --help' lists NAME's options.")
+    p.add_argument("name", metavar="NAME", choices=list(known), help=", ".join(known))
+    p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
 def _run(args) -> int:
-    from d3mkit.benchmarks import optional_module
-    from d3mkit.errors import UsageError
-    mod = optional_module(REPRODUCERS[args.name])
-    if mod is None:
-        raise UsageError(f"reproducer {args.name!r} is not available in this build")
-    doc = (mod.__doc__ or "").strip().splitlines()
-    parser = args._parser_class(prog=f"d3mkit reproduce {args.name}", description=doc[0] if doc else None)
-    mod.add_arguments(parser)
-    return int(mod.run(parser.parse_args(args.rest)) or 0)
+    from d3mkit.benchmarks.plugins import reproducers
+    record = reproducers()[args.name]
+    parser = args._parser_class(prog=f"d3mkit reproduce {args.name}", description=record.description or None)
+    record.options(parser)
+    return int(record.run(parser.parse_args(args.rest)) or 0)

@@ -25,8 +25,6 @@ from d3mkit.benchmarks.abstraction import shapes as S
 from d3mkit.benchmarks.abstraction.protocol import Protocol, generate
 from d3mkit.benchmarks.abstraction.transforms import TRANSFORMS, get
 
-EXAMPLE_ARGS = ["--transform", "rotation", "--transformed", "5", "--n-train", "100",
-                "--n-test", "50", "--noise", "2", "--name", "abstraction_rotation_example"]
 MEDIA = "media"
 BOOL_COLUMNS = ("transformed", "identity", "trainedTransformed")
 

