@@ -18,7 +18,8 @@ from d3mkit.commands import lazy_parser
 from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, print_issues  # noqa: F401
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
-            "build", "baseline", "demo", "reproduce", "codes", "value", "prism"]
+            "build", "baseline", "demo", "reproduce", "codes", "value", "prism", "import", "info"]
+MODULES = {"import": "import_"}   # a command whose module name is a Python keyword
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,9 +38,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     names = [only] if only in COMMANDS else [] if only == "--version" else COMMANDS
     for name in names:
         try:
-            mod = import_module(f"d3mkit.commands.{name}")
+            mod = import_module(f"d3mkit.commands.{MODULES.get(name, name)}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"d3mkit.commands.{name}":
+            if exc.name == f"d3mkit.commands.{MODULES.get(name, name)}":
                 continue
             raise
         mod.add_parser(sub)

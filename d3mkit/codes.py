@@ -270,6 +270,31 @@ OTHER: dict[str, tuple[str, str]] = {
     "prism.manifest.split": (E, "a PRISM PVLI manifest lacks the tuning or test records its layout needs"),
 }
 
+# bringing your own data (d3mkit import; d3mkit.importing)
+IMPORT: dict[str, tuple[str, str]] = {
+    "import.target": (E, "a target column that is not in the table, the index as a target, or no target given"),
+    "import.target_empty": (E, "every cell of the target column is empty"),
+    "import.target_constant": (E, "the target holds one value on every row: nothing to learn or score"),
+    "import.target_missing": (W, "rows with an empty target cell were left out of the task root (counted)"),
+    "import.targets": (E, "several targets that are not all numeric (no D3M task d3mkit writes)"),
+    "import.index": (E, "the index column is missing, not integers, or repeats a value"),
+    "import.column_name": (E, "a column name is empty, has control characters or leading/trailing whitespace"),
+    "import.types": (E, "a colType override names an unknown column or colType, or the column's cells contradict it"),
+    "import.task": (E, "a task or subtype that does not fit the targets"),
+    "import.split": (E, "a split method or test size that cannot be used"),
+    "import.too_wide": (E, "a table with more columns than D3MKIT_MAX_IMPORT_COLUMNS"),
+    "import.gzip": (E, "a .gz table that is not a readable gzip stream"),
+    "import.format": (E, "a Parquet file that cannot be read, or pyarrow is not installed"),
+    "import.media": (E, "no column names files under the media directory, or a named media file is missing, "
+                        "empty or of an unknown or mixed kind"),
+    "import.arff": (E, "an ARFF file that cannot be parsed (with the line)"),
+    "import.splits_file": (E, "an OpenML split file that lacks type/rowid/repeat/fold or holds bad values"),
+    "import.splits_rows": (E, "a split file names a row that does not exist, or leaves rows out of a repeat/fold"),
+    "import.images": (E, "an image folder with no class folders, an empty class, a non-image, a nested folder "
+                         "or a symlink"),
+    "info.path": (E, "info was given something that is neither a task root nor a D3M document"),
+}
+
 # the failure codes of an evaluation campaign (d3mkit evaluate writes them to failures.csv);
 # a failed submission's own scoring issues keep their codes from the tables above
 EVALUATE: dict[str, tuple[str, str]] = {
@@ -286,7 +311,7 @@ EVALUATE: dict[str, tuple[str, str]] = {
     "internal": (E, "d3mkit failed on one unit of work (a bug: please report it)"),
 }
 
-CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER, **EVALUATE}
+CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER, **IMPORT, **EVALUATE}
 
 
 def severity_of(code: str) -> str:

@@ -23,6 +23,7 @@ PGN games             ``D3MKIT_MAX_PGN_GAMES``        1,000,000 games read from 
 PGN half-moves        ``D3MKIT_MAX_PGN_PLIES``        10,000 half-moves in one game
 PGN positions         ``D3MKIT_MAX_PGN_POSITIONS``    10,000,000 half-moves in one file
 PGN line              ``D3MKIT_MAX_PGN_LINE``         1 MiB characters in one line
+columns to import     ``D3MKIT_MAX_IMPORT_COLUMNS``   10,000 columns of a table ``import`` packages
 ====================  ==============================  =================================
 
 >>> limit("MAX_COLUMNS")
@@ -58,6 +59,7 @@ DEFAULTS = {
     "MAX_PGN_PLIES": 10_000,
     "MAX_PGN_POSITIONS": 10_000_000,
     "MAX_PGN_LINE": 1 << 20,
+    "MAX_IMPORT_COLUMNS": 10_000,
 }
 
 

@@ -1,0 +1,93 @@
+"""``d3mkit import table|arff|images SOURCE --out DIR``: package a user's data as a task root,
+print its path (one line, like ``build``); warnings (rows left out) on stderr."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from d3mkit.commands import seed_value
+from d3mkit.errors import print_issues
+
+EXAMPLES = """examples:
+  d3mkit import table data.csv --target label --out roots
+  d3mkit import table sales.tsv.gz --target price --types types.json --split kFold --folds 5 --out roots
+  d3mkit import arff dataset.arff --target class --splits datasplits.arff --out roots
+  d3mkit import images photos/ --out roots
+"""
+
+
+def _common(p, *, target: bool = True) -> None:
+    p.add_argument("--out", type=Path, required=True, help="directory the task root is written into")
+    if target:
+        p.add_argument("--target", required=True, help="target column (several: COL,COL)")
+    p.add_argument("--name", default=None, help="task root name (default: the source's file name)")
+    p.add_argument("--force", action="store_true", help="replace an existing task root of that name")
+    if target:
+        p.add_argument("--task", choices=["classification", "regression"], default=None,
+                       help="taskType (default: from the target's colType)")
+        p.add_argument("--subtype", default=None, help="taskSubType (binary, multiClass, univariate, multivariate)")
+        p.add_argument("--index", default=None, help="a column of unique integers to use as d3mIndex")
+        p.add_argument("--types", type=Path, default=None, help='JSON file of colType overrides, e.g. {"zip": "categorical"}')
+        p.add_argument("--media", type=Path, default=None,
+                       help="directory holding the files a column names (becomes a media collection)")
+    p.add_argument("--metric", action="append", default=None, help="a performance metric (repeatable; "
+                   "replaces the task's defaults)")
+    p.add_argument("--split", choices=["holdOut", "kFold"], default="holdOut", help="split method (default holdOut)")
+    p.add_argument("--test-size", type=float, default=0.2, help="holdOut TEST share (default 0.2)")
+    p.add_argument("--folds", type=int, default=5, help="kFold folds (default 5)")
+    p.add_argument("--repeats", type=int, default=0, help="numRepeats (default 0: one repeat)")
+    p.add_argument("--stratified", action=argparse.BooleanOptionalAction, default=None,
+                   help="stratify on the target (default: for classification)")
+    p.add_argument("--seed", type=seed_value, default=0, help="split seed (same seed, same bytes)")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("import", help="package your own table, ARFF file or image folder as a task root",
+                       epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    kinds = p.add_subparsers(dest="source_kind", metavar="SOURCE", parser_class=type(p))
+    kinds.required = True
+    t = kinds.add_parser("table", help="a CSV, TSV, gzip-compressed CSV/TSV or Parquet table")
+    t.add_argument("file", type=Path)
+    _common(t)
+    t.set_defaults(func=_run_table)
+    a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file")
+    a.add_argument("file", type=Path)
+    a.add_argument("--splits", type=Path, default=None,
+                   help="an OpenML estimation-procedure split file (ARFF rows type,rowid,repeat,fold)")
+    _common(a)
+    a.set_defaults(func=_run_arff)
+    i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class")
+    i.add_argument("directory", type=Path)
+    _common(i, target=False)
+    i.set_defaults(func=_run_images)
+
+
+def _keywords(args, *, target: bool = True) -> dict:
+    kw = dict(out=args.out, name=args.name, metrics=args.metric, split=args.split, test_size=args.test_size,
+              folds=args.folds, repeats=args.repeats, stratified=args.stratified, seed=args.seed, force=args.force)
+    if target:
+        kw.update(target=args.target, task=args.task, subtype=args.subtype, index=args.index,
+                  types=args.types, media=args.media)
+    return kw
+
+
+def _done(result) -> int:
+    print_issues(result.issues)
+    print(result.root)
+    return 0
+
+
+def _run_table(args) -> int:
+    from d3mkit.importing.table import import_frame
+    return _done(import_frame(args.file, **_keywords(args)))
+
+
+def _run_arff(args) -> int:
+    from d3mkit.importing.arff import import_arff_result
+    return _done(import_arff_result(args.file, splits=args.splits, **_keywords(args)))
+
+
+def _run_images(args) -> int:
+    from d3mkit.importing.images import import_images_result
+    return _done(import_images_result(args.directory, **_keywords(args, target=False)))

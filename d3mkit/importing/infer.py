@@ -1,0 +1,152 @@
+"""Inferring what a user's table holds: each column's colType, the task its targets give,
+and the default metrics of a task (docs/import.md states these rules; this module is their
+one owner).
+
+A column's colType, looking at its non-empty cells only (an empty cell is a missing value):
+
+1. no non-empty cell: ``string``;
+2. every cell a plain integer (``-12``, ``+3``, ``0``; no decimal point, no exponent):
+   ``integer``;
+3. every cell a number (``1.5``, ``1e-3``, ``nan``, ``inf``; what the ``real`` colType
+   accepts): ``real``;
+4. every cell, trimmed and lower-cased, one of ``true false t f yes no``: ``boolean``
+   (``0``/``1`` columns are integers by rule 2);
+5. every cell an ISO 8601 date or date-time (``2020-01-31``, ``2020-01-31T12:00``,
+   ``2020-01-31 12:00:05.5+02:00``): ``dateTime`` (lenient forms such as ``Jan 3`` stay
+   text: a column of them becomes categorical or string);
+6. at most :data:`MAX_LEVELS` distinct values, each occurring at least twice on average
+   (distinct values at most half the non-empty cells): ``categorical``;
+7. otherwise ``string``.
+
+A target column is always ``categorical`` when its cells are text or booleans of two
+labels, and an ``integer`` target with exactly two distinct values is ``categorical`` too
+(a 0/1 label): a classification target. ``--types`` (``types=`` in Python) overrides any
+column; the cells must fit the colType given (:func:`d3mkit.validation.coltypes.bad_rows`).
+
+The task (``taskType``/``taskSubType``), unless given: one target — categorical or boolean
+with two labels: classification/binary, more labels: classification/multiClass, integer
+or real: regression/univariate; several targets — all numeric: regression/multivariate,
+all categorical or boolean: classification/multiLabel is not how D3M writes multi-label
+data (one target, several rows per index), so several non-numeric targets are refused.
+
+>>> infer_coltype(pd.Series(["1", "-2", ""]))
+'integer'
+>>> infer_coltype(pd.Series(["1.5", "2", "nan"]))
+'real'
+>>> infer_coltype(pd.Series(["Yes", "no", "yes"]))
+'boolean'
+>>> infer_coltype(pd.Series(["2020-01-02", "2021-12-31T10:00:00Z"]))
+'dateTime'
+>>> infer_coltype(pd.Series(["a", "b", "a", "b"])), infer_coltype(pd.Series(["a", "b", "c"]))
+('categorical', 'string')
+>>> infer_task(["categorical"], [2]), infer_task(["real", "integer"], [50, 9])
+(('classification', 'binary'), ('regression', 'multivariate'))
+>>> [m["metric"] for m in default_metrics("classification", "binary")]
+['accuracy', 'f1Macro']
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+COLTYPES = ("boolean", "integer", "real", "categorical", "dateTime", "string")
+#: the colTypes ``types=`` may name: the inferred ones and the other datasetSchema types
+OVERRIDABLE = COLTYPES + ("realVector", "json", "geojson")
+NUMERIC = ("integer", "real")
+DISCRETE = ("categorical", "boolean")
+MAX_LEVELS = 100
+
+_INT = re.compile(r"\s*[+-]?\d+\s*")
+_BOOL = {"true", "false", "t", "f", "yes", "no"}
+_ISO = re.compile(r"\s*\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\s*")
+
+#: the default performanceMetrics of each (taskType, taskSubType)
+DEFAULT_METRICS = {
+    ("classification", "binary"): ["accuracy", "f1Macro"],
+    ("classification", "multiClass"): ["accuracy", "f1Macro"],
+    ("regression", "univariate"): ["rootMeanSquaredError"],
+    ("regression", "multivariate"): ["rootMeanSquaredError"],
+}
+TASKS = {"classification": ("binary", "multiClass"), "regression": ("univariate", "multivariate")}
+
+
+def _all(values: np.ndarray, pattern: re.Pattern) -> bool:
+    return all(pattern.fullmatch(v) for v in values)
+
+
+def _numbers(values: np.ndarray) -> np.ndarray:
+    return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+
+
+def coltype_of_levels(levels: np.ndarray, n_present: int) -> str:
+    """The colType (rules 1-7 of the module docstring) of a column whose distinct non-empty
+    cells are ``levels`` (strings) and which has ``n_present`` non-empty cells."""
+    if len(levels) == 0:
+        return "string"
+    x = _numbers(levels)
+    if not np.isnan(x).any() or (len(levels) and _real_special(levels, x)):
+        return "integer" if _all(levels, _INT) else "real"
+    low = {v.strip().lower() for v in levels}
+    if low <= _BOOL:
+        return "boolean"
+    if _all(levels, _ISO) and not pd.isna(pd.to_datetime(pd.Series(levels), format="ISO8601",
+                                                         errors="coerce", utc=True)).any():
+        return "dateTime"
+    if len(levels) <= MAX_LEVELS and 2 * len(levels) <= n_present:
+        return "categorical"
+    return "string"
+
+
+def _real_special(levels: np.ndarray, x: np.ndarray) -> bool:
+    """True when every non-number among ``levels`` is a spelling of nan/inf."""
+    rest = pd.Series(levels[np.isnan(x)], dtype=object).str.strip().str.lower()
+    return bool(rest.isin(["nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity"]).all()) \
+        and not np.isnan(x).all()
+
+
+def levels_of(series: pd.Series) -> tuple[np.ndarray, int]:
+    """``(distinct non-empty cells as strings, count of non-empty cells)`` of a column of
+    text cells (``""`` is missing)."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    uniq = np.asarray([str(u) for u in uniques], dtype=object)
+    empty = np.flatnonzero(uniq == "")
+    present = codes >= 0
+    if len(empty):
+        present &= codes != empty[0]
+        uniq = np.delete(uniq, empty)
+    return uniq, int(present.sum())
+
+
+def infer_coltype(series: pd.Series) -> str:
+    """The colType of a column of text cells (rules in the module docstring)."""
+    levels, n = levels_of(series)
+    return coltype_of_levels(levels, n)
+
+
+def target_coltype(inferred: str, n_labels: int) -> str:
+    """The colType of a target column whose cells gave ``inferred`` (rule after 7)."""
+    if inferred in ("string", "categorical", "dateTime"):
+        return "categorical"
+    if inferred == "integer" and n_labels == 2:
+        return "categorical"
+    return inferred
+
+
+def infer_task(target_types: list[str], n_labels: list[int]) -> tuple[str, str] | None:
+    """``(taskType, taskSubType)`` from the targets' colTypes and label counts, or None
+    when the targets give no task d3mkit writes (several non-numeric targets)."""
+    if len(target_types) == 1:
+        if target_types[0] in NUMERIC:
+            return "regression", "univariate"
+        return "classification", "binary" if n_labels[0] == 2 else "multiClass"
+    if all(t in NUMERIC for t in target_types):
+        return "regression", "multivariate"
+    return None
+
+
+def default_metrics(task_type: str, subtype: str) -> list[dict]:
+    """The performanceMetrics entries a task gets unless metrics are given."""
+    return [{"metric": m} for m in DEFAULT_METRICS[(task_type, subtype)]]

@@ -1,0 +1,184 @@
+"""Reading a user's table file into text cells: CSV, TSV, gzip-compressed CSV/TSV and (with
+pyarrow) Parquet.
+
+What this module owns: turning a table *file* into a DataFrame of strings (empty cells
+``""``, no NA conversion, header names as written) — or one issue naming the file and the
+place — and a DataFrame a Python caller passes into the same form
+(:func:`frame_as_text`). Every check of the CSV reader applies
+(:func:`d3mkit.validation.csvread.read_strings`: regular file within its byte limit, UTF-8,
+header, duplicate names, another delimiter than commas, ragged rows); a TSV is read with the
+same guarantees here, a gzip file is decompressed (within ``D3MKIT_MAX_FILE_BYTES``) and read
+as the CSV or TSV inside. The header is checked against the import's own column limit
+(``D3MKIT_MAX_IMPORT_COLUMNS``) before the body is read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import D3MKitError, EXIT_USAGE, error
+from d3mkit.limits import file_issue, how_to_raise, limit
+
+SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".csv.gz", ".tsv.gz", ".tab.gz", ".txt.gz", ".parquet", ".pq")
+
+
+def _raise(issues, usage_codes=("file.missing", "file.unreadable", "file.is_directory")):
+    raise D3MKitError(issues, EXIT_USAGE if issues[0].code in usage_codes else 1)
+
+
+def _check_width(header: list[str], p: str) -> None:
+    if len(header) > limit("MAX_IMPORT_COLUMNS"):
+        raise D3MKitError(error("import.too_wide", "row 1", f"the table has {len(header):,} columns, "
+                                f"over the import's column {how_to_raise('MAX_IMPORT_COLUMNS')}", p))
+
+
+def _read_csv(path: Path, display: str) -> pd.DataFrame:
+    from d3mkit.validation.csvread import read_header, read_strings
+    header, issues = read_header(path)
+    if header is None:
+        _raise([dataclasses.replace(i, path=display) for i in issues])
+    _check_width(header, display)
+    df, issues = read_strings(path)
+    if df is None:
+        _raise([dataclasses.replace(i, path=display) for i in issues])
+    df.columns = header                      # names exactly as written
+    return df
+
+
+def _read_tsv(path: Path, display: str) -> pd.DataFrame:
+    import csv
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            header = next(csv.reader(fh, delimiter="\t"), None)
+    except UnicodeDecodeError as exc:
+        raise D3MKitError(error("file.encoding", "row 1", f"file is not valid UTF-8 ({exc.reason})", display))
+    if not header:
+        raise D3MKitError(error("csv.empty", "row 1", "no header row", display))
+    _check_width(header, display)
+    try:
+        df = pd.read_csv(path, sep="\t", dtype=object, keep_default_na=False, na_filter=False,
+                         encoding="utf-8-sig", header=0, names=list(range(len(header))), engine="c")
+    except UnicodeDecodeError as exc:
+        raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8", display))
+    except pd.errors.ParserError as exc:
+        msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
+        raise D3MKitError(error("csv.bad_row", "", f"a row has more fields than the header: {msg}", display))
+    short = df.isna().any(axis=1).to_numpy()      # na_filter off: only padded cells are NaN
+    if short.any():
+        r = int(np.flatnonzero(short)[0])
+        raise D3MKitError(error("csv.bad_row", f"row {r + 2}", f"expected {len(header)} fields, found "
+                                f"{int(df.iloc[r].notna().sum())} (too few)", display))
+    df.columns = header
+    return df
+
+
+def _gunzip(path: Path, display: str, tmp: Path) -> Path:
+    cap = limit("MAX_FILE_BYTES")
+    out = tmp / Path(path.name[:-3]).name
+    try:
+        with gzip.open(path, "rb") as fin, open(out, "wb") as fout:
+            total = 0
+            while chunk := fin.read(1 << 20):
+                total += len(chunk)
+                if total > cap:
+                    raise D3MKitError(error("file.too_large", "", f"decompressed data is over the byte "
+                                            f"{how_to_raise('MAX_FILE_BYTES')}", display))
+                fout.write(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise D3MKitError(error("import.gzip", "", f"not a readable gzip file ({exc})", display))
+    return out
+
+
+def _read_parquet(path: Path, display: str) -> pd.DataFrame:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise D3MKitError(error("import.format", "", "reading Parquet needs pyarrow "
+                                "(pip install 'd3mkit[parquet]')", display), EXIT_USAGE) from None
+    try:
+        schema = pq.read_schema(path)
+        _check_width(list(schema.names), display)
+        df = pq.read_table(path).to_pandas()
+    except D3MKitError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any Arrow error on a bad file
+        raise D3MKitError(error("import.format", "", f"not a readable Parquet file ({type(exc).__name__}: "
+                                f"{exc})", display)) from None
+    return frame_as_text(df)
+
+
+def read_source(path: Path | str) -> pd.DataFrame:
+    """The table at ``path`` as text cells; the format by the file name's suffix
+    (:data:`SUFFIXES`; another suffix is read as CSV)."""
+    path = Path(path)
+    display = str(path)
+    refused = file_issue(path, "table file")
+    if refused is not None:
+        _raise([refused], ("file.is_directory",))
+    if not path.exists():
+        raise D3MKitError(error("file.missing", "", "file does not exist", display), EXIT_USAGE)
+    name = path.name.lower()
+    if name.endswith((".parquet", ".pq")):
+        return _read_parquet(path, display)
+    if name.endswith(".gz"):
+        with tempfile.TemporaryDirectory(prefix="d3mkit-import-") as tmp:
+            inner = _gunzip(path, display, Path(tmp))
+            return _read_text_table(inner, display, name[:-3])
+    return _read_text_table(path, display, name)
+
+
+def _read_text_table(path: Path, display: str, name: str) -> pd.DataFrame:
+    if name.endswith((".tsv", ".tab")):
+        return _read_tsv(path, display)
+    return _read_csv(path, display)
+
+
+def _cell(v) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v is pd.NaT:
+        return ""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, pd.Timestamp):
+        return v.isoformat()
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return str(v)
+
+
+def frame_as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """A caller's DataFrame as text cells (the form a file is read in): missing values
+    ``""``, booleans ``true``/``false``, floats in their shortest exact form, timestamps in
+    ISO 8601; column names as strings. Its row index is dropped (a ``d3mIndex`` column is
+    the index, as in a file)."""
+    out = {}
+    for c in df.columns:
+        s = df[c]
+        if pd.api.types.is_integer_dtype(s.dtype) and not s.isna().any():
+            out[str(c)] = s.astype(np.int64).astype(str).to_numpy(dtype=object)
+        else:
+            out[str(c)] = np.fromiter((_cell(v) for v in s.tolist()), dtype=object, count=len(s))
+    return pd.DataFrame(out, columns=[str(c) for c in df.columns], dtype=object)
+
+
+def dtype_hints(df: pd.DataFrame) -> dict[str, str]:
+    """colTypes a caller's DataFrame says by its dtypes: ``category`` -> categorical, ``bool``
+    -> boolean, datetimes -> dateTime (other columns are inferred from their text)."""
+    hints = {}
+    for c in df.columns:
+        dt = df[c].dtype
+        if isinstance(dt, pd.CategoricalDtype):
+            hints[str(c)] = "categorical"
+        elif pd.api.types.is_bool_dtype(dt):
+            hints[str(c)] = "boolean"
+        elif pd.api.types.is_datetime64_any_dtype(dt):
+            hints[str(c)] = "dateTime"
+    return hints

@@ -1,0 +1,420 @@
+"""Packaging a user's table as a D3M task root: the core every importer runs.
+
+What this module owns: from a table of text cells (a file read by
+:mod:`d3mkit.importing.source`, a caller's DataFrame, an ARFF file's rows, an image
+folder's listing) to a written, validated task root — the checks on column names, the
+index, the targets, ``types`` overrides and media references (each refusal one issue with
+an ``import.*`` code, nothing written), the datasetDoc and problemDoc, and the write
+through :class:`d3mkit.package.TaskRootWriter` (atomic, validated, the same writer
+``build`` uses; dataSplits by :func:`d3mkit.splits.make_splits` unless the source brings
+its own). The inference rules are :mod:`d3mkit.importing.infer`'s.
+
+Rows with a missing target value are dropped (an empty target cell cannot be trained on
+or scored); their number is reported (a warning, ``import.target_missing``) and recorded in
+``<name>_debug/manifest.json`` as ``droppedRows``; the rows keep the d3mIndex they had, so
+the numbering still follows the file.
+
+>>> import tempfile, pandas as pd
+>>> df = pd.DataFrame({"x": [1.5, 2.0, 3.25, 4.0, 5.5, 6.0], "y": list("ababab")})
+>>> root = import_table(df, target="y", out=tempfile.mkdtemp(), name="toy")
+>>> from d3mkit.taskroot import TaskRoot
+>>> t = TaskRoot.open(root); t.problem.task_type, t.problem.task_subtype
+('classification', 'binary')
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.errors import D3MKitError, EXIT_USAGE, Issue, error, warning
+from d3mkit.importing import infer
+
+MEDIA_KINDS = {
+    "image": (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"),
+    "audio": (".wav", ".mp3", ".flac", ".ogg", ".m4a", ".aiff"),
+    "text": (".txt", ".md", ".json", ".xml", ".html"),
+    "video": (".mp4", ".avi", ".mov", ".mkv", ".webm", ".mpg", ".mpeg"),
+}
+MEDIA_DIR = "media"
+MEDIA_RES = "media"
+_ODD = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\ufeff]")
+
+
+@dataclass
+class ImportOptions:
+    """Everything an import may be told; the Python keywords of :func:`import_table`."""
+
+    target: list[str]
+    name: str | None = None
+    task: str | None = None
+    subtype: str | None = None
+    index: str | None = None
+    types: dict[str, str] = field(default_factory=dict)
+    metrics: list[str] | None = None
+    split: str = "holdOut"
+    test_size: float = 0.2
+    folds: int = 5
+    repeats: int = 0
+    stratified: bool | None = None
+    seed: int = 0
+    media: Path | None = None
+    force: bool = False
+    description: str | None = None
+
+
+@dataclass
+class Imported:
+    """What an import wrote: the task root and the warnings on the way."""
+
+    root: Path
+    issues: list[Issue] = field(default_factory=list)
+
+
+def _fail(source: str, code: str, location: str, message: str, exit_code: int = 1):
+    raise D3MKitError(error(code, location, message, source), exit_code)
+
+
+def _as_list(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",")] if "," in value else [value]
+    return [str(v) for v in value]
+
+
+def check_names(columns: list[str], source: str) -> None:
+    """Column names: none empty, none repeated, none with control characters or leading/
+    trailing whitespace (``import.column_name``, ``csv.duplicate_header``)."""
+    seen: set[str] = set()
+    for i, c in enumerate(columns):
+        if c in seen:
+            _fail(source, "csv.duplicate_header", f"row 1, column {c}", f"column name {c!r} appears twice")
+        seen.add(c)
+        if c.strip() == "":
+            _fail(source, "import.column_name", "row 1", f"column {i + 1} has an empty name")
+        if c != c.strip() or _ODD.search(c):
+            _fail(source, "import.column_name", "row 1", f"column {i + 1} name {c!r} has control characters "
+                  f"or leading/trailing whitespace")
+
+
+def _index(df: pd.DataFrame, index: str | None, source: str) -> pd.DataFrame:
+    """``df`` with its ``d3mIndex`` first: the column as is, ``index`` renamed, or numbers
+    0..n-1 in file order."""
+    col = index or ("d3mIndex" if "d3mIndex" in df.columns else None)
+    if index is not None and index != "d3mIndex" and "d3mIndex" in df.columns:
+        _fail(source, "import.index", "column d3mIndex", f"the table has a d3mIndex column and the index "
+              f"{index!r} was named too; drop one")
+    if col is None:
+        df.insert(0, "d3mIndex", np.arange(len(df)).astype(str).astype(object))
+        return df
+    if col not in df.columns:
+        _fail(source, "import.index", "row 1", f"index column {col!r} is not in the table", EXIT_USAGE)
+    values = df[col].astype(str)
+    bad = np.flatnonzero(~values.str.fullmatch(r"[+-]?\d+").to_numpy())
+    if len(bad):
+        r = int(bad[0])
+        _fail(source, "import.index", f"row {r + 2}, column {col}",
+              f"index value {values.iloc[r]!r} is not an integer")
+    ints = values.map(lambda v: int(v))
+    dup = np.flatnonzero(ints.duplicated().to_numpy())
+    if len(dup):
+        r = int(dup[0])
+        _fail(source, "import.index", f"row {r + 2}, column {col}",
+              f"index value {values.iloc[r]!r} appears on more than one row")
+    df = df.drop(columns=[col])
+    df.insert(0, "d3mIndex", ints.astype(str).to_numpy(dtype=object))
+    return df
+
+
+def _coltypes(df: pd.DataFrame, targets: list[str], opts: ImportOptions, hints: dict[str, str],
+              source: str) -> tuple[dict[str, str], dict[str, int]]:
+    """colType of every column but d3mIndex, and the label count of every target."""
+    from d3mkit.validation.coltypes import bad_rows, describe
+    types: dict[str, str] = {}
+    labels: dict[str, int] = {}
+    for c in df.columns[1:]:
+        levels, n = infer.levels_of(df[c])
+        given = opts.types.get(c) or hints.get(c)
+        if c in targets:
+            labels[c] = len(levels)
+        if given is not None:
+            if given not in infer.OVERRIDABLE:
+                _fail(source, "import.types", f"column {c}", f"unknown colType {given!r} "
+                      f"(one of {', '.join(infer.OVERRIDABLE)})", EXIT_USAGE)
+            checked = given not in ("categorical", "string") and len(levels)
+            bad = bad_rows(pd.Series(levels, dtype="category"), given) if checked else []
+            if len(bad):
+                value = levels[int(bad[0])]
+                row = int(np.flatnonzero(df[c].to_numpy() == value)[0])
+                _fail(source, "import.types", f"row {row + 2}, column {c}",
+                      f"value {value!r} is {describe(given)}, yet the column was given colType {given!r}")
+            types[c] = given
+        else:
+            t = infer.coltype_of_levels(levels, n)
+            types[c] = infer.target_coltype(t, len(levels)) if c in targets else t
+    return types, labels
+
+
+def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opts: ImportOptions,
+          source: str) -> tuple[str, str]:
+    if opts.task is not None and opts.task not in infer.TASKS:
+        _fail(source, "import.task", "", f"task {opts.task!r} is not one d3mkit imports "
+              f"({', '.join(infer.TASKS)})", EXIT_USAGE)
+    if opts.task == "classification":
+        for t in targets:
+            if types[t] not in infer.DISCRETE:
+                types[t] = "categorical"
+    if opts.task == "regression":
+        for t in targets:
+            if types[t] not in infer.NUMERIC:
+                _fail(source, "import.task", f"column {t}", f"a regression target must be integer or real; "
+                      f"{t!r} is {types[t]}")
+    found = infer.infer_task([types[t] for t in targets], [labels[t] for t in targets])
+    if found is None:
+        _fail(source, "import.targets", "", f"several targets ({', '.join(targets)}) that are not all numeric: "
+              f"d3mkit imports one classification target, or numeric targets (multivariate regression)")
+    task, subtype = found
+    if opts.subtype is not None:
+        if opts.subtype not in infer.TASKS[task]:
+            _fail(source, "import.task", "", f"subtype {opts.subtype!r} does not apply to {task} "
+                  f"({', '.join(infer.TASKS[task])})", EXIT_USAGE)
+        subtype = opts.subtype
+    return task, subtype
+
+
+def _metrics(task: str, subtype: str, names: list[str] | None, source: str) -> list[dict]:
+    if not names:
+        return infer.default_metrics(task, subtype)
+    from d3mkit.registry import registry
+    known = registry()
+    out = []
+    for m in names:
+        if m not in known:
+            _fail(source, "metric.unknown", "", f"metric {m!r} is not in the metric registry "
+                  f"(d3mkit metrics lists them)", EXIT_USAGE)
+        out.append({"metric": m})
+    return out
+
+
+def _media(df: pd.DataFrame, skip: set[str], media: Path, source: str) -> tuple[str, str, list[str]]:
+    """The column naming files under ``media``: ``(column, resType, formats)``; every file
+    checked (inside ``media``, a regular file; images through the image reader)."""
+    from d3mkit.images import image_issue
+    from d3mkit.limits import file_issue
+    from d3mkit.paths import outside_reason
+    if not media.is_dir():
+        _fail(str(media), "usage.path", "", "the media directory does not exist or is not a directory", EXIT_USAGE)
+    found = None
+    for c in df.columns:
+        if c in skip:
+            continue
+        values = df[c][df[c] != ""]
+        if len(values) and (media / str(values.iloc[0])).is_file():
+            found = c
+            break
+    if found is None:
+        _fail(source, "import.media", "", f"no column names files under the media directory {str(media)!r}")
+    kinds = set()
+    formats: list[str] = []
+    for r, v in enumerate(df[found].tolist()):
+        if v == "":
+            _fail(source, "import.media", f"row {r + 2}, column {found}", "empty media file name")
+        p = media / v
+        why = outside_reason(media, p)
+        if why:
+            _fail(source, "path.escape", f"row {r + 2}, column {found}", f"media file {v!r} leaves the media "
+                  f"directory: {why}")
+        if not p.exists():
+            _fail(source, "import.media", f"row {r + 2}, column {found}", f"media file {v!r} does not exist "
+                  f"under {str(media)!r}")
+        refused = file_issue(p, "media file")
+        if refused is not None:
+            raise D3MKitError(refused)
+        ext = p.suffix.lower()
+        kind = next((k for k, exts in MEDIA_KINDS.items() if ext in exts), None)
+        if kind is None:
+            _fail(source, "import.media", f"row {r + 2}, column {found}", f"media file {v!r}: extension "
+                  f"{ext or '(none)'!r} is not an image, audio, text or video file")
+        if kind == "image":
+            bad = image_issue(p, location=f"row {r + 2}, column {found}")
+            if bad is not None:
+                raise D3MKitError(bad)
+        kinds.add(kind)
+        mime = mimetypes.guess_type(p.name)[0] or f"{kind}/{ext.lstrip('.')}"
+        if mime not in formats:
+            formats.append(mime)
+    if len(kinds) > 1:
+        _fail(source, "import.media", f"column {found}", f"media files of several kinds ({', '.join(sorted(kinds))}); "
+              f"a collection holds one kind")
+    return found, kinds.pop(), formats
+
+
+def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
+                  hints: dict[str, str] | None = None, splits: pd.DataFrame | None = None,
+                  split_doc: dict | None = None,
+                  parameters: dict | None = None, media_files: dict[str, Path] | None = None,
+                  media_kind: tuple[str, str, list[str]] | None = None) -> Imported:
+    """Write the task root of ``df`` (text cells, header names as given). ``source`` names
+    the input in every issue. ``splits`` (dataSplits rows) and ``split_doc`` (the problemDoc's
+    dataSplits section) come from a source that brings its own folds; ``media_files`` maps
+    a media column's values to files to copy, with ``media_kind`` ``(column, resType,
+    formats)`` (the image-folder importer)."""
+    from d3mkit.atomic import copy_file
+    from d3mkit.package import TaskRootWriter, dataset_id, problem_id
+    issues: list[Issue] = []
+    hints = dict(hints or {})
+    targets = _as_list(opts.target)
+    if not targets:
+        _fail(source, "import.target", "", "no target column was given", EXIT_USAGE)
+    columns = [str(c) for c in df.columns]
+    check_names(columns, source)
+    if len(df) == 0:
+        _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
+    for t in targets:
+        if t not in columns:
+            from difflib import get_close_matches
+            near = get_close_matches(t, columns, n=1)
+            _fail(source, "import.target", "row 1", f"target column {t!r} is not in the table"
+                  + (f" (did you mean {near[0]!r}?)" if near else ""), EXIT_USAGE)
+        if t == "d3mIndex" or t == opts.index:
+            _fail(source, "import.target", f"column {t}", "the index column cannot be a target", EXIT_USAGE)
+    unknown = [c for c in opts.types if c not in columns]
+    if unknown:
+        _fail(source, "import.types", "", f"types name column(s) not in the table: "
+              f"{', '.join(repr(c) for c in unknown[:10])}", EXIT_USAGE)
+    df = _index(df.copy(), opts.index, source)
+    # the targets: missing cells dropped and counted, empty or constant targets refused
+    missing = np.zeros(len(df), dtype=bool)
+    for t in targets:
+        missing |= (df[t].to_numpy() == "")
+    dropped = int(missing.sum())
+    if dropped == len(df):
+        _fail(source, "import.target_empty", f"column {targets[0]}", "every target cell is empty")
+    if dropped:
+        issues.append(warning("import.target_missing", f"column {', '.join(targets)}",
+                              f"{dropped:,} row(s) with an empty target were left out "
+                              f"(first at row {int(np.flatnonzero(missing)[0]) + 2})", source))
+        df = df[~missing].reset_index(drop=True)
+        if splits is not None:
+            splits = splits[splits["d3mIndex"].astype(str).isin(set(df["d3mIndex"]))].reset_index(drop=True)
+    for t in targets:
+        if df[t].nunique() < 2:
+            _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
+                  f"({df[t].iloc[0]!r}) on every row: nothing to learn or score")
+    types, labels = _coltypes(df, targets, opts, hints, source)
+    task, subtype = _task(targets, types, labels, opts, source)
+    metrics = _metrics(task, subtype, opts.metrics, source)
+    media_col = None
+    if media_kind is not None:
+        media_col, media_type, media_formats = media_kind
+    elif opts.media is not None:
+        media_col, media_type, media_formats = _media(df, {"d3mIndex", *targets}, Path(opts.media), source)
+        media_files = {v: Path(opts.media) / v for v in df[media_col].unique()}
+    name = opts.name or "imported"
+    cols = [Column(0, "d3mIndex", "integer", ("index",))]
+    for i, c in enumerate(df.columns[1:], start=1):
+        role = ("suggestedTarget",) if c in targets else ("attribute",)
+        col_type = "string" if c == media_col else types[c]
+        refers = {"resID": MEDIA_RES, "resObject": "item"} if c == media_col else None
+        cols.append(Column(i, c, col_type, role, refers))
+    resources = [Resource.table("learningData", "tables/learningData.csv", cols)]
+    if media_col is not None:
+        resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_type, media_formats))
+    ddoc = DatasetDoc.new(dataset_id(name), name, resources, description=opts.description,
+                          source=f"d3mkit import of {Path(source).name}")
+    stratified = opts.stratified if opts.stratified is not None else task == "classification"
+    if split_doc is None:
+        if opts.split not in ("holdOut", "kFold"):
+            _fail(source, "import.split", "", f"split method {opts.split!r} is not holdOut or kFold", EXIT_USAGE)
+        split_doc = {"method": opts.split, "stratified": bool(stratified), "numRepeats": int(opts.repeats),
+                     "randomSeed": int(opts.seed)}
+        if opts.split == "holdOut":
+            if not 0.0 < float(opts.test_size) < 1.0:
+                _fail(source, "import.split", "", f"test size must be between 0 and 1 (exclusive), "
+                      f"got {opts.test_size}", EXIT_USAGE)
+            split_doc["testSize"] = float(opts.test_size)
+        else:
+            split_doc["numFolds"] = int(opts.folds)
+    target_objs = [Target(k, "learningData", list(df.columns).index(t), t) for k, t in enumerate(targets)]
+    pdoc = ProblemDoc.new(problem_id(name), name, task, subtype, dataset_id(name), target_objs, metrics,
+                          description=f"Predict {', '.join(targets)} ({task}/{subtype}).", splits=split_doc)
+    params = {"source": Path(source).name, "targets": targets, "taskType": task, "taskSubType": subtype,
+              "colTypes": types, "droppedRows": dropped, **(parameters or {})}
+    with TaskRootWriter(out, name, benchmark="import", seed=int(opts.seed), parameters=params,
+                        force=opts.force) as w:
+        w.write_table("tables/learningData.csv", df)
+        for v, src in (media_files or {}).items():
+            copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
+        w.write_dataset_doc(ddoc)
+        w.write_problem_doc(pdoc, splits)
+    return Imported(w.root, issues)
+
+
+def options(target, **kwargs) -> ImportOptions:
+    """:class:`ImportOptions` from the keywords of the Python API (``types`` a dict or a
+    JSON file's path; ``metrics`` names; ``media`` a path)."""
+    types = kwargs.pop("types", None)
+    if types is not None and not isinstance(types, dict):
+        types = read_types(types)
+    metrics = kwargs.pop("metrics", None)
+    media = kwargs.pop("media", None)
+    return ImportOptions(target=_as_list(target), types=dict(types or {}),
+                         metrics=_as_list(metrics) or None, media=Path(media) if media is not None else None,
+                         **kwargs)
+
+
+def read_types(path: Path | str) -> dict[str, str]:
+    """A ``types`` JSON file: an object mapping column names to colTypes."""
+    from d3mkit.docs.jsonio import load_json
+    data = load_json(path)
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        _fail(str(path), "import.types", "", "a types file must be a JSON object mapping column names to "
+              "colType names, e.g. {\"zip\": \"categorical\"}")
+    return data
+
+
+def import_frame(source, *, target, out, **kwargs) -> Imported:
+    """:func:`import_table` returning :class:`Imported` (the root and the warnings)."""
+    from d3mkit.importing.source import dtype_hints, frame_as_text, read_source
+    if isinstance(source, pd.DataFrame):
+        hints = dtype_hints(source)
+        df = frame_as_text(source)
+        where = kwargs.pop("source_name", None) or "DataFrame"
+        kwargs.setdefault("name", None)
+    else:
+        path = Path(source)
+        df = read_source(path)
+        hints = {}
+        where = str(path)
+        if kwargs.get("name") is None:
+            kwargs["name"] = default_name(path)
+    opts = options(target, **kwargs)
+    return package_frame(df, opts, out, source=where, hints=hints)
+
+
+def default_name(path: Path) -> str:
+    """A task root name from a file name: ``data.csv.gz`` -> ``data``; characters other than
+    letters, digits, ``_`` and ``-`` become ``_``."""
+    stem = path.name.split(".")[0] or "imported"
+    return re.sub(r"[^0-9A-Za-z_-]+", "_", stem).strip("_") or "imported"
+
+
+def import_table(source, *, target, out, name=None, task=None, subtype=None, index=None, types=None,
+                 metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0, stratified=None,
+                 seed=0, media=None, force=False, description=None) -> Path:
+    """Package ``source`` (a CSV/TSV/gzip/Parquet path, or a DataFrame) as the task root
+    ``out/<name>/`` and return its path. ``target`` is a column name or a list (or a
+    comma-separated string); the other keywords are the options of ``d3mkit import table``
+    (docs/import.md). Raises :class:`~d3mkit.errors.D3MKitError` naming the problem, with
+    nothing written."""
+    return import_frame(source, target=target, out=out, name=name, task=task, subtype=subtype,
+                        index=index, types=types, metrics=metrics, split=split, test_size=test_size,
+                        folds=folds, repeats=repeats, stratified=stratified, seed=seed, media=media,
+                        force=force, description=description).root
