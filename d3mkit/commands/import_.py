@@ -1,4 +1,4 @@
-"""``d3mkit import table|arff|images SOURCE --out DIR``: package a user's data as a task root,
+"""``d3mkit import table SOURCE --out DIR``: package a user's data as a task root,
 print its path (one line, like ``build``); warnings (rows left out) on stderr."""
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from d3mkit.errors import print_issues
 EXAMPLES = """examples:
   d3mkit import table data.csv --target label --out roots
   d3mkit import table sales.tsv.gz --target price --types types.json --split kFold --folds 5 --out roots
-  d3mkit import arff dataset.arff --target class --splits datasplits.arff --out roots
-  d3mkit import images photos/ --out roots
 """
 
 
@@ -51,16 +49,6 @@ def add_parser(sub) -> None:
     t.add_argument("file", type=Path)
     _common(t)
     t.set_defaults(func=_run_table)
-    a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file")
-    a.add_argument("file", type=Path)
-    a.add_argument("--splits", type=Path, default=None,
-                   help="an OpenML estimation-procedure split file (ARFF rows type,rowid,repeat,fold)")
-    _common(a)
-    a.set_defaults(func=_run_arff)
-    i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class")
-    i.add_argument("directory", type=Path)
-    _common(i, target=False)
-    i.set_defaults(func=_run_images)
 
 
 def _keywords(args, *, target: bool = True) -> dict:
@@ -81,13 +69,3 @@ def _done(result) -> int:
 def _run_table(args) -> int:
     from d3mkit.importing.table import import_frame
     return _done(import_frame(args.file, **_keywords(args)))
-
-
-def _run_arff(args) -> int:
-    from d3mkit.importing.arff import import_arff_result
-    return _done(import_arff_result(args.file, splits=args.splits, **_keywords(args)))
-
-
-def _run_images(args) -> int:
-    from d3mkit.importing.images import import_images_result
-    return _done(import_images_result(args.directory, **_keywords(args, target=False)))
