@@ -7,7 +7,9 @@ public API (docs/api.md) is loaded on first use of a name:
   :class:`D3MKitError` (a ``ValueError``);
 * documents and task roots — :class:`ProblemDoc`, :class:`DatasetDoc`, :class:`TaskRoot`;
 * splits and views — :func:`make_splits`, :func:`write_views`;
-* bringing your own data — :func:`import_table` (a path or a DataFrame; returns the task root written);
+* bringing your own data — :func:`import_table` (a path or a DataFrame), :func:`import_arff`
+  (with an OpenML split file), :func:`import_images` (an ImageFolder); each returns the task root written;
+  :func:`info` (what a task root holds, as a dict);
 * scoring — :func:`score`; the registry :class:`Metric`, :func:`register_metric`,
   :func:`get_metric`, :func:`metric_names`.
 
@@ -27,7 +29,8 @@ _API = {
     "Issue": "d3mkit.errors", "D3MKitError": "d3mkit.errors",
     "ProblemDoc": "d3mkit.docs.problem", "DatasetDoc": "d3mkit.docs.dataset",
     "TaskRoot": "d3mkit.taskroot",
-    "import_table": "d3mkit.importing.table",
+    "import_table": "d3mkit.importing.table", "import_arff": "d3mkit.importing.arff",
+    "import_images": "d3mkit.importing.images", "info": "d3mkit.importing.info",
     "make_splits": "d3mkit.splits", "write_views": "d3mkit.views",
     "Metric": "d3mkit.registry", "register_metric": "d3mkit.registry",
     "get_metric": "d3mkit.registry", "metric_names": "d3mkit.registry",

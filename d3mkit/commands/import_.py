@@ -1,4 +1,4 @@
-"""``d3mkit import table SOURCE --out DIR``: package a user's data as a task root,
+"""``d3mkit import table|arff|images SOURCE --out DIR``: package a user's data as a task root,
 print its path (one line, like ``build``); warnings (rows left out) on stderr."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from d3mkit.errors import print_issues
 EXAMPLES = """examples:
   d3mkit import table data.csv --target label --out roots
   d3mkit import table sales.tsv.gz --target price --types types.json --split kFold --folds 5 --out roots
+  d3mkit import arff dataset.arff --target class --splits datasplits.arff --out roots
+  d3mkit import images photos/ --out roots
 """
 
 
@@ -27,8 +29,6 @@ def _common(p, *, target: bool = True) -> None:
         p.add_argument("--subtype", default=None, help="taskSubType (binary, multiClass, univariate, multivariate)")
         p.add_argument("--index", default=None, help="a column of unique integers to use as d3mIndex")
         p.add_argument("--types", type=Path, default=None, help='JSON file of colType overrides, e.g. {"zip": "categorical"}')
-        p.add_argument("--media", type=Path, default=None,
-                       help="directory holding the files a column names (becomes a media collection)")
     p.add_argument("--metric", action="append", default=None, help="a performance metric (repeatable; "
                    "replaces the task's defaults)")
     p.add_argument("--split", choices=["holdOut", "kFold"], default="holdOut", help="split method (default holdOut)")
@@ -47,8 +47,20 @@ def add_parser(sub) -> None:
     kinds.required = True
     t = kinds.add_parser("table", help="a CSV, TSV, gzip-compressed CSV/TSV or Parquet table")
     t.add_argument("file", type=Path)
+    t.add_argument("--media", type=Path, default=None,
+                   help="directory holding the files a column names (becomes a media collection)")
     _common(t)
     t.set_defaults(func=_run_table)
+    a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file")
+    a.add_argument("file", type=Path)
+    a.add_argument("--splits", type=Path, default=None,
+                   help="an OpenML estimation-procedure split file (ARFF rows type,rowid,repeat,fold)")
+    _common(a)
+    a.set_defaults(func=_run_arff)
+    i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class")
+    i.add_argument("directory", type=Path)
+    _common(i, target=False)
+    i.set_defaults(func=_run_images)
 
 
 def _keywords(args, *, target: bool = True) -> dict:
@@ -56,7 +68,9 @@ def _keywords(args, *, target: bool = True) -> dict:
               folds=args.folds, repeats=args.repeats, stratified=args.stratified, seed=args.seed, force=args.force)
     if target:
         kw.update(target=args.target, task=args.task, subtype=args.subtype, index=args.index,
-                  types=args.types, media=args.media)
+                  types=args.types)
+    if getattr(args, "media", None) is not None:
+        kw["media"] = args.media
     return kw
 
 
@@ -69,3 +83,13 @@ def _done(result) -> int:
 def _run_table(args) -> int:
     from d3mkit.importing.table import import_frame
     return _done(import_frame(args.file, **_keywords(args)))
+
+
+def _run_arff(args) -> int:
+    from d3mkit.importing.arff import import_arff_result
+    return _done(import_arff_result(args.file, splits=args.splits, **_keywords(args)))
+
+
+def _run_images(args) -> int:
+    from d3mkit.importing.images import import_images_result
+    return _done(import_images_result(args.directory, **_keywords(args, target=False)))

@@ -133,9 +133,15 @@ def _index(df: pd.DataFrame, index: str | None, source: str) -> pd.DataFrame:
     return df
 
 
+def index_values(df: pd.DataFrame, index: str | None, source: str) -> list[str]:
+    """The d3mIndex each row of ``df`` gets (:func:`_index`), in row order."""
+    return _index(df.copy(), index, source)["d3mIndex"].tolist()
+
+
 def _coltypes(df: pd.DataFrame, targets: list[str], opts: ImportOptions, hints: dict[str, str],
-              source: str) -> tuple[dict[str, str], dict[str, int]]:
-    """colType of every column but d3mIndex, and the label count of every target."""
+              source: str, declared: dict[str, list[str]]) -> tuple[dict[str, str], dict[str, int]]:
+    """colType of every column but d3mIndex, and the label count of every target (its
+    ``declared`` levels when the source declares them)."""
     from d3mkit.validation.coltypes import bad_rows, describe
     types: dict[str, str] = {}
     labels: dict[str, int] = {}
@@ -143,7 +149,7 @@ def _coltypes(df: pd.DataFrame, targets: list[str], opts: ImportOptions, hints: 
         levels, n = infer.levels_of(df[c])
         given = opts.types.get(c) or hints.get(c)
         if c in targets:
-            labels[c] = len(levels)
+            labels[c] = len(declared[c]) if c in declared else len(levels)
         if given is not None:
             if given not in infer.OVERRIDABLE:
                 _fail(source, "import.types", f"column {c}", f"unknown colType {given!r} "
@@ -155,7 +161,7 @@ def _coltypes(df: pd.DataFrame, targets: list[str], opts: ImportOptions, hints: 
                 row = int(np.flatnonzero(df[c].to_numpy() == value)[0])
                 _fail(source, "import.types", f"row {row + 2}, column {c}",
                       f"value {value!r} is {describe(given)}, yet the column was given colType {given!r}")
-            types[c] = given
+            types[c] = given if c in opts.types or c not in targets else infer.target_coltype(given, labels[c])
         else:
             t = infer.coltype_of_levels(levels, n)
             types[c] = infer.target_coltype(t, len(levels)) if c in targets else t
@@ -258,14 +264,15 @@ def _media(df: pd.DataFrame, skip: set[str], media: Path, source: str) -> tuple[
 
 def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
                   hints: dict[str, str] | None = None, splits: pd.DataFrame | None = None,
-                  split_doc: dict | None = None,
-                  parameters: dict | None = None, media_files: dict[str, Path] | None = None,
+                  split_doc: dict | None = None, descriptions: dict[str, str] | None = None,
+                  labels: dict[str, list[str]] | None = None, parameters: dict | None = None, media_files: dict[str, Path] | None = None,
                   media_kind: tuple[str, str, list[str]] | None = None) -> Imported:
     """Write the task root of ``df`` (text cells, header names as given). ``source`` names
     the input in every issue. ``splits`` (dataSplits rows) and ``split_doc`` (the problemDoc's
     dataSplits section) come from a source that brings its own folds; ``media_files`` maps
     a media column's values to files to copy, with ``media_kind`` ``(column, resType,
-    formats)`` (the image-folder importer)."""
+    formats)`` (the image-folder importer); ``descriptions`` are colDescriptions and ``labels``
+    declared levels of categorical columns (ARFF)."""
     from d3mkit.atomic import copy_file
     from d3mkit.package import TaskRootWriter, dataset_id, problem_id
     issues: list[Issue] = []
@@ -308,8 +315,8 @@ def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, sou
         if df[t].nunique() < 2:
             _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
                   f"({df[t].iloc[0]!r}) on every row: nothing to learn or score")
-    types, labels = _coltypes(df, targets, opts, hints, source)
-    task, subtype = _task(targets, types, labels, opts, source)
+    types, counts = _coltypes(df, targets, opts, hints, source, labels or {})
+    task, subtype = _task(targets, types, counts, opts, source)
     metrics = _metrics(task, subtype, opts.metrics, source)
     media_col = None
     if media_kind is not None:
@@ -323,7 +330,8 @@ def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, sou
         role = ("suggestedTarget",) if c in targets else ("attribute",)
         col_type = "string" if c == media_col else types[c]
         refers = {"resID": MEDIA_RES, "resObject": "item"} if c == media_col else None
-        cols.append(Column(i, c, col_type, role, refers))
+        extra = {"colDescription": descriptions[c]} if c in (descriptions or {}) else {}
+        cols.append(Column(i, c, col_type, role, refers, extra))
     resources = [Resource.table("learningData", "tables/learningData.csv", cols)]
     if media_col is not None:
         resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_type, media_formats))

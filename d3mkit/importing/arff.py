@@ -1,0 +1,214 @@
+"""Packaging an ARFF file (an OpenML dataset) and, optionally, its OpenML estimation-procedure
+split file as a D3M task root (``d3mkit import arff``).
+
+What this module owns: reading ARFF through liac-arff (the reader openml-python uses; extra
+``[arff]``) — scipy's reader refuses STRING attributes, liac-arff refuses DATE ones, so DATE
+attributes are declared STRING to liac-arff (the header line is rewritten before decoding)
+and their cells checked as ``dateTime`` — the mapping of ARFF types to colTypes, and turning
+an OpenML split file into dataSplits rows one for one.
+
+ARFF types: NUMERIC/REAL/INTEGER become ``integer`` when every value is integral, else
+``real`` (the inference rules of :mod:`d3mkit.importing.infer`, so a two-valued numeric
+target is a binary label); NOMINAL becomes ``categorical`` (its declared levels are kept in
+the column's ``colDescription`` and count as the target's labels); STRING becomes
+``string``; DATE becomes ``dateTime``. A missing value (``?``) is an empty cell.
+
+The split file (``type,rowid,repeat,fold`` rows, as OpenML serves it for a task): ``rowid``
+is the 0-based row of the dataset file and becomes that row's d3mIndex (row numbers, unless
+the table has a d3mIndex column or ``index`` names one); every (repeat, fold) must list
+every row exactly once, TRAIN or TEST; rows keep the file's order, so the dataSplits rows
+equal the split file's. The problemDoc says kFold with the file's folds (holdOut when there is
+one fold), its repeats, and ``stratified: false``: d3mkit did not draw these folds, and it
+does not claim a property it did not check.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import D3MKitError, EXIT_USAGE, error
+from d3mkit.importing.table import Imported, default_name, options, package_frame
+
+_DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b.*$""")
+SPLIT_COLUMNS = ("type", "rowid", "repeat", "fold")
+
+
+def _text(path: Path) -> str:
+    from d3mkit.limits import open_regular
+    try:
+        with open_regular(path, "ARFF file") as fh:
+            data = fh.read()
+    except D3MKitError as exc:
+        usage = exc.issues[0].code in ("file.missing", "file.unreadable", "file.is_directory")
+        raise D3MKitError(exc.issues, EXIT_USAGE if usage else 1) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8", str(path))) from None
+
+
+def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
+    """``(text cells, {column: ARFF type})`` of an ARFF file; the type is ``"NUMERIC"``,
+    ``"STRING"``, ``"DATE"`` or the list of nominal levels."""
+    try:
+        import arff
+    except ImportError:
+        raise D3MKitError(error("import.format", "", "reading ARFF needs liac-arff (pip install 'd3mkit[arff]')",
+                                str(path)), EXIT_USAGE) from None
+    path = Path(path)
+    text = _text(path)
+    dates = set()
+
+    def as_string(m: re.Match) -> str:
+        dates.add(m.group(1).split(None, 1)[1].strip().strip("'\""))
+        return f"{m.group(1)}STRING"
+    text = _DATE.sub(as_string, text)
+    try:
+        decoded = arff.ArffDecoder().decode(text, encode_nominal=False, return_type=arff.DENSE)
+    except arff.ArffException as exc:
+        line = getattr(exc, "line", None)
+        why = str(exc).rsplit(", at line", 1)[0]
+        raise D3MKitError(error("import.arff", f"line {line}" if line else "", f"cannot parse ARFF: {why}",
+                                str(path))) from None
+    except (ValueError, IndexError, KeyError, TypeError) as exc:   # liac-arff's own slips on odd input
+        raise D3MKitError(error("import.arff", "", f"cannot parse ARFF: {type(exc).__name__}: {exc}",
+                                str(path))) from None
+    attrs = decoded["attributes"]
+    names = [str(a[0]) for a in attrs]
+    kinds: dict[str, object] = {}
+    for name, kind in attrs:
+        if isinstance(kind, list):
+            kinds[str(name)] = [str(v) for v in kind]
+        elif str(name) in dates:
+            kinds[str(name)] = "DATE"
+        elif str(kind).upper() == "STRING":
+            kinds[str(name)] = "STRING"
+        else:
+            kinds[str(name)] = "NUMERIC"
+    rows = decoded["data"]
+    cols = {}
+    for j, name in enumerate(names):
+        numeric = kinds[name] == "NUMERIC"
+        cols[name] = np.asarray([_cell(r[j], numeric) for r in rows], dtype=object)
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise D3MKitError(error("csv.duplicate_header", f"column {dup}", f"attribute {dup!r} is declared twice",
+                                str(path)))
+    return pd.DataFrame(cols, columns=names, dtype=object), kinds
+
+
+def _cell(v, numeric: bool) -> str:
+    if v is None:
+        return ""
+    if numeric:
+        f = float(v)
+        return str(int(f)) if f.is_integer() and abs(f) < 2 ** 53 else repr(f)
+    return str(v)
+
+
+def _hints(kinds: dict[str, object]) -> tuple[dict[str, str], dict[str, str]]:
+    """colType hints and colDescriptions from the ARFF types."""
+    hints, described = {}, {}
+    for name, kind in kinds.items():
+        if isinstance(kind, list):
+            hints[name] = "categorical"
+            described[name] = "ARFF nominal levels: " + ", ".join(kind)
+        elif kind == "STRING":
+            hints[name] = "string"
+        elif kind == "DATE":
+            hints[name] = "dateTime"
+    return hints, described
+
+
+def read_splits(path: Path | str, index: list[str]) -> tuple[pd.DataFrame, dict]:
+    """dataSplits rows from an OpenML split file, ``rowid`` mapped to ``index[rowid]`` (the
+    d3mIndex of the dataset's row), and the problemDoc's dataSplits section."""
+    p = str(path)
+    df, kinds = read_arff(path)
+    missing = [c for c in SPLIT_COLUMNS if c not in df.columns]
+    if missing:
+        raise D3MKitError(error("import.splits_file", "", f"a split file needs the attributes type, rowid, repeat "
+                                f"and fold; {', '.join(missing)} missing", p))
+    if "sample" in df.columns and df["sample"].nunique() > 1:
+        raise D3MKitError(error("import.splits_file", "column sample", "a learning-curve split file (several "
+                                "samples) has no D3M equivalent; give a task's plain split file", p))
+    bad_type = np.flatnonzero(~df["type"].isin(["TRAIN", "TEST"]).to_numpy())
+    if len(bad_type):
+        r = int(bad_type[0])
+        raise D3MKitError(error("import.splits_file", f"data row {r + 1}, column type",
+                                f"type {df['type'].iloc[r]!r} is not TRAIN or TEST", p))
+    ints = {}
+    for c in ("rowid", "repeat", "fold"):
+        ok = df[c].str.fullmatch(r"\d+").to_numpy()
+        if not ok.all():
+            r = int(np.flatnonzero(~ok)[0])
+            raise D3MKitError(error("import.splits_file", f"data row {r + 1}, column {c}",
+                                    f"{c} {df[c].iloc[r]!r} is not a non-negative integer", p))
+        ints[c] = df[c].astype(np.int64).to_numpy()
+    n = len(index)
+    rowid = ints["rowid"]
+    beyond = np.flatnonzero(rowid >= n)
+    if len(beyond):
+        r = int(beyond[0])
+        raise D3MKitError(error("import.splits_rows", f"data row {r + 1}, column rowid",
+                                f"rowid {int(rowid[r])} names no row: the dataset has {n:,} rows (rowid 0..{n - 1})", p))
+    frame = pd.DataFrame({"r": ints["repeat"], "f": ints["fold"], "i": rowid})
+    for (rep, fold), g in frame.groupby(["r", "f"], sort=True):
+        dup = g["i"].duplicated()
+        if dup.any():
+            r = int(g.index[np.flatnonzero(dup.to_numpy())[0]])
+            raise D3MKitError(error("import.splits_rows", f"data row {r + 1}, column rowid",
+                                    f"rowid {int(rowid[r])} is listed twice in repeat {rep}, fold {fold}", p))
+        if len(g) != n:
+            absent = np.setdiff1d(np.arange(n), g["i"].to_numpy())
+            raise D3MKitError(error("import.splits_rows", "", f"repeat {rep}, fold {fold} leaves {len(absent):,} of "
+                                    f"the {n:,} rows out (first rowid {int(absent[0])}); every row must be TRAIN or TEST", p))
+    folds = int(ints["fold"].max()) + 1
+    repeats = int(ints["repeat"].max()) + 1
+    idx = np.asarray(index, dtype=object)
+    splits = pd.DataFrame({"d3mIndex": idx[rowid], "type": df["type"].to_numpy(), "repeat": ints["repeat"],
+                           "fold": ints["fold"]})
+    doc: dict = {"method": "kFold" if folds > 1 else "holdOut", "stratified": False,
+                 "numRepeats": repeats if repeats > 1 else 0}
+    if folds > 1:
+        doc["numFolds"] = folds
+    else:
+        first = (splits["repeat"] == 0) & (splits["fold"] == 0)
+        doc["testSize"] = round(float((splits.loc[first, "type"] == "TEST").mean()), 6)
+    return splits, doc
+
+
+def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Imported:
+    """:func:`import_arff` returning :class:`~d3mkit.importing.table.Imported`."""
+    path = Path(source)
+    df, kinds = read_arff(path)
+    hints, described = _hints(kinds)
+    if kwargs.get("name") is None:
+        kwargs["name"] = default_name(path)
+    opts = options(target, **kwargs)
+    split_rows, split_doc = None, None
+    if splits is not None:
+        from d3mkit.importing.table import index_values
+        index = index_values(df, opts.index, str(path))
+        split_rows, split_doc = read_splits(splits, index)
+    levels = {n: k for n, k in kinds.items() if isinstance(k, list)}
+    return package_frame(df, opts, out, source=str(path), hints=hints, splits=split_rows, split_doc=split_doc,
+                         descriptions=described, labels=levels,
+                         parameters={"splitsFile": Path(splits).name if splits is not None else None})
+
+
+def import_arff(source, *, target, out, splits=None, name=None, task=None, subtype=None, index=None, types=None,
+                metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0, stratified=None, seed=0,
+                force=False, description=None) -> Path:
+    """Package the ARFF file ``source`` (with the OpenML split file ``splits``, else d3mkit's
+    own split) as the task root ``out/<name>/`` and return its path; the other keywords are
+    those of :func:`d3mkit.import_table`. Raises :class:`~d3mkit.errors.D3MKitError` with
+    nothing written."""
+    return import_arff_result(source, target=target, out=out, splits=splits, name=name, task=task,
+                              subtype=subtype, index=index, types=types, metrics=metrics, split=split,
+                              test_size=test_size, folds=folds, repeats=repeats, stratified=stratified,
+                              seed=seed, force=force, description=description).root

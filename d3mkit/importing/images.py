@@ -1,0 +1,110 @@
+"""Packaging an ImageFolder directory as an image-classification task root
+(``d3mkit import images``).
+
+What this module owns: the ImageFolder layout — the convention of torchvision's
+``ImageFolder`` and the Hugging Face ``imagefolder`` loader: ``DIR/<class>/<image file>`` —
+read into learningData (``d3mIndex``, ``image`` = ``<class>/<file name>``, ``label`` =
+``<class>``; classes and files in sorted order) and a media collection of the images, copied
+into ``<name>_dataset/media/``. The task is classification (binary with two classes, else
+multiClass); splits, metrics and the write are :mod:`d3mkit.importing.table`'s.
+
+What is refused, before anything is written (``import.images`` unless said): a regular file
+beside the class folders, a class folder that is empty or holds a folder, a file whose
+extension is not an image's, a file the image reader refuses (``image.unreadable``,
+``image.too_large``: :mod:`d3mkit.images`, every image decoded once, within the byte and
+pixel caps), a symlink that leaves DIR (``path.escape``; one that stays inside is followed),
+and fewer than two classes. Entries whose names start with ``.`` are skipped (``.DS_Store``).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from d3mkit.errors import D3MKitError, EXIT_USAGE, error
+from d3mkit.importing.table import MEDIA_KINDS, Imported, default_name, options, package_frame
+
+IMAGE_COLUMN = "image"
+LABEL_COLUMN = "label"
+
+
+def _fail(path, code: str, message: str, exit_code: int = 1):
+    raise D3MKitError(error(code, "", message, str(path)), exit_code)
+
+
+def _entries(d: Path, root: Path):
+    from d3mkit.paths import outside_reason
+    for e in sorted(os.scandir(d), key=lambda e: e.name):
+        if e.name.startswith("."):
+            continue
+        p = Path(e.path)
+        if e.is_symlink():
+            why = outside_reason(root, p)
+            if why:
+                _fail(p, "path.escape", f"a symlink that leaves the image folder {str(root)!r}: {why}; not followed")
+        yield p
+
+
+def scan(root: Path | str) -> tuple[pd.DataFrame, dict[str, Path], list[str]]:
+    """``(learningData rows as text, {image value: file}, MIME types)`` of an ImageFolder."""
+    from d3mkit.images import image_issue
+    root = Path(root)
+    if not root.is_dir():
+        _fail(root, "usage.path", "not a directory (an image folder has one sub-folder per class)", EXIT_USAGE)
+    rows: list[tuple[str, str]] = []
+    files: dict[str, Path] = {}
+    formats: list[str] = []
+    classes = 0
+    for cls in _entries(root, root):
+        if not cls.is_dir():
+            _fail(cls, "import.images", "a file beside the class folders; every image must be in a class folder")
+        classes += 1
+        found = 0
+        for f in _entries(cls, root):
+            if f.is_dir():
+                _fail(f, "import.images", "a folder inside a class folder; the layout is DIR/CLASS/IMAGE, one level")
+            ext = f.suffix.lower()
+            if ext not in MEDIA_KINDS["image"]:
+                _fail(f, "import.images", f"not an image file (extension {ext or '(none)'!r})")
+            bad = image_issue(f)
+            if bad is not None:
+                raise D3MKitError(bad)
+            value = f"{cls.name}/{f.name}"
+            rows.append((value, cls.name))
+            files[value] = f
+            mime = mimetypes.guess_type(f.name)[0] or f"image/{ext.lstrip('.')}"
+            if mime not in formats:
+                formats.append(mime)
+            found += 1
+        if not found:
+            _fail(cls, "import.images", "an empty class folder: every class needs at least one image")
+    if classes < 2:
+        _fail(root, "import.images", f"{classes} class folder(s); classification needs at least two")
+    df = pd.DataFrame(rows, columns=[IMAGE_COLUMN, LABEL_COLUMN], dtype=object)
+    return df, files, formats
+
+
+def import_images_result(source, *, out, **kwargs) -> Imported:
+    """:func:`import_images` returning :class:`~d3mkit.importing.table.Imported`."""
+    root = Path(source)
+    df, files, formats = scan(root)
+    if kwargs.get("name") is None:
+        kwargs["name"] = default_name(root.resolve())
+    kwargs.setdefault("task", "classification")
+    opts = options(LABEL_COLUMN, **kwargs)
+    return package_frame(df, opts, out, source=str(root), media_files=files,
+                         media_kind=(IMAGE_COLUMN, "image", formats),
+                         parameters={"layout": "ImageFolder", "classes": int(df[LABEL_COLUMN].nunique())})
+
+
+def import_images(source, *, out, name=None, metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0,
+                  stratified=None, seed=0, force=False, description=None) -> Path:
+    """Package the ImageFolder directory ``source`` as the image-classification task root
+    ``out/<name>/`` and return its path (keywords as :func:`d3mkit.import_table`). Raises
+    :class:`~d3mkit.errors.D3MKitError` with nothing written."""
+    return import_images_result(source, out=out, name=name, metrics=metrics, split=split, test_size=test_size,
+                                folds=folds, repeats=repeats, stratified=stratified, seed=seed, force=force,
+                                description=description).root

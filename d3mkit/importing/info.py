@@ -1,0 +1,237 @@
+"""What a task root (or one D3M document) holds: ``d3mkit info PATH [--format json]``.
+
+What this module owns: the description of a root someone sent you, as data
+(:func:`info`, a dict of plain JSON values) and as text (:func:`format_text`): the
+schema versions; learningData's rows and its columns by role and colType; each target's
+class balance (categorical and boolean targets; the most frequent first, ties by label) or range (numeric ones) and missing cells;
+the task, the metrics and the dataSplits section; TRAIN/TEST rows per repeat and fold of
+the splits file; each media collection's file count and total bytes. It reads through the
+project's readers (:class:`d3mkit.taskroot.TaskRoot`, :func:`d3mkit.splits.folds`), so a
+root it cannot read gets the same one-line issue ``validate`` would give.
+
+>>> import tempfile
+>>> from d3mkit.benchmarks.tabular import build_task_root
+>>> d = info(build_task_root(Path(tempfile.mkdtemp()), "iris"))
+>>> d["kind"], d["rows"], d["targets"][0]["classes"]
+('taskRoot', 150, {'setosa': 50, 'versicolor': 50, 'virginica': 50})
+>>> d["splits"]["folds"]
+[{'repeat': 0, 'fold': 0, 'train': 120, 'test': 30}]
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.errors import D3MKitError, EXIT_USAGE, UsageError, error
+
+TOP_CLASSES = 20
+
+
+def _kind_of(path: Path) -> str:
+    """``taskRoot``, ``dataset`` or ``problem`` for a path, else an ``info.path`` issue."""
+    from d3mkit.docs.jsonio import load_json
+    from d3mkit.docs.locate import task_root_name
+    if path.is_dir():
+        if (path / "datasetDoc.json").is_file():
+            return "dataset"
+        if (path / "problemDoc.json").is_file():
+            return "problem"
+        if task_root_name(path) is not None:
+            return "taskRoot"
+    elif path.is_file() and path.suffix == ".json":
+        data = load_json(path)
+        about = data.get("about") if isinstance(data, dict) else None
+        if isinstance(about, dict) and "datasetID" in about:
+            return "dataset"
+        if isinstance(about, dict) and "problemID" in about:
+            return "problem"
+    raise D3MKitError(error("info.path", "", "neither a task root nor a datasetDoc/problemDoc (or the directory "
+                            "holding one)", str(path)), EXIT_USAGE)
+
+
+def _columns(res) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for c in res.columns or ():
+        for role in c.role or ("(no role)",):
+            by_type = out.setdefault(role, {})
+            by_type[str(c.col_type)] = by_type.get(str(c.col_type), 0) + 1
+    return out
+
+
+def _media(ddoc: DatasetDoc) -> list[dict]:
+    """Each collection: its resID, resType, file count and total bytes (regular files under
+    its directory; symlinks are not followed)."""
+    out = []
+    for res in ddoc.resources:
+        if not res.is_collection:
+            continue
+        try:
+            base = ddoc.resource_path(res)
+        except D3MKitError:
+            out.append({"resID": res.res_id, "resType": res.res_type, "files": None, "bytes": None})
+            continue
+        files = size = 0
+        for d, _, names in os.walk(base):
+            for n in names:
+                st = os.lstat(os.path.join(d, n))
+                if not os.path.islink(os.path.join(d, n)) and st.st_size >= 0:
+                    files += 1
+                    size += st.st_size
+        out.append({"resID": res.res_id, "resType": res.res_type, "files": files, "bytes": size})
+    return out
+
+
+def _target(name: str, col_type: str | None, cells: pd.Series | None) -> dict:
+    d: dict = {"name": name, "colType": col_type}
+    if cells is None:
+        return d
+    present = cells[cells.astype(str).str.strip() != ""]
+    d["missing"] = int(len(cells) - len(present))
+    if col_type in ("integer", "real"):
+        x = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float)
+        x = x[np.isfinite(x)]
+        if len(x):
+            d["range"] = {"min": float(x.min()), "max": float(x.max()), "mean": float(x.mean())}
+    else:
+        vc = present.astype(str).value_counts()
+        counts = pd.Series(vc.to_numpy(), index=vc.index).iloc[np.lexsort((vc.index.to_numpy(dtype=str),
+                                                                           -vc.to_numpy()))]
+        d["classes"] = {str(k): int(v) for k, v in counts.iloc[:TOP_CLASSES].items()}
+        if len(counts) > TOP_CLASSES:
+            d["otherClasses"] = int(len(counts) - TOP_CLASSES)
+    return d
+
+
+def _dataset_part(ddoc: DatasetDoc, d: dict, read_rows: bool = True) -> pd.DataFrame | None:
+    from d3mkit.tables import read_table
+    d["dataset"] = {"id": ddoc.dataset_id, "name": ddoc.about.get("datasetName"),
+                    "datasetSchemaVersion": ddoc.about.get("datasetSchemaVersion")}
+    res = ddoc.learning_data
+    ld = None
+    if res is not None:
+        d["columns"] = _columns(res)
+        if read_rows:
+            ld = read_table(ddoc.resource_path(res))
+            d["rows"] = int(len(ld))
+    d["media"] = _media(ddoc)
+    return ld
+
+
+def _problem_part(pdoc: ProblemDoc, d: dict, ddoc: DatasetDoc | None, ld: pd.DataFrame | None) -> None:
+    d["problem"] = {"id": pdoc.problem_id, "taskType": pdoc.task_type, "taskSubType": pdoc.task_subtype,
+                    "problemSchemaVersion": pdoc.schema_version}
+    d["metrics"] = [m.get("metric") if m.get("metric") != "other" else m.get("specifyOther")
+                    for m in pdoc.metrics if isinstance(m, dict)]
+    res = ddoc.learning_data if ddoc is not None else None
+    d["targets"] = []
+    for t in pdoc.targets:
+        col = res.column(t.col_name) if res is not None else None
+        cells = ld[t.col_name] if ld is not None and t.col_name in ld.columns else None
+        d["targets"].append(_target(t.col_name, col.col_type if col is not None else None, cells))
+    d["splits"] = {"section": dict(pdoc.splits)}
+
+
+def _splits_part(pdoc: ProblemDoc, problem_dir: Path, d: dict) -> None:
+    from d3mkit.splits import folds, splits_path
+    from d3mkit.tables import read_table
+    p = splits_path(problem_dir, pdoc.splits_file)
+    if not p.exists():
+        d["splits"]["folds"] = None
+        return
+    s = read_table(p)
+    missing = [c for c in ("d3mIndex", "type", "repeat", "fold") if c not in s.columns]
+    if missing:
+        raise D3MKitError(error("splits.columns", "row 1", f"missing column(s) {', '.join(missing)}", str(p)))
+    try:
+        d["splits"]["folds"] = [{"repeat": r, "fold": f, "train": len(tr), "test": len(te)}
+                                for r, f, tr, te in folds(s)]
+    except (ValueError, TypeError):
+        raise D3MKitError(error("splits.value", "", "a repeat or fold value is not an integer", str(p))) from None
+
+
+def info(path: Path | str) -> dict:
+    """What the task root, dataset or problem at ``path`` holds (module docstring), as a
+    dict of JSON values. Raises :class:`~d3mkit.errors.D3MKitError` naming what cannot be
+    read."""
+    from d3mkit.taskroot import TaskRoot
+    path = Path(path)
+    if not path.exists():
+        raise UsageError("path does not exist", str(path), code="usage.path")
+    kind = _kind_of(path)
+    d: dict = {"path": str(path), "kind": kind}
+    if kind == "taskRoot":
+        task = TaskRoot.open(path)
+        ld = _dataset_part(task.dataset, d)
+        _problem_part(task.problem, d, task.dataset, ld)
+        _splits_part(task.problem, task.problem_dir, d)
+    elif kind == "dataset":
+        ddoc = DatasetDoc.load(path / "datasetDoc.json" if path.is_dir() else path)
+        _dataset_part(ddoc, d)
+    else:
+        doc_path = path / "problemDoc.json" if path.is_dir() else path
+        pdoc = ProblemDoc.load(doc_path)
+        _problem_part(pdoc, d, None, None)
+        _splits_part(pdoc, doc_path.parent, d)
+    return d
+
+
+def _counts(by_type: dict[str, int]) -> str:
+    return ", ".join(f"{t} {n}" for t, n in by_type.items())
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:,} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def format_text(d: dict) -> list[str]:
+    """The lines ``d3mkit info`` prints for :func:`info`'s dict."""
+    lines = [f"{d['kind']:<10} {d['path']}"]
+    if "dataset" in d:
+        ds = d["dataset"]
+        lines.append(f"{'dataset':<10} {ds['id']} (datasetSchemaVersion {ds['datasetSchemaVersion']})")
+    if "rows" in d:
+        lines.append(f"{'rows':<10} {d['rows']:,}")
+    for role, by_type in (d.get("columns") or {}).items():
+        lines.append(f"{'columns':<10} {role}: {sum(by_type.values())} ({_counts(by_type)})")
+    if "problem" in d:
+        pr = d["problem"]
+        lines.append(f"{'task':<10} {pr['taskType']}/{pr['taskSubType']} ({pr['id']}, problemSchemaVersion "
+                     f"{pr['problemSchemaVersion']})")
+        lines.append(f"{'metrics':<10} {', '.join(str(m) for m in d['metrics'])}")
+    for t in d.get("targets", []):
+        if "classes" in t:
+            shown = ", ".join(f"{k} {v}" for k, v in t["classes"].items())
+            more = f", and {t['otherClasses']} more" if t.get("otherClasses") else ""
+            what = f"{len(t['classes']) + t.get('otherClasses', 0)} classes: {shown}{more}"
+        elif "range" in t:
+            r = t["range"]
+            what = f"range {r['min']:g} .. {r['max']:g}, mean {r['mean']:g}"
+        else:
+            what = "(no learningData read)"
+        missing = f"; {t['missing']} missing" if t.get("missing") else ""
+        lines.append(f"{'target':<10} {t['name']} ({t['colType']}): {what}{missing}")
+    if "splits" in d:
+        sec = d["splits"]["section"]
+        how = ", ".join(f"{k} {v}" for k, v in sec.items() if k != "splitsFile")
+        lines.append(f"{'splits':<10} {how}")
+        folds = d["splits"].get("folds")
+        if folds is None:
+            lines.append(f"{'':<10} no splits file")
+        for f in folds or []:
+            lines.append(f"{'':<10} repeat {f['repeat']} fold {f['fold']}: TRAIN {f['train']:,}, TEST {f['test']:,}")
+    if "media" in d:
+        if not d["media"]:
+            lines.append(f"{'media':<10} none")
+        for m in d["media"]:
+            size = "unreadable" if m["files"] is None else f"{m['files']:,} files, {_bytes(m['bytes'])}"
+            lines.append(f"{'media':<10} {m['resID']} ({m['resType']}): {size}")
+    return lines

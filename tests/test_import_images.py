@@ -1,0 +1,102 @@
+"""``d3mkit import images``: an ImageFolder becomes an image-classification task root whose
+media the task-root reader finds; every refusal of issue 21 is one line, a code, nothing written."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import d3mkit
+from _attack_util import refused, run
+from d3mkit.taskroot import TaskRoot
+
+
+def _folder(tmp_path, classes=("cat", "dog", "eel"), per=4):
+    root = tmp_path / "pets"
+    for k, c in enumerate(classes):
+        (root / c).mkdir(parents=True)
+        for i in range(per):
+            Image.new("RGB", (5, 3), (k * 60, i * 20, 7)).save(root / c / f"{c}{i}.png")
+    return root
+
+
+def test_imagefolder_becomes_image_classification(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    code, out, err = run(["import", "images", folder, "--out", tmp_path / "o", "--test-size", "0.25"], capsys)
+    assert code == 0 and out.strip() == str(tmp_path / "o" / "pets"), err
+    task = TaskRoot.open(tmp_path / "o" / "pets")
+    assert (task.problem.task_type, task.problem.task_subtype) == ("classification", "multiClass")
+    ld = task.learning_data()
+    assert ld.columns.tolist() == ["d3mIndex", "image", "label"]
+    assert ld["image"].tolist()[:2] == ["cat/cat0.png", "cat/cat1.png"] and ld["label"].tolist()[-1] == "eel"
+    paths = task.media_paths("image", ld)
+    pixels = [np.asarray(Image.open(p))[0, 0].tolist() for p in paths]
+    assert pixels[0] == [0, 0, 7] and pixels[-1] == [120, 60, 7]
+    assert task.dataset.resource("media").res_type == "image"
+    splits = task.splits()
+    test = set(splits.loc[splits["type"] == "TEST", "d3mIndex"].astype(str))
+    assert sorted(ld.set_index("d3mIndex").loc[sorted(test), "label"]) == ["cat", "dog", "eel"]   # stratified
+    assert d3mkit.is_valid(task.root)
+
+
+def test_api_and_binary(tmp_path):
+    root = d3mkit.import_images(_folder(tmp_path, ("0", "1")), out=tmp_path / "o", name="bits",
+                                split="kFold", folds=2)
+    task = TaskRoot.open(root)
+    assert task.problem.task_subtype == "binary" and task.problem.splits["numFolds"] == 2
+
+
+def _bad(tmp_path, capsys, folder, code, exit_code=1, path=None):
+    refused(["import", "images", folder, "--out", tmp_path / "o"], capsys, code, exit_code, path=path)
+    assert not (tmp_path / "o").exists() or not [p for p in (tmp_path / "o").iterdir() if not p.name.startswith(".")]
+
+
+def test_non_image(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    (folder / "cat" / "notes.txt").write_text("hello")
+    _bad(tmp_path, capsys, folder, "import.images", path=folder / "cat" / "notes.txt")
+
+
+def test_corrupt_image(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    (folder / "dog" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\nbroken")
+    _bad(tmp_path, capsys, folder, "image.unreadable", path=folder / "dog" / "broken.png")
+
+
+def test_empty_class(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    (folder / "fox").mkdir()
+    _bad(tmp_path, capsys, folder, "import.images", path=folder / "fox")
+
+
+def test_nested_folder(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    (folder / "cat" / "more").mkdir()
+    _bad(tmp_path, capsys, folder, "import.images", path=folder / "cat" / "more")
+
+
+def test_file_beside_classes_and_one_class(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    (folder / "README").write_text("x")
+    _bad(tmp_path, capsys, folder, "import.images", path=folder / "README")
+    os.remove(folder / "README")
+    one = _folder(tmp_path / "x", ("only",))
+    _bad(tmp_path, capsys, one, "import.images", path=one)
+
+
+@pytest.mark.parametrize("what", ["file", "class"])
+def test_symlink_out_of_the_folder(tmp_path, capsys, what):
+    folder = _folder(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    Image.new("RGB", (2, 2)).save(outside / "secret.png")
+    link = folder / "cat" / "s.png" if what == "file" else folder / "stolen"
+    link.symlink_to(outside / "secret.png" if what == "file" else outside)
+    _bad(tmp_path, capsys, folder, "path.escape", path=link)
+
+
+def test_not_a_directory(tmp_path, capsys):
+    _bad(tmp_path, capsys, tmp_path / "nope", "usage.path", 2)
