@@ -219,3 +219,26 @@ class UsageError(D3MKitError):
 
     def __init__(self, message: str, path: str = "", code: str = "usage"):
         super().__init__(error(code, "", message, str(path)), EXIT_USAGE)
+
+
+def require_type(param: str, value, kinds: type | tuple[type, ...], expected: str) -> None:
+    """A Python caller passed ``value`` for parameter ``param``: raise :class:`TypeError`
+    naming the parameter unless it is one of ``kinds`` (a bool never counts as an int).
+
+    >>> require_type("repeat", "0", int, "an int")
+    Traceback (most recent call last):
+    ...
+    TypeError: repeat: expected an int, got str '0'
+    """
+    if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in
+                                         (kinds if isinstance(kinds, tuple) else (kinds,))):
+        return
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    raise TypeError(f"{param}: expected {expected}, got {type(value).__name__} {shown}")
+
+
+def require_path(param: str, value) -> None:
+    """``value`` is a path a caller may give: ``str`` or ``os.PathLike`` (not bytes)."""
+    import os
+    require_type(param, value, (str, os.PathLike), "a path (str or os.PathLike)")

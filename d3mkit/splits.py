@@ -51,7 +51,7 @@ import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.dataset import image_index_column
-from d3mkit.errors import D3MKitError, Issue, error
+from d3mkit.errors import D3MKitError, Issue, error, require_type
 from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.paths import resolve_inside
 from d3mkit.tables import read_table, write_table
@@ -297,8 +297,13 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
     after d3mIndex) for ``learning_data`` as the problemDoc's dataSplits section says.
 
     Raises :class:`~d3mkit.errors.D3MKitError` (exit 1) naming the problemDoc field or
-    learningData column when the section or the table cannot be split.
+    learningData column when the section or the table cannot be split; arguments of the
+    wrong type raise :class:`TypeError`.
     """
+    require_type("problem", problem, ProblemDoc, "a d3mkit.ProblemDoc")
+    require_type("learning_data", learning_data, pd.DataFrame, "a pandas DataFrame")
+    if dataset is not None:
+        require_type("dataset", dataset, DatasetDoc, "a d3mkit.DatasetDoc or None")
     spec, issues = spec_issues(problem)
     if spec is None:
         raise D3MKitError(issues)

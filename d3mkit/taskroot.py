@@ -32,7 +32,7 @@ import pandas as pd
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import load_json
 from d3mkit.docs.locate import locate_task_root
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.errors import D3MKitError, UsageError, error, require_path
 from d3mkit.paths import require_inside
 from d3mkit.tables import read_table
 
@@ -43,6 +43,7 @@ class TaskRoot:
 
     @classmethod
     def open(cls, path: Path | str) -> "TaskRoot":
+        require_path("path", path)
         root, name = locate_task_root(path)
         return cls(root, name)
 

@@ -40,7 +40,7 @@ import pandas as pd
 from d3mkit.atomic import StagedDir, check_output_dir, copy_file, copy_tree
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.errors import D3MKitError, UsageError, require_path, require_type
 from d3mkit.paths import CODE as PATH_ESCAPE, lexical_escape, outside_reason, resolve_inside, walk_files
 from d3mkit.splits import read_splits, select, splits_path
 from d3mkit.tables import write_table
@@ -226,6 +226,11 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
                 repeat: int = 0, fold: int = 0) -> dict[str, Path]:
     """Write TRAIN/, TEST/ and SCORE/ under ``out`` (see the module docstring); return
     ``{"TRAIN": out/TRAIN, ...}``."""
+    require_path("task_root", task_root)
+    require_path("out", out)
+    require_type("force", force, bool, "a bool")
+    require_type("repeat", repeat, int, "an int")
+    require_type("fold", fold, int, "an int")
     out = check_output_dir(out, "--out")
     task = TaskRoot.open(task_root)
     if outside_reason(task.root, out) is None or outside_reason(out, task.root) is None:

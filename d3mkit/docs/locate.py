@@ -64,17 +64,19 @@ def task_root_name(root: Path) -> str | None:
 def locate_task_root(path: Path | str) -> tuple[Path, str]:
     """(task root directory, name) for the root itself, one of its ``<name>_*`` parts or a
     file inside one. Raises :class:`UsageError` (exit 2) otherwise."""
-    p = Path(path)
+    given = p = Path(path)
     if not p.exists():
         raise UsageError("path does not exist", str(p))
-    if p.is_file():
+    if not p.is_dir():
         p = p.parent
     for suffix in TASK_ROOT_PARTS:
         if p.name.endswith(suffix) and (p.parent / (p.name[:-len(suffix)] + "_problem")).is_dir():
             return p.parent, p.name[:-len(suffix)]
     name = task_root_name(p)
     if name is None:
-        raise UsageError("not a task root: expected <name>_problem/ and <name>_dataset/ inside", str(p))
+        raise UsageError("not a task root: expected <name>_problem/ and <name>_dataset/ inside" if p is given else
+                         "not inside a task root: expected a task root (<name>_problem/ and "
+                         "<name>_dataset/ inside) or a file in one of its parts", str(given))
     return p, name
 
 

@@ -41,6 +41,9 @@ class Report:
         # (csv, problemDoc.json): CSV files named inside a problem directory that are not its
         # splits file, left for the scoring layer to check as predictions
         self.found_predictions: list = []
+        # when a list: every issue is also appended here as it is added (the lazy
+        # iter_issues drains it between the validator's steps)
+        self.sink: list[Issue] | None = None
 
     def doc(self, path, kind: str) -> DocumentReport:
         key = (str(path), kind)
@@ -50,8 +53,10 @@ class Report:
 
     def add(self, path, kind: str, issues: list[Issue]) -> None:
         d = self.doc(path, kind)
-        d.issues.extend(i if i.path else Issue(i.severity, i.code, i.location, i.message, str(path))
-                        for i in issues)
+        new = [i if i.path else Issue(i.severity, i.code, i.location, i.message, str(path)) for i in issues]
+        d.issues.extend(new)
+        if self.sink is not None:
+            self.sink.extend(new)
 
     @property
     def documents(self) -> list[DocumentReport]:

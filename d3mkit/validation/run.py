@@ -1,16 +1,23 @@
 """Validation end to end: discover documents, pair problems with datasets, run every
-check, return a :class:`~d3mkit.validation.report.Report`. Nothing is ever written."""
+check, return a :class:`~d3mkit.validation.report.Report`. Nothing is ever written.
+
+The driver is a generator of steps (:func:`_steps`: discovery, each dataset, each
+problem), so the same code gives the whole report (:func:`validate_paths`) and a lazy
+stream of issues (:func:`stream_issues`, which yields each step's issues as soon as the
+step is done and does no more work than its consumer asks for).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.errors import Issue
+from d3mkit.errors import Issue, UsageError
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_list, as_str
 from d3mkit.validation.crossdoc import check_problem_dataset
-from d3mkit.validation.discover import DatasetIndex, discover
+from d3mkit.validation.discover import DatasetIndex, Found, _check_readable, discover
 from d3mkit.validation.files import DatasetContext, check_dataset
 from d3mkit.validation.report import Report
 from d3mkit.validation.splitcheck import check_splits
@@ -31,10 +38,56 @@ def _splits_file(data: dict, pp: Path) -> Path:
 
 
 def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> Report:
-    """Validate everything under ``paths``; a missing/unreadable PATH raises UsageError."""
-    found = discover(paths)
-    index = DatasetIndex(found.datasets, datasets)
+    """Validate everything under ``paths``; a missing/unreadable PATH raises UsageError,
+    and so does a PATH holding no D3M document."""
     report = Report()
+    for _ in _steps(paths, datasets, report):
+        pass
+    return report
+
+
+def stream_issues(paths: list[Path | str], datasets: list[Path | str] = ()) -> Iterator[Issue]:
+    """The issues of :func:`validate_paths`, yielded as the validator goes (each step's as
+    soon as it is done; stopping the iteration stops the validation). A missing or
+    unreadable PATH raises UsageError; a readable PATH that holds no D3M document is an
+    error issue naming it (the question "is this valid?" has an answer: no)."""
+    report = Report()
+    report.sink = []
+    for _ in _steps(paths, datasets, report, lenient=True):
+        if report.sink:
+            ready, report.sink = report.sink, []
+            yield from ready
+
+
+def _discover(paths: list[Path | str], report: Report, lenient: bool) -> Found:
+    """:func:`discover` of ``paths``; with ``lenient``, a readable PATH without a document
+    becomes an error in ``report`` instead of raising (the others are still read)."""
+    if not lenient:
+        return discover(paths)
+    found = Found()
+    for p in paths:
+        try:
+            one = discover([p])
+        except UsageError as exc:
+            _check_readable(Path(p))       # missing or unreadable: still raises
+            report.add(str(p), "directory" if Path(p).is_dir() else "file", exc.issues)
+            continue
+        for kind, docs in (("problem", one.problems), ("dataset", one.datasets), ("unknown", one.unknown)):
+            for d in docs:
+                found.add(kind, d)
+        found.predictions += [x for x in one.predictions if x not in found.predictions]
+        found.escaping += [x for x in one.escaping if x not in found.escaping]
+    found.problems.sort()
+    found.datasets.sort()
+    return found
+
+
+def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
+           lenient: bool = False) -> Iterator[None]:
+    """Validate into ``report``, yielding after discovery, after each dataset and after
+    each problem (the points where :func:`stream_issues` hands issues out)."""
+    found = _discover(paths, report, lenient)
+    index = DatasetIndex(found.datasets, datasets)
     for p, why in found.escaping:
         kind = "problemDoc" if p.name == "problemDoc.json" or p.name.endswith("_problem") else "datasetDoc"
         report.add(str(p), kind, [make("path.escape", "", f"not read: {why} (documents must lie inside "
@@ -42,6 +95,7 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
     for u in found.unknown:
         report.add(str(u), "problemDoc", [make("doc.unknown_kind", "", "neither a problemDoc (no 'inputs') "
                                                  "nor a datasetDoc (no 'dataResources')", str(u))])
+    yield
 
     # parse problems and pair each data entry with its dataset
     problems = []
@@ -81,6 +135,9 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
                     if od:
                         od_datasets.add(d)
         problems.append((pp, data, issues, pairs, missing, alone if not issues and isinstance(data, dict) else False))
+        if issues:    # an unreadable problemDoc is reported at once (is_valid can stop here)
+            report.add(str(pp), "problemDoc", issues)
+            yield
 
     # predictions files are the scoring layer's to check (d3mkit.scoring.check.validate_all)
     report.found_predictions = list(found.predictions)
@@ -88,23 +145,29 @@ def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> 
     contexts: dict[Path, DatasetContext] = {}
     for d in wanted:
         contexts[d] = check_dataset(d, report, object_detection=d in od_datasets)
+        yield
 
     for pp, data, issues, pairs, missing, alone in problems:
         p = str(pp)
-        report.add(p, "problemDoc", issues)
-        if issues:
-            continue
-        if not isinstance(data, dict):
-            report.add(p, "problemDoc", [make("doc.not_object", "",
-                                              f"a problemDoc is a JSON object, not {type(data).__name__}", p)])
-            continue
-        report.add(p, "problemDoc", _problem_schema(data, p) + missing)
-        ctxs = {i: contexts.get(d) if d is not None else None for i, d in pairs.items()}
-        report.add(p, "problemDoc", check_problem_dataset(data, ctxs, p))
-        if alone and not _splits_file(data, pp).is_file():
-            continue   # nothing to check: no phantom dataSplits document
-        check_splits(data, pp, ctxs.get(0), report)
-    return report
+        _check_problem(pp, data, issues, pairs, missing, alone, contexts, report)
+        yield
+
+
+def _check_problem(pp: Path, data, issues: list[Issue], pairs: dict, missing: list[Issue], alone: bool,
+                   contexts: dict, report: Report) -> None:
+    p = str(pp)
+    if issues:
+        return    # reported when it was parsed
+    if not isinstance(data, dict):
+        report.add(p, "problemDoc", [make("doc.not_object", "",
+                                          f"a problemDoc is a JSON object, not {type(data).__name__}", p)])
+        return
+    report.add(p, "problemDoc", _problem_schema(data, p) + missing)
+    ctxs = {i: contexts.get(d) if d is not None else None for i, d in pairs.items()}
+    report.add(p, "problemDoc", check_problem_dataset(data, ctxs, p))
+    if alone and not _splits_file(data, pp).is_file():
+        return   # nothing to check: no phantom dataSplits document
+    check_splits(data, pp, ctxs.get(0), report)
 
 
 def validate_task_root(root: Path, datasets: tuple[Path, ...] = ()) -> list[Issue]:
