@@ -38,6 +38,7 @@ def test_architecture_matches_the_paper():
     assert M.BATCH_SIZE == 200 and M.LR == 1e-3
 
 
+@pytest.mark.slow
 def test_learns_untransformed_shapes_and_is_deterministic():
     imgs, meta = generate(Protocol("none", 0, 200, 50, 0), np.random.default_rng(0))
     tr = (meta["split"] == "TRAIN").to_numpy()
@@ -48,6 +49,7 @@ def test_learns_untransformed_shapes_and_is_deterministic():
     assert (a == y[~tr]).mean() >= 0.9
 
 
+@pytest.mark.slow
 def test_baseline_writes_scored_predictions(tmp_path):
     root = cli.build_task_root(tmp_path, Protocol("mirror", 5, 60, 20, 2), seed=0)
     from d3mkit.benchmarks.abstraction.baseline import CNNConfig, run_baseline
@@ -65,6 +67,7 @@ def test_baseline_writes_scored_predictions(tmp_path):
     assert list(scores.columns) == ["index", "problemID", "metric", "value"]
 
 
+@pytest.mark.slow
 def test_importing_the_benchmark_does_not_import_torch():
     import subprocess
     code = ("import sys, d3mkit.benchmarks.abstraction.cli, d3mkit.benchmarks.abstraction.metrics, "
@@ -86,6 +89,7 @@ def test_baseline_config_refuses_bad_options():
             CNNConfig.from_args(argparse.Namespace(**bad))
 
 
+@pytest.mark.slow
 def test_reproduce_writes_a_report_beside_the_paper(tmp_path, capsys):
     from d3mkit.benchmarks.abstraction import reproduce as R
     from d3mkit.cli import main

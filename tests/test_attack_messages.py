@@ -68,6 +68,7 @@ def test_control_characters_are_escaped(task, tmp_path, capsys, payload, channel
         assert code == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [10_000, 1_000_000, 10_000_000])
 def test_huge_label_is_cut(task, tmp_path, capsys, size):
     truth = truth_rows(task)

@@ -196,6 +196,7 @@ def _od_predictions(root, seed):
     return pd.DataFrame(out, columns=["d3mIndex", "image", "box"])
 
 
+@pytest.mark.slow
 @given(perm_seed=st.integers(0, 2 ** 32 - 1), seed=st.integers(0, 3))
 @SETTINGS
 def test_od_without_confidence_is_order_independent(od_root, tmp_path, capsys, perm_seed, seed):
@@ -206,6 +207,7 @@ def test_od_without_confidence_is_order_independent(od_root, tmp_path, capsys, p
     assert got == base
 
 
+@pytest.mark.slow
 @given(perm_seed=st.integers(0, 2 ** 32 - 1))
 @SETTINGS
 def test_rows_layout_is_order_independent(tmp_path, capsys, perm_seed):

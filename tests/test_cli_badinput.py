@@ -224,6 +224,7 @@ def test_value_report_negative_seed(tmp_path, boards, capsys):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_value_report_writes_all_three_files_and_no_temporary(tmp_path, boards, capsys):
     code, out, _ = _report([boards, "--out", tmp_path / "o", "--samples", "100"], capsys)
     assert code == 0 and "rule_report.md" in out
@@ -306,6 +307,7 @@ def test_value_build_from_a_pgn_without_moves_names_the_file(tmp_path, capsys):
     (b"\xa6\xff\x00\x9c" * 100, "file is binary"),
 ])
 def test_baseline_with_a_broken_splits_file(abstraction, tmp_path, capsys, splits, expect):
+    pytest.importorskip("torch", reason="abstraction-cnn needs torch before it reads the splits")
     root = _copy(abstraction, tmp_path / "abs")
     p = root / "abs_problem" / "dataSplits.csv"
     if splits is None:

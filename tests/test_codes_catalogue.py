@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from d3mkit.cli import main
 from d3mkit.codes import CODES, severity_of
 
@@ -160,6 +162,7 @@ def emitted(root: Path = REPO / "d3mkit", package: str = "d3mkit"):
         yield from visit(tree)
 
 
+@pytest.mark.slow
 def test_every_emitted_code_is_catalogued_with_its_severity():
     found = list(emitted())
     assert len(found) > 150
@@ -174,6 +177,7 @@ def test_every_emitted_code_is_catalogued_with_its_severity():
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow
 def test_metric_unknown_has_one_severity():
     """The review's example: metric.unknown was a warning in validation and an error in the
     registry. Now the registry's unknown name is an error; validation's 'not registered

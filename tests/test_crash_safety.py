@@ -177,6 +177,7 @@ def roots(tmp_path_factory):
     return base, a, b
 
 
+@pytest.mark.slow
 def test_views_force_killed_at_every_commit_step_and_at_random(roots):
     base, a, b = roots
     from d3mkit.views import write_views
@@ -193,6 +194,7 @@ def test_views_force_killed_at_every_commit_step_and_at_random(roots):
     assert _check(report) >= 16
 
 
+@pytest.mark.slow
 def test_build_force_killed_at_every_commit_step_and_at_random(roots):
     base, a, _b = roots
     import shutil
@@ -289,6 +291,7 @@ print(json.dumps(report))
 '''
 
 
+@pytest.mark.slow
 def test_concurrent_builds_into_one_out(tmp_path):
     """Three builds race into one --out: without --force one wins and the others are a
     clear usage error; with --force all succeed and the last swap wins. Either way the

@@ -61,6 +61,7 @@ sys.exit(main(sys.argv[1:]))   # the command reuses the group and leaves it at t
 """
 
 
+@pytest.mark.slow
 def test_two_gloo_processes_train_one_model_and_rank_zero_writes(tmp_path):
     from d3mkit.benchmarks.abstraction import cli
     from d3mkit.benchmarks.abstraction.protocol import Protocol

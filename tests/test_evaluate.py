@@ -73,6 +73,7 @@ def test_ranks_follow_the_registry_direction(campaign):
         assert cell[0][1] == 1
 
 
+@pytest.mark.slow
 def test_local_pool_equals_serial_byte_for_byte(campaign):
     root, p, s = campaign
     a, b = root / "out_a", root / "out_b"
@@ -82,6 +83,7 @@ def test_local_pool_equals_serial_byte_for_byte(campaign):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_equals_local_pool_byte_for_byte(campaign):
     distributed = pytest.importorskip("distributed")
     from d3mkit.evaluate.campaign import run_campaign
@@ -99,6 +101,7 @@ def test_dask_local_cluster_equals_local_pool_byte_for_byte(campaign):
         assert (root / "pool" / name).read_bytes() == (root / "dask" / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_rerun_rescores_only_what_changed(tmp_path):
     from d3mkit.evaluate.campaign import run_campaign
     from d3mkit.executor import make_executor
@@ -171,6 +174,7 @@ def _bad_tree(tmp_path):
     return p, s
 
 
+@pytest.mark.slow
 def test_bad_submission_trees_are_failure_rows(tmp_path, capsys):
     p, s = _bad_tree(tmp_path)
     out = tmp_path / "out"
@@ -216,6 +220,7 @@ def test_pipeline_run_layout_is_scored(tmp_path):
     assert _read(tmp_path / "out" / "failures.csv") == []
 
 
+@pytest.mark.slow
 def test_unusable_problem_fails_its_submissions_not_the_campaign(tmp_path):
     p, s = make_campaign(tmp_path, systems=2, problems=2, rows=20, seed=4, malformed=0)
     (p / "synth_001" / "synth_001_dataset" / "tables" / "learningData.csv").write_text("garbage\n")

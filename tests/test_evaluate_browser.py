@@ -28,6 +28,7 @@ def _count(img: np.ndarray, rgb, tol: int = 6) -> int:
     return int((np.abs(img.astype(int) - np.array(rgb)).max(axis=2) <= tol).sum())
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_browser() is None, reason="no Chromium/Chrome installed (apt-get install chromium)")
 def test_leaderboard_screenshot_shows_tables_and_plots(tmp_path):
     p, s = make_campaign(tmp_path, systems=4, problems=3, rows=30, seed=9, malformed=0.2)

@@ -65,6 +65,7 @@ def _build_value(out: Path, *extra) -> dict[str, str]:
     return _tree(out)
 
 
+@pytest.mark.slow
 def test_value_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
     serial = _build_value(tmp_path / "one", "--workers", "1")
@@ -88,6 +89,7 @@ def _build_abstraction(out: Path, *extra) -> dict[str, str]:
     return _tree(out)
 
 
+@pytest.mark.slow
 def test_abstraction_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     serial = _build_abstraction(tmp_path / "one", "--workers", "1")
@@ -106,6 +108,7 @@ def _build_visudo(out: Path, *extra) -> dict[str, str]:
     return _tree(out)
 
 
+@pytest.mark.slow
 def test_visudo_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_path, monkeypatch):
     distributed = pytest.importorskip("distributed")
     serial = _build_visudo(tmp_path / "one", "--workers", "1")
@@ -150,6 +153,7 @@ def _build_prism(m: Path, out: Path, *extra) -> dict[str, str]:
     return _tree(out)
 
 
+@pytest.mark.slow
 def test_prism_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     m = _prism_corpus(tmp_path)

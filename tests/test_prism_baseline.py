@@ -53,6 +53,7 @@ def test_text_baseline_reads_the_hypothesis(tmp_path):
     assert rep.value("accuracy") == 1.0 and rep.value("f1") == 1.0
 
 
+@pytest.mark.slow
 def test_fusion_baseline_reads_the_image(tmp_path):
     """... through the datasetDoc's media column (renamed here, its directory moved)."""
     from taskroot_helpers import rename_media

@@ -153,6 +153,7 @@ def test_split_column_fixes_the_split_and_bom_is_accepted(tmp_path):
     assert "unknown split 'validation'" in issues[0].message
 
 
+@pytest.mark.slow
 def test_pvli_layout_tuning_noisy_test_clean_test(tmp_path, capsys):
     recs = _records(tmp_path, 12)
     for r, s in zip(recs, ["tuning"] * 6 + ["noisy-test"] * 3 + ["Clean_Test"] * 3):

@@ -206,6 +206,7 @@ _WORDS = st.sampled_from(["unless", "because", "of", "if", "not", "as", "so", "t
                           "Alice's", "the", "É", "🚲", "  "])
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.one_of(st.text(max_size=300), st.lists(_WORDS, max_size=60).map(" ".join)))
 def test_arbitrary_captions_never_crash(caption):

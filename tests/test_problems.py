@@ -33,6 +33,7 @@ def test_example_validates(root):
     assert errors == []
 
 
+@pytest.mark.slow
 def test_regeneration_is_byte_for_byte(capsys):
     """``d3mkit reproduce problems --check`` on the checkout's problems/ (its default)."""
     from d3mkit.cli import main

@@ -278,6 +278,7 @@ def test_hand_corpus(name, kind, doc, expected):
     assert js_valid == expected, (name, [i.format() for i in js])
 
 
+@pytest.mark.slow
 def test_systematic_mutations_agree():
     cases = systematic_cases()
     assert len(cases) > 250
@@ -323,6 +324,7 @@ json_values = st.recursive(
     max_leaves=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_mutations_agree(data):

@@ -150,6 +150,7 @@ json_values = st.recursive(
     max_leaves=15)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(json_values, st.sampled_from(["problem", "dataset"]))
 def test_arbitrary_json_gives_issues_never_exceptions(value, kind):

@@ -68,6 +68,7 @@ def test_broken_plugin_is_a_warning(tmp_path, monkeypatch, fresh_registry):
     assert issues and issues[0].severity == "warning" and "boom" in issues[0].message
 
 
+@pytest.mark.slow
 def test_plugin_listed_by_cli_and_scored(tmp_path):
     site = _plugin(tmp_path, PLUGIN, "half = demo_plugin_mod:metrics")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(site)]))

@@ -46,6 +46,7 @@ labels_st = st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=2, max_size
 @settings(max_examples=60, deadline=None)
 @given(labels=labels_st, test_size=st.floats(0.05, 0.95), seed=st.integers(0, 2**32),
        stratified=st.booleans(), repeats=st.integers(0, 3))
+@pytest.mark.slow
 def test_holdout_properties(labels, test_size, seed, stratified, repeats):
     doc = _problem({"method": "holdOut", "testSize": test_size, "stratified": stratified,
                     "numRepeats": repeats, "randomSeed": seed})
@@ -115,6 +116,7 @@ def test_string_and_int_frames_split_identically():
 @settings(max_examples=50, deadline=None)
 @given(labels=labels_st, k=st.integers(2, 6), seed=st.integers(0, 2**32),
        stratified=st.booleans(), repeats=st.integers(0, 2))
+@pytest.mark.slow
 def test_kfold_partitions(labels, k, seed, stratified, repeats):
     n = len(labels)
     doc = _problem({"method": "kFold", "numFolds": k, "stratified": stratified,

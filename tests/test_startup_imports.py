@@ -29,6 +29,7 @@ def test_help_imports_nothing_heavy(args):
         assert "tabular" in out and "visudo" in out and "ViSudo-PC task roots" in out
 
 
+@pytest.mark.slow
 def test_a_builders_options_are_there_when_it_is_parsed():
     out, _ = _heavy(["build", "tabular", "--help"])
     assert "--dataset" in out and "--out" in out

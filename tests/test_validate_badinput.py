@@ -101,6 +101,7 @@ def test_wrong_types_in_dataset(tab, capsys, mutate):
     assert exit_code(tab.root, capsys) == 1
 
 
+@pytest.mark.slow
 def test_huge_line_in_learning_data(tab, capsys):
     tab.set_cell(tab.ld, 0, "meta", '"' + "x" * 5_000_000 + '"')
     got = issues(tab.root)

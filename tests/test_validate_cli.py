@@ -111,6 +111,7 @@ def test_validator_never_writes(tab, capsys):
     assert snapshot() == before
 
 
+@pytest.mark.slow
 def test_console_script_subprocess(tab):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, "-m", "d3mkit", "validate", str(tab.root), "--format", "json"],

@@ -63,12 +63,14 @@ def _mutated(pristine, which: str, target: str, payload) -> None:
         check(r.root)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(value=json_values, target=st.sampled_from(["pr_doc", "ds_doc"]), which=st.sampled_from(["tab", "od"]))
 def test_arbitrary_json_documents(pristine, value, target, which):
     _mutated(pristine, which, target, value)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(value=json_values, where=st.sampled_from(VOCAB), target=st.sampled_from(["pr_doc", "ds_doc"]))
 def test_valid_document_with_one_field_replaced(pristine, value, where, target):
@@ -84,6 +86,7 @@ def test_valid_document_with_one_field_replaced(pristine, value, where, target):
     _mutated(pristine, "tab", target, walk(src))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.binary(max_size=300), target=st.sampled_from(["pr_doc", "ds_doc", "ld", "splits"]))
 def test_arbitrary_bytes(pristine, data, target):
@@ -100,6 +103,7 @@ csv_cells = st.one_of(st.sampled_from(["", "0", "1", "-1", "1.5", "a", "TRAIN", 
                        min_size=0, max_size=6),
        rows=st.lists(st.lists(csv_cells, max_size=7), max_size=8),
        target=st.sampled_from(["ld", "splits"]), which=st.sampled_from(["tab", "od"]))
+@pytest.mark.slow
 @example(header=["d3mIndex", "image"], rows=[[""]], target="ld", which="od")   # read-only mask once
 def test_arbitrary_csv(pristine, header, rows, target, which):
     import csv

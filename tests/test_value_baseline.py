@@ -21,6 +21,7 @@ from d3mkit.cli import main                                          # noqa: E40
 torch.set_num_threads(1)
 
 
+@pytest.mark.slow
 def test_resnets_shapes_and_head():
     from d3mkit.benchmarks.value.model import BasicBlock, BoardNet, Bottleneck
     m18 = BoardNet("resnet18")
@@ -40,6 +41,7 @@ def test_resnets_shapes_and_head():
         assert m18(torch.zeros(2, 3, 64, 64)).shape == (2, 13, 64)
 
 
+@pytest.mark.slow
 def test_weights_file_round_trip_and_errors(tmp_path):
     from d3mkit.benchmarks.value.model import BoardNet, load_weights
     from d3mkit.errors import UsageError
@@ -75,6 +77,7 @@ def test_sane_decoding_finds_the_most_probable_sane_board():
     assert stats["repaired"] == 2 and stats["unrepaired"] == 0
 
 
+@pytest.mark.slow
 def test_sane_decoding_always_returns_sane_boards_on_noise():
     g = np.random.default_rng(0)
     probs = g.dirichlet(np.ones(13) * 0.5, size=(4, 64))
@@ -97,6 +100,7 @@ def tiny_root(tmp_path_factory):
     return out / "value"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("decode", ["argmax", "sane"])
 def test_one_epoch_cpu_baseline_writes_scored_solution(tiny_root, capsys, decode):
     rc = main(["baseline", str(tiny_root), "--model", "resnet18", "--epochs", "1", "--device", "cpu",
@@ -169,6 +173,7 @@ def test_random_guesser_frequency_of_rule_i_matches_the_binomial():
     assert rnd["flag"]["i/black"] == pytest.approx(1 - p_one, abs=0.01)
 
 
+@pytest.mark.slow
 def test_report_cli_writes_files_and_names_bad_row(tmp_path, capsys):
     df = pd.DataFrame({"d3mIndex": range(20), "board": [START_FEN] * 20})
     df.loc[3, "board"] = "8/8/8/8/8/8/8/kK6"
@@ -196,6 +201,7 @@ def test_shared_baseline_parser_tolerates_other_benchmarks_flags():
     assert args.batch_size == 64 and args.lr == 0.5 and args.decode == "sane" and args.image_size is None
 
 
+@pytest.mark.slow
 def test_reproduce_value_runs_the_table1_protocol_small(tmp_path, capsys):
     rc = main(["reproduce", "value", "--n-train", "8", "--n-test", "3", "--size", "48", "--image-size", "32",
                "--epochs", "1", "--batch-size", "4", "--samples", "2000", "--out", str(tmp_path)])

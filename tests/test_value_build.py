@@ -142,6 +142,7 @@ def _score(root, pred, capsys, fmt="json"):
     return rc, (json.loads(out.out) if rc == 0 and fmt == "json" else None), out.err
 
 
+@pytest.mark.slow
 def test_scoring_64_square_targets_through_d3mkit_score_and_bad_row(tmp_path, capsys):
     assert _build(tmp_path, "--random-games", "2") == 0
     capsys.readouterr()
@@ -171,6 +172,7 @@ def test_scoring_64_square_targets_through_d3mkit_score_and_bad_row(tmp_path, ca
     assert rc == 1 and f"predicted board d3mIndex {test.d3mIndex.iloc[1]}, square e4" in err
 
 
+@pytest.mark.slow
 def test_per_square_standard_metric_and_fen_target_problems(tmp_path, capsys):
     """A per-target standard metric scores each square; a problem whose one target is the
     FEN placement is still scored by the VALUE metrics (people score FEN files too)."""
@@ -221,6 +223,7 @@ def test_build_bad_arguments(tmp_path, capsys, args, code, words):
     assert not (tmp_path / "value").exists()
 
 
+@pytest.mark.slow
 def test_build_value_detection_scores_truth_as_ap_one(tmp_path, capsys):
     rc = main(["build", "value-detection", "--out", str(tmp_path), "--seed", "3", "--quiet",
                "--n-train", "5", "--n-test", "2", "--size", "64", "--workers", "1", "--random-games", "1"])
@@ -315,6 +318,7 @@ def _write_release(rel, fens, split_at, boxes=True):
     return keys
 
 
+@pytest.mark.slow
 def test_release_reader_on_a_mock_of_the_published_layout(tmp_path, capsys):
     fens = games.random_game_positions(1, np.random.default_rng(4), 12)[:7]
     rel = tmp_path / "data"
@@ -392,6 +396,7 @@ def test_sample_pgn_is_what_the_generator_writes(tmp_path):
     assert (tmp_path / "s.pgn").read_bytes() == games.SAMPLE_PGN.read_bytes()
 
 
+@pytest.mark.slow
 def test_render_is_the_same_whatever_blas_kernel_the_cpu_picks():
     """OpenBLAS chooses its kernel by CPU; a rendering must not depend on it (the committed
     problems/value images once differed between an AVX-512 and an AVX2 kernel)."""

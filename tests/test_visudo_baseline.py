@@ -74,6 +74,7 @@ def test_nesy_constraint_scores_duplicates():
     assert np.isclose(float(net.duplicates(torch.full((1, 16, 4), 0.25))), 56 / 4)
 
 
+@pytest.mark.slow
 def test_reproduce_visudo_writes_table3_and_figure8(tmp_path):
     out = tmp_path / "res"
     args = ["reproduce", "visudo", "--source", "digits", "--splits", "1", "--train-count", "3",
@@ -92,6 +93,7 @@ def test_reproduce_visudo_writes_table3_and_figure8(tmp_path):
     assert main(["reproduce", "visudo", "--models", "cnn", "--out", str(out)]) == 2
 
 
+@pytest.mark.slow
 def test_reproduce_visudo_figure7_per_split_over_source_combinations(tmp_path):
     out = tmp_path / "res"
     args = ["reproduce", "visudo", "--figure", "7", "--source", "digits,digits+glyphs",

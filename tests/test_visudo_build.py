@@ -104,12 +104,14 @@ def test_bad_input_exit_1(tmp_path, capsys, extra, needle):
     assert not any(tmp_path.iterdir())          # nothing half-written
 
 
+@pytest.mark.slow
 def test_other_strategies_build(tmp_path):
     for strat, src in (("perCell", "digits"), ("transfer", "digits"), ("perPuzzle", "digits,glyphs")):
         assert main(["build", "visudo", "--out", str(tmp_path), "--strategy", strat, "--sources", src,
                      "--train-count", "2", "--test-count", "1", "--valid-count", "1", "--quiet"]) == 0
 
 
+@pytest.mark.slow
 def test_visudo_modules_do_not_import_torch():
     import subprocess
     import sys

