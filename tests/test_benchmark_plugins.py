@@ -112,7 +112,7 @@ def test_a_third_party_benchmark_appears_in_build_baseline_and_demo(toy, tmp_pat
     assert "its models: constant" in capsys.readouterr().err
 
     assert main(["demo", "--only", "toy", "--out", str(tmp_path / "demo")]) == 0
-    assert "== toy ==\n   toy demo into toy" in capsys.readouterr().out
+    assert "== [1/1] toy ==\n   toy demo into toy" in capsys.readouterr().out
     assert plugins.get("toy").source == "entry point toy = toybench:BENCHMARK"
 
 
@@ -128,6 +128,16 @@ def test_a_broken_plugin_is_a_warning_and_left_out(toy, monkeypatch):
     assert [(i.code, i.location) for i in issues] == [("benchmarks.plugin", "entry point bad"),
                                                       ("benchmarks.plugin", "entry point gone")]
     assert "int, not a d3mkit.benchmarks.plugins.Benchmark" in issues[0].message
+
+
+def test_build_says_why_a_plugin_is_absent(toy, monkeypatch, capsys):
+    monkeypatch.setattr(entrypoints, "third_party",
+                        lambda group: [EntryPoint("bad", "toybench:BROKEN", plugins.ENTRY_POINT_GROUP)])
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    out, err = capsys.readouterr()
+    assert "bad" not in out.split("positional arguments")[1]
+    assert err.startswith("entry point bad: warning [benchmarks.plugin] could not load benchmark plugin toybench:BROKEN")
 
 
 def test_a_broken_own_entry_point_fails_loudly(monkeypatch):

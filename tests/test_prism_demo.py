@@ -34,13 +34,14 @@ def test_scenes_are_seeded_and_states_differ():
         draw_scene("cup", "exploded", np.random.default_rng(0))
 
 
+@pytest.mark.slow
 def test_demo_manifest_builds_and_demo_runs(tmp_path):
     m = write_demo_manifest(tmp_path / "corpus", variants=1, seed=0)
     recs, issues = read_manifest(m, m.parent)
     assert not issues and len(recs) == 48
     pytest.importorskip("torch").set_num_threads(1)
     lines = []
-    run_demo(tmp_path / "demo", "cpu", lines.append, epochs=1, variants=1)
+    run_demo(tmp_path / "demo", "cpu", lambda line, detail=False: lines.append(line), epochs=1, variants=1)
     text = "\n".join(lines)
     assert "validate 0 error(s)" in text and "baseline fusion" in text and "rationaleTokenF1" in text
     assert (tmp_path / "demo" / "prism_pvli_demo" / "prism_pvli_demo_solution" / "scores.csv").is_file()

@@ -28,8 +28,10 @@ The functions a record names, and what the commands call them with:
   ``config(args, model=model)`` when the record has one (a frozen
   :class:`~d3mkit.benchmarks.config.BaselineConfig`), else the argparse namespace;
   ``options(parser)`` adds the model's own options to ``d3mkit baseline``;
-* ``demo(out, device, echo)`` — the benchmark's part of ``d3mkit demo``; it says itself
-  what it skipped and why (``echo`` prints one line);
+* ``demo(out, device, echo)`` — the benchmark's part of ``d3mkit demo``; it scales itself
+  to what is installed and says what it skipped and why. ``echo(line)`` prints a line;
+  ``echo(line, detail=True)`` one shown only with ``d3mkit demo --verbose`` (keep the
+  default output short: details go to a file whose path is printed);
 * :class:`Reproducer` — ``options(parser)`` and ``run(args) -> int`` (the exit code) of
   ``d3mkit reproduce NAME``.
 

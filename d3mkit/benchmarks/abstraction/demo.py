@@ -21,7 +21,7 @@ def run_demo(out: Path, device: str, echo) -> None:
 
     from d3mkit.benchmarks.abstraction.cli import build_task_root
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.benchmarks import echo_validation, optional_module
+    from d3mkit.benchmarks import echo_validation, missing
 
     t0 = time.perf_counter()
     root = build_task_root(out, DEMO, seed=0, name="abstraction_demo", force=True)
@@ -31,8 +31,9 @@ def run_demo(out: Path, device: str, echo) -> None:
          f"transformed in training, noise {DEMO.noise:g}; TRAIN {len(train)}, TEST {len(test)} "
          f"(all transformed); shapes in {task.debug_dir / 'shapes.png'}")
     echo_validation(root, echo)
-    if optional_module("torch") is None:
-        echo("   baseline: skipped (torch is not installed)")
+    why = missing("torch", "baselines")
+    if why:
+        echo(f"   baseline: skipped, {why}")
         return
     from d3mkit.benchmarks.abstraction.baseline import CNNConfig, run_baseline
     t1 = time.perf_counter()

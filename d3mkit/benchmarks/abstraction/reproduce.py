@@ -149,18 +149,19 @@ def run_cell(t: Table, ri: int, n_train: int, rep: int, cfg: ReproduceConfig) ->
 
 def run_table(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
     """Train every missing repetition of the configured cells, appending to the CSV."""
+    from d3mkit.benchmarks.progress import Progress
     t = table(cfg.table)
     log = cfg.log
     done = log.start(cfg.resume)
-    for ri, row in enumerate(t.rows):
-        for n in cfg.columns:
-            for rep in range(cfg.repetitions):
-                if (row.label, n, rep) in done:
-                    continue
-                rec = run_cell(t, ri, n, rep, cfg)
-                log.append(rec)
-                echo(f"table {t.number} {row.label:15s} n={n:5d} rep={rep} "
-                     f"acc={rec['accuracy']:.3f} ({rec['seconds']:.1f} s)")
+    todo = [(ri, row, n, rep) for ri, row in enumerate(t.rows) for n in cfg.columns
+            for rep in range(cfg.repetitions) if (row.label, n, rep) not in done]
+    progress = Progress(len(todo))
+    echo(f"table {t.number}: {len(todo)} run(s) to train {progress.start_text()}")
+    for ri, row, n, rep in todo:
+        rec = run_cell(t, ri, n, rep, cfg)
+        log.append(rec)
+        echo(f"{progress.step()} table {t.number} {row.label:15s} n={n:5d} rep={rep} "
+             f"acc={rec['accuracy']:.3f} ({rec['seconds']:.1f} s)")
     return log.read()
 
 

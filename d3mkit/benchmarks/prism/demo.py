@@ -8,7 +8,8 @@ by :mod:`.scenes`, a manifest) and running the PRISM pieces end to end:
 2. Caption Querying of the demo rationales (as premises) against the demo captions;
 3. a PVLI task root built from ``datasets/prism/pvli.jsonl`` (24 hypotheses, each with an
    allow and a prevent premise, each premise drawn in ``variants`` jittered versions),
-   validated, then the zero-rate, text and fusion baselines scored;
+   validated, then the zero-rate, text and fusion baselines scored (fusion, a torch
+   model, skipped with the reason when torch is not installed);
 4. a PVLr task root from the same records and the text baseline with its retrieval
    rationale.
 
@@ -101,9 +102,10 @@ def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 
                 for r in rows:
                     fh.write(json.dumps(r, ensure_ascii=False) + "\n")
             for r in rows[:2]:
-                echo(f"     {r['label']:7s} [{r['lf']}] action={r['action']!r} precondition={r['precondition']!r}")
+                echo(f"     {r['label']:7s} [{r['lf']}] action={r['action']!r} precondition={r['precondition']!r}",
+                     detail=True)
     # 2. caption querying
-    from d3mkit.benchmarks import optional_module
+    from d3mkit.benchmarks import missing, optional_module
     if optional_module("d3mkit.benchmarks.prism.query") is not None:
         from d3mkit.benchmarks.prism.query import caption_query
         with open(data_file("pvli.jsonl"), encoding="utf-8") as fh:
@@ -114,7 +116,7 @@ def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 
         echo(f"   caption querying (tfidf + tfidf-char, top 10, length filter): {len(res)} premises grounded")
         for r in best:
             echo(f"     {r['premise']!r} -> {r['caption']!r} (perplexity {r['perplexity']:.3f}, "
-                 f"agreement {r['agreement']:.3f})")
+                 f"agreement {r['agreement']:.3f})", detail=True)
     # 3. PVLI
     manifest = write_demo_manifest(out / "corpus", variants=variants, seed=0)
     args = PrismBaselineConfig(device=device, epochs=epochs, seed=0)
@@ -124,7 +126,11 @@ def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 
     train, test = task.split_indices(0, 0)
     echo(f"   built {root} ({len(train) + len(test)} rows, synthetic images): "
          f"validate {sum(i.is_error for i in issues)} error(s)")
+    no_torch = missing("torch", "baselines")
     for model in ("zero-rate", "text", "fusion"):
+        if model == "fusion" and no_torch:
+            echo(f"   baseline fusion: skipped, {no_torch}")
+            continue
         if model == "fusion":
             rep = _one_thread(lambda: run_baseline(task, model, args))
         else:

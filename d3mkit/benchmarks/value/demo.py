@@ -3,7 +3,9 @@
 Builds 40 TRAIN / 20 TEST boards from random legal games rendered at 128 px, validates
 the task root, trains the ResNet-18 baseline briefly on the CPU (torch threads = CPU
 count), writes and scores predictions.csv with argmax decoding, scores sane decoding of
-the same probabilities, and prints EM, F1, sF1, C, muC and the rule table. The numbers
+the same probabilities, and prints EM, F1, sF1, C and muC; the rule report goes to
+``rule_report.md`` (its path is printed; ``d3mkit demo --verbose`` prints it too). Without
+torch it stops after validating, saying so. The numbers
 of so small a run say only that everything is wired; they are not a VALUE result.
 """
 
@@ -21,7 +23,7 @@ def run_demo(out: Path, device: str, echo) -> None:
     from d3mkit.benchmarks.value import metrics as M
     from d3mkit.benchmarks.value.report import to_markdown, write_report
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.benchmarks import echo_validation
+    from d3mkit.benchmarks import echo_validation, missing
 
     root = cli.build_task_root(ValueBuildConfig(out=Path(out), seed=0, force=True, quiet=True, n_train=N_TRAIN,
                                                 n_test=N_TEST, random_games=8, size=SIZE, max_plies=120,
@@ -30,10 +32,9 @@ def run_demo(out: Path, device: str, echo) -> None:
     echo(f"   packaged {root}: {N_TRAIN} TRAIN + {N_TEST} TEST VALUE-synthetic images at {SIZE} px "
          f"(Pillow renderer, not the paper's Blender scene), 64 square targets a8 ... h1")
     echo_validation(root, echo)
-    try:
-        import torch
-    except ImportError:
-        echo("   baseline: skipped (torch is not installed)")
+    why = missing("torch", "baselines")
+    if why:
+        echo(f"   baseline: skipped, {why}")
         return
     from d3mkit.baselines.common import choose_device, torch_threads, write_solution
     from d3mkit.benchmarks.value.baseline import (image_column, load_images, prediction_frame,
@@ -47,11 +48,12 @@ def run_demo(out: Path, device: str, echo) -> None:
     targets = list(task.problem.target_names)          # the 64 squares a8 ... h1
     ytr = target_boards(task, ld, train, targets)
     yte = target_boards(task, ld, test, targets)
+    echo(f"   training ResNet-18 from scratch, {EPOCHS} epochs on {dev} (a minute or so on a CPU) ...")
     with torch_threads(os.cpu_count() or 1):
         probs = train_and_predict(load_images([media / f for f in ld.loc[train, col]], IMAGE_SIZE), ytr,
                                   load_images([media / f for f in ld.loc[test, col]], IMAGE_SIZE),
                                   arch="resnet18", epochs=EPOCHS, batch_size=10, lr=1e-3, device=dev,
-                                  seed=0)
+                                  seed=0, log=lambda m: echo(f"     {m}"))
     arg = decode_argmax(probs)
     san, stats = decode_sane(probs)
     report = write_solution(task, prediction_frame(test, arg, targets),
@@ -69,7 +71,6 @@ def run_demo(out: Path, device: str, echo) -> None:
          f"{M.mean_violation_severity(san):.4f}                 {M.mean_violated_flags(san):.4f}   "
          f"({stats['repaired']} repaired, {stats['unrepaired']} not)")
     rep = write_report(arg, task.solution_dir, title="VALUE demo: ResNet-18 argmax predictions")
-    echo("   rule report of the argmax predictions "
-         f"({task.solution_dir / 'rule_report.md'}, .png):")
+    echo(f"   rule report of the argmax predictions: {task.solution_dir / 'rule_report.md'} (and .png)")
     for line in to_markdown(rep).splitlines():
-        echo(f"     {line}")
+        echo(f"     {line}", detail=True)

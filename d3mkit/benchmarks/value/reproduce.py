@@ -128,6 +128,9 @@ def run_protocol(cfg: ReproduceConfig, log=print) -> tuple[list[dict], dict | No
         ytr, yte = target_boards(task, ld, train, targets), target_boards(task, ld, test, targets)
         xtr = load_images([media / f for f in ld.loc[train, col]], cfg.image_size)
         xte = load_images([media / f for f in ld.loc[test, col]], cfg.image_size)
+        from d3mkit.benchmarks.progress import Progress
+        progress = Progress(len(cfg.models))
+        log(f"{len(cfg.models)} model(s) to train {progress.start_text()}")
         for model in cfg.models:
             t0 = time.perf_counter()
             with torch_threads(os.cpu_count() or 1):
@@ -135,6 +138,7 @@ def run_protocol(cfg: ReproduceConfig, log=print) -> tuple[list[dict], dict | No
                                           lr=cfg.lr, weight_decay=cfg.weight_decay, seed=cfg.seed,
                                           weights=cfg.weights, log=lambda m: log(f"  {model} {m}"))
             seconds = time.perf_counter() - t0
+            log(f"{progress.step()} {model} trained ({seconds:.0f} s)")
             for decode in ("argmax", "sane"):
                 pred = decode_argmax(probs) if decode == "argmax" else decode_sane(probs)[0]
                 rows.append(table1_row(model, decode, yte, pred, seconds))

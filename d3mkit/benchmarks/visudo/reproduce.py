@@ -171,9 +171,13 @@ def run_all(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
     from d3mkit.benchmarks.visudo.cli import load_catalog
     from d3mkit.benchmarks.visudo.generator import generate
 
+    from d3mkit.benchmarks.progress import Progress
     log = cfg.log
     done = log.start(cfg.resume)
     catalog = load_catalog((cfg.source,), cfg.source_dir)
+    progress = Progress(sum(1 for w in cfg.overlaps for k in range(cfg.splits) for m in cfg.models
+                            if (float(w), k, m) not in done))
+    echo(f"{progress.total} model(s) to train {progress.start_text()}")
     with tempfile.TemporaryDirectory(prefix="visudo-reproduce-") as tmp:
         for w in cfg.overlaps:
             for k in range(cfg.splits):
@@ -187,7 +191,7 @@ def run_all(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
                                 "accuracy": vals["accuracy"], "epochs": epochs,
                                 "distinctTrainImages": int(len(np.unique(train_cells))),
                                 "trainCells": int(train_cells.size), "seconds": secs})
-                    echo(f"overlap {w:g} split {k} {model:6s} AuROC {vals['rocAuc']:.3f} "
+                    echo(f"{progress.step()} overlap {w:g} split {k} {model:6s} AuROC {vals['rocAuc']:.3f} "
                          f"accuracy {vals['accuracy']:.3f} ({secs:.0f} s)")
     return log.read()
 
@@ -200,8 +204,12 @@ def run_figure7(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
     from d3mkit.benchmarks.visudo.cli import load_catalog
     from d3mkit.benchmarks.visudo.generator import generate
 
+    from d3mkit.benchmarks.progress import Progress
     log = cfg.log
     done = log.start(cfg.resume)
+    progress = Progress(sum(1 for sources in cfg.source_sets for k in range(cfg.splits) for m in cfg.models
+                            if ("+".join(sources), k, m) not in done))
+    echo(f"{progress.total} model(s) to train {progress.start_text()}")
     with tempfile.TemporaryDirectory(prefix="visudo-reproduce-") as tmp:
         for sources in cfg.source_sets:
             name = "+".join(sources)
@@ -218,7 +226,7 @@ def run_figure7(cfg: ReproduceConfig, echo=print) -> pd.DataFrame:
                     log.append({"sources": name, "split": k, "model": model,
                                 "rocAuc": vals["rocAuc"], "accuracy": vals["accuracy"],
                                 "epochs": epochs, "labels": labels, "seconds": secs})
-                    echo(f"{name} split {k} {model:6s} AuROC {vals['rocAuc']:.3f} "
+                    echo(f"{progress.step()} {name} split {k} {model:6s} AuROC {vals['rocAuc']:.3f} "
                          f"accuracy {vals['accuracy']:.3f} ({secs:.0f} s)")
     return log.read()
 
