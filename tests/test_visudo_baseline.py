@@ -19,6 +19,7 @@ def task_root(tmp_path_factory):
     return out / "visudo_basic_digits_d4_n4_o0_s0"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["digit", "visual", "nesy"])
 def test_baseline_one_epoch(task_root, model, capsys):
     torch.set_num_threads(1)
