@@ -279,3 +279,27 @@ def test_media_refusals(tmp_path, capsys):
     refused(["import", "table", src4, "--target", "y", "--media", media, "--out", tmp_path / "o"], capsys,
             "path.escape", 1, path=src4)
     assert _nothing_written(tmp_path / "o")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_chunked_path_keeps_every_cell(tmp_path, monkeypatch, newline):
+    """The chunked CSV path (small chunks here) writes the cells the whole-table path does:
+    quoted commas and newlines, CRLF, blank lines, a BOM; a d3mIndex first column copied as is."""
+    import d3mkit.importing.scan as scan
+    monkeypatch.setattr(scan, "CHUNK_ROWS", 3)
+    rows = [f'{i},"a, {i}",{"x" if i % 2 else "y"}' if i % 3 else f'{i},"two{newline}lines",{"x" if i % 2 else "y"}'
+            for i in range(10)]
+    text = "\ufeffn,s,y" + newline + newline.join(rows[:5]) + newline + newline + newline.join(rows[5:]) + newline
+    plain = text.replace('"', "").replace("a, ", "a; ").replace(f"two{newline}lines", "two lines")
+    for name, body in (("q.csv", text), ("p.csv", plain)):
+        (tmp_path / name).write_bytes(body.encode())
+        root = d3mkit.import_table(tmp_path / name, target="y", out=tmp_path / "o")
+        ld = TaskRoot.open(root).learning_data()
+        expected = pd.read_csv(tmp_path / name, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        expected.insert(0, "d3mIndex", [str(i) for i in range(10)])
+        pd.testing.assert_frame_equal(ld, expected, check_dtype=False)
+        assert _coltypes(root)["n"] == "integer" and d3mkit.is_valid(root)
+    idx = tmp_path / "i.csv"
+    idx.write_text("d3mIndex,v,y\n" + "".join(f"{100 - i},{i * 0.5},{'xy'[i % 2]}\n" for i in range(10)))
+    root = d3mkit.import_table(idx, target="y", out=tmp_path / "o")
+    assert (root / "i_dataset" / "tables" / "learningData.csv").read_bytes() == idx.read_bytes()

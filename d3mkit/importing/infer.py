@@ -81,30 +81,83 @@ def _numbers(values: np.ndarray) -> np.ndarray:
     return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
 
 
+_SPECIAL = ["nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity"]
+
+
+class Evidence:
+    """What the cells of one column seen so far allow: the rules of the module docstring
+    kept as flags, so a file read in chunks and a column seen whole get the same colType.
+    :meth:`add` takes each chunk's distinct non-empty cells and its count of non-empty cells.
+
+    >>> e = Evidence().add(np.array(["1", "2"]), 2); e.coltype()
+    'integer'
+    >>> e.add(np.array(["2.5"]), 1).coltype()
+    'real'
+    """
+
+    def __init__(self):
+        self.n_present = 0
+        self.levels: set[str] | None = set()      # None: more than MAX_LEVELS distinct cells
+        self.number = self.integer = self.boolean = self.date = True
+        self.any_number = False
+
+    def add(self, levels: np.ndarray, n_present: int) -> "Evidence":
+        self.n_present += int(n_present)
+        if len(levels) == 0:
+            return self
+        levels = np.asarray(levels, dtype=object)
+        # each test first on a prefix of the cells: a column of free text fails it there, so
+        # its cost does not grow with the number of distinct cells
+        for cut in (min(len(levels), 256), len(levels)):
+            part = levels[:cut] if cut < len(levels) else levels
+            if self.number:
+                y = pd.to_numeric(pd.Series(part, dtype=object), errors="coerce")
+                x = y.to_numpy(dtype=float)
+                nan = np.isnan(x)
+                if nan.any():
+                    rest = pd.Series(part[nan], dtype=object).str.strip().str.lower()
+                    self.number = bool(rest.isin(_SPECIAL).all())
+                if cut == len(levels):
+                    self.any_number = self.any_number or bool((~nan).any())
+                    # pandas reads plain integers (sign and outer spaces allowed) as an integer
+                    # dtype, anything with a point or an exponent as floats
+                    if self.number and self.integer:
+                        self.integer = pd.api.types.is_integer_dtype(y.dtype) or \
+                            bool(pd.Series(part, dtype=object).str.fullmatch(_INT.pattern).all())
+            if self.boolean:
+                self.boolean = bool(pd.Series(part, dtype=object).str.strip().str.lower().isin(_BOOL).all())
+            if self.date and not self.number:
+                self.date = _all(part, _ISO) and not pd.isna(pd.to_datetime(
+                    pd.Series(part, dtype=object), format="ISO8601", errors="coerce", utc=True)).any()
+            if cut == len(levels) or not (self.number or self.boolean or self.date):
+                break
+        if not self.number:
+            self.integer = False
+        if self.levels is not None:
+            self.levels.update(levels[:MAX_LEVELS + 1].tolist())
+            if len(self.levels) > MAX_LEVELS:
+                self.levels = None
+        return self
+
+    def coltype(self) -> str:
+        """The colType of the cells seen (rules 1-7)."""
+        if self.n_present == 0:
+            return "string"
+        if self.number and self.any_number:
+            return "integer" if self.integer else "real"
+        if self.boolean:
+            return "boolean"
+        if self.date:
+            return "dateTime"
+        if self.levels is not None and 2 * len(self.levels) <= self.n_present:
+            return "categorical"
+        return "string"
+
+
 def coltype_of_levels(levels: np.ndarray, n_present: int) -> str:
     """The colType (rules 1-7 of the module docstring) of a column whose distinct non-empty
     cells are ``levels`` (strings) and which has ``n_present`` non-empty cells."""
-    if len(levels) == 0:
-        return "string"
-    x = _numbers(levels)
-    if not np.isnan(x).any() or (len(levels) and _real_special(levels, x)):
-        return "integer" if _all(levels, _INT) else "real"
-    low = {v.strip().lower() for v in levels}
-    if low <= _BOOL:
-        return "boolean"
-    if _all(levels, _ISO) and not pd.isna(pd.to_datetime(pd.Series(levels), format="ISO8601",
-                                                         errors="coerce", utc=True)).any():
-        return "dateTime"
-    if len(levels) <= MAX_LEVELS and 2 * len(levels) <= n_present:
-        return "categorical"
-    return "string"
-
-
-def _real_special(levels: np.ndarray, x: np.ndarray) -> bool:
-    """True when every non-number among ``levels`` is a spelling of nan/inf."""
-    rest = pd.Series(levels[np.isnan(x)], dtype=object).str.strip().str.lower()
-    return bool(rest.isin(["nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity"]).all()) \
-        and not np.isnan(x).all()
+    return Evidence().add(levels, n_present).coltype()
 
 
 def levels_of(series: pd.Series) -> tuple[np.ndarray, int]:

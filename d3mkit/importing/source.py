@@ -136,6 +136,23 @@ def read_source(path: Path | str) -> pd.DataFrame:
     return _read_text_table(path, display, name)
 
 
+def lean_header(path: Path) -> list[str] | None:
+    """The header of a plain CSV file (not TSV, gzip or Parquet) that is a regular file
+    within its limits, checked for width; None for the other formats (read whole)."""
+    from d3mkit.validation.csvread import read_header
+    name = path.name.lower()
+    if name.endswith((".tsv", ".tab", ".gz", ".parquet", ".pq")):
+        return None
+    refused = file_issue(path, "table file")
+    if refused is not None:
+        _raise([refused], ("file.is_directory",))
+    header, issues = read_header(path)
+    if header is None:
+        _raise([dataclasses.replace(i, path=str(path)) for i in issues])
+    _check_width(header, str(path))
+    return header
+
+
 def _read_text_table(path: Path, display: str, name: str) -> pd.DataFrame:
     if name.endswith((".tsv", ".tab")):
         return _read_tsv(path, display)

@@ -138,34 +138,33 @@ def index_values(df: pd.DataFrame, index: str | None, source: str) -> list[str]:
     return _index(df.copy(), index, source)["d3mIndex"].tolist()
 
 
-def _coltypes(df: pd.DataFrame, targets: list[str], opts: ImportOptions, hints: dict[str, str],
-              source: str, declared: dict[str, list[str]]) -> tuple[dict[str, str], dict[str, int]]:
-    """colType of every column but d3mIndex, and the label count of every target (its
-    ``declared`` levels when the source declares them)."""
+def check_given(levels: np.ndarray, given: str, column: str, cells, row0: int, source: str) -> None:
+    """Refuse a colType given for ``column`` (``types``, or a source's declaration) that one
+    of its distinct non-empty cells ``levels`` contradicts, naming the first such row
+    (``cells`` the column's cells, the first of them on row ``row0``)."""
     from d3mkit.validation.coltypes import bad_rows, describe
+    if given not in infer.OVERRIDABLE:
+        _fail(source, "import.types", f"column {column}", f"unknown colType {given!r} "
+              f"(one of {', '.join(infer.OVERRIDABLE)})", EXIT_USAGE)
+    if given in ("categorical", "string") or not len(levels):
+        return
+    bad = bad_rows(pd.Series(levels, dtype="category"), given)
+    if len(bad):
+        value = levels[int(bad[0])]
+        row = int(np.flatnonzero(np.asarray(cells, dtype=object) == value)[0])
+        _fail(source, "import.types", f"row {row0 + row}, column {column}",
+              f"value {value!r} is {describe(given)}, yet the column was given colType {given!r}")
+
+
+def _coltypes(evidence: dict[str, infer.Evidence], targets: list[str], given: dict[str, str],
+              user_types: dict[str, str], counts: dict[str, int]) -> dict[str, str]:
+    """colType of every column but d3mIndex: ``given`` (checked already) or inferred; a target's
+    by :func:`d3mkit.importing.infer.target_coltype` unless the user's ``types`` name it."""
     types: dict[str, str] = {}
-    labels: dict[str, int] = {}
-    for c in df.columns[1:]:
-        levels, n = infer.levels_of(df[c])
-        given = opts.types.get(c) or hints.get(c)
-        if c in targets:
-            labels[c] = len(declared[c]) if c in declared else len(levels)
-        if given is not None:
-            if given not in infer.OVERRIDABLE:
-                _fail(source, "import.types", f"column {c}", f"unknown colType {given!r} "
-                      f"(one of {', '.join(infer.OVERRIDABLE)})", EXIT_USAGE)
-            checked = given not in ("categorical", "string") and len(levels)
-            bad = bad_rows(pd.Series(levels, dtype="category"), given) if checked else []
-            if len(bad):
-                value = levels[int(bad[0])]
-                row = int(np.flatnonzero(df[c].to_numpy() == value)[0])
-                _fail(source, "import.types", f"row {row + 2}, column {c}",
-                      f"value {value!r} is {describe(given)}, yet the column was given colType {given!r}")
-            types[c] = given if c in opts.types or c not in targets else infer.target_coltype(given, labels[c])
-        else:
-            t = infer.coltype_of_levels(levels, n)
-            types[c] = infer.target_coltype(t, len(levels)) if c in targets else t
-    return types, labels
+    for c, ev in evidence.items():
+        t = given.get(c) or ev.coltype()
+        types[c] = t if c in user_types or c not in targets else infer.target_coltype(t, counts[c])
+    return types
 
 
 def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opts: ImportOptions,
@@ -262,28 +261,28 @@ def _media(df: pd.DataFrame, skip: set[str], media: Path, source: str) -> tuple[
     return found, kinds.pop(), formats
 
 
-def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
-                  hints: dict[str, str] | None = None, splits: pd.DataFrame | None = None,
-                  split_doc: dict | None = None, descriptions: dict[str, str] | None = None,
-                  labels: dict[str, list[str]] | None = None, parameters: dict | None = None, media_files: dict[str, Path] | None = None,
-                  media_kind: tuple[str, str, list[str]] | None = None) -> Imported:
-    """Write the task root of ``df`` (text cells, header names as given). ``source`` names
-    the input in every issue. ``splits`` (dataSplits rows) and ``split_doc`` (the problemDoc's
-    dataSplits section) come from a source that brings its own folds; ``media_files`` maps
-    a media column's values to files to copy, with ``media_kind`` ``(column, resType,
-    formats)`` (the image-folder importer); ``descriptions`` are colDescriptions and ``labels``
-    declared levels of categorical columns (ARFF)."""
-    from d3mkit.atomic import copy_file
-    from d3mkit.package import TaskRootWriter, dataset_id, problem_id
-    issues: list[Issue] = []
-    hints = dict(hints or {})
-    targets = _as_list(opts.target)
+@dataclass
+class Prepared:
+    """A table ready to be written: ``columns`` (d3mIndex first), ``n_rows``, the colType
+    ``evidence`` of every other column, ``given`` colTypes (checked against the cells),
+    ``kept`` (the text cells of d3mIndex, the targets and a media column, row for row),
+    ``dropped`` (rows left out for an empty target) and ``write(path)`` writing
+    learningData.csv."""
+
+    columns: list[str]
+    n_rows: int
+    evidence: dict[str, infer.Evidence]
+    given: dict[str, str]
+    kept: pd.DataFrame
+    write: object
+    dropped: int = 0
+
+
+def check_header(columns: list[str], targets: list[str], opts: ImportOptions, source: str) -> None:
+    """The checks on the header alone: names, the targets, the columns ``types`` names."""
     if not targets:
         _fail(source, "import.target", "", "no target column was given", EXIT_USAGE)
-    columns = [str(c) for c in df.columns]
     check_names(columns, source)
-    if len(df) == 0:
-        _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
     for t in targets:
         if t not in columns:
             from difflib import get_close_matches
@@ -296,8 +295,17 @@ def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, sou
     if unknown:
         _fail(source, "import.types", "", f"types name column(s) not in the table: "
               f"{', '.join(repr(c) for c in unknown[:10])}", EXIT_USAGE)
+
+
+def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], source: str,
+                  hints: dict[str, str], issues: list[Issue], keep: tuple[str, ...] = ()) -> Prepared:
+    """:class:`Prepared` of a whole table of text cells: the index made, rows with an empty
+    target dropped (a warning in ``issues``), every column's evidence and given colType."""
+    from d3mkit.tables import write_table
+    check_header([str(c) for c in df.columns], targets, opts, source)
+    if len(df) == 0:
+        _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
     df = _index(df.copy(), opts.index, source)
-    # the targets: missing cells dropped and counted, empty or constant targets refused
     missing = np.zeros(len(df), dtype=bool)
     for t in targets:
         missing |= (df[t].to_numpy() == "")
@@ -309,24 +317,70 @@ def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, sou
                               f"{dropped:,} row(s) with an empty target were left out "
                               f"(first at row {int(np.flatnonzero(missing)[0]) + 2})", source))
         df = df[~missing].reset_index(drop=True)
-        if splits is not None:
-            splits = splits[splits["d3mIndex"].astype(str).isin(set(df["d3mIndex"]))].reset_index(drop=True)
+    evidence, given = {}, {}
+    for c in df.columns[1:]:
+        levels, n = infer.levels_of(df[c])
+        g = opts.types.get(c) or hints.get(c)
+        if g is not None:
+            check_given(levels, g, c, df[c].to_numpy(), 2, source)
+            given[c] = g
+        evidence[c] = infer.Evidence().add(levels, n)
+    kept = df[["d3mIndex", *targets, *[k for k in keep if k not in targets]]]
+    return Prepared(list(df.columns), len(df), evidence, given, kept,
+                    lambda path: write_table(df, path), dropped)
+
+
+def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
+                  hints: dict[str, str] | None = None, **kwargs) -> Imported:
+    """Write the task root of ``df`` (text cells, header names as given); ``source`` names
+    the input in every issue; the other keywords are :func:`package`'s."""
+    issues: list[Issue] = []
+    targets = _as_list(opts.target)
+    media_col = None
+    if opts.media is not None:
+        check_header([str(c) for c in df.columns], targets, opts, source)
+        media_col = _media(df, {"d3mIndex", opts.index, *targets}, Path(opts.media), source)
+    keep = (media_col[0],) if media_col else (kwargs["media_kind"][0],) if kwargs.get("media_kind") else ()
+    prep = prepare_frame(df, opts, targets, source, dict(hints or {}), issues, keep)
+    if media_col is not None:
+        kwargs["media_kind"] = media_col
+        kwargs["media_files"] = {v: Path(opts.media) / v for v in prep.kept[media_col[0]].unique()}
+    done = package(prep, opts, out, source=source, **kwargs)
+    done.issues[:0] = issues
+    return done
+
+
+def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str,
+            splits: pd.DataFrame | None = None, split_doc: dict | None = None,
+            descriptions: dict[str, str] | None = None, labels: dict[str, list[str]] | None = None,
+            parameters: dict | None = None, media_files: dict[str, Path] | None = None,
+            media_kind: tuple[str, str, list[str]] | None = None) -> Imported:
+    """Write the task root of a :class:`Prepared` table. ``splits`` (dataSplits rows) and
+    ``split_doc`` (the problemDoc's dataSplits section) come from a source that brings its
+    own folds; ``media_files`` maps a media column's values to files to copy, with
+    ``media_kind`` ``(column, resType, formats)``; ``descriptions`` are colDescriptions and
+    ``labels`` declared levels of categorical columns (ARFF)."""
+    from d3mkit.atomic import copy_file, write_with
+    from d3mkit.package import TaskRootWriter, dataset_id, problem_id
+    from d3mkit.splits import make_splits
+    targets = _as_list(opts.target)
+    kept = prep.kept
+    if splits is not None and prep.dropped:
+        splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"]))].reset_index(drop=True)
+    counts = {}
     for t in targets:
-        if df[t].nunique() < 2:
+        values = kept[t][kept[t] != ""]
+        counts[t] = len((labels or {}).get(t) or ()) or int(values.nunique())
+        if values.nunique() < 2:
             _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
-                  f"({df[t].iloc[0]!r}) on every row: nothing to learn or score")
-    types, counts = _coltypes(df, targets, opts, hints, source, labels or {})
+                  f"({values.iloc[0]!r}) on every row: nothing to learn or score")
+    types = _coltypes(prep.evidence, targets, prep.given, opts.types, counts)
     task, subtype = _task(targets, types, counts, opts, source)
     metrics = _metrics(task, subtype, opts.metrics, source)
-    media_col = None
-    if media_kind is not None:
-        media_col, media_type, media_formats = media_kind
-    elif opts.media is not None:
-        media_col, media_type, media_formats = _media(df, {"d3mIndex", *targets}, Path(opts.media), source)
-        media_files = {v: Path(opts.media) / v for v in df[media_col].unique()}
+    media_col = media_kind[0] if media_kind is not None else None
     name = opts.name or "imported"
     cols = [Column(0, "d3mIndex", "integer", ("index",))]
-    for i, c in enumerate(df.columns[1:], start=1):
+    for i, c in enumerate(prep.columns[1:], start=1):
         role = ("suggestedTarget",) if c in targets else ("attribute",)
         col_type = "string" if c == media_col else types[c]
         refers = {"resID": MEDIA_RES, "resObject": "item"} if c == media_col else None
@@ -334,7 +388,7 @@ def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, sou
         cols.append(Column(i, c, col_type, role, refers, extra))
     resources = [Resource.table("learningData", "tables/learningData.csv", cols)]
     if media_col is not None:
-        resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_type, media_formats))
+        resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_kind[1], media_kind[2]))
     ddoc = DatasetDoc.new(dataset_id(name), name, resources, description=opts.description,
                           source=f"d3mkit import of {Path(source).name}")
     stratified = opts.stratified if opts.stratified is not None else task == "classification"
@@ -350,19 +404,21 @@ def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, sou
             split_doc["testSize"] = float(opts.test_size)
         else:
             split_doc["numFolds"] = int(opts.folds)
-    target_objs = [Target(k, "learningData", list(df.columns).index(t), t) for k, t in enumerate(targets)]
+    target_objs = [Target(k, "learningData", prep.columns.index(t), t) for k, t in enumerate(targets)]
     pdoc = ProblemDoc.new(problem_id(name), name, task, subtype, dataset_id(name), target_objs, metrics,
                           description=f"Predict {', '.join(targets)} ({task}/{subtype}).", splits=split_doc)
+    if splits is None:       # d3mkit's split code, on the index and target columns
+        splits = make_splits(pdoc, kept[["d3mIndex", *targets]], ddoc)
     params = {"source": Path(source).name, "targets": targets, "taskType": task, "taskSubType": subtype,
-              "colTypes": types, "droppedRows": dropped, **(parameters or {})}
+              "colTypes": types, "droppedRows": prep.dropped, **(parameters or {})}
     with TaskRootWriter(out, name, benchmark="import", seed=int(opts.seed), parameters=params,
                         force=opts.force) as w:
-        w.write_table("tables/learningData.csv", df)
+        write_with(w.media_path("tables/learningData.csv"), prep.write)
         for v, src in (media_files or {}).items():
             copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
         w.write_dataset_doc(ddoc)
         w.write_problem_doc(pdoc, splits)
-    return Imported(w.root, issues)
+    return Imported(w.root, [])
 
 
 def options(target, **kwargs) -> ImportOptions:
@@ -390,21 +446,22 @@ def read_types(path: Path | str) -> dict[str, str]:
 
 def import_frame(source, *, target, out, **kwargs) -> Imported:
     """:func:`import_table` returning :class:`Imported` (the root and the warnings)."""
-    from d3mkit.importing.source import dtype_hints, frame_as_text, read_source
+    from d3mkit.importing.source import dtype_hints, frame_as_text, lean_header, read_source
     if isinstance(source, pd.DataFrame):
-        hints = dtype_hints(source)
-        df = frame_as_text(source)
         where = kwargs.pop("source_name", None) or "DataFrame"
-        kwargs.setdefault("name", None)
-    else:
-        path = Path(source)
-        df = read_source(path)
-        hints = {}
-        where = str(path)
-        if kwargs.get("name") is None:
-            kwargs["name"] = default_name(path)
+        opts = options(target, **kwargs)
+        return package_frame(frame_as_text(source), opts, out, source=where, hints=dtype_hints(source))
+    path = Path(source)
+    if kwargs.get("name") is None:
+        kwargs["name"] = default_name(path)
     opts = options(target, **kwargs)
-    return package_frame(df, opts, out, source=where, hints=hints)
+    header = lean_header(path)
+    if header is not None:       # a CSV file: the chunked path when it applies
+        from d3mkit.importing.scan import prepare_csv
+        prep = prepare_csv(path, str(path), header, opts, _as_list(opts.target))
+        if prep is not None:
+            return package(prep, opts, out, source=str(path))
+    return package_frame(read_source(path), opts, out, source=str(path))
 
 
 def default_name(path: Path) -> str:

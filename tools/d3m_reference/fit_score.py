@@ -8,7 +8,8 @@ the d3mkit-d3m plugin of interop/d3m installed) is named by --python or $D3MKIT_
 
 ``--build`` first builds every benchmark's task root at a tiny size with d3mkit's own
 commands (``d3mkit build tabular|value|value-detection|visudo|abstraction|prism``; tabular
-twice, wine for classification and diabetes for regression; the
+twice, wine for classification and diabetes for regression; and two roots made by
+``d3mkit import table`` from a hand-made mixed CSV, a classification and a kFold regression; the
 offline sources the tests use: random chess games, scikit-learn's digits, the PRISM demo
 corpus shipped in datasets/prism/), into WORK/roots; ``--only`` picks some of them (names
 in BUILDS below).
@@ -83,7 +84,29 @@ BUILDS = {
     "abstraction": ["abstraction", "--n-train", "20", "--n-test", "10", "--workers", "1"],
     "pvli": ["prism", "--task", "pvli"],
     "pvlr": ["prism", "--task", "pvlr"],
+    # not a build: `d3mkit import table` of a hand-made mixed CSV (write_import_source)
+    "imported": ["import", "table", "--target", "label"],
+    "imported-regression": ["import", "table", "--target", "price", "--split", "kFold", "--folds", "3"],
 }
+
+
+def write_import_source(out: Path) -> Path:
+    """A CSV a user might bring (no d3mIndex; integer, real, boolean, date, categorical and
+    text columns; a text label and a real price), written with the standard library."""
+    import random
+    rng = random.Random(0)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "mixed.csv"
+    cities = ["Paris", "Lyon", "Nice", "Lille"]
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["age", "income", "member", "joined", "city", "note", "label", "price"])
+        for i in range(60):
+            w.writerow([rng.randint(18, 80), round(rng.uniform(1000, 9000), 2), rng.choice(["yes", "no"]),
+                        f"20{rng.randint(10, 23)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+                        rng.choice(cities), f"note {i}, free text", rng.choice(["low", "mid", "high"]),
+                        round(rng.uniform(5, 50), 3)])
+    return path
 
 
 def _env(metadata_dir: Path | None) -> dict:
@@ -103,6 +126,15 @@ def build_roots(names: list[str], out: Path) -> list[tuple[str, Path]]:
     manifest = None
     for name in names:
         argv = list(BUILDS[name])
+        if argv[0] == "import":
+            cmd = [sys.executable, "-m", "d3mkit"] + argv[:2] + [str(write_import_source(out / "import_source"))] \
+                + argv[2:] + ["--out", str(out), "--name", name.replace("-", "_"), "--force"]
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                                  env=_env(None))
+            if proc.returncode != 0:
+                raise RuntimeError(f"d3mkit import {name} failed: {proc.stderr.strip()[-300:]}")
+            roots.append((name, Path(proc.stdout.split()[-1])))
+            continue
         if argv[0] == "prism":
             if manifest is None:
                 from d3mkit.benchmarks.prism.demo import write_demo_manifest
