@@ -67,6 +67,7 @@ class TaskRootWriter:
         self._problem_doc: ProblemDoc | None = None
         self._learning_data: pd.DataFrame | None = None
         self._splits_written = False
+        self._cells_checked: list[Path] = []
 
     # directories inside the temporary root ------------------------------------------
     def _sub(self, suffix: str) -> Path:
@@ -118,6 +119,13 @@ class TaskRootWriter:
         p.parent.mkdir(parents=True, exist_ok=True)
         return p
 
+    def cells_checked(self, rel_path: str) -> None:
+        """Say that every cell of the table ``<name>_dataset/rel_path`` was checked against its
+        colType by the caller as it was written (``d3mkit import`` infers the colTypes from
+        the cells): the validation on commit reads only its index, target and refersTo
+        columns (the documents, splits and every other file are validated in full)."""
+        self._cells_checked.append(self.dataset_dir / rel_path)
+
     def write_dataset_doc(self, doc: DatasetDoc) -> None:
         self._dataset_doc = doc
         doc.save(self.dataset_dir / "datasetDoc.json")
@@ -148,7 +156,7 @@ class TaskRootWriter:
                 save_json(self.debug_dir / "manifest.json", self.manifest)
                 if self.validate:
                     from d3mkit.validation import validate_task_root
-                    issues = validate_task_root(self.tmp)
+                    issues = validate_task_root(self.tmp, cells_checked=tuple(self._cells_checked))
                     if has_errors(issues):
                         raise D3MKitError([i for i in issues if i.is_error])
             except BaseException as e:

@@ -303,3 +303,32 @@ def test_chunked_path_keeps_every_cell(tmp_path, monkeypatch, newline):
     idx.write_text("d3mIndex,v,y\n" + "".join(f"{100 - i},{i * 0.5},{'xy'[i % 2]}\n" for i in range(10)))
     root = d3mkit.import_table(idx, target="y", out=tmp_path / "o")
     assert (root / "i_dataset" / "tables" / "learningData.csv").read_bytes() == idx.read_bytes()
+
+
+def test_chunked_and_whole_table_paths_infer_the_same(tmp_path, monkeypatch):
+    """Columns that make pandas' typed chunks disagree with the text (an integer column with
+    empty cells, 1 beside 1.0, a number column turning to text in a later chunk, booleans
+    spelled True/yes, integers beyond 64 bits, nan spelled out) get the colType the rules give
+    the whole column, whatever the chunk size."""
+    import d3mkit.importing.scan as scan
+    cols = {
+        "int_gaps": ["1", "", "3", "4", "", "6", "7", "8"],
+        "int_then_real": ["1", "2", "3", "4", "5", "6", "7", "8.5"],
+        "one_point_o": ["1", "2", "3.0", "4", "5", "6", "7", "8"],
+        "num_then_text": ["1", "2", "1", "2", "1", "2", "x", "x"],
+        "bools": ["True", "false", "TRUE", "False", "yes", "no", "t", "f"],
+        "huge": ["99999999999999999999999", "1", "2", "3", "4", "5", "6", "7"],
+        "nans": ["1.5", "nan", "2", "inf", "3", "-inf", "4", "5"],
+        "empty": [""] * 8,
+        "y": list("abababab"),
+    }
+    src = tmp_path / "t.csv"
+    pd.DataFrame(cols).to_csv(src, index=False)
+    whole = _coltypes(d3mkit.import_table(pd.DataFrame(cols), target="y", out=tmp_path / "o", name="whole"))
+    assert whole == {"d3mIndex": "integer", "int_gaps": "integer", "int_then_real": "real", "one_point_o": "real",
+                     "num_then_text": "categorical", "bools": "boolean", "huge": "integer", "nans": "real",
+                     "empty": "string", "y": "categorical"}
+    for size in (2, 3, 1000):
+        monkeypatch.setattr(scan, "CHUNK_ROWS", size)
+        root = d3mkit.import_table(src, target="y", out=tmp_path / f"o{size}")
+        assert _coltypes(root) == whole, size

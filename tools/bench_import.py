@@ -7,7 +7,7 @@ it into place — takes at most 3x ``pandas.read_csv`` of the same file, measure
 run, with a peak memory of at most 4x the file's size. Each measurement is a fresh process
 (wall time, peak RSS and CPU of the process tree, :func:`_bench_data.measure_command`).
 
-    python tools/bench_import.py [--rows 1000000] [--cols 20] [--repeat 1] [--save]
+    python tools/bench_import.py [--rows 1000000] [--cols 20] [--repeat 1] [--tmp DIR] [--save]
 
 Prints a table (markdown) with the ratios and the numpy/pandas/pyarrow versions and the load
 average beside the figures; ``--save`` writes it to tools/results/bench_import.md.
@@ -79,8 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cols", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each measurement (the best is kept)")
     ap.add_argument("--save", action="store_true")
+    ap.add_argument("--tmp", default=None, help="directory for the CSV and the root (default: the system's)")
     args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-import-", dir=args.tmp) as tmp:
         tmp = Path(tmp)
         src = mixed_csv(tmp / "mixed.csv", args.rows, args.cols)
         size_mib = src.stat().st_size / 2 ** 20

@@ -31,16 +31,78 @@ CHUNK_ROWS = 250_000
 BLOCK = 1 << 24
 
 
-def _chunks(path: Path, n: int, usecols=None):
-    return pd.read_csv(path, header=0, names=list(range(n)), dtype=object, keep_default_na=False,
-                       na_filter=False, encoding="utf-8-sig", engine="c", chunksize=CHUNK_ROWS,
-                       usecols=usecols)
+def _chunks(path: Path, n: int, usecols=None, dtype=object, typed: bool = False):
+    """Chunks of the CSV, columns named by position: all text (``""`` for an empty cell), or
+    with ``typed`` pandas' own inference (numbers, booleans; only empty cells missing) for the
+    columns ``dtype`` (a dict) does not name."""
+    na = dict(keep_default_na=False, na_values=[""]) if typed else dict(keep_default_na=False, na_filter=False)
+    return pd.read_csv(path, header=0, names=list(range(n)), dtype=dtype, encoding="utf-8-sig", engine="c",
+                       chunksize=CHUNK_ROWS, usecols=usecols, **na)
+
+
+def _kind(s: pd.Series) -> str:
+    dt = s.dtype
+    if pd.api.types.is_bool_dtype(dt):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dt):
+        return "int"
+    if pd.api.types.is_float_dtype(dt):
+        return "float"
+    return "text"
+
+
+def _add_text(ev: infer.Evidence, cells: pd.Series, given: str | None, column: str, row0: int,
+              display: str) -> bool:
+    """Feed one chunk of a text column (``""`` or NA for an empty cell) to ``ev``; False (and
+    nothing fed) when pandas turned some cells into other objects (an integer beyond 64 bits
+    in an otherwise text column: its text is what counts)."""
+    cells = cells.fillna("") if cells.hasnans else cells
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    uniq = np.asarray(uniques, dtype=object)
+    if cells.dtype == object and not all(isinstance(u, str) for u in uniq):
+        return False
+    empty = np.flatnonzero(uniq == "")
+    n_present = len(codes) - (int((codes == empty[0]).sum()) if len(empty) else 0)
+    levels = np.delete(uniq, empty) if len(empty) else uniq
+    if given is not None:
+        check_given(levels, given, column, cells.to_numpy(dtype=object), row0, display)
+    ev.add(levels, n_present)
+    return True
+
+
+def _add_typed(ev: infer.Evidence, s: pd.Series, kind: str) -> bool:
+    """Feed one chunk of a column pandas read as numbers or booleans to ``ev``; False when the
+    chunk cannot tell (integral floats beside empty cells: ``1`` or ``1.0`` in the file?)."""
+    present = s.notna().to_numpy()
+    n = int(present.sum())
+    if kind == "bool":
+        ev.add(np.array(sorted({"true" if v else "false" for v in s[present].unique().tolist()}), dtype=object), n)
+        return True
+    x = s.to_numpy(dtype=float)[present]
+    if kind == "float" and len(x) < len(s) and np.all(np.isfinite(x) & (np.floor(x) == x)):
+        return False
+    ev.n_present += n
+    ev.boolean = ev.date = False
+    if n:
+        ev.any_number = True
+        if kind == "float":
+            ev.integer = False
+    if ev.levels is not None and n:    # numbers: never categorical, only the count matters
+        ev.levels = None
+    return True
 
 
 def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions,
                 targets: list[str]) -> Prepared | None:
     """:class:`Prepared` of the CSV at ``path`` (header already read and checked for width),
-    or None when the whole-table path must take it (module docstring)."""
+    or None when the whole-table path must take it (module docstring).
+
+    The chunks are read with pandas' own number and boolean parsing (no Python string per
+    cell); a column whose chunks come back as numbers feeds :class:`~d3mkit.importing.infer.Evidence`
+    the numbers' verdict (integers, or reals), the others their distinct cells. A column
+    whose chunks disagree in kind, or whose floats cannot say whether the file wrote ``1`` or
+    ``1.0``, is read again as text and judged on its cells, so the colType is the one the
+    rules give for the whole column."""
     if len(header) == 1:                    # maybe another delimiter: the checked reader names it
         return None
     check_header(header, targets, opts, display)
@@ -55,22 +117,34 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     first = 1 if has_index else 0
     evidence = {c: infer.Evidence() for c in others}
     keep_pos = ([0] if has_index else []) + [header.index(t) for t in targets]
+    text_pos = set(keep_pos) | {header.index(c) for c in opts.types}
+    kinds: dict[int, str] = {}
+    retext: set[int] = set()
     kept: list[pd.DataFrame] = []
     rows = 0
     try:
-        for chunk in _chunks(path, len(header)):
+        for chunk in _chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True):
             for j, c in enumerate(others, start=first):
-                codes, uniques = pd.factorize(chunk[j], use_na_sentinel=True)
-                uniq = np.asarray(uniques, dtype=object)
-                empty = np.flatnonzero(uniq == "")
-                n_present = len(codes) - (int((codes == empty[0]).sum()) if len(empty) else 0)
-                levels = np.delete(uniq, empty) if len(empty) else uniq
-                given = opts.types.get(c)
-                if given is not None:
-                    check_given(levels, given, c, chunk[j].to_numpy(), rows + 2, display)
-                evidence[c].add(levels, n_present)
-            kept.append(chunk[keep_pos])
+                if j in retext:
+                    continue
+                kind = "text" if j in text_pos else _kind(chunk[j])
+                if kinds.setdefault(j, kind) != kind and {kinds[j], kind} != {"int", "float"}:
+                    retext.add(j)
+                elif kind == "text":
+                    if not _add_text(evidence[c], chunk[j], opts.types.get(c), c, rows + 2, display):
+                        retext.add(j)
+                elif not _add_typed(evidence[c], chunk[j], kind):
+                    retext.add(j)
+            kept.append(chunk[keep_pos].fillna(""))
             rows += len(chunk)
+        if retext:
+            for j in retext:
+                evidence[header[j]] = infer.Evidence()
+            start = 0
+            for chunk in _chunks(path, len(header), usecols=sorted(retext)):
+                for j in sorted(retext):
+                    _add_text(evidence[header[j]], chunk[j], None, header[j], start + 2, display)
+                start += len(chunk)
     except UnicodeDecodeError as exc:
         from d3mkit.errors import error
         raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8", display)) from None

@@ -414,6 +414,7 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     with TaskRootWriter(out, name, benchmark="import", seed=int(opts.seed), parameters=params,
                         force=opts.force) as w:
         write_with(w.media_path("tables/learningData.csv"), prep.write)
+        w.cells_checked("tables/learningData.csv")     # every cell fed infer.Evidence or check_given
         for v, src in (media_files or {}).items():
             copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
         w.write_dataset_doc(ddoc)

@@ -58,8 +58,8 @@ class Table:
 
     def column(self, name: str) -> pd.Series | None:
         pos = self.position(name)
-        if pos is None or self.df is None or pos >= self.df.shape[1]:
-            return None
+        if pos is None or self.df is None or pos not in self.df.columns:
+            return None            # not a column, or one not parsed (``columns`` of the reader)
         return self.df[pos]
 
     def __len__(self) -> int:
@@ -144,17 +144,20 @@ def _short_rows(path: Path, n: int, df: pd.DataFrame) -> list[Issue]:
     return field_count_issues(path, n, skipped=True)
 
 
-def _parse(path: Path, n: int, dtype) -> tuple[pd.DataFrame, list]:
+def _parse(path: Path, n: int, dtype, usecols=None) -> tuple[pd.DataFrame, list]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         df = pd.read_csv(path, header=0, names=list(range(n)), dtype=dtype, encoding="utf-8-sig",
                          keep_default_na=False, na_values=[""], on_bad_lines="warn",
-                         engine="c", skip_blank_lines=True)
+                         engine="c", skip_blank_lines=True, usecols=usecols)
     return df, caught
 
 
-def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None) -> Table:
-    """Read ``path``; ``numeric`` maps header names to ``"integer"`` or ``"real"``."""
+def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
+                     columns: set[str] | None = None) -> Table:
+    """Read ``path``; ``numeric`` maps header names to ``"integer"`` or ``"real"``. With
+    ``columns``, only those header names are parsed (the others' cells are not read; every
+    row's width is still checked)."""
     path = Path(path)
     p = str(path)
     t = Table(path)
@@ -172,21 +175,22 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None) ->
             seen[name] = i
     n = len(header)
     numeric = numeric or {}
+    usecols = None if columns is None else [i for i, name in enumerate(header) if name in columns]
     typed = {i: ("Int64" if numeric.get(name) == "integer" else
                  "float64" if numeric.get(name) == "real" else "category")
-             for i, name in enumerate(header)}
+             for i, name in enumerate(header) if usecols is None or i in usecols}
     try:
         try:
-            df, caught = _parse(path, n, typed)
+            df, caught = _parse(path, n, typed, usecols)
         except pd.errors.ParserError:
             raise
         except D3MKitError:   # a ValueError too: an input problem already stated
             raise
         except (ValueError, TypeError, OverflowError):
-            df, caught = _parse(path, n, "category")
+            df, caught = _parse(path, n, "category", usecols)
         inexact = _inexact_ints(df, [i for i, name in enumerate(header) if numeric.get(name) != "real"])
         if inexact:
-            df, caught = _parse(path, n, {**typed, **{i: str for i in inexact}})
+            df, caught = _parse(path, n, {**typed, **{i: str for i in inexact}}, usecols)
             for i in inexact:
                 df[i] = df[i].astype("category")
     except pd.errors.EmptyDataError:
@@ -205,7 +209,8 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None) ->
     except Exception as exc:  # anything else the parser trips on is still bad input
         t.issues.append(make("csv.parse", "", f"cannot parse CSV: {type(exc).__name__}: {exc}", p))
         return t
-    t.issues += field_count_issues(path, n, skipped=True) if caught else _short_rows(path, n, df)
+    t.issues += field_count_issues(path, n, skipped=bool(caught)) if caught or usecols is not None \
+        else _short_rows(path, n, df)
     t.df = df
     return t
 

@@ -18,6 +18,7 @@ problem and dataSplits checks read (learningData, target columns, index keys).
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +42,11 @@ COLTYPE_CODES = {"integer": "coltype.integer", "real": "coltype.real", "boolean"
 """The issue code of a bad value, per checked colType (:data:`coltypes.CHECKED`)."""
 
 TABLE_TYPES = ("table", "timeseries", "edgeList")
+
+#: resolved paths of tables whose cells the writer of a task root checked against their colTypes
+#: as it wrote them (d3mkit.package.TaskRootWriter.cells_checked); validating such a table
+#: reads only the columns other checks use: index, suggestedTarget and refersTo columns
+CELLS_CHECKED: ContextVar[frozenset[str]] = ContextVar("CELLS_CHECKED", default=frozenset())
 INDEX_ROLES = ("index", "multiIndex")
 
 
@@ -465,7 +471,11 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
             continue   # reported above (a FIFO or device is refused unread by the reader)
         cols = declared_columns(r)
         numeric = {c["colName"]: c.get("colType") for c in cols if c.get("colType") in ("integer", "real")}
-        t = read_csv_checked(full, numeric)
+        only = None
+        if str(full.resolve()) in CELLS_CHECKED.get():
+            only = {c["colName"] for c in cols if _roles(c) & {"index", "multiIndex", "suggestedTarget"}
+                    or c.get("refersTo") is not None}
+        t = read_csv_checked(full, numeric, only)
         ctx.tables[rid] = t
         kind = "learningData" if rid == ctx.learning_id else "table"
         report.add(str(full), kind, t.issues)

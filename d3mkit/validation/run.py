@@ -170,6 +170,14 @@ def _check_problem(pp: Path, data, issues: list[Issue], pairs: dict, missing: li
     check_splits(data, pp, ctxs.get(0), report)
 
 
-def validate_task_root(root: Path, datasets: tuple[Path, ...] = ()) -> list[Issue]:
-    """All issues of the task root (or any tree) at ``root``: problem, dataset, splits, files."""
-    return validate_paths([root], list(datasets)).issues()
+def validate_task_root(root: Path, datasets: tuple[Path, ...] = (), *,
+                       cells_checked: tuple[Path, ...] = ()) -> list[Issue]:
+    """All issues of the task root (or any tree) at ``root``: problem, dataset, splits, files.
+    ``cells_checked`` are tables whose writer checked every cell against its colType: only
+    their index, target and refersTo columns are read (:data:`files.CELLS_CHECKED`)."""
+    from d3mkit.validation.files import CELLS_CHECKED
+    token = CELLS_CHECKED.set(frozenset(str(Path(p).resolve()) for p in cells_checked))
+    try:
+        return validate_paths([root], list(datasets)).issues()
+    finally:
+        CELLS_CHECKED.reset(token)
