@@ -56,6 +56,7 @@ from typing import Callable, Iterator
 
 from d3mkit.errors import UsageError, relocated_error
 from d3mkit.limits import file_kind
+from d3mkit.readlog import refuse_input
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
@@ -196,6 +197,7 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         os.chmod(tmp, file_mode())
         fsync_path(tmp)                # the content is on the disk before the name shows it
         check_output_file(p)           # again: the name may have changed meanwhile
+        refuse_input(p)                # never over a file this run read (d3mkit.readlog)
         os.replace(tmp, p)
         fsync_path(p.parent)           # and the new name itself
     except OSError as exc:             # a full disk names the user's file, not the sibling
@@ -453,6 +455,7 @@ class StagedDir:
         is flushed to the disk first and the parent directory after (see the module
         docstring)."""
         assert self.tmp is not None
+        refuse_input(self.dest)        # never over a tree holding a file this run read
         fsync_tree(self.tmp)
         self._put_in_place()
         fsync_path(self.dest.parent)

@@ -16,6 +16,7 @@ from importlib import import_module
 from d3mkit import __version__
 from d3mkit.commands import lazy_parser
 from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, print_issues  # noqa: F401
+from d3mkit.readlog import recording
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
             "build", "baseline", "demo", "reproduce", "codes", "value", "prism", "import", "info"]
@@ -52,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with recording():          # every file read is an input no output may replace
+            return int(args.func(args) or 0)
     except D3MKitError as exc:
         print_issues(exc.issues)
         return exc.exit_code

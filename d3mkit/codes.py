@@ -208,6 +208,7 @@ OTHER: dict[str, tuple[str, str]] = {
     "runlog.value": (E, "a reproduction's CSV run log holds text where a number belongs"),
     # writing outputs (d3mkit.atomic)
     "output.not_regular": (E, "an output path is a FIFO, device, socket or other non-regular file (refused)"),
+    "output.is_input": (E, "an output would replace a file the same run read, or a directory holding one (refused, nothing written)"),
     "output.unusable": (E, "an output path cannot be written (a directory, read-only, or its parent is not a directory)"),
     # command line
     "usage": (E, "bad arguments (exit 2)"),

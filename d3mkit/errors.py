@@ -242,3 +242,11 @@ def require_path(param: str, value) -> None:
     """``value`` is a path a caller may give: ``str`` or ``os.PathLike`` (not bytes)."""
     import os
     require_type(param, value, (str, os.PathLike), "a path (str or os.PathLike)")
+
+
+class OutputIsInput(UsageError):
+    """An output would replace a file the same run read (or a directory holding one):
+    exit code 2, nothing written (:mod:`d3mkit.readlog`)."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(message, path, code="output.is_input")

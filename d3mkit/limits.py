@@ -154,6 +154,8 @@ def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FI
                                     f"byte {how_to_raise(limit_name)}", p))
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
+        from d3mkit.readlog import note
+        note(p, st)                      # an input: no output of this run may replace it
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)

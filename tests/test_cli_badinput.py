@@ -379,7 +379,7 @@ def test_score_output_never_overwrites_an_input(wine, predictions, capsys, which
     target = predictions if which == "predictions" else wine / "wine_problem" / "problemDoc.json"
     before = target.read_bytes()
     code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", target], capsys)
-    assert code == 2 and "one of the input files" in err and str(target) in err
+    assert code == 2 and "[output.is_input]" in err and str(target) in err
     assert target.read_bytes() == before
 
 

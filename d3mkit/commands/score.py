@@ -40,10 +40,7 @@ def _run(args) -> int:
     pdoc_path = find_problem_doc(args.problem)
     problem = ProblemDoc.load(pdoc_path)
     require_dataset_id(problem, pdoc_path)
-    if args.output is not None:
-        inputs = [pdoc_path, args.predictions, args.targets, pdoc_path.parent / problem.splits_file]
-        if any(p is not None and p.exists() and p.resolve() == args.output.resolve() for p in inputs):
-            raise UsageError("--output is one of the input files; give another file name", str(args.output))
+    # an --output that is one of the files read is refused when written (d3mkit.readlog)
     dataset = None
     if args.dataset is not None:
         if not args.dataset.exists():

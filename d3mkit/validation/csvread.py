@@ -32,6 +32,7 @@ import pandas as pd
 
 from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.limits import file_issue, how_to_raise, limit
+from d3mkit.readlog import note_fd
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import row_issues
 
@@ -76,6 +77,7 @@ def read_header(path: Path | str) -> tuple[list[str] | None, list[Issue]]:
         return None, [refused]
     try:
         with open(path, "rb") as fh:   # read up to the first newline, not the whole file
+            note_fd(fh.fileno(), path)   # an input: no output of this run may replace it
             parts = [fh.read(SNIFF_BYTES)]
             size = len(parts[0])
             while b"\n" not in parts[-1] and size < HEADER_BYTES:
