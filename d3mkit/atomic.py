@@ -56,7 +56,7 @@ from typing import Callable, Iterator
 
 from d3mkit.errors import UsageError, relocated_error
 from d3mkit.limits import file_kind
-from d3mkit.readlog import refuse_input
+from d3mkit.readlog import own, refuse_input
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
@@ -403,6 +403,7 @@ class StagedDir:
         self.notes: list[str] = []
         self._fd: int | None = None
         self._old_fd: int | None = None
+        self._own = None
 
     def __enter__(self) -> Path:
         dest = self.dest
@@ -421,12 +422,17 @@ class StagedDir:
         self._fd = _try_lock(tmp)
         os.chmod(tmp, dir_mode())
         self.tmp = self.staged = tmp
+        self._own = own(tmp)           # what is read back from the tree is not an input
+        self._own.__enter__()
         return tmp
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         """Commit (no exception) and clean up; an error raised while building or committing
         names ``dest``, not the temporary sibling (:func:`d3mkit.errors.relocated_error`)."""
         failed = None
+        if self._own is not None:
+            self._own.__exit__(None, None, None)
+            self._own = None
         try:
             if exc_type is None:
                 self.commit()

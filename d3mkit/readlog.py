@@ -8,6 +8,10 @@ its device and inode, so a second name for it (a hard link, ``a/../b``, a symlin
 is the same input. A directory output is refused when it holds an input, since replacing
 the directory would replace the input too.
 
+A tree the run is building (a :class:`d3mkit.atomic.StagedDir`'s temporary directory) is
+the run's own output, not an input: what is read back from inside it while it is built (a
+converter rewriting a table it copied) is not recorded (:func:`own`).
+
 Recording happens only inside :func:`recording` (the command line wraps every command in
 it), so a long-lived Python process that calls the library does not accumulate inodes that
 the file system may later reuse.
@@ -35,6 +39,7 @@ from typing import Iterator
 _LOCK = threading.Lock()
 _DEPTH = 0
 _READ: dict[tuple[int, int], str] = {}     # (st_dev, st_ino) -> the real path it was read as
+_OWN: list[str] = []                        # real paths of the trees this run is building
 
 
 @contextmanager
@@ -52,17 +57,38 @@ def recording() -> Iterator[None]:
                 _READ.clear()
 
 
+@contextmanager
+def own(tree: Path | str) -> Iterator[None]:
+    """Inside the block, files read under ``tree`` (being built by this run) are not inputs."""
+    real = os.path.realpath(str(tree))
+    with _LOCK:
+        _OWN.append(real)
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _OWN.remove(real)
+
+
+def _is_own(real: str) -> bool:
+    return any(real == t or real.startswith(t + os.sep) for t in _OWN)
+
+
 def note(path: Path | str, st: os.stat_result | None = None) -> None:
     """Record ``path`` (or the file ``st`` describes) as read; a no-op outside
-    :func:`recording` or when the file cannot be stat'ed."""
+    :func:`recording`, for a file of a tree this run is building (:func:`own`), or when
+    the file cannot be stat'ed."""
     if _DEPTH == 0:
+        return
+    real = os.path.realpath(str(path))
+    if _OWN and _is_own(real):
         return
     try:
         st = st if st is not None else os.stat(path)
     except (OSError, ValueError):
         return
     with _LOCK:
-        _READ[(st.st_dev, st.st_ino)] = os.path.realpath(str(path))
+        _READ[(st.st_dev, st.st_ino)] = real
 
 
 def note_fd(fd: int, path: Path | str) -> None:
