@@ -56,7 +56,7 @@ from typing import Callable, Iterator
 
 from d3mkit.errors import UsageError, relocated_error
 from d3mkit.limits import file_kind
-from d3mkit.readlog import own, refuse_input
+from d3mkit.readlog import own, produced, refuse_input
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
@@ -199,6 +199,7 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         check_output_file(p)           # again: the name may have changed meanwhile
         refuse_input(p)                # never over a file this run read (d3mkit.readlog)
         os.replace(tmp, p)
+        produced(p)
         fsync_path(p.parent)           # and the new name itself
     except OSError as exc:             # a full disk names the user's file, not the sibling
         moved = relocated_error(exc, tmp, p)
@@ -464,6 +465,7 @@ class StagedDir:
         refuse_input(self.dest)        # never over a tree holding a file this run read
         fsync_tree(self.tmp)
         self._put_in_place()
+        produced(self.dest)
         fsync_path(self.dest.parent)
 
     def _put_in_place(self) -> None:

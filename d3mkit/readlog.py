@@ -8,9 +8,11 @@ its device and inode, so a second name for it (a hard link, ``a/../b``, a symlin
 is the same input. A directory output is refused when it holds an input, since replacing
 the directory would replace the input too.
 
-A tree the run is building (a :class:`d3mkit.atomic.StagedDir`'s temporary directory) is
-the run's own output, not an input: what is read back from inside it while it is built (a
-converter rewriting a table it copied) is not recorded (:func:`own`).
+What the run itself writes is its own output, not an input: a tree it is building (a
+:class:`d3mkit.atomic.StagedDir`'s temporary directory, :func:`own`), a tree it has put in
+place and a file it has written (:func:`produced`). Reading those back (a converter
+rewriting a table it copied, a reproduction scoring the predictions it wrote before it
+writes the next model's) records nothing.
 
 Recording happens only inside :func:`recording` (the command line wraps every command in
 it), so a long-lived Python process that calls the library does not accumulate inodes that
@@ -40,6 +42,8 @@ _LOCK = threading.Lock()
 _DEPTH = 0
 _READ: dict[tuple[int, int], str] = {}     # (st_dev, st_ino) -> the real path it was read as
 _OWN: list[str] = []                        # real paths of the trees this run is building
+_DONE: list[str] = []                       # real paths of the trees this run has written
+_WRITTEN: set[tuple[int, int]] = set()      # (st_dev, st_ino) of the files this run has written
 
 
 @contextmanager
@@ -55,6 +59,8 @@ def recording() -> Iterator[None]:
             _DEPTH -= 1
             if _DEPTH == 0:
                 _READ.clear()
+                _DONE.clear()
+                _WRITTEN.clear()
 
 
 @contextmanager
@@ -71,7 +77,22 @@ def own(tree: Path | str) -> Iterator[None]:
 
 
 def _is_own(real: str) -> bool:
-    return any(real == t or real.startswith(t + os.sep) for t in _OWN)
+    return any(real == t or real.startswith(t + os.sep) for t in (*_OWN, *_DONE))
+
+
+def produced(path: Path | str) -> None:
+    """Record ``path`` (a file or a tree just put in place) as written by this run."""
+    if _DEPTH == 0:
+        return
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return
+    with _LOCK:
+        if os.path.isdir(path):
+            _DONE.append(os.path.realpath(str(path)))
+        else:
+            _WRITTEN.add((st.st_dev, st.st_ino))
 
 
 def note(path: Path | str, st: os.stat_result | None = None) -> None:
@@ -81,11 +102,13 @@ def note(path: Path | str, st: os.stat_result | None = None) -> None:
     if _DEPTH == 0:
         return
     real = os.path.realpath(str(path))
-    if _OWN and _is_own(real):
+    if (_OWN or _DONE) and _is_own(real):
         return
     try:
         st = st if st is not None else os.stat(path)
     except (OSError, ValueError):
+        return
+    if (st.st_dev, st.st_ino) in _WRITTEN:
         return
     with _LOCK:
         _READ[(st.st_dev, st.st_ino)] = real

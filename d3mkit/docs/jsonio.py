@@ -41,7 +41,7 @@ from typing import Any
 from d3mkit.atomic import write_text
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error
 from d3mkit.limits import file_issue
-from d3mkit.readlog import note_fd
+from d3mkit.readlog import note
 
 INT_MIN, INT_MAX = -2 ** 63, 2 ** 64 - 1
 _TOKEN = re.compile(r'[ \t\r\n]*(?:(?P<p>[{}\[\]:,])|(?P<s>")|(?P<l>true|false|null|NaN|-?Infinity)'
@@ -211,9 +211,8 @@ def read_text(path: Path | str) -> tuple[str | None, list[Issue]]:
         refused = file_issue(p, "JSON document", "MAX_JSON_BYTES")
         if refused is not None:
             return None, [refused]
-        with open(p, "rb") as fh:
-            note_fd(fh.fileno(), p)      # an input: no output of this run may replace it
-            raw = fh.read()
+        raw = p.read_bytes()
+        note(p)                          # an input: no output of this run may replace it
     except FileNotFoundError:
         return None, [error("file.missing", "", "file does not exist", str(p))]
     except OSError as exc:
