@@ -97,6 +97,9 @@ def test_reproduce_writes_a_report_beside_the_paper(tmp_path, capsys):
     out = tmp_path / "res"
     assert main(["reproduce", "abstraction", "--table", "1", "--n-train", "250",
                  "--repetitions", "1", "--epochs", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out               # a k/N count with an ETA as each network finishes
+    assert "9 run(s) to train [0/9]" in printed and "[1/9, " in printed and "left]" in printed
+    assert "[9/9, " in printed
     md = (out / "abstraction_table1.md").read_text()
     assert "REDUCED" in md and "40.4 ± 8.4" in md            # the paper's Rotated, 250
     assert "| Moved | 250 |" in md and "of 9 cells within two" in md
