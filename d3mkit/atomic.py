@@ -16,8 +16,11 @@ What this module owns: every write d3mkit makes to a name the user will read.
   NAME; a crash between the two renames is repaired by the next run, which renames the
   old tree back.
 * Leftovers: a run holds an ``flock`` on its temporary directory while it lives, so the
-  next run into the same parent removes every ``.NAME.tmp-*``/``.NAME.old-*`` that no
-  live process holds (:func:`clean_leftovers`), and reports what it did.
+  next run into the same parent removes every ``.*.tmp-PID-*``/``.*.old-PID-*`` (of any
+  name) that no live process holds (:func:`clean_leftovers`), and reports what it did.
+* Temporary names stay short: a NAME over 100 bytes is carried as its first 40 characters
+  and a digest (:func:`_stem`), so a legal 240-byte NAME never fails on its sibling; an
+  error while staging names NAME, never the temporary sibling.
 * Permissions: files are created ``0666 & ~umask`` and directories ``0777 & ~umask``
   (0644 and 0755 under umask 022), not the 0600/0700 of :mod:`tempfile`.
 
@@ -47,6 +50,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -178,8 +182,10 @@ def check_output_dir(path: Path | str, option: str = "--out") -> Path:
 # ------------------------------------------------------------------------------- files
 def _tmp_sibling(p: Path) -> Path:
     """``.NAME.tmp-PID-RANDOM.SUFFIX``: the suffix kept for writers that infer the format
-    from it (matplotlib, Pillow, pandas compression)."""
-    return p.parent / f".{p.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}{p.suffix}"
+    from it (matplotlib, Pillow, pandas compression); a long NAME is shortened
+    (:func:`_stem`), so a legal name never makes an illegal temporary one."""
+    suffix = p.suffix if len(p.suffix.encode()) <= 16 else ""
+    return p.parent / f"{_leftover_prefixes(p.name)[0]}{os.getpid()}-{secrets.token_hex(4)}{suffix}"
 
 
 @contextmanager
@@ -314,8 +320,29 @@ def _renameat2(src: Path, dst: Path, flags: int) -> bool:
     raise OSError(err, os.strerror(err), str(src), None, str(dst))
 
 
+_STEM_BYTES = 100       # a temporary name stays far below NAME_MAX (255 bytes) whatever NAME is
+
+
+def _stem(name: str) -> str:
+    """``name``, or for a name over :data:`_STEM_BYTES` bytes its first 40 characters and
+    a digest of the whole (``~`` and 12 hex digits): the part temporary siblings carry.
+
+    >>> _stem("wine"), len(_stem("x" * 240)), _stem("x" * 240) != _stem("x" * 239 + "y")
+    ('wine', 53, True)
+    """
+    if len(name.encode("utf-8", "surrogateescape")) <= _STEM_BYTES:
+        return name
+    import hashlib
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"{name[:40]}~{digest}"
+
+
 def _leftover_prefixes(name: str) -> tuple[str, str]:
-    return f".{name}.tmp-", f".{name}.old-"
+    stem = _stem(name)
+    return f".{stem}.tmp-", f".{stem}.old-"
+
+
+_LEFTOVER = re.compile(r"^\.(?P<stem>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)-[0-9a-f]{8}(?:\.[^.]*)?$", re.S)
 
 
 def _try_lock(path: Path) -> int | None:
@@ -348,27 +375,51 @@ def _alive(entry: str, prefix: str) -> bool:
     return True
 
 
+def _named(parent: Path, stem: str) -> Path | None:
+    """The name a temporary's ``stem`` stands for, or None for a shortened one."""
+    shortened = re.fullmatch(r".{40}~[0-9a-f]{12}", stem, re.S) is not None
+    return None if shortened else parent / stem
+
+
 def clean_leftovers(parent: Path | str, name: str) -> list[str]:
-    """Repair and remove what killed runs left beside ``parent/name``; return one line
-    per action. A temporary directory of a live run (its pid is alive, or it holds the
-    directory's flock) is left alone."""
+    """Repair and remove what killed runs left in ``parent`` (beside ``parent/name`` and
+    beside any other name: every dead run's temporary file or tree); return one line per
+    action. A temporary of a live run (its pid is alive, or it holds the directory's
+    flock) is left alone; an old tree whose name is missing is put back where its name can
+    be told (a shortened name cannot: that tree is left for the run of its own name)."""
     parent = Path(parent)
-    tmp_prefix, old_prefix = _leftover_prefixes(name)
+    own = _leftover_prefixes(name)
+    mine = _stem(name)
     try:
-        entries = sorted(e for e in os.listdir(parent) if e.startswith((tmp_prefix, old_prefix)))
+        entries = sorted(e for e in os.listdir(parent) if e.startswith(own) or _LEFTOVER.match(e))
     except OSError:
         return []
     done: list[str] = []
-    dest = parent / name
     for e in entries:
         p = parent / e
-        if p.is_symlink() or not p.is_dir() or _alive(e, tmp_prefix if e.startswith(tmp_prefix) else old_prefix):
+        if e.startswith(own):          # NAME's own (also the pid-less names of older versions)
+            stem, kind = mine, ("tmp" if e.startswith(own[0]) else "old")
+        else:
+            m = _LEFTOVER.match(e)
+            stem, kind = m.group("stem"), m.group("kind")
+        if p.is_symlink() or _alive(e, f".{stem}.{kind}-"):
+            continue
+        if not p.is_dir():
+            if kind == "tmp" and p.is_file():       # a file a killed run was writing
+                try:
+                    os.unlink(p)
+                    done.append(f"removed {p} (left by a run that was killed)")
+                except OSError:
+                    pass
+            continue
+        dest = parent / name if stem == mine else _named(parent, stem)
+        if kind == "old" and dest is None:
             continue
         fd = _try_lock(p)
         if fd is None:
             continue
         try:
-            if e.startswith(old_prefix) and not os.path.lexists(dest):
+            if kind == "old" and not os.path.lexists(dest):
                 # the fallback protocol was killed between its two renames: put the old tree back
                 try:
                     os.rename(p, dest)
@@ -419,7 +470,10 @@ class StagedDir:
         if os.path.lexists(dest) and not self.force:
             raise UsageError(f"{dest} already exists (pass --force to replace it)", str(dest))
         tmp = dest.parent / f"{_leftover_prefixes(dest.name)[0]}{os.getpid()}-{secrets.token_hex(4)}"
-        os.mkdir(tmp, 0o700)
+        try:
+            os.mkdir(tmp, 0o700)
+        except OSError as exc:         # a read-only file system names the user's directory
+            raise relocated_error(exc, tmp, dest) from None
         self._fd = _try_lock(tmp)
         os.chmod(tmp, dir_mode())
         self.tmp = self.staged = tmp
