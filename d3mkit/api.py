@@ -30,23 +30,7 @@ ProblemDoc) and returns a :class:`~d3mkit.scoring.score.ScoreReport`.
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-from d3mkit.errors import D3MKitError
 from d3mkit.validation.verbs import is_valid, iter_issues, validate  # noqa: F401
-
-
-def _as_file(data, tmp: Path, name: str):
-    """A path as given, or a DataFrame written to ``tmp/name`` (no index column)."""
-    if data is None or isinstance(data, (str, os.PathLike)):
-        return data
-    import pandas as pd
-    if isinstance(data, pd.DataFrame):
-        path = tmp / name
-        data.to_csv(path, index=False, lineterminator="\n")
-        return path
-    raise TypeError(f"{name}: give a path or a pandas DataFrame, not {type(data).__name__}")
 
 
 def score(problem, predictions, *, dataset=None, targets=None, repeat: int = 0, fold: int = 0):
@@ -54,26 +38,10 @@ def score(problem, predictions, *, dataset=None, targets=None, repeat: int = 0, 
     ``problem`` (a task root, problem directory, problemDoc.json or ProblemDoc) against
     ``targets`` (a targets.csv path or DataFrame: every row scored) or the TEST rows of
     ``dataset`` (default: the problem's dataset found by datasetID) for ``repeat``/``fold``.
-    A DataFrame goes through exactly the checks a file does. Returns the ScoreReport;
-    raises :class:`D3MKitError` with every issue of a bad submission."""
-    from d3mkit.docs import ProblemDoc
-    from d3mkit.docs.locate import find_dataset_doc, find_problem_doc, locate_task_root, require_dataset_id
+    A DataFrame goes through exactly the checks a file does (no temporary file; messages
+    name ``predictions (DataFrame)``). Returns the ScoreReport; raises
+    :class:`D3MKitError` with every issue of a bad submission, and TypeError for an
+    argument of the wrong type (``repeat="0"``)."""
     from d3mkit.scoring.score import score_predictions
-    metadata_dir = None
-    if isinstance(problem, ProblemDoc):
-        doc = problem
-    else:
-        pdoc_path = find_problem_doc(problem)
-        doc = ProblemDoc.load(pdoc_path)
-        try:
-            root, name = locate_task_root(pdoc_path)
-            metadata_dir = root / f"{name}_debug"
-        except D3MKitError:
-            metadata_dir = None
-    if dataset is None and targets is None and doc.path is not None:
-        dataset = find_dataset_doc(doc.path, require_dataset_id(doc, doc.path))
-    with tempfile.TemporaryDirectory(prefix="d3mkit-score-") as tmpd:
-        tmp = Path(tmpd)
-        return score_predictions(doc, _as_file(predictions, tmp, "predictions.csv"), dataset=dataset,
-                                 targets_path=_as_file(targets, tmp, "targets.csv"), repeat=repeat,
-                                 fold=fold, metadata_dir=metadata_dir)
+    return score_predictions(problem, predictions, dataset=dataset, targets=targets,
+                             repeat=repeat, fold=fold)

@@ -18,27 +18,28 @@ pyproject.toml of the source checkout when d3mkit runs from one (else from the i
 metadata); one that cannot be loaded is an error (a packaging bug). A third-party entry
 point that cannot be loaded is a warning (:func:`plugin_issues`), not a crash.
 
-Calling convention of ``score``: ``score(y_true, y_pred, **kwargs) -> float`` where
+Calling convention of ``score``: ``score(y_true, y_pred, *, <declared keywords>) -> float``
+where ``y_true``/``y_pred`` are 1-D numpy arrays for a singleTarget metric and 2-D
+``(n_rows, n_targets)`` arrays for an allTargets metric, already aligned row by row (values
+parsed per the target's colType: numbers for integer/real, strings otherwise). For a
+multiLabel problem (several truth rows per d3mIndex) only metrics registered with
+``multilabel=True`` are allowed; they get one :class:`d3mkit.scoring.multilabel.LabelSets`
+(indicator matrices of truth and predictions, and the confidence matrix) as both ``y_true``
+and ``y_pred``.
 
-* ``y_true``/``y_pred`` are 1-D numpy arrays for a singleTarget metric and 2-D
-  ``(n_rows, n_targets)`` arrays for an allTargets metric, already aligned row by row
-  (values parsed per the target's colType: numbers for integer/real, strings otherwise);
-* ``confidence=`` is passed when ``needs_confidence`` (or when the file has one and the
-  metric accepts it): 1-D per row, or 2-D ``(n_rows, n_classes)`` with ``classes=``;
-* ``metadata=`` (a pandas DataFrame aligned with the rows) is passed when
-  ``metadata_file`` names a CSV in the task root's ``<name>_debug/`` directory;
-* problemDoc parameters arrive under their problemDoc names (``K``, ``posLabel``);
-* ``target_names=`` (the target column names, in the order of the 2-D columns) and
-  ``d3m_index=`` (the rows' d3mIndex values) are passed to an allTargets metric registered
-  with ``extra={"targetNames": True}``;
-* for a multiLabel problem (several truth rows per d3mIndex) only metrics registered with
-  ``multilabel=True`` are allowed; they get one
-  :class:`d3mkit.scoring.multilabel.LabelSets` (indicator matrices of truth and
-  predictions, and the confidence matrix) as both ``y_true`` and ``y_pred``.
+A metric gets exactly the keywords it declares, nothing else: its problemDoc parameters
+(``params``, under their problemDoc names: ``K``, ``posLabel``) and its ``inputs``, named
+from :data:`INPUTS`. Both are checked against the function's signature when the
+:class:`Metric` is made: every declared name must be a keyword parameter, every keyword
+parameter without a default must be declared, and ``**kwargs`` is refused (a misspelt
+keyword must fail, not vanish). ``needs_confidence`` implies the ``confidence`` input and
+``metadata_file`` the ``metadata`` input. ``layout`` names the predictions layout the
+metric scores when it needs one (``"ranked"``: rows of (d3mIndex, value, rank);
+``"objectDetection"``).
 
 >>> @register_metric(name="demoZeroOne", higher_is_better=True, best=1.0, worst=0.0,
 ...                  description="fraction of exact matches (example)")
-... def _zero_one(y_true, y_pred, **_):
+... def _zero_one(y_true, y_pred):
 ...     import numpy as np
 ...     return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
 >>> get_metric("demoZeroOne")(["a", "b"], ["a", "c"])
@@ -48,7 +49,8 @@ Calling convention of ``score``: ``score(y_true, y_pred, **kwargs) -> float`` wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import inspect
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint
 from types import ModuleType
 from typing import Callable, Iterable
@@ -66,6 +68,20 @@ REGRESSION = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
 CLUSTERING = ("clustering", "communityDetection")
 OBJECT_DETECTION = ("objectDetection",)
 
+#: the inputs a metric may declare, each supplied by the scorer when the layout has it
+INPUTS = {
+    "confidence": "per row the confidence of its label (1-D), or a (rows, classes) matrix",
+    "classes": "the class names of a (rows, classes) confidence matrix",
+    "codes": "the labels' integer form (d3mkit.scoring.labels.LabelCodes) when the parse has it",
+    "ranks": "per truth row the rank the predictions gave its true value (500: not listed)",
+    "metadata": "the rows of metadata_file (a pandas DataFrame) in the rows' order",
+    "images_true": "objectDetection: each truth box's image",
+    "images_pred": "objectDetection: each predicted box's image",
+    "target_names": "the target column names, in the order of the 2-D columns",
+    "d3m_index": "the rows' d3mIndex values",
+}
+LAYOUTS = ("ranked", "objectDetection")
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -82,9 +98,17 @@ class Metric:
     metadata_file: str | None = None          # CSV in <name>_debug/ the metric needs
     description: str = ""
     source: str = "d3mkit"                    # where it came from (module or entry point)
-    extra: dict = field(default_factory=dict)
+    inputs: tuple[str, ...] = ()              # keywords from INPUTS the function reads
+    layout: str | None = None                 # the predictions layout it needs (LAYOUTS)
     multilabel: bool = False                  # scores multiLabel label sets (LabelSets)
     binary_only: bool = False                 # scores binary problems only (not multiClass/multiLabel)
+
+    def __post_init__(self) -> None:
+        implied = (("confidence",) if self.needs_confidence else ()) + \
+            (("metadata",) if self.metadata_file else ())
+        object.__setattr__(self, "inputs", tuple(dict.fromkeys((*self.inputs, *implied))))
+        object.__setattr__(self, "params", tuple(self.params))
+        check_signature(self)
 
     def __call__(self, y_true, y_pred, **kwargs) -> float:
         return float(self.score(y_true, y_pred, **kwargs))
@@ -98,9 +122,45 @@ class Metric:
                 "needsConfidence": self.needs_confidence, "params": list(self.params),
                 "applicabilityToTarget": self.applicability, "standard": self.standard,
                 "metadataFile": self.metadata_file, "multiLabel": self.multilabel,
-                "binaryOnly": self.binary_only,
+                "binaryOnly": self.binary_only, "inputs": list(self.inputs),
+                "layout": self.layout,
                 "description": self.description,
                 "source": self.source}
+
+
+def check_signature(metric: Metric) -> None:
+    """TypeError unless ``metric.score`` takes ``(y_true, y_pred)`` and, as keywords, every
+    declared input and parameter, needs no keyword it does not declare, and takes no
+    ``**kwargs``; and unless its inputs and layout are known names."""
+    where = f"metric {metric.name!r} ({metric.source})"
+    unknown = [i for i in metric.inputs if i not in INPUTS]
+    if unknown:
+        raise TypeError(f"{where} declares unknown input(s) {', '.join(map(repr, unknown))}; "
+                        f"inputs are: {', '.join(INPUTS)}")
+    if metric.layout is not None and metric.layout not in LAYOUTS:
+        raise TypeError(f"{where} declares layout {metric.layout!r}; layouts are: {', '.join(LAYOUTS)}")
+    try:
+        sig = inspect.signature(metric.score)
+    except (TypeError, ValueError):
+        return   # a builtin without a signature: nothing to check
+    ps = list(sig.parameters.values())
+    var_kw = [p.name for p in ps if p.kind is p.VAR_KEYWORD]
+    if var_kw:
+        raise TypeError(f"{where}: its function takes **{var_kw[0]}; name each keyword it reads "
+                        f"and declare it (inputs=, params=) so that a misspelt keyword fails")
+    positional = [p for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in ps):
+        raise TypeError(f"{where}: its function must take (y_true, y_pred, ...)")
+    keywords = {p.name: p for p in ps[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    declared = (*metric.inputs, *metric.params)
+    missing = [n for n in declared if n not in keywords]
+    if missing:
+        raise TypeError(f"{where} declares {', '.join(map(repr, missing))} but its function "
+                        f"has no such keyword parameter")
+    undeclared = [n for n, p in keywords.items() if p.default is p.empty and n not in declared]
+    if undeclared:
+        raise TypeError(f"{where}: its function needs {', '.join(map(repr, undeclared))}, "
+                        f"which it does not declare (inputs=, params=)")
 
 
 _REGISTRY: dict[str, Metric] = {}

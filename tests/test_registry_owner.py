@@ -61,7 +61,7 @@ def test_binary_only_is_the_registrys(sub, monkeypatch):
     """Which metrics score only binary problems is a field of the Metric record; the
     validator asks it (also for a custom metric named through 'other')."""
     assert {n for n, m in R.registry().items() if m.binary_only} == {"f1", "precision", "recall", "rocAuc"}
-    custom = R.Metric("myBinaryScore", lambda t, p, **_: 1.0, True, 1.0, 0.0,
+    custom = R.Metric("myBinaryScore", lambda t, p: 1.0, True, 1.0, 0.0,
                       task_types=("classification",), binary_only=True)
     monkeypatch.setitem(R._REGISTRY, custom.name, custom)
     for name, metric in R.registry().items():

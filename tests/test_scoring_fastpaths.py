@@ -1,11 +1,11 @@
-"""The fast paths of alignment give what the general ones give: predictions.lookup (direct
+"""The fast paths of alignment give what the general ones give: values.lookup (direct
 table / contiguous keys / pandas index) and the label codes align hands to the metrics."""
 
 import numpy as np
 import pandas as pd
 
 from d3mkit.scoring import metrics as M
-from d3mkit.scoring.predictions import lookup
+from d3mkit.scoring.values import lookup
 
 
 def test_lookup_agrees_with_a_pandas_index():
@@ -30,6 +30,7 @@ def test_lookup_agrees_with_a_pandas_index():
 def test_aligned_codes_are_the_labels_and_metrics_agree(tmp_path):
     from d3mkit.docs import ProblemDoc, Target
     from d3mkit.scoring import predictions as P
+    from d3mkit.scoring.layouts import align
     from d3mkit.scoring.score import prepare_problem, score_prepared
     rng = np.random.default_rng(1)
     n = 500
@@ -42,12 +43,13 @@ def test_aligned_codes_are_the_labels_and_metrics_agree(tmp_path):
     doc = ProblemDoc.new("p", "p", "classification", "multiClass", "d", [Target(0, "learningData", 1, "y")],
                          [{"metric": "f1Macro"}, {"metric": "accuracy"}])
     doc.save(tmp_path / "problemDoc.json")
-    prep = prepare_problem(tmp_path / "problemDoc.json", targets_path=tmp_path / "t.csv")
+    prep = prepare_problem(tmp_path / "problemDoc.json", targets=tmp_path / "t.csv")
     df, _ = P.read_predictions(tmp_path / "p.csv", prep.truth)
-    al = P.align(prep.truth, df, "p.csv")
+    al = align(prep.truth, df, "p.csv")
     tc, pc, lab = al.codes["y"]
     assert (lab[tc] == al.truth["y"]).all() and (lab[pc] == al.pred["y"]).all()
-    M._CACHE.clear()
+    codes = al.label_codes("y")
+    assert (codes.labels[codes.truth] == al.truth["y"]).all() and list(codes.labels) == sorted(codes.labels)
     fast = {s.metric: s.value for s in score_prepared(prep, tmp_path / "p.csv").scores}
     slow = {"f1Macro": M.f1_macro(list(al.truth["y"]), list(al.pred["y"])),
             "accuracy": M.accuracy(list(al.truth["y"]), list(al.pred["y"]))}

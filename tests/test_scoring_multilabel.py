@@ -32,7 +32,7 @@ def _problem(names=ALL, subtype="multiLabel", task="classification", targets=("l
 def _score(tmp_path, truth_text, pred_text, names=ALL, **kw):
     t = write_csv(tmp_path / "targets.csv", truth_text)
     p = write_csv(tmp_path / "predictions.csv", pred_text)
-    return score_predictions(_problem(names, **kw), p, targets_path=t)
+    return score_predictions(_problem(names, **kw), p, targets=t)
 
 
 def _errors(tmp_path, truth_text, pred_text, names=ALL, **kw):
@@ -133,7 +133,7 @@ def test_repeated_truth_index_outside_classification_is_an_error(tmp_path):
     doc = ProblemDoc.new("r", "r", "regression", "univariate", "d",
                          [Target(0, "learningData", 1, "y")], [{"metric": "meanSquaredError"}])
     with pytest.raises(D3MKitError) as exc:
-        score_predictions(doc, p, targets_path=t)
+        score_predictions(doc, p, targets=t)
     assert exc.value.issues[0].code == "truth.duplicate_index"
 
 
@@ -162,11 +162,13 @@ def test_integer_labels_must_parse(tmp_path):
     truth = "d3mIndex,label\n0,1\n0,2\n1,3\n"
     t = write_csv(tmp_path / "targets.csv", truth)
     p = write_csv(tmp_path / "predictions.csv", "d3mIndex,label\n0,1\n1,x\n")
-    from d3mkit.scoring import predictions as P
+    from d3mkit.scoring.layouts import align
+    from d3mkit.scoring.predictions import read_predictions
+    from d3mkit.scoring.truth import load_truth
     doc = _problem(["accuracy"])
-    tr = P.load_truth(doc, targets_path=t)
+    tr = load_truth(doc, targets=t)
     tr.col_types["label"] = "integer"
-    out = P.align(tr, P.read_predictions(p)[0], str(p))
+    out = align(tr, read_predictions(p)[0], str(p))
     assert isinstance(out, list) and out[0].code == "predictions.not_numeric"
     assert out[0].location == "row 3, column label"
 
@@ -179,7 +181,7 @@ def test_metrics_that_cannot_score_label_sets_are_refused(tmp_path, name):
     t = write_csv(tmp_path / "targets.csv", TRUTH)
     p = write_csv(tmp_path / "predictions.csv", PRED)
     with pytest.raises(D3MKitError) as exc:
-        score_predictions(doc, p, targets_path=t)
+        score_predictions(doc, p, targets=t)
     codes = [i.code for i in exc.value.issues if i.is_error]
     assert "metric.multilabel" in codes
     bad = next(i for i in exc.value.issues if i.code == "metric.multilabel")
@@ -249,7 +251,7 @@ def test_all_targets_is_the_mean_over_targets(tmp_path):
                          [Target(0, "learningData", 1, "genre"), Target(1, "learningData", 2, "mood")],
                          [{"metric": "accuracy", "applicabilityToTarget": "allTargets"},
                           {"metric": "f1Macro"}])
-    r = score_predictions(doc, p, targets_path=t)
+    r = score_predictions(doc, p, targets=t)
     assert r.value("accuracy") == pytest.approx((0.5 + 0.5) / 2)
     assert r.value("f1Macro", "genre") == pytest.approx((1 + 0 + 1) / 3)
     assert r.value("f1Macro", "mood") == pytest.approx((2 / 3 + 0) / 2)

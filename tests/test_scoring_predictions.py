@@ -194,7 +194,7 @@ def test_ranked_layout(tmp_path):
 def test_targets_csv_and_repeat_fold(tmp_path, task):
     write_table(pd.DataFrame({"d3mIndex": [1, 3], "y": ["b", "a"]}), tmp_path / "targets.csv")
     p = write_csv(tmp_path / "p.csv", "d3mIndex,y\n3,a\n1,c\n")
-    r = score_predictions(task / "t_problem", p, targets_path=tmp_path / "targets.csv")
+    r = score_predictions(task / "t_problem", p, targets=tmp_path / "targets.csv")
     assert r.value("accuracy") == 0.5
     with pytest.raises(D3MKitError) as exc:
         score_task_root(task, p, repeat=3)
@@ -205,7 +205,7 @@ def test_metadata_file_is_aligned_by_index(tmp_path, task):
     from d3mkit.scoring.registry import add_metric, Metric, unregister_metric
     seen = {}
 
-    def meta_metric(y_true, y_pred, metadata=None, **_):
+    def meta_metric(y_true, y_pred, metadata=None):
         seen["idx"] = metadata["d3mIndex"].tolist()
         return float(len(metadata))
     add_metric(Metric("demoMeta", meta_metric, True, 1.0, 0.0, metadata_file="samples.csv"))

@@ -61,7 +61,7 @@ def test_equals_reference(case, tmp_path):
         extra = [{"metric": "f1", "posLabel": pos}]
     doc = ProblemDoc.new("ref_problem", "ref", case["task"], case["subtype"], "ref_dataset",
                          [Target(0, "learningData", 1, target)], [entry] + extra)
-    report = score_predictions(doc, tmp_path / "predictions.csv", targets_path=tmp_path / "targets.csv")
+    report = score_predictions(doc, tmp_path / "predictions.csv", targets=tmp_path / "targets.csv")
     assert report.value(name) == pytest.approx(case["value"], abs=1e-9, rel=0)
 
 

@@ -29,7 +29,7 @@ def _plugin(tmp: Path, module_text: str, ep_value: str, name="demo_plugin") -> P
 PLUGIN = """
 from d3mkit.scoring.registry import Metric
 
-def _half(y_true, y_pred, **_):
+def _half(y_true, y_pred):
     return 0.5
 
 def metrics():
@@ -82,7 +82,7 @@ def test_plugin_listed_by_cli_and_scored(tmp_path):
 def test_decorator_and_unknown_name():
     @R.register_metric(name="testOnlyConst", higher_is_better=False, best=0.0, worst=1.0,
                        task_types=("regression",), params=("alpha",))
-    def const(y_true, y_pred, alpha=0.0, **_):
+    def const(y_true, y_pred, alpha=0.0):
         """A constant (test)."""
         return alpha
     try:

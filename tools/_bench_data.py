@@ -160,9 +160,10 @@ def make_predictions(root: Path, path: Path, seed: int = 1, accuracy: float = 0.
     from d3mkit.taskroot import TaskRoot
     task = TaskRoot.open(root)
     _, test = task.split_indices()
-    ld = task.learning_data.set_index("d3mIndex")
+    ld = task.learning_data()   # strings, as read
+    labels = pd.Series(ld["label"].to_numpy(), index=ld["d3mIndex"].astype(np.int64).to_numpy())
     idx = np.asarray(test, dtype=np.int64)
-    truth = ld.loc[idx, "label"].to_numpy()
+    truth = labels.loc[idx].to_numpy()
     rng = np.random.default_rng(seed)
     wrong = rng.random(len(idx)) >= accuracy
     pred = truth.copy()

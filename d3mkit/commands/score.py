@@ -30,33 +30,22 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int:
-    from d3mkit.docs import ProblemDoc
-    from d3mkit.docs.locate import find_dataset_doc, find_problem_doc, require_dataset_id
+    from d3mkit.scoring.resolve import NoDataset, resolve
     from d3mkit.scoring.score import ScoreReport, score_predictions, write_scores
 
     if args.output is not None:
         from d3mkit.atomic import check_output_file
         check_output_file(args.output, "--output")
-    pdoc_path = find_problem_doc(args.problem)
-    problem = ProblemDoc.load(pdoc_path)
-    require_dataset_id(problem, pdoc_path)
     # an --output that is one of the files read is refused when written (d3mkit.readlog)
-    dataset = None
-    if args.dataset is not None:
-        if not args.dataset.exists():
-            raise UsageError("path does not exist", str(args.dataset))
-        dataset = args.dataset
-    else:
-        dataset = find_dataset_doc(pdoc_path, problem.dataset_id, strict=True)
-        if dataset is None and args.targets is None:
-            raise UsageError(f"no dataset with datasetID {problem.dataset_id!r} in the task root; "
-                             f"pass --dataset DIR or --targets targets.csv", str(pdoc_path))
-    if args.targets is not None and not args.targets.exists():
-        raise UsageError("path does not exist", str(args.targets))
     try:
-        report = score_predictions(problem, args.predictions, dataset=dataset,
-                                   targets_path=args.targets, repeat=args.repeat, fold=args.fold,
-                                   metadata_dir=args.metadata_dir)
+        res = resolve(args.problem, dataset=args.dataset, targets=args.targets,
+                      metadata_dir=args.metadata_dir)
+    except NoDataset as exc:
+        raise UsageError(f"no dataset with datasetID {exc.dataset_id!r} in the task root; "
+                         f"pass --dataset DIR or --targets targets.csv", exc.issues[0].path) from None
+    problem = res.problem
+    try:
+        report = score_predictions(res, args.predictions, repeat=args.repeat, fold=args.fold)
     except D3MKitError as exc:
         if args.format == "json" and exc.exit_code == 1:
             sys.stdout.write(ScoreReport(problem.problem_id, [], exc.issues).to_json())

@@ -119,7 +119,7 @@ def _problem_digest(doc_path: Path, problem, dataset: Path | None) -> str:
     """sha256 over the files scoring reads: the problemDoc, its dataSplits, the datasetDoc,
     the dataset's tables and the ``_debug`` metadata; plus the d3mkit version."""
     from d3mkit import __version__
-    from d3mkit.scoring.score import default_metadata_dir
+    from d3mkit.scoring.resolve import metadata_dir_of
     h = hashlib.sha256(f"d3mkit {__version__}\n".encode())
     from d3mkit.limits import file_issue
     from d3mkit.paths import outside_reason
@@ -128,7 +128,7 @@ def _problem_digest(doc_path: Path, problem, dataset: Path | None) -> str:
     if dataset is not None:
         files.append((dataset, dataset.parent))
         files += [(t, dataset.parent) for t in sorted((dataset.parent / "tables").glob("*"))]
-    mdir = default_metadata_dir(problem)
+    mdir = metadata_dir_of(doc_path)
     if mdir is not None and mdir.is_dir():
         files += [(m, mdir) for m in sorted(mdir.glob("*.csv"))]
     for f, root in files:

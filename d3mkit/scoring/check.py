@@ -5,8 +5,8 @@ layer, :func:`d3mkit.scoring.score.check_prepared`): every issue at once, no sco
 (:func:`d3mkit.validation.validate_paths`) and the predictions files it found in problem
 directories (a CSV there that is not the splits file).
 
-The truth comes from ``--targets`` or the problem's dataset (beside the problem, else on
-``--datasets``), as for ``score``. A problem-side error (an unknown metric, a truth that
+The truth comes from the targets table or the problem's dataset (beside the problem, else
+in the search directories), resolved as for ``score`` (:mod:`d3mkit.scoring.resolve`). A problem-side error (an unknown metric, a truth that
 cannot be read) is reported on the problemDoc; the file's issues on the predictions file.
 """
 
@@ -36,8 +36,8 @@ def validate_predictions(paths: list[Path | str], problem: Path | str, *, datase
                          targets: Path | str | None = None, repeat: int = 0, fold: int = 0) -> Report:
     """Check each predictions file in ``paths`` against ``problem`` (a problem directory,
     problemDoc.json or task root); a missing path or dataset is a :class:`UsageError`."""
-    from d3mkit.docs import ProblemDoc
-    from d3mkit.docs.locate import DatasetFinder, find_problem_doc, require_dataset_id
+    from d3mkit.docs.locate import find_problem_doc
+    from d3mkit.scoring.resolve import resolve
     from d3mkit.scoring.score import check_prepared, prepare_problem
 
     for p in paths:
@@ -46,18 +46,8 @@ def validate_predictions(paths: list[Path | str], problem: Path | str, *, datase
             raise UsageError("path does not exist" if not p.exists() else "a predictions file is a CSV "
                              "file, not a directory", str(p), code="usage.path")
     pdoc = find_problem_doc(problem)
-    doc = ProblemDoc.load(pdoc)
-    dataset_id = require_dataset_id(doc, pdoc)
-    dataset = None
-    if targets is None:
-        dataset = DatasetFinder(datasets).find(dataset_id, pdoc)
-        if dataset is None:
-            raise UsageError(f"no dataset with datasetID {dataset_id!r} beside the problem or on "
-                             f"--datasets; pass --datasets DIR or --targets targets.csv", str(pdoc),
-                             code="usage.path")
-    elif not Path(targets).is_file():
-        raise UsageError("path does not exist", str(targets), code="usage.path")
-    prepared = prepare_problem(doc, dataset=dataset, targets_path=targets, repeat=repeat, fold=fold)
+    resolved = resolve(pdoc, targets=targets, search=datasets)
+    prepared = prepare_problem(resolved, repeat=repeat, fold=fold)
     report = Report()
     problem_side = {id(i) for i in prepared.issues}
     report.add(str(pdoc), "problemDoc", list(prepared.issues))

@@ -38,12 +38,12 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.scoring import multilabel as ML
+from d3mkit.scoring.labels import LabelCodes, encode
 from d3mkit.scoring.multilabel import LabelSets
 from d3mkit.registry import CLASSIFICATION, CLUSTERING, REGRESSION, register_metric
 DEFAULT_POS_LABEL = "1"
 MAX_RANK = 500.0   # rank given to a true value missing from a ranked prediction list
 
-_CACHE: list = []   # last encoding of a pair of read-only arrays (see _encode)
 
 
 # ---------------------------------------------------------------------------------------
@@ -72,74 +72,20 @@ def _per_column(fn):
     return wrapped
 
 
-def _encode(y_true, y_pred):
-    """``(true_codes, pred_codes, classes)``: integer codes into the sorted union of labels.
-
-    Results for read-only arrays (the scorer marks its aligned arrays read-only) are kept
-    for the next call, so several metrics on the same targets encode once.
+def _encode(y_true, y_pred, codes: LabelCodes | None = None):
+    """``(true_codes, pred_codes, classes)``: integer codes into the sorted union of labels;
+    ``codes`` when the caller has them (the scorer's ``codes`` input), else computed.
 
     >>> t, p, c = _encode(["b", "a"], ["a", "c"])
     >>> t.tolist(), p.tolist(), c.tolist()
     ([1, 0], [0, 2], ['a', 'b', 'c'])
     """
-    t, p = _arr(y_true), _arr(y_pred)
-    cacheable = not t.flags.writeable and not p.flags.writeable
-    if cacheable and _CACHE and _CACHE[0] is t and _CACHE[1] is p:
-        if _CACHE[2] is None:   # codes handed over by remember_codes, sorted on first use
-            _CACHE[2] = _sorted_codes(*_CACHE[3])
-        return _CACHE[2]
-    codes_t, uniq = pd.factorize(t, sort=False)
-    uniq_index = pd.Index(uniq)
-    codes_p = uniq_index.get_indexer(p)
-    new = codes_p < 0
-    if new.any():
-        extra_codes, extra = pd.factorize(p[new], sort=False)
-        codes_p[new] = extra_codes + len(uniq)
-        allu = np.concatenate([np.asarray(uniq, dtype=object), np.asarray(extra, dtype=object)])
-    else:
-        allu = np.asarray(uniq, dtype=object)
-    out = _sorted_codes(codes_t, codes_p, allu)
-    if cacheable:
-        _CACHE[:] = [t, p, out, None]
-    return out
+    return (codes if codes is not None else encode(_arr(y_true), _arr(y_pred))).astuple()
 
 
-def _sorted_codes(codes_t, codes_p, labels):
-    """Codes into ``labels`` (distinct, any order) renumbered into the sorted labels."""
-    labels = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
-    order = np.argsort(labels.astype(str) if labels.dtype == object else labels, kind="stable") \
-        if not _numeric(labels) else np.argsort(labels.astype(float), kind="stable")
-    remap = np.empty(len(order), dtype=np.int64)
-    remap[order] = np.arange(len(order))
-    return remap[codes_t], remap[codes_p], labels[order]
-
-
-def remember_codes(y_true, y_pred, codes_t, codes_p, labels) -> None:
-    """Hand :func:`_encode` the integer form of two read-only arrays that the caller
-    already has (``y_true == labels[codes_t]``, ``y_pred == labels[codes_p]``, labels
-    distinct, any order), so that the label-encoding metrics on them hash no row again.
-    The scorer does this with :attr:`d3mkit.scoring.predictions.Aligned.codes`.
-
-    >>> t = np.array(["b", "a"], dtype=object); p = np.array(["a", "c"], dtype=object)
-    >>> t.flags.writeable = p.flags.writeable = False
-    >>> remember_codes(t, p, np.array([0, 1]), np.array([1, 2]), np.array(["b", "a", "c"], dtype=object))
-    >>> [x.tolist() for x in _encode(t, p)] == [x.tolist() for x in _encode(list(t), list(p))]
-    True
-    """
-    t, p = _arr(y_true), _arr(y_pred)
-    if not t.flags.writeable and not p.flags.writeable:
-        _CACHE[:] = [t, p, None, (codes_t, codes_p, labels)]
-
-
-def _numeric(a: np.ndarray) -> bool:
-    if a.dtype.kind in "iuf":
-        return True
-    return len(a) > 0 and all(isinstance(v, (int, float, np.integer, np.floating)) for v in a)
-
-
-def _confusion(y_true, y_pred):
+def _confusion(y_true, y_pred, codes=None):
     """Confusion matrix (rows truth, columns prediction) over the sorted label union."""
-    t, p, classes = _encode(y_true, y_pred)
+    t, p, classes = _encode(y_true, y_pred, codes)
     k = len(classes)
     cm = np.bincount(t * k + p, minlength=k * k).reshape(k, k) if k else np.zeros((0, 0), int)
     return cm, classes
@@ -154,10 +100,10 @@ def _div(num, den):
     return out
 
 
-def _binary_counts(y_true, y_pred, posLabel):
+def _binary_counts(y_true, y_pred, posLabel, codes=None):
     """(tp, fp, fn) for the positive class ``posLabel`` of a binary problem."""
     pos = DEFAULT_POS_LABEL if posLabel is None else posLabel
-    cm, classes = _confusion(y_true, y_pred)
+    cm, classes = _confusion(y_true, y_pred, codes)
     labels = [str(c) for c in classes]
     if len(labels) > 2:
         raise ValueError(f"a binary metric got {len(labels)} labels ({', '.join(labels[:10])}); "
@@ -191,7 +137,7 @@ def _floats(y) -> np.ndarray:
 @register_metric("accuracy", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
-def accuracy(y_true, y_pred, **_) -> float:
+def accuracy(y_true, y_pred) -> float:
     """Fraction of rows whose predicted label equals the true label.
 
     >>> accuracy(["a", "b", "c", "c"], ["a", "b", "c", "a"])
@@ -205,52 +151,52 @@ def accuracy(y_true, y_pred, **_) -> float:
     return float(np.count_nonzero(t == p) / len(t))
 
 
-@register_metric("precision", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("precision", inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
-def precision(y_true, y_pred, posLabel=None, **_) -> float:
+def precision(y_true, y_pred, posLabel=None, codes=None) -> float:
     """Binary precision tp / (tp + fp) of the positive label (``posLabel``, default "1").
 
     >>> precision(["1", "0", "1", "0"], ["1", "1", "1", "0"])
     0.6666666666666666
     """
     _no_multilabel(y_true, 'precision')
-    tp, fp, _fn = _binary_counts(y_true, y_pred, posLabel)
+    tp, fp, _fn = _binary_counts(y_true, y_pred, posLabel, codes)
     return float(_div(tp, tp + fp))
 
 
-@register_metric("recall", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("recall", inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
-def recall(y_true, y_pred, posLabel=None, **_) -> float:
+def recall(y_true, y_pred, posLabel=None, codes=None) -> float:
     """Binary recall tp / (tp + fn) of the positive label (``posLabel``, default "1").
 
     >>> recall(["1", "0", "1", "1"], ["1", "1", "0", "0"])
     0.3333333333333333
     """
     _no_multilabel(y_true, 'recall')
-    tp, _fp, fn = _binary_counts(y_true, y_pred, posLabel)
+    tp, _fp, fn = _binary_counts(y_true, y_pred, posLabel, codes)
     return float(_div(tp, tp + fn))
 
 
-@register_metric("f1", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1", inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
-def f1(y_true, y_pred, posLabel=None, **_) -> float:
+def f1(y_true, y_pred, posLabel=None, codes=None) -> float:
     """Binary F1 2tp / (2tp + fp + fn) of ``posLabel`` (default "1").
 
     >>> f1(["yes", "no", "yes"], ["yes", "yes", "yes"], posLabel="yes")
     0.8
     """
     _no_multilabel(y_true, 'f1')
-    tp, fp, fn = _binary_counts(y_true, y_pred, posLabel)
+    tp, fp, fn = _binary_counts(y_true, y_pred, posLabel, codes)
     return float(_div(2 * tp, 2 * tp + fp + fn))
 
 
-@register_metric("jaccardSimilarityScore", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("jaccardSimilarityScore", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True)
 @_per_column
-def jaccard_similarity_score(y_true, y_pred, posLabel=None, **_) -> float:
+def jaccard_similarity_score(y_true, y_pred, posLabel=None, codes=None) -> float:
     """Binary Jaccard index tp / (tp + fp + fn) of ``posLabel`` (default "1"), as the
     reference package computes it (``sklearn.metrics.jaccard_score``).
 
@@ -259,14 +205,14 @@ def jaccard_similarity_score(y_true, y_pred, posLabel=None, **_) -> float:
     """
     if isinstance(y_true, LabelSets):
         return ML.jaccard_samples(y_true.truth, y_true.pred)
-    tp, fp, fn = _binary_counts(y_true, y_pred, posLabel)
+    tp, fp, fn = _binary_counts(y_true, y_pred, posLabel, codes)
     return float(_div(tp, tp + fp + fn))
 
 
-@register_metric("f1Micro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1Micro", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
-def f1_micro(y_true, y_pred, **_) -> float:
+def f1_micro(y_true, y_pred, codes=None) -> float:
     """Micro-averaged F1 over all labels (equals accuracy for one label per row).
 
     >>> f1_micro(["a", "b", "c"], ["a", "b", "b"])
@@ -274,16 +220,16 @@ def f1_micro(y_true, y_pred, **_) -> float:
     """
     if isinstance(y_true, LabelSets):
         return ML.f1_micro(y_true.truth, y_true.pred)
-    cm, _c = _confusion(y_true, y_pred)
+    cm, _c = _confusion(y_true, y_pred, codes)
     tp = np.trace(cm)
     wrong = cm.sum() - tp
     return float(_div(2 * tp, 2 * tp + 2 * wrong))
 
 
-@register_metric("f1Macro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1Macro", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
-def f1_macro(y_true, y_pred, **_) -> float:
+def f1_macro(y_true, y_pred, codes=None) -> float:
     """Unweighted mean of per-label F1 over the union of true and predicted labels.
 
     >>> f1_macro(["a", "b", "c"], ["a", "b", "b"])
@@ -291,7 +237,7 @@ def f1_macro(y_true, y_pred, **_) -> float:
     """
     if isinstance(y_true, LabelSets):
         return ML.f1_macro(y_true.truth, y_true.pred)
-    cm, _c = _confusion(y_true, y_pred)
+    cm, _c = _confusion(y_true, y_pred, codes)
     if not cm.size:
         return 0.0
     tp = np.diag(cm)
@@ -299,12 +245,12 @@ def f1_macro(y_true, y_pred, **_) -> float:
     return float(per_label.mean())
 
 
-@register_metric("hammingLoss", multilabel=True, higher_is_better=False, best=0.0, worst=1.0,
+@register_metric("hammingLoss", inputs=("codes",), multilabel=True, higher_is_better=False, best=0.0, worst=1.0,
                  task_types=CLASSIFICATION, standard=False,
                  description="fraction of wrong cells of the one-hot label matrix "
                              "(d3m.metrics HammingLossMetric)")
 @_per_column
-def hamming_loss(y_true, y_pred, **_) -> float:
+def hamming_loss(y_true, y_pred, codes=None) -> float:
     """Fraction of wrong cells in the one-hot (multi-label) encoding over all labels.
 
     For one label per row a wrong row differs in two cells:
@@ -314,7 +260,7 @@ def hamming_loss(y_true, y_pred, **_) -> float:
     """
     if isinstance(y_true, LabelSets):
         return ML.hamming_loss(y_true.truth, y_true.pred)
-    cm, classes = _confusion(y_true, y_pred)
+    cm, classes = _confusion(y_true, y_pred, codes)
     n, k = cm.sum(), len(classes)
     if not n or not k:
         return 0.0
@@ -352,7 +298,7 @@ def binary_auc(y_true_bool, scores) -> float:
     return float((r[y].sum() - npos * (npos + 1) / 2.0) / (npos * nneg))
 
 
-def class_scores(y_true, y_pred, confidence, classes=None):
+def class_scores(y_true, y_pred, confidence, classes=None, codes=None):
     """``(true_codes, score_matrix, classes)`` for the ROC metrics.
 
     ``confidence`` is 2-D ``(rows, len(classes))`` (one row per (index, class) layout;
@@ -371,7 +317,7 @@ def class_scores(y_true, y_pred, confidence, classes=None):
             bad = t[idx < 0][0]
             raise ValueError(f"true label {bad!r} has no confidence column")
         return idx, conf, cls
-    tc, pc, cls = _encode(t, y_pred)
+    tc, pc, cls = _encode(t, y_pred, codes)
     k = len(cls)
     other = (1.0 - conf) / (k - 1) if k > 1 else np.zeros_like(conf)
     mat = np.repeat(other[:, None], k, axis=1)
@@ -387,10 +333,10 @@ def _pos_label_for_auc(classes, posLabel):
     return len(labels) - 1
 
 
-@register_metric("rocAuc", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAuc", inputs=("confidence", "classes", "codes"), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, params=("posLabel",),
                  standard=True, binary_only=True)
-def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, **_) -> float:
+def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, codes=None) -> float:
     """Binary ROC AUC from confidences (see :func:`class_scores` for the two layouts).
 
     The positive class is ``posLabel`` (default "1", else the last label in sorted
@@ -402,7 +348,7 @@ def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, **_) -
     _no_multilabel(y_true, 'rocAuc')
     if confidence is None:
         raise ValueError("rocAuc needs a confidence column")
-    tc, mat, cls = class_scores(y_true, y_pred, confidence, classes)
+    tc, mat, cls = class_scores(y_true, y_pred, confidence, classes, codes)
     present = np.unique(tc)
     if len(cls) > 2 or len(present) > 2:
         raise ValueError(f"rocAuc is binary but the labels are {', '.join(map(str, cls[:10]))}; "
@@ -411,9 +357,9 @@ def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, **_) -
     return binary_auc(tc == j, mat[:, j])
 
 
-@register_metric("rocAucMicro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAucMicro", inputs=("confidence", "classes", "codes"), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, standard=True)
-def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
+def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, codes=None) -> float:
     """One-vs-rest ROC AUC pooled over all (row, class) cells (scikit-learn's micro).
 
     >>> roc_auc_micro(["a", "b", "c"], None, confidence=[[.8, .1, .1], [.3, .6, .1],
@@ -424,15 +370,15 @@ def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
         return ML.roc_auc_micro(y_true.truth, _ml_scores(y_true, 'rocAucMicro'), binary_auc)
     if confidence is None:
         raise ValueError("rocAucMicro needs a confidence column")
-    tc, mat, cls = class_scores(y_true, y_pred, confidence, classes)
+    tc, mat, cls = class_scores(y_true, y_pred, confidence, classes, codes)
     onehot = np.zeros(mat.shape, dtype=bool)
     onehot[np.arange(len(tc)), tc] = True
     return binary_auc(onehot.ravel(), mat.ravel())
 
 
-@register_metric("rocAucMacro", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAucMacro", inputs=("confidence", "classes", "codes"), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, standard=True)
-def roc_auc_macro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
+def roc_auc_macro(y_true, y_pred, confidence=None, classes=None, codes=None) -> float:
     """Mean one-vs-rest ROC AUC over the labels (scikit-learn's macro). Labels absent
     from the truth (whose area is undefined) are left out of the mean.
 
@@ -444,7 +390,7 @@ def roc_auc_macro(y_true, y_pred, confidence=None, classes=None, **_) -> float:
         return ML.roc_auc_macro(y_true.truth, _ml_scores(y_true, 'rocAucMacro'), binary_auc)
     if confidence is None:
         raise ValueError("rocAucMacro needs a confidence column")
-    tc, mat, cls = class_scores(y_true, y_pred, confidence, classes)
+    tc, mat, cls = class_scores(y_true, y_pred, confidence, classes, codes)
     counts = np.bincount(tc, minlength=len(cls))
     ok = [j for j in range(len(cls)) if 0 < counts[j] < len(tc)]
     if not ok:
@@ -490,7 +436,7 @@ def _finite(value: float, name: str) -> float:
 
 @register_metric("meanSquaredError", higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, standard=True)
-def mean_squared_error(y_true, y_pred, **_) -> float:
+def mean_squared_error(y_true, y_pred) -> float:
     """Mean of squared errors (averaged over targets for 2-D input).
 
     >>> mean_squared_error([3.0, -0.5, 2.0, 7.0], [2.5, 0.0, 2.0, 8.0])
@@ -503,7 +449,7 @@ def mean_squared_error(y_true, y_pred, **_) -> float:
 
 @register_metric("rootMeanSquaredError", higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, standard=True)
-def root_mean_squared_error(y_true, y_pred, **_) -> float:
+def root_mean_squared_error(y_true, y_pred) -> float:
     """Square root of :func:`mean_squared_error` (the seed's table; for several targets
     under allTargets that is sqrt of the mean MSE, whereas the reference package averages
     per-target RMSEs, which is rootMeanSquaredErrorAvg here).
@@ -517,7 +463,7 @@ def root_mean_squared_error(y_true, y_pred, **_) -> float:
 
 @register_metric("rootMeanSquaredErrorAvg", higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, applicability="allTargets", standard=True)
-def root_mean_squared_error_avg(y_true, y_pred, **_) -> float:
+def root_mean_squared_error_avg(y_true, y_pred) -> float:
     """Mean over targets of each target's RMSE.
 
     >>> root_mean_squared_error_avg([[0.0, 0.0], [0.0, 0.0]], [[1.0, 3.0], [1.0, 3.0]])
@@ -529,7 +475,7 @@ def root_mean_squared_error_avg(y_true, y_pred, **_) -> float:
 
 @register_metric("meanAbsoluteError", higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, standard=True)
-def mean_absolute_error(y_true, y_pred, **_) -> float:
+def mean_absolute_error(y_true, y_pred) -> float:
     """Mean of absolute errors (averaged over targets for 2-D input).
 
     >>> mean_absolute_error([3.0, -0.5, 2.0, 7.0], [2.5, 0.0, 2.0, 8.0])
@@ -542,7 +488,7 @@ def mean_absolute_error(y_true, y_pred, **_) -> float:
 @register_metric("rSquared", higher_is_better=True, best=1.0, worst=-math.inf,
                  task_types=REGRESSION, standard=True)
 @_per_column
-def r_squared(y_true, y_pred, **_) -> float:
+def r_squared(y_true, y_pred) -> float:
     """Coefficient of determination 1 - SS_res / SS_tot (1.0 for a perfect fit of a
     constant truth, 0.0 for an imperfect one, as scikit-learn does).
 
@@ -576,7 +522,7 @@ def _norm(x: np.ndarray) -> float:
 @register_metric("normalizedMutualInformation", higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLUSTERING + ("classification",), standard=True)
 @_per_column
-def normalized_mutual_information(y_true, y_pred, **_) -> float:
+def normalized_mutual_information(y_true, y_pred) -> float:
     """Mutual information of the two labelings over the geometric mean of their entropies
     (label names do not matter, only the partition).
 
@@ -605,7 +551,7 @@ def normalized_mutual_information(y_true, y_pred, **_) -> float:
 
 @register_metric("precisionAtTopK", higher_is_better=True, best=1.0, worst=0.0,
                  params=("K",), standard=True)
-def precision_at_top_k(y_true, y_pred, K=20, **_) -> float:
+def precision_at_top_k(y_true, y_pred, K=20) -> float:
     """The seed's precision_at_top_K: how many values the first ``K`` entries of the
     truth and of the predictions (both in index order) share, divided by ``K``.
 
@@ -627,7 +573,7 @@ def precision_at_top_k(y_true, y_pred, K=20, **_) -> float:
     return float(len(np.intersect1d(t, p)) / k)
 
 
-def precision_at_top_k_ranked(y_true, y_pred, K=20, **_) -> float:
+def precision_at_top_k_ranked(y_true, y_pred, K=20) -> float:
     """The D3M reference package's precisionAtTopK (not registered; for comparison):
     the row positions of the K largest values of the truth and of the predictions
     (integers), how many they share, divided by K.
@@ -650,10 +596,10 @@ def _ranks(ranks) -> np.ndarray:
 
 
 @register_metric("meanReciprocalRank", higher_is_better=True, best=1.0, worst=0.0,
-                 task_types=("linkPrediction",), extra={"layout": "ranked"},
+                 task_types=("linkPrediction",), inputs=("ranks",), layout="ranked",
                  description="mean of 1/rank of the true value among ranked predictions "
                              "(d3m.metrics MeanReciprocalRankMetric; missing: rank 500)")
-def mean_reciprocal_rank(y_true, y_pred, ranks=None, **_) -> float:
+def mean_reciprocal_rank(y_true, y_pred, ranks=None) -> float:
     """Mean of ``1 / rank`` where ``ranks`` holds, per truth row, the rank the predictions
     gave the true value (500 when they did not list it).
 
@@ -665,10 +611,10 @@ def mean_reciprocal_rank(y_true, y_pred, ranks=None, **_) -> float:
 
 
 @register_metric("hitsAtK", higher_is_better=True, best=1.0, worst=0.0,
-                 task_types=("linkPrediction",), params=("K",), extra={"layout": "ranked"},
+                 task_types=("linkPrediction",), params=("K",), inputs=("ranks",), layout="ranked",
                  description="fraction of truth rows whose true value is ranked within the "
                              "top K (d3m.metrics HitsAtKMetric)")
-def hits_at_k(y_true, y_pred, ranks=None, K=1, **_) -> float:
+def hits_at_k(y_true, y_pred, ranks=None, K=1) -> float:
     """Fraction of truth rows whose true value the predictions rank ``<= K``.
 
     >>> round(hits_at_k(None, None, ranks=[4, 1, 2], K=3), 6)

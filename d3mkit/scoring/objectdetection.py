@@ -153,9 +153,10 @@ def average_precision(true_boxes, true_images, pred_boxes, pred_images, confiden
 
 @register_metric("objectDetectionAP", higher_is_better=True, best=1.0, worst=0.0,
                  task_types=("objectDetection",), params=("ovthresh", "use07Metric"),
-                 standard=True, extra={"layout": "objectDetection"})
+                 standard=True, layout="objectDetection",
+                 inputs=("confidence", "images_true", "images_pred"))
 def object_detection_ap(y_true, y_pred, confidence=None, images_true=None, images_pred=None,
-                        ovthresh=0.5, use07Metric=False, **_) -> float:
+                        ovthresh=0.5, use07Metric=False) -> float:
     """VOC AP (overlap 0.5) of predicted boxes against the truth, matched per image.
 
     ``y_true``/``y_pred`` are ``(n, 4)`` box arrays, ``images_true``/``images_pred`` the

@@ -273,7 +273,7 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "
             d3m_scores = {r["metric"]: float(r["value"]) if r["value"] != "" else math.nan
                           for r in csv.DictReader(fh)}
         kept = _problem_with(score_problem, metrics, work / name / f"problem_SCORE_{tag}" / "problemDoc.json")
-        mine = score_predictions(kept, pred, targets_path=views / "SCORE" / "targets.csv",
+        mine = score_predictions(kept, pred, targets=views / "SCORE" / "targets.csv",
                                  metadata_dir=metadata_dir)
         # a singleTarget metric of a multi-target problem: d3mkit scores each target, d3m the mean
         per_target: dict = {}

@@ -158,7 +158,7 @@ def _expected(metadata) -> float:
                  description="accuracy a memoriser of the training images would reach "
                              "(untransformed or memorised test images + chance 1/10 on the "
                              "rest); a reference figure independent of the predictions")
-def _expected_metric(y_true, y_pred, metadata=None, **_) -> float:
+def _expected_metric(y_true, y_pred, metadata=None) -> float:
     return _expected(metadata)
 
 
@@ -166,7 +166,7 @@ def _expected_metric(y_true, y_pred, metadata=None, **_) -> float:
                  task_types=("classification",), metadata_file="samples.csv",
                  description="(accuracy - expectedAccuracyWithoutAbstraction) / "
                              "(1 - expectedAccuracyWithoutAbstraction)")
-def _chance_corrected_metric(y_true, y_pred, metadata=None, **_) -> float:
+def _chance_corrected_metric(y_true, y_pred, metadata=None) -> float:
     return chance_corrected_accuracy(accuracy(y_true, y_pred), _expected(metadata))
 
 
@@ -174,6 +174,6 @@ def _chance_corrected_metric(y_true, y_pred, metadata=None, **_) -> float:
                  task_types=("classification",), metadata_file="samples.csv",
                  description="accuracy on test images of the shapes never seen transformed "
                              "in training (shapes K..9)")
-def _held_out_metric(y_true, y_pred, metadata=None, **_) -> float:
+def _held_out_metric(y_true, y_pred, metadata=None) -> float:
     (trained,) = _columns(metadata, "trainedTransformed")
     return held_out_shape_accuracy(y_true, y_pred, as_bool(trained))

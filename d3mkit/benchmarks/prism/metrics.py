@@ -148,7 +148,7 @@ def _rationale_columns(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
                  applicability="allTargets",
                  description="SQuAD-style token F1 between predicted and reference rationale, "
                              "averaged over rows (PVLr; 2-D input: last target column)")
-def rationale_token_f1(y_true, y_pred, **_) -> float:
+def rationale_token_f1(y_true, y_pred) -> float:
     """Mean SQuAD-style token F1 of predicted vs reference rationales.
 
     >>> rationale_token_f1(["it has a collar", "the glass is shattered"],
@@ -167,7 +167,7 @@ def rationale_token_f1(y_true, y_pred, **_) -> float:
                              "removed first), averaged over rows - not standard ROUGE-L on raw text, from "
                              "which it differs whenever articles or punctuation matter (see "
                              "rationaleRougeLStandard) (PVLr; 2-D input: last column)")
-def rationale_rouge_l(y_true, y_pred, **_) -> float:
+def rationale_rouge_l(y_true, y_pred) -> float:
     """Mean ROUGE-L F-measure (beta 1) of SQuAD-normalized predicted vs reference rationales.
 
     >>> rationale_rouge_l(["the glass is shattered", "cats are pets"], ["glass shattered", "dogs"])
@@ -182,7 +182,7 @@ def rationale_rouge_l(y_true, y_pred, **_) -> float:
                              "reference rationale, tokenized as the rouge-score package does (lower case, "
                              "non-alphanumeric characters separate tokens, articles kept), averaged over "
                              "rows (PVLr; 2-D input: last column)")
-def rationale_rouge_l_standard(y_true, y_pred, **_) -> float:
+def rationale_rouge_l_standard(y_true, y_pred) -> float:
     """Mean standard ROUGE-L F-measure (rouge-score's tokens, no stemming).
 
     >>> rationale_rouge_l_standard(["the glass is shattered", "cats are pets"], ["glass shattered", "dogs"])

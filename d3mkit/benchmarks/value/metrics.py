@@ -149,28 +149,28 @@ def _codes(y_true, y_pred, target_names=None, d3m_index=None):
 
 
 _COMMON = dict(task_types=("classification",), applicability="allTargets",
-               extra={"targetNames": True})
+               inputs=("target_names", "d3m_index"))
 _READS = (" A board is a row's 64 square targets (a8 ... h1) or its one FEN-placement target.")
 
 
 @register_metric(name="exactMatch", higher_is_better=True, best=1.0, worst=0.0,
                  description="VALUE EM (eq. 3): fraction of boards predicted exactly (all 64 squares)."
                  + _READS, **_COMMON)
-def exact_match_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+def exact_match_metric(y_true, y_pred, target_names=None, d3m_index=None) -> float:
     return exact_match(*_codes(y_true, y_pred, target_names, d3m_index))
 
 
 @register_metric(name="boardF1", higher_is_better=True, best=1.0, worst=0.0,
                  description="VALUE F1 (eq. 4): mean per-board F1 over non-empty squares." + _READS,
                  **_COMMON)
-def board_f1_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+def board_f1_metric(y_true, y_pred, target_names=None, d3m_index=None) -> float:
     return board_f1(*_codes(y_true, y_pred, target_names, d3m_index))
 
 
 @register_metric(name="saneF1", higher_is_better=True, best=1.0, worst=0.0,
                  description="VALUE sF1 (eq. 6): board F1 counting only predictions that violate "
                              "no rule of eq. 2." + _READS, **_COMMON)
-def sane_f1_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+def sane_f1_metric(y_true, y_pred, target_names=None, d3m_index=None) -> float:
     return sane_f1(*_codes(y_true, y_pred, target_names, d3m_index))
 
 
@@ -178,7 +178,7 @@ def sane_f1_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> fl
                  description="VALUE C (eq. 5) as a fraction 0-1 of predicted boards that violate a "
                              "rule of eq. 2 (the paper prints C in percent: multiply by 100)." + _READS,
                  **_COMMON)
-def contradiction_rate_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+def contradiction_rate_metric(y_true, y_pred, target_names=None, d3m_index=None) -> float:
     return contradiction_rate(_codes(y_true, y_pred, target_names, d3m_index)[1])
 
 
@@ -188,7 +188,7 @@ def contradiction_rate_metric(y_true, y_pred, target_names=None, d3m_index=None,
                              "(each extra/missing king, adjacent king pair, surplus piece or pawn, back-"
                              "rank pawn, unexplained promotion adds one); reproduces Table 1's muC."
                              + _READS, **_COMMON)
-def mean_violation_severity_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+def mean_violation_severity_metric(y_true, y_pred, target_names=None, d3m_index=None) -> float:
     return mean_violation_severity(_codes(y_true, y_pred, target_names, d3m_index)[1])
 
 
@@ -197,5 +197,5 @@ def mean_violation_severity_metric(y_true, y_pred, target_names=None, d3m_index=
                              "(rule, colour) flags a prediction violates (d3mkit's reading; smaller "
                              "than the paper's severity count, see meanViolationSeverity)." + _READS,
                  **_COMMON)
-def mean_violated_flags_metric(y_true, y_pred, target_names=None, d3m_index=None, **_) -> float:
+def mean_violated_flags_metric(y_true, y_pred, target_names=None, d3m_index=None) -> float:
     return mean_violated_flags(_codes(y_true, y_pred, target_names, d3m_index)[1])

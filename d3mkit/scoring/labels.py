@@ -1,0 +1,87 @@
+"""The integer form of two aligned label arrays: :class:`LabelCodes`.
+
+The label metrics (confusion-matrix metrics, the ROC metrics on one confidence per row)
+work on integer codes into the sorted union of the true and predicted labels. They are
+pure: a metric computes the codes with :func:`encode`, unless the scorer hands it the
+``codes=`` input (declared in the metric's ``inputs``), which the rows layout builds from
+what its parse already found (:func:`from_codes`) so that 10^6 labels are hashed once,
+not once per metric. Nothing is cached between calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class LabelCodes:
+    """``truth == labels[truth_codes]`` and ``pred == labels[pred_codes]``; ``labels`` is
+    the sorted union of both sides' labels (numbers by value, else by their text)."""
+
+    truth: np.ndarray
+    pred: np.ndarray
+    labels: np.ndarray
+
+    def astuple(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.truth, self.pred, self.labels
+
+
+def _numeric(a: np.ndarray) -> bool:
+    if a.dtype.kind in "iuf":
+        return True
+    return len(a) > 0 and all(isinstance(v, (int, float, np.integer, np.floating)) for v in a)
+
+
+def from_codes(codes_t, codes_p, labels) -> LabelCodes:
+    """:class:`LabelCodes` from codes into ``labels`` (distinct, any order): the labels
+    sorted and the codes renumbered to match.
+
+    >>> c = from_codes(np.array([0, 1]), np.array([1, 2]), np.array(["b", "a", "c"], dtype=object))
+    >>> c.truth.tolist(), c.pred.tolist(), c.labels.tolist()
+    ([1, 0], [0, 2], ['a', 'b', 'c'])
+    """
+    labels = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
+    order = np.argsort(labels.astype(str) if labels.dtype == object else labels, kind="stable") \
+        if not _numeric(labels) else np.argsort(labels.astype(float), kind="stable")
+    remap = np.empty(len(order), dtype=np.int64)
+    remap[order] = np.arange(len(order))
+    return LabelCodes(remap[codes_t], remap[codes_p], labels[order])
+
+
+def encode(y_true, y_pred) -> LabelCodes:
+    """:class:`LabelCodes` of two label arrays (one hash of each side).
+
+    >>> c = encode(["b", "a"], ["a", "c"])
+    >>> c.truth.tolist(), c.pred.tolist(), c.labels.tolist()
+    ([1, 0], [0, 2], ['a', 'b', 'c'])
+    """
+    t = y_true if isinstance(y_true, np.ndarray) else np.asarray(y_true, dtype=object)
+    p = y_pred if isinstance(y_pred, np.ndarray) else np.asarray(y_pred, dtype=object)
+    codes_t, uniq = pd.factorize(t, sort=False)
+    codes_p = pd.Index(uniq).get_indexer(p)
+    new = codes_p < 0
+    if new.any():
+        extra_codes, extra = pd.factorize(p[new], sort=False)
+        codes_p[new] = extra_codes + len(uniq)
+        allu = np.concatenate([np.asarray(uniq, dtype=object), np.asarray(extra, dtype=object)])
+    else:
+        allu = np.asarray(uniq, dtype=object)
+    return from_codes(codes_t, codes_p, allu)
+
+
+def joint_codes(tcodes, pcodes, order=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(truth codes, prediction codes, labels)`` into one label list (labels in no
+    particular order; :func:`from_codes` sorts them) from each side's own ``(codes,
+    distinct values)`` (what a parse found), the predictions put in truth order by
+    ``order`` (None: already in it)."""
+    tc, tu = tcodes
+    pc, pu = pcodes
+    where = pd.Index(tu).get_indexer(pu)          # tu is distinct: a lookup over labels
+    new = where < 0
+    where[new] = len(tu) + np.arange(int(new.sum()))
+    labels = np.concatenate([tu, pu[new]]) if new.any() else tu
+    pc = where[pc]
+    return tc, (pc if order is None else pc[order]), labels

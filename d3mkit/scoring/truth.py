@@ -1,0 +1,167 @@
+"""Step 3 of scoring, the truth: the TEST rows of learningData for one repeat/fold of
+dataSplits (or every row of an explicit targets table), checked and in d3mIndex order.
+
+:func:`load_truth` reads only the columns scoring uses (d3mIndex, the targets, the image
+column of objectDetection) through :mod:`d3mkit.scoring.predictions` (a path or a
+DataFrame, the same reader as the predictions) and decides whether the truth holds label
+sets (several rows per d3mIndex: multiLabel). The target colTypes come from the
+datasetDoc, else from the task type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
+from d3mkit.scoring.predictions import header_of, read_table, source_name
+from d3mkit.scoring.values import INDEX, index_values, lines, rows_text, same_kind
+
+MULTILABEL_TASKS = ("classification", "semiSupervisedClassification")
+REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
+                    "semiSupervisedRegression")
+
+
+@dataclass
+class Truth:
+    """TEST rows of the truth: strings as read, in d3mIndex order (file order for
+    objectDetection)."""
+
+    frame: pd.DataFrame
+    index: np.ndarray
+    targets: list[str]
+    col_types: dict[str, str]
+    image_column: str | None
+    path: str
+    issues: list[Issue] = field(default_factory=list)
+    multilabel: bool = False   # several rows per d3mIndex, one per label
+    rows: np.ndarray | None = None   # each frame row's 0-based data row in the file
+
+
+
+def _target_types(problem, dataset) -> dict[str, str]:
+    types: dict[str, str] = {}
+    res = dataset.learning_data if dataset is not None else None
+    for name in problem.target_names:
+        col = res.column(name) if res is not None else None
+        if col is not None and col.col_type:
+            types[name] = col.col_type
+        elif problem.task_type == "objectDetection":
+            types[name] = "realVector"
+        elif problem.task_type in REGRESSION_TASKS:
+            types[name] = "real"
+        else:
+            types[name] = "categorical"
+    return types
+
+
+def image_column(problem, dataset, columns) -> str | None:
+    """The column that keys objectDetection rows (:func:`d3mkit.docs.dataset.image_index_column`);
+    None for other tasks."""
+    if problem.task_type != "objectDetection":
+        return None
+    from d3mkit.docs.dataset import image_index_column
+    return image_index_column(dataset.learning_data if dataset is not None else None, columns)
+
+
+def _truth_table(source, kind: str, problem, dataset) -> tuple[pd.DataFrame, str | None, list[Issue]]:
+    """The truth's columns of ``source`` (a path or a DataFrame: d3mIndex, the image column
+    of objectDetection, the targets), the image column, and the reader's warnings; raises
+    on an unreadable file."""
+    header, issues = header_of(source, kind)
+    if header is None:
+        raise D3MKitError(issues)
+    img = image_column(problem, dataset, header)
+    df, issues = read_table(source, kind, [INDEX] + ([img] if img else []) + problem.target_names)
+    if df is None:
+        raise D3MKitError(issues)
+    return df, img, issues
+
+
+def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
+               repeat: int = 0, fold: int = 0) -> Truth:
+    """The truth for ``problem`` (a :class:`~d3mkit.docs.ProblemDoc`): ``targets`` (a
+    targets.csv path or a DataFrame: every row), or the TEST rows of ``dataset``'s (a
+    :class:`~d3mkit.docs.DatasetDoc`) learningData for ``repeat``/``fold`` of the splits
+    file. Raises :class:`D3MKitError` when the truth cannot be read."""
+    names = problem.target_names
+    if not names:
+        raise D3MKitError(error("problem.no_targets", "inputs.data[0].targets",
+                                "the problemDoc names no targets", str(problem.path or "")))
+    types = _target_types(problem, dataset)
+    is_od = problem.task_type == "objectDetection"
+    if targets is not None:
+        path = source_name(targets, "targets")
+        df, img, issues = _truth_table(targets, "targets", problem, dataset)
+    else:
+        if dataset is None:
+            raise D3MKitError(error("truth.none", "", "no truth: give the dataset or a targets.csv",
+                                    str(problem.path or "")), EXIT_USAGE)
+        res = dataset.learning_data
+        if res is None:
+            raise D3MKitError(error("dataset.no_learning_data", "dataResources",
+                                    "dataset has no learningData table", str(dataset.path)))
+        path = dataset.resource_path(res)
+        df, img, issues = _truth_table(path, "learningData", problem, dataset)
+        if splits_path is not None:
+            sp = Path(splits_path)
+        else:
+            from d3mkit.splits import splits_path as _splits_path
+            sp = _splits_path(Path(problem.path).parent, problem.splits_file)
+        splits, sissues = read_table(sp, "dataSplits", [INDEX, "type", "repeat", "fold"],
+                                           int_cols=(INDEX, "repeat", "fold"))
+        if splits is None:
+            raise D3MKitError(sissues)
+        from d3mkit.splits import select
+        _train, sel = select(splits, repeat, fold, sp)
+        test = index_values(splits[INDEX])[sel]
+        if INDEX not in df.columns:
+            raise D3MKitError(error("truth.no_index", "row 1", f"no {INDEX} column", str(path)))
+        li = index_values(df[INDEX])
+        li, test = same_kind(li, test)
+        absent = ~pd.Index(test).isin(li)
+        if absent.any():
+            rows = lines(np.flatnonzero(sel)[absent])
+            raise D3MKitError(error("splits.unknown_index", f"row {rows[0]}, column {INDEX}",
+                                    f"{int(absent.sum())} TEST d3mIndex value(s) of repeat {repeat}, "
+                                    f"fold {fold} are not in learningData "
+                                    f"({rows_text(pd.unique(test[absent]))}; rows {rows_text(rows)}): "
+                                    f"they cannot be scored", str(sp)))
+        keep = pd.Index(test).get_indexer(li) >= 0 if not pd.Index(test).has_duplicates else \
+            np.isin(li, test)
+        df = df[keep]
+    p = str(path)
+    missing = [c for c in [INDEX] + names if c not in df.columns]
+    if missing:
+        raise D3MKitError(error("truth.columns", "row 1",
+                                f"truth lacks column(s): {', '.join(missing)}", p))
+    if is_od and img is None:
+        raise D3MKitError(error("truth.image", "row 1", "objectDetection truth has no image "
+                                "column (an index column besides d3mIndex)", p))
+    index = index_values(df[INDEX])
+    if not is_od:
+        order = np.argsort(index, kind="stable")
+        if not (order == np.arange(len(order))).all():
+            df = df.iloc[order]
+            index = index[order]
+    multilabel = problem.task_subtype == "multiLabel" and problem.task_type in MULTILABEL_TASKS
+    if not is_od:   # sorted: a repeated index is equal to the one before it
+        dup = np.zeros(len(index), dtype=bool)
+        dup[1:] = index[1:] == index[:-1]
+        if dup.any() and problem.task_type not in MULTILABEL_TASKS:
+            raise D3MKitError(error("truth.duplicate_index", "",
+                                    f"truth has several rows for d3mIndex "
+                                    f"{rows_text(pd.unique(index[dup]))} (only classification "
+                                    f"truth may repeat an index: one row per label, multiLabel)", p))
+        if dup.any() and not multilabel:
+            multilabel = True
+            issues = issues + [warning("truth.multilabel", "",
+                                       f"truth has several rows for d3mIndex "
+                                       f"{rows_text(pd.unique(index[dup]))}: scored as multiLabel "
+                                       f"label sets although the problem's taskSubType is "
+                                       f"{problem.task_subtype or 'not given'}", p)]
+    return Truth(df.reset_index(drop=True), index, names, types, img, p, issues,
+                 multilabel=multilabel, rows=df.index.to_numpy())

@@ -1,0 +1,267 @@
+"""The column checks every scoring step shares: what a d3mIndex is, what a missing cell is,
+how a target, a confidence or a box column parses, and how a message lists rows.
+
+The truth reader (:mod:`d3mkit.scoring.truth`) and each predictions layout
+(:mod:`d3mkit.scoring.layouts`) call these pure functions on string columns; every problem
+becomes an :class:`~d3mkit.errors.Issue` appended to the caller's list, so that all of a
+file's issues are reported at once. Locations are ``row R, column NAME`` with R the line
+of the file (the header is row 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import Issue, error, warning
+from d3mkit.validation import coltypes
+
+INDEX = "d3mIndex"
+NUMERIC_TYPES = ("integer", "real")
+MISSING_STRINGS = ("", "nan", "NaN", "NAN", "NA", "N/A", "null", "NULL", "None")
+SHOW = 10   # how many offending rows/indices a message lists
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+def rows_text(rows, total: int | None = None) -> str:
+    rows = list(rows)
+    shown = ", ".join(str(r) for r in rows[:SHOW])
+    more = (total if total is not None else len(rows)) - min(len(rows), SHOW)
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def index_values(col: pd.Series) -> np.ndarray:
+    """d3mIndex as int64 when every value is an integer, else stripped strings."""
+    a = col.to_numpy()
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64)
+    try:
+        return np.asarray(a, dtype=object).astype(np.int64)
+    except (ValueError, OverflowError, TypeError):
+        pass
+    # the integer colType's canonical form: "1.0" and " 1" are index 1, exactly
+    x, bad = coltypes.canonical(a, "integer")
+    if len(x) and not bad.any():
+        if x.dtype == float and (x == np.round(x)).all():
+            return x.astype(np.int64)
+        if x.dtype == object and all(isinstance(v, int) and -2 ** 63 <= v < 2 ** 63 for v in x):
+            return x.astype(np.int64)
+    return np.asarray([str(v).strip() for v in a], dtype=object)
+
+
+def same_kind(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if a.dtype.kind == b.dtype.kind:
+        return a, b
+    return a.astype(str).astype(object), b.astype(str).astype(object)
+
+
+def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(pos, unique)``: ``pos[i]`` is the position of ``values[i]`` among ``keys``, -1
+    when absent; ``unique`` says whether ``keys`` has no repeated value (when it has, ``pos``
+    only tells present, >= 0, from absent). Integer keys and values within a span of a few
+    times their count (d3mIndex almost always is) go through one direct table, O(n) with
+    no hashing; anything else through a pandas hash index.
+
+    >>> pos, unique = lookup(np.array([10, 12, 11]), np.array([11, 13, 10]))
+    >>> pos.tolist(), unique
+    ([2, -1, 0], True)
+    >>> lookup(np.array(["a", "b", "a"], dtype=object), np.array(["b", "c"], dtype=object))[1]
+    False
+    """
+    if keys.dtype.kind == "i" and values.dtype.kind == "i" and len(keys):
+        first, n = int(keys[0]), len(keys)
+        if int(keys[-1]) - first == n - 1 and (n == 1 or bool((np.diff(keys) == 1).all())):
+            pos = values - first            # keys are first, first + 1, ...: no table
+            pos[(pos < 0) | (pos >= n)] = -1
+            return pos, True
+        lo = min(int(keys.min()), int(values.min()) if len(values) else int(keys.min()))
+        hi = max(int(keys.max()), int(values.max()) if len(values) else int(keys.max()))
+        if hi - lo < 4 * (len(keys) + len(values)) + 1024:
+            table = np.full(hi - lo + 1, -1, dtype=np.int64)
+            table[keys - lo] = np.arange(n)
+            unique = int(np.count_nonzero(table >= 0)) == n   # a repeated key fills one slot
+            return table[values - lo], unique
+    index = pd.Index(keys)
+    if index.is_unique:
+        return index.get_indexer(values), True
+    return np.where(np.isin(values, keys), 0, -1), False
+
+
+def lines(pos: np.ndarray) -> np.ndarray:
+    return pos + 2   # header is row 1
+
+
+def is_missing(a: np.ndarray) -> np.ndarray:
+    return np.isin(a, MISSING_STRINGS) if a.dtype == object else np.zeros(len(a), bool)
+
+
+def parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
+                   issues: list[Issue], positions: np.ndarray | None = None,
+                   exact: bool = False) -> np.ndarray:
+    """Floats; with ``exact`` the integer colType's canonical form
+    (:func:`d3mkit.validation.coltypes.exact_numbers`: an object array of exact Python numbers
+    when an integral value is beyond 2**53)."""
+    if exact:
+        vals, bad = coltypes.canonical(a, "integer")
+    else:
+        vals = pd.to_numeric(pd.Series(a, dtype=object), errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(vals)
+    if bad.any():
+        pos = np.flatnonzero(bad)
+        rows = lines(pos if positions is None else positions[pos])
+        sample = str(a[pos[0]])[:40]
+        issues.append(error(code, f"row {rows[0]}, column {name}",
+                            f"{len(pos)} value(s) in column {name!r} are not {what} "
+                            f"(first: {sample!r}; rows {rows_text(rows, len(pos))})", path))
+    return vals
+
+
+def parse_target(a: np.ndarray, name: str, col_type: str, path: str,
+                  issues: list[Issue], positions=None, kind: str = "predictions") -> np.ndarray:
+    """Check blanks/NaN and parse per colType; returns floats or strings. Text colTypes
+    are looked at once per distinct value (one factorize), then mapped back to rows."""
+    return parse_labels(a, name, col_type, path, issues, positions, kind)[0]
+
+
+def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: list[Issue],
+                  positions=None, kind: str = "predictions"
+                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """:func:`_parse_target` and, for text colTypes, ``(codes, distinct)``: the distinct
+    parsed values and each row's position among them (``vals == distinct[codes]``), else
+    None; callers need not hash the rows again."""
+    codes = uniq = None
+    if col_type not in NUMERIC_TYPES and a.dtype == object and len(a):
+        codes, uniq = pd.factorize(a)
+        uniq = np.asarray(uniq, dtype=object)
+        miss = np.isin(uniq, MISSING_STRINGS)[codes] | (codes < 0)   # -1: None or NaN
+    else:
+        miss = is_missing(a)
+    if miss.any():
+        pos = np.flatnonzero(miss)
+        rows = lines(pos if positions is None else positions[pos])
+        issues.append(error(f"{kind}.missing_value", f"row {rows[0]}, column {name}",
+                            f"{len(pos)} blank or NaN value(s) in column {name!r} "
+                            f"(rows {rows_text(rows, len(pos))})", path))
+    if col_type in NUMERIC_TYPES:
+        ok = ~miss
+        sub_issues: list[Issue] = []
+        pos_ok = np.flatnonzero(ok)
+        got = parse_numeric(a[ok], name, path, f"{kind}.not_numeric",
+                             f"numbers ({col_type})", sub_issues,
+                             pos_ok if positions is None else positions[pos_ok],
+                             exact=col_type == "integer")
+        out = np.full(len(a), np.nan, dtype=got.dtype)
+        out[ok] = got
+        issues += sub_issues
+        return out, None
+    distinct = None
+    if codes is None:
+        vals, bad = coltypes.canonical(a, col_type)
+    else:
+        cu, bad_u = coltypes.canonical(uniq, col_type)
+        same = len(cu) == len(uniq) and bool((cu == uniq).all())
+        vals = np.asarray(a, dtype=object) if same else cu[codes]
+        bad = bad_u[codes]
+        if same:
+            distinct = (codes, uniq)
+        else:   # values that differ only in form (" a", "a") share one parsed value
+            du = np.asarray(pd.unique(cu), dtype=object)
+            distinct = (pd.Index(du).get_indexer(cu)[codes], du)
+        if (codes < 0).any():
+            distinct = None
+    bad &= ~miss
+    if bad.any():
+        pos = np.flatnonzero(bad)
+        rows = lines(pos if positions is None else positions[pos])
+        issues.append(error(f"{kind}.bad_value", f"row {rows[0]}, column {name}",
+                            f"{len(pos)} value(s) in column {name!r} are {coltypes.describe(col_type)} "
+                            f"(colType {col_type}; first: {str(a[pos[0]])[:40]!r}; rows "
+                            f"{rows_text(rows, len(pos))})", path))
+    return vals, distinct
+
+
+def find_column(columns, name: str) -> tuple[str | None, list[str]]:
+    hits = [c for c in columns if c.lower() == name]
+    return (hits[0] if hits else None), hits
+
+
+def index_issues(pred_idx, truth_idx, path, issues, what="index", *, truth_pos=None,
+                  pred_pos=None) -> tuple[np.ndarray, np.ndarray]:
+    """Missing/extra d3mIndex values; returns (missing, extra) masks. ``truth_pos`` /
+    ``pred_pos``, when the caller has them, are :func:`lookup` (truth_idx, pred_idx) and
+    (pred_idx, truth_idx)."""
+    pos = lookup(truth_idx, pred_idx)[0] if truth_pos is None else truth_pos
+    extra_mask = pos < 0
+    present = lookup(pred_idx, truth_idx)[0] if pred_pos is None else pred_pos
+    missing_mask = present < 0
+    if missing_mask.any() or extra_mask.any():
+        miss = truth_idx[missing_mask]
+        extra = pd.unique(pred_idx[extra_mask])
+        parts = []
+        if len(miss):
+            parts.append(f"{len(miss)} TEST {what}(es) missing ({rows_text(miss)})")
+        if len(extra):
+            parts.append(f"{len(extra)} not in the TEST set ({rows_text(extra)})")
+        loc = f"row {lines(np.flatnonzero(extra_mask))[0]}, column {INDEX}" if len(extra) else ""
+        issues.append(error("predictions.index_set", loc,
+                            f"d3mIndex values differ from the TEST set: {'; '.join(parts)}", path))
+    return missing_mask, extra_mask
+
+
+def unseen_labels(pred: np.ndarray, truth: np.ndarray, name: str, path: str, issues) -> None:
+    pu = pd.unique(pred)
+    unseen = pd.Index(pu).difference(pd.Index(pd.unique(truth)))
+    unseen = [u for u in unseen if u not in MISSING_STRINGS]
+    if unseen:
+        issues.append(warning("predictions.unseen_label", f"column {name}",
+                              f"{len(unseen)} predicted label(s) never occur in the truth: "
+                              f"{rows_text(repr(u) for u in sorted(map(str, unseen)))}", path))
+
+
+def confidence_values(df, col, path, issues) -> np.ndarray:
+    vals = parse_numeric(df[col].to_numpy(), col, path, "predictions.confidence",
+                          "numbers", issues)
+    out = (vals < 0) | (vals > 1)
+    if out.any():
+        pos = np.flatnonzero(out)
+        rows = lines(pos)
+        issues.append(error("predictions.confidence_range", f"row {rows[0]}, column {col}",
+                            f"{len(pos)} confidence value(s) outside [0, 1] "
+                            f"(first {float(vals[pos[0]])}; rows {rows_text(rows, len(pos))})", path))
+    return vals
+
+
+def parse_boxes(a: np.ndarray, name: str, path: str, issues: list[Issue]) -> np.ndarray:
+    """``"x_min,y_min,x_max,y_max"`` strings (or 8-number rectangle polygons, the 4.x
+    form) to an ``(n, 4)`` float array; bad boxes become issues."""
+    n = len(a)
+    out = np.full((n, 4), np.nan)
+    miss = is_missing(np.asarray(a, dtype=object))
+    parts = pd.Series(np.asarray(a, dtype=object)).str.split(",")
+    lens = parts.str.len().to_numpy()
+    for k in (4, 8):
+        sel = (lens == k) & ~miss
+        if sel.any():
+            vals = pd.DataFrame(parts[sel].tolist()).apply(pd.to_numeric, errors="coerce").to_numpy(float)
+            if k == 8:   # x_min,y_min, x_min,y_max, x_max,y_max, x_max,y_min
+                vals = vals[:, [0, 1, 4, 5]]
+            out[sel] = vals
+    bad = ~np.isfinite(out).all(axis=1)
+    if bad.any():
+        pos = np.flatnonzero(bad)
+        issues.append(error("predictions.bad_box", f"row {lines(pos)[0]}, column {name}",
+                            f"{len(pos)} bounding box(es) are not 4 comma-separated numbers "
+                            f"x_min,y_min,x_max,y_max (first {str(a[pos[0]])[:40]!r}; "
+                            f"rows {rows_text(lines(pos), len(pos))})", path))
+    inverted = np.isfinite(out).all(axis=1) & ((out[:, 2] < out[:, 0]) | (out[:, 3] < out[:, 1]))
+    if inverted.any():
+        pos = np.flatnonzero(inverted)
+        issues.append(error("predictions.bad_box", f"row {lines(pos)[0]}, column {name}",
+                            f"{len(pos)} bounding box(es) have x_max < x_min or y_max < y_min "
+                            f"(rows {rows_text(lines(pos), len(pos))})", path))
+    return out
