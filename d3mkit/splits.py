@@ -425,6 +425,21 @@ def read_splits(path: Path | str) -> pd.DataFrame:
     return df
 
 
+def _index_keys(col: pd.Series) -> np.ndarray:
+    """d3mIndex cells as comparable keys without a Python call per cell: the integers
+    as read, else each distinct stripped string's code (one factorize; stripping runs on
+    the distinct values only, and ``isin`` never goes through pandas' Arrow strings, which
+    build one ``pyarrow.scalar`` per value)."""
+    if col.dtype.kind in "iu":
+        return col.to_numpy()
+    codes, uniq = pd.factorize(np.asarray(col.to_numpy(), dtype=object))
+    if not len(uniq):
+        return codes
+    stripped = np.array([str(u).strip() for u in uniq], dtype=str)
+    merged = np.unique(stripped, return_inverse=True)[1].astype(np.int64)
+    return np.where(codes < 0, -1, merged[codes])
+
+
 def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | str = ""
            ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks ``(train, test)`` over the rows of a dataSplits table for one
@@ -464,10 +479,11 @@ def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | st
                                  f"than TRAIN or TEST (first {str(typ[other[0]])[:40]!r})")
     if not test.any():
         raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold}")
-    keys = splits["d3mIndex"].astype(str).str.strip().to_numpy()
-    both = np.flatnonzero(test & pd.Index(keys).isin(keys[train]))
+    keys = _index_keys(splits["d3mIndex"])
+    both = np.flatnonzero(test & np.isin(keys, keys[train]))
     if len(both):
-        shown = ", ".join(dict.fromkeys(keys[both][:10]))
+        raw = splits["d3mIndex"].to_numpy()[both[:10]]
+        shown = ", ".join(dict.fromkeys(str(k).strip() for k in raw))
         raise D3MKitError.single(p, "splits.overlap", f"row {both[0] + 2}, column d3mIndex",
                                  f"{len(both)} TEST row(s) of repeat {repeat}, fold {fold} name a d3mIndex "
                                  f"that is also TRAIN ({shown}); a split cannot score them")

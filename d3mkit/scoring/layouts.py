@@ -304,8 +304,8 @@ class RowsLayout(Layout):
         tvals, pvals, codes = {}, {}, {}
         for t in truth.targets:
             ctype = truth.col_types[t]
-            tv, tcodes = parse_labels(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
-            pv, pcodes = parse_labels(df[t].to_numpy(), t, ctype, path, issues)
+            tv, tcodes = parse_labels(truth.frame[t], t, ctype, truth.path, issues, kind="truth")
+            pv, pcodes = parse_labels(df[t], t, ctype, path, issues)
             tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
             tvals[t] = read_only(tv)
             pvals[t] = read_only(pv if identity else pv[order])

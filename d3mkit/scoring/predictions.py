@@ -26,6 +26,7 @@ from d3mkit.codes import make
 from d3mkit.validation.csvread import read_header, read_strings
 
 WIDE_HEADER = 1000   # predictions wider than this parse only the columns scoring uses
+LABEL_TYPES = ("categorical", "boolean", "string")
 _USAGE_CODES = ("file.missing", "file.unreadable", "file.is_directory")
 
 
@@ -102,14 +103,22 @@ def frame_strings(frame: pd.DataFrame, kind: str, usecols=None, int_cols=(INDEX,
     return pd.DataFrame(data, columns=cols), []
 
 
-def read_table(source, kind: str, usecols=None, int_cols=(INDEX,)
+def read_table(source, kind: str, usecols=None, int_cols=(INDEX,), text_cols=()
                ) -> tuple[pd.DataFrame | None, list[Issue]]:
-    """A file or a DataFrame as strings (``int_cols`` as int64 when they all are integers);
-    a missing or unreadable path raises (exit 2), other problems are issues."""
+    """A file or a DataFrame as strings (``int_cols`` as int64 when they all are integers;
+    from a file, ``text_cols`` as categoricals of their strings, which the label parse
+    takes as they are); a missing or unreadable path raises (exit 2), other problems are
+    issues."""
     if isinstance(source, pd.DataFrame):
         return frame_strings(source, kind, usecols, int_cols)
-    df, issues = read_strings(source, usecols, int_cols)
+    df, issues = read_strings(source, usecols, int_cols, category_cols=tuple(text_cols))
     return df, _usage(issues, kind)
+
+
+def text_targets(targets, col_types: dict) -> tuple[str, ...]:
+    """The targets whose colType holds labels (read as categoricals): not numbers, not
+    boxes."""
+    return tuple(t for t in targets if col_types.get(t) in LABEL_TYPES)
 
 
 def read_predictions(source, truth=None) -> tuple[pd.DataFrame | None, list[Issue]]:
@@ -121,14 +130,15 @@ def read_predictions(source, truth=None) -> tuple[pd.DataFrame | None, list[Issu
     header."""
     if truth is None or isinstance(source, pd.DataFrame):
         return read_table(source, "predictions")
+    text = text_targets(truth.targets, truth.col_types)
     header, issues = header_of(source, "predictions")
     if header is None:
         return None, issues
     if len(header) <= WIDE_HEADER:   # parse every column: ragged rows are found by pandas
-        return read_table(source, "predictions")
+        return read_table(source, "predictions", text_cols=text)
     keep = {INDEX, *truth.targets, truth.image_column}
     cols = [c for c in header if c in keep or c.lower() in ("confidence", "rank")]
-    df, issues = read_table(source, "predictions", cols)
+    df, issues = read_table(source, "predictions", cols, text_cols=text)
     if df is not None:
         df.attrs["header"] = list(header)
     return df, issues

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
-from d3mkit.scoring.predictions import header_of, read_table, source_name
+from d3mkit.scoring.predictions import header_of, read_table, source_name, text_targets
 from d3mkit.scoring.values import INDEX, index_values, lines, rows_text, same_kind
 
 MULTILABEL_TASKS = ("classification", "semiSupervisedClassification")
@@ -75,7 +75,8 @@ def _truth_table(source, kind: str, problem, dataset) -> tuple[pd.DataFrame, str
     if header is None:
         raise D3MKitError(issues)
     img = image_column(problem, dataset, header)
-    df, issues = read_table(source, kind, [INDEX] + ([img] if img else []) + problem.target_names)
+    df, issues = read_table(source, kind, [INDEX] + ([img] if img else []) + problem.target_names,
+                            text_cols=text_targets(problem.target_names, _target_types(problem, dataset)))
     if df is None:
         raise D3MKitError(issues)
     return df, img, issues

@@ -128,14 +128,35 @@ def parse_target(a: np.ndarray, name: str, col_type: str, path: str,
     return parse_labels(a, name, col_type, path, issues, positions, kind)[0]
 
 
+def category_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, values)`` of a categorical column of strings, with only the values that
+    occur (a subset of rows keeps its parent's categories)."""
+    codes = col.cat.codes.to_numpy().astype(np.intp)
+    values = np.asarray(col.cat.categories, dtype=object)
+    used = np.bincount(codes, minlength=len(values)) > 0 if len(codes) else np.zeros(len(values), bool)
+    if not used.all():
+        remap = np.cumsum(used) - 1
+        codes, values = remap[codes], values[used]
+    return codes, values
+
+
 def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: list[Issue],
                   positions=None, kind: str = "predictions"
                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """:func:`_parse_target` and, for text colTypes, ``(codes, distinct)``: the distinct
+    """:func:`parse_target` and, for text colTypes, ``(codes, distinct)``: the distinct
     parsed values and each row's position among them (``vals == distinct[codes]``), else
-    None; callers need not hash the rows again."""
+    None; callers need not hash the rows again. ``a`` may be a categorical Series (the
+    reader's form of a text target column): its codes are used as they are."""
     codes = uniq = None
-    if col_type not in NUMERIC_TYPES and a.dtype == object and len(a):
+    if isinstance(a, pd.Series):
+        if isinstance(a.dtype, pd.CategoricalDtype) and col_type not in NUMERIC_TYPES:
+            codes, uniq = category_codes(a)
+            a = uniq[codes]
+        else:
+            a = a.to_numpy()
+    if codes is not None:
+        miss = np.isin(uniq, MISSING_STRINGS)[codes]
+    elif col_type not in NUMERIC_TYPES and a.dtype == object and len(a):
         codes, uniq = pd.factorize(a)
         uniq = np.asarray(uniq, dtype=object)
         miss = np.isin(uniq, MISSING_STRINGS)[codes] | (codes < 0)   # -1: None or NaN

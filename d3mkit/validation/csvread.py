@@ -337,14 +337,20 @@ def field_count_issues(path: Path | str, n: int, *, skipped: bool = False) -> li
 
 
 def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: tuple[str, ...] = (),
-                 allow_empty: bool = False) -> tuple[pd.DataFrame | None, list[Issue]]:
+                 allow_empty: bool = False, category_cols: tuple[str, ...] = ()
+                 ) -> tuple[pd.DataFrame | None, list[Issue]]:
     """Read a CSV with every cell a string (empty cells stay ``""``), the ``int_cols``
-    as int64 when they all parse. Returns ``(frame, issues)``, frame None when any
-    issue is an error: those of :func:`read_header`, another delimiter than commas,
-    repeated column names, a row with more or fewer fields than the header
+    as int64 when they all parse, the ``category_cols`` as pandas categoricals of those
+    strings (the parser hashes the raw cells, so a label column of 10^6 rows with few
+    distinct values never becomes 10^6 Python strings). Returns ``(frame, issues)``,
+    frame None when any issue is an error: those of :func:`read_header`, another delimiter
+    than commas, repeated column names, a row with more or fewer fields than the header
     (``csv.bad_row``, :func:`field_counts`; checked whatever ``usecols``), and no rows
     (``csv.no_rows``, unless ``allow_empty``). ``usecols`` restricts the columns parsed
-    (absent names are skipped). Time is linear in rows x columns."""
+    (absent names are skipped). Time is linear in rows x columns.
+
+    When every column is parsed, the row widths are counted only when the parser hints
+    at a bad row: it refuses a long row, and pads a short one with an empty last cell."""
     path = Path(path)
     p = str(path)
     header, issues = read_header(path)
@@ -365,13 +371,16 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
         return None, [make("csv.duplicate_header", "row 1", "duplicate column names: "
                            + ", ".join(repr(d[:60]) for d in dups[:10]), p)]
     cols = [c for c in usecols if c in seen] if usecols is not None else header
-    dtypes = {c: (np.int64 if c in int_cols else object) for c in cols}
+    dtypes = {c: (np.int64 if c in int_cols else "category" if c in category_cols else object)
+              for c in cols}
     kwargs = dict(keep_default_na=False, na_filter=False, encoding="utf-8-sig", engine="c")
     # every row must have the header's width: pandas pads short rows with empty cells and,
     # parsing only some columns, ignores the extra fields of long ones (field_counts owns it)
-    ragged = field_count_issues(path, len(header))
-    if ragged:
-        return None, ragged
+    every = len(cols) == len(header)
+    if not every:
+        ragged = field_count_issues(path, len(header))
+        if ragged:
+            return None, ragged
     if usecols is not None:
         kwargs["usecols"] = cols
     try:
@@ -387,6 +396,9 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
         if inexact:
             df = pd.read_csv(path, dtype={**dtypes, **{c: object for c in inexact}}, **kwargs)
     except pd.errors.ParserError as exc:
+        ragged = field_count_issues(path, len(header)) if every else []
+        if ragged:
+            return None, ragged
         m = _SAW.search(str(exc))
         if m:
             return None, [make("csv.parse", f"row {m.group(1)}", f"row has {m.group(2)} fields, "
@@ -399,6 +411,18 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
         return None, [make("csv.empty", "row 1", "no header row", p)]
     except OSError as exc:
         return None, [make("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p)]
+    if every and len(df) and _maybe_short(df[header[-1]]):
+        ragged = field_count_issues(path, len(header))
+        if ragged:
+            return None, ragged
     if len(df) == 0 and not allow_empty:
         return None, [error("csv.no_rows", "row 1", "file has a header but no rows", p)]
     return df, []
+
+
+def _maybe_short(last: pd.Series) -> bool:
+    """Whether the last column holds an empty cell, as a row with too few fields does
+    once the parser has padded it."""
+    if isinstance(last.dtype, pd.CategoricalDtype):
+        return "" in set(last.cat.categories)
+    return last.dtype.kind not in "iuf" and bool((last.to_numpy() == "").any())
