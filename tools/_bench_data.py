@@ -10,7 +10,9 @@ predictions.csv for the TEST rows that is right about ``accuracy`` of the time.
 ``run_measured(module, args, env)`` runs ``python -m module`` in a child process and
 returns its wall and CPU seconds and its own peak memory;
 ``md_table(header, rows)`` a markdown table; ``emit(text, name, save)`` prints a report
-and, with ``save``, writes it to ``tools/results/<name>``.
+and, with ``save``, writes it to ``tools/results/<name>``; ``versions_line()`` the numpy,
+pandas and pyarrow versions of this interpreter (the one the measured children run), for
+the line a bench prints beside its figures.
 """
 
 from __future__ import annotations
@@ -23,6 +25,21 @@ import pandas as pd
 
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.package import TaskRootWriter
+
+def versions_line() -> str:
+    """``numpy X, pandas Y, pyarrow Z`` (``pyarrow not installed``) of this interpreter:
+    pandas 3 stores strings as Arrow when pyarrow is importable, so a figure means little
+    without it."""
+    import importlib.util
+    import sys
+    try:
+        import pyarrow
+        arrow = f"pyarrow {pyarrow.__version__}"
+    except ImportError:
+        arrow = "pyarrow not installed" if importlib.util.find_spec("pyarrow") is None else "pyarrow broken"
+    return (f"python {sys.version.split()[0]}, numpy {np.__version__}, pandas {pd.__version__}, "
+            f"{arrow}")
+
 
 def md_table(header: list[str], rows) -> list[str]:
     """Lines of a markdown table (cells already formatted)."""

@@ -1,15 +1,26 @@
 """d3mkit's scorer beside the D3M reference package (d3m 2022.5.5), in one run.
 
-    PYTHONPATH=. python tools/bench_scoring.py [--sizes 10000,100000,1000000] [--reference PY]
+    PYTHONPATH=. python tools/bench_scoring.py [--sizes 10000,100000,1000000]
+        [--root-sizes 1000000] [--reference PY]
+
+Prints the python, numpy, pandas and pyarrow versions first (pandas 3 stores strings as
+Arrow when pyarrow is importable: run it in an environment with and one without pyarrow).
 
 Classification: a predictions.csv of n rows (10 string labels, rows shuffled, ~70% right)
 against a targets.csv of the same n rows; problem multiClass with accuracy and f1Macro.
 ``d3mkit score`` runs end to end in a fresh process (read, check, align, score, write
 scores.csv), best of three (wall and CPU seconds of the fastest run, peak resident memory
-of the process, MB, the largest of the three); the reference's AccuracyMetric and F1MacroMetric are timed on
+of the process, MB, the largest of the three, and that peak over the size of the input
+files, ``peak/in``); the reference's AccuracyMetric and F1MacroMetric are timed on
 the same files read with pandas (tools/d3m_reference/time_metrics.py, in the reference
 interpreter given by --reference, default $D3MKIT_D3M_PYTHON; skipped when neither is set;
 see docs/d3m-interop.md).
+
+Task root (``--root-sizes``): a task root of n learningData rows (7 columns, a holdOut 0.2
+dataSplits; tools/_bench_data.make_task_root) and predictions for its TEST rows scored with
+``d3mkit score --problem ROOT`` (the truth is the TEST rows of learningData selected through
+dataSplits); the reference is timed on the TEST rows' targets and the predictions. The input
+size is learningData, dataSplits and the predictions.
 
 Object detection: 2,000 images, 10,000 true boxes, 20,000 scored detections. d3mkit's
 objectDetectionAP function alone and ``d3mkit score`` end to end, beside the reference's
@@ -31,7 +42,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_data import best_of, run_measured  # noqa: E402  (the one best-of timer of tools/)
+from _bench_data import (best_of, make_predictions, make_task_root, run_measured,  # noqa: E402
+                         versions_line)
 
 REPO = Path(__file__).resolve().parent.parent
 LABELS = np.array([f"label_{i}" for i in range(10)])
@@ -48,11 +60,13 @@ def problem_doc(kind: str) -> dict:
                           [{"metric": "objectDetectionAP"}])
 
 
-def d3mkit_score(pdoc: Path, pred: Path, targets: Path, out: Path) -> tuple[dict, dict]:
+def d3mkit_score(pdoc: Path, pred: Path, targets: Path | None, out: Path) -> tuple[dict, dict]:
     """Best of three ``d3mkit score`` processes: (the fastest run's wall and CPU seconds
-    and the largest peak memory of the three, the scores)."""
+    and the largest peak memory of the three, the scores). Without ``targets`` the truth is
+    the problem's dataset (``pdoc`` a task root)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    runs = [run_measured("d3mkit", ["score", "--problem", pdoc, "--predictions", pred, "--targets", targets,
+    truth = ["--targets", targets] if targets is not None else []
+    runs = [run_measured("d3mkit", ["score", "--problem", pdoc, "--predictions", pred, *truth,
                                     "--output", out, "--format", "json"], env) for _ in range(3)]
     p = runs[-1]
     if p["code"] != 0:
@@ -116,24 +130,50 @@ def od_files(tmp: Path, rng):
     return (tb, ti, pb, pi, conf), t3, p3, t4, p4
 
 
-def row(what, ours, theirs, v_ours, v_theirs, cpu=None, peak_mb=None):
+def row(what, ours, theirs, v_ours, v_theirs, cpu=None, peak_mb=None, inputs=()):
     ratio = f"{theirs / ours:8.1f}x" if theirs is not None else "       -"
     ts = f"{theirs:10.3f}" if theirs is not None else "         -"
     agree = "-" if v_theirs is None else ("yes" if abs(v_ours - v_theirs) <= 1e-9 else f"NO ({v_theirs})")
     c = f"{cpu:6.2f}" if cpu is not None else "     -"
     m = f"{peak_mb:8.0f}" if peak_mb is not None else "       -"
-    print(f"{what:<44} {ours:9.3f} {c} {m} {ts} {ratio} {v_ours:9.6f}  {agree}", flush=True)
+    size_mb = sum(Path(f).stat().st_size for f in inputs) / 2 ** 20
+    per = f"{peak_mb / size_mb:7.1f}x" if peak_mb is not None and size_mb else "       -"
+    print(f"{what:<44} {ours:9.3f} {c} {m} {per} {ts} {ratio} {v_ours:9.6f}  {agree}", flush=True)
+
+
+def task_root_case(tmp: Path, n: int, reference_py: str | None) -> None:
+    """``d3mkit score`` of a task root's TEST rows (truth through dataSplits)."""
+    root = make_task_root(tmp / f"root{n}", n)
+    pred = tmp / f"root_pred{n}.csv"
+    preds = make_predictions(root, pred)
+    ours, values = d3mkit_score(root, pred, None, tmp / "root_scores.csv")
+    ref = None
+    if reference_py:
+        from d3mkit.taskroot import TaskRoot
+        ld = TaskRoot.open(root).learning_data()
+        truth = pd.Series(ld["label"].to_numpy(), index=ld["d3mIndex"].astype(np.int64).to_numpy())
+        t = tmp / f"root_targets{n}.csv"
+        pd.DataFrame({"d3mIndex": preds["d3mIndex"], "label": truth.loc[preds["d3mIndex"].to_numpy()]
+                      .to_numpy()}).sort_values("d3mIndex").to_csv(t, index=False)
+        ref = reference(reference_py, "classification", t, pred)
+    ref_s = None if ref is None else ref["accuracy"][0] + ref["f1Macro"][0]
+    tables = sorted((root / f"{root.name}_dataset" / "tables").glob("*.csv"))
+    splits = sorted((root / f"{root.name}_problem").glob("*.csv"))
+    row(f"{n:>8} rows task root ({len(preds)} TEST)", ours["wall"], ref_s, values["accuracy"],
+        None if ref is None else ref["accuracy"][1], ours["cpu"], ours["peak_mb"], [*tables, *splits, pred])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000,1000000")
+    ap.add_argument("--root-sizes", default="1000000", help="task-root cases (comma list; '' for none)")
     ap.add_argument("--reference", default=os.environ.get("D3MKIT_D3M_PYTHON"),
                     help="python of the D3M reference environment (default $D3MKIT_D3M_PYTHON)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-    print(f"{'case':<44} {'d3mkit s':>9} {'cpu s':>6} {'peak MB':>8} {'d3m ref s':>10} {'ratio':>9} "
-          f"{'value':>9}  agree")
+    print(versions_line(), f"; load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "")
+    print(f"{'case':<44} {'d3mkit s':>9} {'cpu s':>6} {'peak MB':>8} {'peak/in':>8} {'d3m ref s':>10} "
+          f"{'ratio':>9} {'value':>9}  agree")
     with tempfile.TemporaryDirectory() as tmpd:
         tmp = Path(tmpd)
         pdoc = tmp / "problemDoc.json"
@@ -144,7 +184,9 @@ def main() -> None:
             ref = reference(args.reference, "classification", t, p)
             ref_s = None if ref is None else ref["accuracy"][0] + ref["f1Macro"][0]
             row(f"{n:>8} rows accuracy+f1Macro (end to end)", ours["wall"], ref_s, values["accuracy"],
-                None if ref is None else ref["accuracy"][1], ours["cpu"], ours["peak_mb"])
+                None if ref is None else ref["accuracy"][1], ours["cpu"], ours["peak_mb"], [t, p])
+        for n in (int(s) for s in args.root_sizes.split(",") if s):
+            task_root_case(tmp, n, args.reference)
         from d3mkit.scoring.objectdetection import average_precision
         arrays, t3, p3, t4, p4 = od_files(tmp, rng)
         ap_value = average_precision(*arrays[:5])
@@ -157,7 +199,7 @@ def main() -> None:
         problem_doc("objectDetection").save(pod)
         ours, values = d3mkit_score(pod, p3, t3, tmp / "od_scores.csv")
         row("objectDetectionAP (d3mkit score end to end)", ours["wall"], ref_s, values["objectDetectionAP"],
-            ref_v, ours["cpu"], ours["peak_mb"])
+            ref_v, ours["cpu"], ours["peak_mb"], [t3, p3])
 
 
 if __name__ == "__main__":
