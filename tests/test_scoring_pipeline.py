@@ -143,3 +143,23 @@ def test_metrics_are_pure_under_threads():
     for th in threads:
         th.join()
     assert got == want
+
+
+def test_labels_only_in_train_rows_do_not_count(tmp_path):
+    """learningData's target column is read as a categorical of the whole file; a label
+    only TRAIN rows carry must not join the label set of the TEST rows (f1Macro)."""
+    frame = pd.DataFrame({"d3mIndex": range(8), "y": ["a", "b", "c", "c", "a", "b", "c", "c"]})
+    root = make_task(tmp_path, "t", frame, ["y"], [{"metric": "f1Macro"}], test=[0, 1, 4, 5])
+    pred = pd.DataFrame({"d3mIndex": [0, 1, 4, 5], "y": ["a", "b", "a", "b"]})
+    assert score(root, pred).value("f1Macro") == 1.0
+
+
+@pytest.mark.parametrize("text, code", [("d3mIndex,y\n1,a\n3\n5,a\n7,b\n9,a\n", "csv.bad_row"),
+                                        ("d3mIndex,y\n1,a\n3,b,x\n5,a\n7,b\n9,a\n", "csv.bad_row"),
+                                        ("d3mIndex,y\n1,a\n3,\n5,a\n7,b\n9,a\n", "predictions.missing_value")])
+def test_short_and_long_rows_found_without_counting_every_file(task, tmp_path, text, code):
+    path = tmp_path / "p.csv"
+    path.write_text(text)
+    with pytest.raises(D3MKitError) as exc:
+        score(task, path)
+    assert exc.value.issues[0].code == code and exc.value.issues[0].location.startswith("row 3")
