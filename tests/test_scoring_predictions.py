@@ -78,9 +78,14 @@ def test_index_set_message_counts_and_lists(task):
 
 def test_missing_values_report_rows(task):
     with pytest.raises(D3MKitError) as exc:
-        _score(task, "d3mIndex,y\n1,b\n3,\n5,a\n7,NaN\n9,a\n")
+        _score(task, "d3mIndex,y\n1,b\n3,\n5,a\n7, \n9,a\n")
     i = next(i for i in exc.value.issues if i.code == "predictions.missing_value")
     assert i.location == "row 3, column y" and "rows 3, 5" in i.message
+    # only an empty cell is missing for a categorical target (issue 23): NaN is a label
+    with pytest.raises(D3MKitError) as exc:
+        _score(task, "d3mIndex,y\n1,b\n3,\n5,a\n7,NaN\n9,a\n")
+    i = next(i for i in exc.value.issues if i.code == "predictions.missing_value")
+    assert "(rows 3)" in i.message
 
 
 def test_unseen_label_is_a_warning(task):

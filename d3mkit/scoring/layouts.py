@@ -256,7 +256,7 @@ class ClassesLayout(Layout):
         pred_idx, truth_idx = ctx.indices
         once = ~pd.Index(pred_idx).duplicated(keep=False)
         if once.any():   # the layout is decided by the whole file: no silent switch
-            rows = lines(np.flatnonzero(once))
+            rows = lines(np.flatnonzero(once), path)
             issues.append(error("predictions.mixed_layout", f"row {rows[0]}, column {INDEX}",
                                 f"the file mixes layouts: {int((~once).sum())} rows repeat their "
                                 f"d3mIndex (one row per (index, class) with its confidence) but "
@@ -291,9 +291,9 @@ class RowsLayout(Layout):
             dup = pd.Index(pred_idx).duplicated(keep=False)
             pos = np.flatnonzero(dup)
             vals = pd.unique(pred_idx[dup])
-            issues.append(error("predictions.duplicate_index", f"row {lines(pos)[0]}, column {INDEX}",
+            issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {INDEX}",
                                 f"{len(vals)} d3mIndex value(s) appear more than once "
-                                f"({rows_text(vals)}; rows {rows_text(lines(pos), len(pos))})", path))
+                                f"({rows_text(vals)}; rows {rows_text(lines(pos, path), len(pos))})", path))
             _check_rows(truth, df, conf_col, path, issues)
             return issues
         missing_mask, extra_mask = index_issues(pred_idx, truth_idx, path, issues, pred_pos=order)
@@ -304,7 +304,8 @@ class RowsLayout(Layout):
         tvals, pvals, codes = {}, {}, {}
         for t in truth.targets:
             ctype = truth.col_types[t]
-            tv, tcodes = parse_labels(truth.frame[t], t, ctype, truth.path, issues, kind="truth")
+            tv, tcodes = parse_labels(truth.frame[t], t, ctype, truth.path, issues, truth.rows,
+                                      kind="truth")
             pv, pcodes = parse_labels(df[t], t, ctype, path, issues)
             tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
             tvals[t] = read_only(tv)
@@ -370,11 +371,20 @@ def _header_checks(truth: Truth, df: pd.DataFrame, path: str, needs_confidence: 
         issues.append(error("predictions.no_target", "row 1",
                             f"target column(s) missing: {', '.join(missing_t)} "
                             f"(columns are: {', '.join(cols[:20])})", path))
-    conf_col, conf_hits = find_column(cols, "confidence")
+    # a target column is never the confidence or the rank column (a target named Confidence)
+    others = [c for c in cols if c not in truth.targets and c != INDEX]
+    conf_col, conf_hits = find_column(others, "confidence")
     if len(conf_hits) > 1:
         issues.append(error("predictions.duplicate_confidence", "row 1",
                             f"several confidence columns: {', '.join(conf_hits)}", path))
-    rank_col, _ = find_column(cols, "rank")
+    rank_col, _ = find_column(others, "rank")
+    if INDEX in cols and INDEX in df.columns and df[INDEX].dtype == object:
+        blank = is_missing(df[INDEX].to_numpy())
+        if blank.any():
+            pos = np.flatnonzero(blank)
+            issues.append(error("predictions.missing_value", f"row {lines(pos, path)[0]}, column {INDEX}",
+                                f"{len(pos)} blank d3mIndex cell(s) (rows {rows_text(lines(pos, path), len(pos))}): "
+                                f"every row names the TEST index it predicts", path))
     if needs_confidence and conf_col is None:
         issues.append(error("predictions.no_confidence", "row 1",
                             "a metric of this problem needs a confidence column and there is none",
@@ -394,9 +404,9 @@ def _header_checks(truth: Truth, df: pd.DataFrame, path: str, needs_confidence: 
             unknown = pd.isna(df[truth.image_column]).to_numpy()
             if unknown.any():
                 pos = np.flatnonzero(unknown)
-                issues.append(error("predictions.image_set", f"row {lines(pos)[0]}, column {INDEX}",
+                issues.append(error("predictions.image_set", f"row {lines(pos, path)[0]}, column {INDEX}",
                                     f"{len(pos)} row(s) have a d3mIndex that is not a TEST image's "
-                                    f"(rows {rows_text(lines(pos), len(pos))})", path))
+                                    f"(rows {rows_text(lines(pos, path), len(pos))})", path))
     known = {INDEX, *truth.targets, conf_col, rank_col, truth.image_column}
     extra_cols = [c for c in cols if c not in known]
     if extra_cols:
@@ -429,7 +439,7 @@ def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
     tpos, bad = _truth_positions(pred_idx, truth_idx, path, issues)
     labels = parse_target(df[t].to_numpy(), t, ctype, path, issues)
     conf = confidence_values(df, conf_col, path, issues)
-    tv = parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
+    tv = parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, truth.rows, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     tv, labels = coltypes.comparable(tv, labels)
@@ -439,9 +449,9 @@ def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
     dup = pd.Index(key).duplicated(keep=False)
     if dup.any():
         pos = np.flatnonzero(dup)
-        issues.append(error("predictions.duplicate_index", f"row {lines(pos)[0]}, column {t}",
+        issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {t}",
                             f"{len(pos)} rows repeat a (d3mIndex, {t}) pair "
-                            f"(rows {rows_text(lines(pos), len(pos))})", path))
+                            f"(rows {rows_text(lines(pos, path), len(pos))})", path))
         return issues
     mat = np.zeros((len(truth_idx), len(classes)))
     mat[tpos, code] = conf
@@ -465,16 +475,16 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
     low = ranks < 1
     if low.any():
         pos = np.flatnonzero(low)
-        issues.append(error("predictions.rank", f"row {lines(pos)[0]}, column {rank_col}",
+        issues.append(error("predictions.rank", f"row {lines(pos, path)[0]}, column {rank_col}",
                             f"{len(pos)} rank(s) below 1", path))
-    tv = parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, kind="truth")
+    tv = parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, truth.rows, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     tv, values = coltypes.comparable(tv, values)
     pf = pd.DataFrame({"pos": tpos, "value": values.astype(str), "rank": ranks})
     if pf.duplicated(["pos", "value"]).any():
         pos = np.flatnonzero(pf.duplicated(["pos", "value"], keep=False).to_numpy())
-        issues.append(error("predictions.duplicate_index", f"row {lines(pos)[0]}, column {t}",
+        issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {t}",
                             f"{len(pos)} rows repeat a (d3mIndex, {t}) pair", path))
         return issues
     tf = pd.DataFrame({"pos": np.arange(len(truth_idx)), "value": tv.astype(str)})
@@ -509,14 +519,14 @@ def _align_od(truth, df, path, conf_col, issues):
         return issues
     timg = truth.frame[img].to_numpy().astype(object)
     pimg = df[img].to_numpy().astype(object)
-    tb = parse_boxes(truth.frame[t].to_numpy(), t, truth.path, issues)
+    tb = parse_boxes(truth.frame[t].to_numpy(), t, truth.path, issues, truth.rows)
     pb = parse_boxes(df[t].to_numpy(), t, path, issues)
     conf = confidence_values(df, conf_col, path, issues) if conf_col is not None else None
     known = pd.Index(pd.unique(timg))
     extra = pd.Index(pd.unique(pimg)).difference(known)
     if len(extra):
         pos = np.flatnonzero(known.get_indexer(pimg) < 0)
-        issues.append(error("predictions.image_set", f"row {lines(pos)[0]}, column {img}",
+        issues.append(error("predictions.image_set", f"row {lines(pos, path)[0]}, column {img}",
                             f"{len(extra)} image(s) are not TEST images: "
                             f"{rows_text(sorted(map(str, extra)))}", path))
     unseen = known.difference(pd.Index(pd.unique(pimg)))
@@ -566,7 +576,7 @@ def _align_multilabel(truth, df, path, conf_col, issues):
                                           (truth.frame, truth.path, "truth", truth_rows)):
             blank = np.logical_and.reduce([is_missing(frame[t].to_numpy()) for t in targets])
             if blank.any():
-                rows = np.sort(lines(where[np.flatnonzero(blank)]))
+                rows = np.sort(lines(where[np.flatnonzero(blank)], fpath))
                 issues.append(error(f"{kind}.missing_value", f"row {rows[0]}",
                                     f"{len(rows)} row(s) have every target blank "
                                     f"(rows {rows_text(rows)})", fpath))
@@ -601,7 +611,7 @@ def _align_multilabel(truth, df, path, conf_col, issues):
                 (pcode, pp_, "predictions", path, pkeep, np.arange(len(df)))):
             dup = pd.Index(rowpos.astype(np.int64) * k + code).duplicated(keep="first")
             if dup.any():
-                rows = np.sort(lines(where[np.flatnonzero(src)[dup]]))
+                rows = np.sort(lines(where[np.flatnonzero(src)[dup]], fpath))
                 issues.append(warning(f"{kind}.duplicate_label", f"row {rows[0]}, column {t}",
                                       f"{len(rows)} row(s) repeat a (d3mIndex, {t}) pair; a label "
                                       f"counts once per index"

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error
-from d3mkit.scoring.values import INDEX
+from d3mkit.scoring.values import INDEX, Source
 from d3mkit.codes import make
 from d3mkit.validation.csvread import read_header, read_strings
 
@@ -30,9 +30,12 @@ LABEL_TYPES = ("categorical", "boolean", "string")
 _USAGE_CODES = ("file.missing", "file.unreadable", "file.is_directory")
 
 
-def source_name(source, kind: str) -> str:
-    """How messages name ``source``: its path, or ``"KIND (DataFrame)"``."""
-    return f"{kind} (DataFrame)" if isinstance(source, pd.DataFrame) else str(source)
+def source_name(source, kind: str) -> Source:
+    """How messages name ``source`` and number its rows (:class:`~d3mkit.scoring.values.Source`):
+    its path and physical lines, or ``"KIND (DataFrame)"`` and the frame's CSV rows."""
+    if isinstance(source, pd.DataFrame):
+        return Source(f"{kind} (DataFrame)")
+    return Source(source, Path(source))
 
 
 def check_source(source, name: str) -> None:

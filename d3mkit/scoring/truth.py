@@ -18,7 +18,7 @@ import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
 from d3mkit.scoring.predictions import header_of, read_table, source_name, text_targets
-from d3mkit.scoring.values import INDEX, index_values, lines, rows_text, same_kind
+from d3mkit.scoring.values import INDEX, Source, index_values, lines, rows_text, same_kind
 
 MULTILABEL_TASKS = ("classification", "semiSupervisedClassification")
 REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
@@ -108,10 +108,11 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
         path = dataset.resource_path(res)
         df, img, issues = _truth_table(path, "learningData", problem, dataset)
         if splits_path is not None:
-            sp = Path(splits_path)
+            sp = Source(splits_path, Path(splits_path))
         else:
             from d3mkit.splits import splits_path as _splits_path
             sp = _splits_path(Path(problem.path).parent, problem.splits_file)
+            sp = Source(sp, sp)
         splits, sissues = read_table(sp, "dataSplits", [INDEX, "type", "repeat", "fold"],
                                            int_cols=(INDEX, "repeat", "fold"))
         if splits is None:
@@ -125,7 +126,7 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
         li, test = same_kind(li, test)
         absent = ~pd.Index(test).isin(li)
         if absent.any():
-            rows = lines(np.flatnonzero(sel)[absent])
+            rows = lines(np.flatnonzero(sel)[absent], sp)
             raise D3MKitError(error("splits.unknown_index", f"row {rows[0]}, column {INDEX}",
                                     f"{int(absent.sum())} TEST d3mIndex value(s) of repeat {repeat}, "
                                     f"fold {fold} are not in learningData "
@@ -134,7 +135,7 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
         keep = pd.Index(test).get_indexer(li) >= 0 if not pd.Index(test).has_duplicates else \
             np.isin(li, test)
         df = df[keep]
-    p = str(path)
+    p = path if isinstance(path, Source) else Source(path, Path(path))
     missing = [c for c in [INDEX] + names if c not in df.columns]
     if missing:
         raise D3MKitError(error("truth.columns", "row 1",

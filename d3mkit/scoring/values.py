@@ -15,10 +15,10 @@ import pandas as pd
 
 from d3mkit.errors import Issue, error, warning
 from d3mkit.validation import coltypes
+from d3mkit.validation.csvread import record_lines
 
 INDEX = "d3mIndex"
 NUMERIC_TYPES = ("integer", "real")
-MISSING_STRINGS = ("", "nan", "NaN", "NAN", "NA", "N/A", "null", "NULL", "None")
 SHOW = 10   # how many offending rows/indices a message lists
 
 
@@ -36,15 +36,13 @@ def rows_text(rows, total: int | None = None) -> str:
 
 
 def index_values(col: pd.Series) -> np.ndarray:
-    """d3mIndex as int64 when every value is an integer, else stripped strings."""
+    """d3mIndex as int64 when every value is an integer of the integer colType (as an
+    integer label is), else stripped strings."""
     a = col.to_numpy()
     if a.dtype.kind in "iu":
         return a.astype(np.int64)
-    try:
-        return np.asarray(a, dtype=object).astype(np.int64)
-    except (ValueError, OverflowError, TypeError):
-        pass
-    # the integer colType's canonical form: "1.0" and " 1" are index 1, exactly
+    # the integer colType's canonical form: "1.0" and " 1" are index 1, exactly; "2_5" and
+    # full-width digits, which Python's int() reads, are not integers here either
     x, bad = coltypes.canonical(a, "integer")
     if len(x) and not bad.any():
         if x.dtype == float and (x == np.round(x)).all():
@@ -92,12 +90,41 @@ def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
     return np.where(np.isin(values, keys), 0, -1), False
 
 
-def lines(pos: np.ndarray) -> np.ndarray:
-    return pos + 2   # header is row 1
+class Source(str):
+    """A table's name as messages show it (its path, or ``"predictions (DataFrame)"``) that
+    also numbers its rows: data row ``i`` is the physical line of the file it starts on
+    (:func:`d3mkit.validation.csvread.record_lines`: blank lines and quoted newlines count,
+    any line ending; read again only when a message needs it), or, for a DataFrame, the
+    line the frame's CSV would give it (``i + 2``)."""
+
+    def __new__(cls, name, file=None):
+        obj = super().__new__(cls, str(name))
+        obj.file = file
+        obj._lines = None
+        return obj
+
+    def lines(self, pos) -> np.ndarray:
+        pos = np.asarray(pos, dtype=np.int64)
+        if self.file is not None and self._lines is None:
+            found = record_lines(self.file)
+            self._lines = found if isinstance(found, np.ndarray) else np.zeros(0, np.int64)
+        known = self._lines if self._lines is not None else np.zeros(0, np.int64)
+        if not len(pos) or not len(known):
+            return pos + 2
+        return np.where(pos < len(known), known[np.minimum(pos, len(known) - 1)], pos + 2)
 
 
-def is_missing(a: np.ndarray) -> np.ndarray:
-    return np.isin(a, MISSING_STRINGS) if a.dtype == object else np.zeros(len(a), bool)
+def lines(pos: np.ndarray, source=None) -> np.ndarray:
+    """The row numbers messages give data rows ``pos`` (0-based) of ``source``: its physical
+    lines when it is a :class:`Source` of a file, else ``pos + 2`` (the header is row 1)."""
+    return source.lines(pos) if isinstance(source, Source) else np.asarray(pos) + 2
+
+
+def is_missing(a: np.ndarray, col_type: str | None = None) -> np.ndarray:
+    """The missing cells of a column (:func:`d3mkit.validation.coltypes.is_missing`, the one
+    definition: an empty cell, and a NaN of a number colType)."""
+    a = np.asarray(a)
+    return coltypes.is_missing(a, col_type) if a.dtype == object else np.zeros(len(a), bool)
 
 
 def parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
@@ -113,7 +140,7 @@ def parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
         bad = ~np.isfinite(vals)
     if bad.any():
         pos = np.flatnonzero(bad)
-        rows = lines(pos if positions is None else positions[pos])
+        rows = lines(pos if positions is None else positions[pos], path)
         sample = str(a[pos[0]])[:40]
         issues.append(error(code, f"row {rows[0]}, column {name}",
                             f"{len(pos)} value(s) in column {name!r} are not {what} "
@@ -155,16 +182,16 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
         else:
             a = a.to_numpy()
     if codes is not None:
-        miss = np.isin(uniq, MISSING_STRINGS)[codes]
+        miss = coltypes.is_missing(uniq, col_type)[codes]
     elif col_type not in NUMERIC_TYPES and a.dtype == object and len(a):
         codes, uniq = pd.factorize(a)
         uniq = np.asarray(uniq, dtype=object)
-        miss = np.isin(uniq, MISSING_STRINGS)[codes] | (codes < 0)   # -1: None or NaN
+        miss = coltypes.is_missing(uniq, col_type)[codes] | (codes < 0)   # -1: None or NaN
     else:
-        miss = is_missing(a)
+        miss = is_missing(a, col_type)
     if miss.any():
         pos = np.flatnonzero(miss)
-        rows = lines(pos if positions is None else positions[pos])
+        rows = lines(pos if positions is None else positions[pos], path)
         issues.append(error(f"{kind}.missing_value", f"row {rows[0]}, column {name}",
                             f"{len(pos)} blank or NaN value(s) in column {name!r} "
                             f"(rows {rows_text(rows, len(pos))})", path))
@@ -198,7 +225,7 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
     bad &= ~miss
     if bad.any():
         pos = np.flatnonzero(bad)
-        rows = lines(pos if positions is None else positions[pos])
+        rows = lines(pos if positions is None else positions[pos], path)
         issues.append(error(f"{kind}.bad_value", f"row {rows[0]}, column {name}",
                             f"{len(pos)} value(s) in column {name!r} are {coltypes.describe(col_type)} "
                             f"(colType {col_type}; first: {str(a[pos[0]])[:40]!r}; rows "
@@ -228,7 +255,7 @@ def index_issues(pred_idx, truth_idx, path, issues, what="index", *, truth_pos=N
             parts.append(f"{len(miss)} TEST {what}(es) missing ({rows_text(miss)})")
         if len(extra):
             parts.append(f"{len(extra)} not in the TEST set ({rows_text(extra)})")
-        loc = f"row {lines(np.flatnonzero(extra_mask))[0]}, column {INDEX}" if len(extra) else ""
+        loc = f"row {lines(np.flatnonzero(extra_mask), path)[0]}, column {INDEX}" if len(extra) else ""
         issues.append(error("predictions.index_set", loc,
                             f"d3mIndex values differ from the TEST set: {'; '.join(parts)}", path))
     return missing_mask, extra_mask
@@ -237,7 +264,7 @@ def index_issues(pred_idx, truth_idx, path, issues, what="index", *, truth_pos=N
 def unseen_labels(pred: np.ndarray, truth: np.ndarray, name: str, path: str, issues) -> None:
     pu = pd.unique(pred)
     unseen = pd.Index(pu).difference(pd.Index(pd.unique(truth)))
-    unseen = [u for u in unseen if u not in MISSING_STRINGS]
+    unseen = [u for u in unseen if not (isinstance(u, str) and u.strip() == "")]
     if unseen:
         issues.append(warning("predictions.unseen_label", f"column {name}",
                               f"{len(unseen)} predicted label(s) never occur in the truth: "
@@ -250,39 +277,57 @@ def confidence_values(df, col, path, issues) -> np.ndarray:
     out = (vals < 0) | (vals > 1)
     if out.any():
         pos = np.flatnonzero(out)
-        rows = lines(pos)
+        rows = lines(pos, path)
         issues.append(error("predictions.confidence_range", f"row {rows[0]}, column {col}",
                             f"{len(pos)} confidence value(s) outside [0, 1] "
                             f"(first {float(vals[pos[0]])}; rows {rows_text(rows, len(pos))})", path))
     return vals
 
 
-def parse_boxes(a: np.ndarray, name: str, path: str, issues: list[Issue]) -> np.ndarray:
+def row_issue(issues: list[Issue], code: str, mask: np.ndarray, column: str, path, positions=None,
+              values=None, what: str = "") -> None:
+    """Append one error for the rows in ``mask``: located at the first (``row R, column C``),
+    saying how many, the first value (from ``values``) and which rows, numbered as ``path``
+    numbers them (``positions`` maps the mask's rows to the file's data rows)."""
+    if not mask.any():
+        return
+    pos = np.flatnonzero(mask)
+    rows = lines(pos if positions is None else positions[pos], path)
+    first = "" if values is None else f"first {str(values[pos[0]])[:60]!r}; "
+    issues.append(error(code, f"row {rows[0]}, column {column}",
+                        f"{len(pos)} {what} ({first}rows {rows_text(rows, len(pos))})", path))
+
+
+def parse_boxes(a: np.ndarray, name: str, path: str, issues: list[Issue],
+                positions: np.ndarray | None = None) -> np.ndarray:
     """``"x_min,y_min,x_max,y_max"`` strings (or 8-number rectangle polygons, the 4.x
-    form) to an ``(n, 4)`` float array; bad boxes become issues."""
+    form, whose vertices must make an axis-aligned rectangle) to an ``(n, 4)`` float array;
+    bad boxes become issues (``predictions.bad_box``)."""
     n = len(a)
     out = np.full((n, 4), np.nan)
     miss = is_missing(np.asarray(a, dtype=object))
     parts = pd.Series(np.asarray(a, dtype=object)).str.split(",")
     lens = parts.str.len().to_numpy()
+    skewed = np.zeros(n, bool)
     for k in (4, 8):
         sel = (lens == k) & ~miss
         if sel.any():
             vals = pd.DataFrame(parts[sel].tolist()).apply(pd.to_numeric, errors="coerce").to_numpy(float)
-            if k == 8:   # x_min,y_min, x_min,y_max, x_max,y_max, x_max,y_min
+            if k == 8:   # x_min,y_min, x_min,y_max, x_max,y_max, x_max,y_min: an axis-aligned
+                # rectangle, as d3m.metrics requires (its other vertices are not read)
+                rect = (vals[:, 0] == vals[:, 2]) & (vals[:, 1] == vals[:, 7]) & \
+                    (vals[:, 3] == vals[:, 5]) & (vals[:, 4] == vals[:, 6])
+                skew = np.isfinite(vals).all(axis=1) & ~rect
+                skewed[np.flatnonzero(sel)[skew]] = True
                 vals = vals[:, [0, 1, 4, 5]]
+                vals[skew] = np.nan
             out[sel] = vals
-    bad = ~np.isfinite(out).all(axis=1)
-    if bad.any():
-        pos = np.flatnonzero(bad)
-        issues.append(error("predictions.bad_box", f"row {lines(pos)[0]}, column {name}",
-                            f"{len(pos)} bounding box(es) are not 4 comma-separated numbers "
-                            f"x_min,y_min,x_max,y_max (first {str(a[pos[0]])[:40]!r}; "
-                            f"rows {rows_text(lines(pos), len(pos))})", path))
+    box_rule = "x_min,y_min, x_min,y_max, x_max,y_max, x_max,y_min"
+    row_issue(issues, "predictions.bad_box", skewed, name, path, positions, a,
+              f"bounding polygon(s) are not axis-aligned rectangles {box_rule}")
+    row_issue(issues, "predictions.bad_box", ~np.isfinite(out).all(axis=1) & ~skewed, name, path,
+              positions, a, "bounding box(es) are not 4 comma-separated numbers x_min,y_min,x_max,y_max")
     inverted = np.isfinite(out).all(axis=1) & ((out[:, 2] < out[:, 0]) | (out[:, 3] < out[:, 1]))
-    if inverted.any():
-        pos = np.flatnonzero(inverted)
-        issues.append(error("predictions.bad_box", f"row {lines(pos)[0]}, column {name}",
-                            f"{len(pos)} bounding box(es) have x_max < x_min or y_max < y_min "
-                            f"(rows {rows_text(lines(pos), len(pos))})", path))
+    row_issue(issues, "predictions.bad_box", inverted, name, path, positions, None,
+              "bounding box(es) have x_max < x_min or y_max < y_min")
     return out

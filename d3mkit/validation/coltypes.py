@@ -13,14 +13,18 @@ through this module, so two spellings that validation accepts score as the same 
   ints beyond, so 9007199254740993 and 9007199254740992 are two labels;
 * ``real`` — numbers; canonical float;
 * ``categorical`` — the value with surrounding whitespace removed (validation warns
-  about such whitespace);
+  about such whitespace), in Unicode NFC (``café`` typed as one code point or as ``e`` and
+  a combining accent is one label);
 * ``dateTime`` — ISO 8601, numbers (years, epoch seconds) or anything dateutil reads;
   canonical ISO 8601 UTC text, so ``2020-01-02`` and ``2020-01-02T00:00:00Z`` agree;
-* any other colType (``string``, ``realVector``, ``json``, ...) — the text as written.
+* ``string`` — the text in Unicode NFC; any other colType (``realVector``, ``json``, ...)
+  — the text as written.
 
 Each check looks at every distinct value once (``category`` columns carry them) and maps
-the verdict back to rows with numpy, so a 10^6-row column costs one pass. Empty cells are
-missing values and always pass. A column the reader already parsed as a number passed
+the verdict back to rows with numpy, so a 10^6-row column costs one pass. Missing is one
+definition for every reader (:func:`is_missing`): an empty cell (or one of only
+whitespace), and for the number colTypes a ``NaN``; a label such as ``NA``, ``None``,
+``null`` or ``N/A`` is a label. Missing values always pass. A column the reader already parsed as a number passed
 its integer/real check there.
 
 >>> s = pd.Series(["1", "2.0", "x", None, "1e3"], dtype="category")
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import warnings
 from decimal import Decimal, InvalidOperation
 
@@ -151,6 +156,36 @@ def _datetimes(v: np.ndarray) -> np.ndarray:
     return out.to_numpy()
 
 
+NUMBER_TYPES = ("integer", "real")
+
+
+def is_missing(values, col_type: str | None = None) -> np.ndarray:
+    """The cells that are missing values: empty or only whitespace (None and NaN too), and
+    for ``integer``/``real`` a ``nan`` in any case. Every reader asks this (validation's
+    :func:`typed`, the scorer's truth and predictions), so a word such as ``NA`` is a
+    label wherever a label is read.
+
+    >>> is_missing(["", " ", "NA", "None", "null", "N/A", "x"]).tolist()
+    [True, True, False, False, False, False, False]
+    >>> is_missing(["NaN", "1"], "real").tolist(), is_missing(["NaN"], "categorical").tolist()
+    ([True, False], [False])
+    """
+    a = np.asarray(values, dtype=object)
+    if not len(a):
+        return np.zeros(0, bool)
+    codes, uniq = pd.factorize(a)
+    words = ("nan",) if col_type in NUMBER_TYPES else ()
+    u = np.fromiter(((not isinstance(v, str) and v != v) or (isinstance(v, str) and
+                     (v.strip() == "" or v.strip().lower() in words)) for v in uniq), bool, len(uniq))
+    return np.where(codes < 0, True, u[codes] if len(u) else False)
+
+
+def _nfc(values: np.ndarray) -> np.ndarray:
+    """Strings in Unicode NFC (ASCII text is left as it is, cheaply)."""
+    return np.asarray([v if not isinstance(v, str) or v.isascii() else unicodedata.normalize("NFC", v)
+                       for v in values], dtype=object)
+
+
 def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
     """``(canonical values, bad mask)`` of cells written as text, for ``col_type``:
     floats for integer/real (NaN where not a number), strings otherwise (the input
@@ -162,6 +197,8 @@ def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
     [1.0, 1.0, 2.0, nan]
     >>> canonical([" cat", "cat "], "categorical")[0].tolist()
     ['cat', 'cat']
+    >>> canonical(["caf\u00e9", "cafe\u0301"], "categorical")[0].tolist() == ["caf\u00e9"] * 2
+    True
     >>> v, bad = canonical(["2020-01-02", "2020-01-02T00:00:00Z", "nope"], "dateTime")
     >>> v.tolist(), bad.tolist()
     (['2020-01-02T00:00:00Z', '2020-01-02T00:00:00Z', 'nope'], [False, False, True])
@@ -184,7 +221,9 @@ def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
         bad_u = ~low.isin(BOOLEANS).to_numpy()
         cu = np.where(low.isin(_TRUE).to_numpy(), "true", "false").astype(object)
     elif col_type == "categorical":
-        cu = pd.Series(u, dtype=object).str.strip().to_numpy(dtype=object)
+        cu = _nfc(pd.Series(u, dtype=object).str.strip().to_numpy(dtype=object))
+    elif col_type == "string":
+        cu = _nfc(u)
     elif col_type == "dateTime":
         ts = pd.Series(_datetimes(u))
         bad_u = ts.isna().to_numpy()
@@ -282,7 +321,7 @@ def typed(series: pd.Series, col_type: str) -> pd.Series:
     [Timestamp('2020-01-02 00:00:00+0000', tz='UTC'), NaT]
     """
     s = series.astype(object)
-    missing = s.isna().to_numpy() | (s.astype(str).str.strip() == "").to_numpy()
+    missing = is_missing(s.to_numpy(), col_type)
     if col_type in ("integer", "real"):
         x = np.array(_numbers(s.to_numpy(dtype=object)), dtype=float)
         x[missing] = np.nan

@@ -232,8 +232,9 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
     width" (pandas pads short rows, and skips long ones when it parses only some columns).
 
     A file without a double quote is counted with numpy (commas per line, in 16 MiB
-    steps); one with quotes through the :mod:`csv` module,
-    which knows quoted commas and newlines. Returns an :class:`Issue` when the file cannot
+    steps); one with quotes or a line that ends in a lone CR through the :mod:`csv` module,
+    which knows quoted commas and newlines and every line ending; rows are numbered by the
+    physical line they start on either way. Returns an :class:`Issue` when the file cannot
     be parsed or decoded.
 
     >>> import tempfile, pathlib
@@ -241,9 +242,12 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
     >>> _ = p.write_text("a,b,c\\n1,2,3\\n4,5\\n\\n6,7,8,9\\n")
     >>> [x.tolist() for x in field_counts(p, 3)]
     [[3, 5], [2, 4]]
-    >>> _ = p.write_text('a,b,c\\n1,"2,x",3\\n"4\\n5",6\\n')
+    >>> _ = p.write_text('a,b,c\\n1,"2,x",3\\n"4\\n5",6\\n7,8\\n')
     >>> [x.tolist() for x in field_counts(p, 3)]
-    [[3], [2]]
+    [[3, 5], [2, 2]]
+    >>> _ = p.write_bytes(b"a,b\\r\\n1,2\\r3,4\\n5\\r\\n")
+    >>> [x.tolist() for x in field_counts(p, 2)]
+    [[4], [1]]
     """
     p = str(path)
     rows: list[np.ndarray] = []
@@ -255,8 +259,8 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
             header_done = False
             while True:
                 chunk = fh.read(_CHUNK)
-                if b'"' in chunk:
-                    return _field_counts_csv(path, n)
+                if b'"' in chunk or chunk.count(b"\r") != chunk.count(b"\r\n"):
+                    return _field_counts_csv(path, n)   # quotes, or a line ending in a lone CR
                 data = carry + chunk
                 cut = data.rfind(b"\n") + 1 if chunk else len(data)
                 whole, carry = data[:cut], data[cut:]
@@ -294,6 +298,47 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
     return np.concatenate(rows), np.concatenate(counts)
 
 
+def _records(path: Path | str):
+    """``(line, fields)`` of each non-blank record of a CSV file, ``line`` the physical line
+    it starts on (1 for the header): quoted newlines and blank lines count, and a line may
+    end in LF, CRLF or a lone CR. Raises what :mod:`csv` and decoding raise."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        end = 0
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if row:
+                yield start, row
+
+
+def record_lines(path: Path | str) -> np.ndarray | Issue:
+    """The physical line each data record of ``path`` starts on (index 0: the first record
+    after the header; blank lines are skipped, as the table readers skip them): what a
+    message names as ``row R``. One pass with :mod:`csv`; callers ask only when a message
+    needs it.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_bytes(b'a,b\\n1,"x\\ny"\\n\\n2,z\\r3,w\\r\\n')
+    >>> record_lines(p).tolist()
+    [2, 5, 6]
+    """
+    old_limit = csv.field_size_limit()
+    try:
+        csv.field_size_limit((1 << 31) - 1)
+        records = _records(path)
+        next(records, None)   # the header
+        return np.asarray([line for line, _row in records], dtype=np.int64)
+    except csv.Error as exc:
+        return make("csv.parse", "", f"cannot parse CSV: {exc}", str(path))
+    except UnicodeDecodeError as exc:
+        return make("file.encoding", "", f"file is not valid UTF-8 ({exc.reason})", str(path))
+    except OSError as exc:
+        return make("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", str(path))
+    finally:
+        csv.field_size_limit(old_limit)
+
+
 def _field_counts_csv(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Issue:
     p = str(path)
     rows: list[int] = []
@@ -301,13 +346,12 @@ def _field_counts_csv(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray]
     old_limit = csv.field_size_limit()
     try:
         csv.field_size_limit((1 << 31) - 1)   # a long quoted cell is valid (the file's size is capped)
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.reader(fh)
-            next(reader, None)
-            for rec, row in enumerate(reader, start=2):
-                if row and len(row) != n:
-                    rows.append(rec)
-                    counts.append(len(row))
+        records = _records(path)
+        next(records, None)   # the header
+        for line, row in records:
+            if len(row) != n:
+                rows.append(line)
+                counts.append(len(row))
     except csv.Error as exc:
         return make("csv.parse", "", f"cannot parse CSV: {exc}", p)
     except UnicodeDecodeError as exc:
@@ -381,7 +425,7 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
         ragged = field_count_issues(path, len(header))
         if ragged:
             return None, ragged
-    if usecols is not None:
+    if not every:   # with usecols, pandas drops the extra fields of a long row silently
         kwargs["usecols"] = cols
     try:
         try:
