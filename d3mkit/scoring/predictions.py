@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error
+from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, require_type
 from d3mkit.scoring.values import INDEX, Source
 from d3mkit.codes import make
 from d3mkit.validation.csvread import read_header, read_strings
@@ -40,8 +40,7 @@ def source_name(source, kind: str) -> Source:
 
 def check_source(source, name: str) -> None:
     """TypeError unless ``source`` is a path (str or os.PathLike) or a pandas DataFrame."""
-    if not isinstance(source, (str, os.PathLike, pd.DataFrame)):
-        raise TypeError(f"{name}: give a path or a pandas DataFrame, not {type(source).__name__}")
+    require_type(name, source, (str, os.PathLike, pd.DataFrame), "a path or a pandas DataFrame")
 
 
 def _usage(issues: list[Issue], kind: str) -> list[Issue]:

@@ -21,6 +21,7 @@ found when no targets are given, raise :class:`~d3mkit.errors.UsageError` (exit 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,7 @@ import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.locate import require_dataset_id
-from d3mkit.errors import UsageError
+from d3mkit.errors import UsageError, require_type
 from d3mkit.scoring.predictions import check_source
 
 
@@ -74,8 +75,7 @@ def metadata_dir_of(problem_doc: Path | str | None) -> Path | None:
 def _problem(problem) -> ProblemDoc:
     if isinstance(problem, ProblemDoc):
         return problem
-    if not isinstance(problem, (str, Path)) and not hasattr(problem, "__fspath__"):
-        raise TypeError(f"problem: give a path or a ProblemDoc, not {type(problem).__name__}")
+    require_type("problem", problem, (str, os.PathLike), "a path or a ProblemDoc")
     from d3mkit.docs.locate import find_problem_doc
     return ProblemDoc.load(find_problem_doc(problem))
 
@@ -83,8 +83,7 @@ def _problem(problem) -> ProblemDoc:
 def _dataset(dataset) -> DatasetDoc:
     if isinstance(dataset, DatasetDoc):
         return dataset
-    if not isinstance(dataset, (str, Path)) and not hasattr(dataset, "__fspath__"):
-        raise TypeError(f"dataset: give a path or a DatasetDoc, not {type(dataset).__name__}")
+    require_type("dataset", dataset, (str, os.PathLike), "a path or a DatasetDoc")
     if not Path(dataset).exists():
         raise UsageError("path does not exist", str(dataset), code="usage.path")
     return DatasetDoc.load(dataset)

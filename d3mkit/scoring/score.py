@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from d3mkit.docs import ProblemDoc
-from d3mkit.errors import Issue, D3MKitError, has_errors
+from d3mkit.errors import D3MKitError, Issue, has_errors, require_type
 from d3mkit.registry import plugin_issues
 from d3mkit.scoring.compute import compute_scores
 from d3mkit.scoring.layouts import align
@@ -57,19 +57,14 @@ class PreparedProblem:
         return not has_errors(self.issues)
 
 
-def _int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__} ({value!r})")
-    return value
-
-
 def prepare_problem(problem, *, dataset=None, targets=None, repeat: int = 0, fold: int = 0,
                     metadata_dir=None, splits_path=None) -> PreparedProblem:
     """Resolve ``problem`` (a :class:`Resolved` record, or what :func:`resolve` takes:
     with ``dataset``/``targets``/``metadata_dir``), plan its metrics and read its truth
     once; :func:`score_prepared` then scores predictions against it. Never raises for
     problem-side issues: they are in ``.issues``."""
-    repeat, fold = _int(repeat, "repeat"), _int(fold, "fold")
+    require_type("repeat", repeat, int, "an int")
+    require_type("fold", fold, int, "an int")
     res = problem if isinstance(problem, Resolved) else \
         resolve(problem, dataset=dataset, targets=targets, metadata_dir=metadata_dir)
     planned, issues = plan_metrics(res.problem)
