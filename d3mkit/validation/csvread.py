@@ -455,7 +455,7 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
         return None, [make("csv.empty", "row 1", "no header row", p)]
     except OSError as exc:
         return None, [make("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p)]
-    if every and len(df) and _maybe_short(df[header[-1]]):
+    if every and len(df) and _maybe_short(df.iloc[:, -1]):
         ragged = field_count_issues(path, len(header))
         if ragged:
             return None, ragged
