@@ -46,19 +46,19 @@ def add_parser(sub) -> None:
     kinds = p.add_subparsers(dest="source_kind", metavar="SOURCE", parser_class=type(p))
     kinds.required = True
     t = kinds.add_parser("table", help="a CSV, TSV, gzip-compressed CSV/TSV or Parquet table")
-    t.add_argument("file", type=Path)
+    t.add_argument("file", type=Path, help="the table: .csv, .tsv/.tab, .csv.gz/.tsv.gz, .parquet")
     t.add_argument("--media", type=Path, default=None,
                    help="directory holding the files a column names (becomes a media collection)")
     _common(t)
     t.set_defaults(func=_run_table)
     a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file")
-    a.add_argument("file", type=Path)
+    a.add_argument("file", type=Path, help="the ARFF file (an OpenML dataset)")
     a.add_argument("--splits", type=Path, default=None,
                    help="an OpenML estimation-procedure split file (ARFF rows type,rowid,repeat,fold)")
     _common(a)
     a.set_defaults(func=_run_arff)
     i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class")
-    i.add_argument("directory", type=Path)
+    i.add_argument("directory", type=Path, help="DIR holding one sub-folder of images per class")
     _common(i, target=False)
     i.set_defaults(func=_run_images)
 

@@ -199,13 +199,18 @@ def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool, quot
             data = carry + block
             cut = data.rfind(b"\n") + 1 if block else len(data)
             whole, carry = data[:cut], data[cut:]
-            out = []
-            for line in whole.split(b"\n"):
-                if line in (b"", b"\r"):
-                    continue
-                out.append(b"d3mIndex," + line if number < 0 else b"%d,%s" % (number, line))
-                number += 1
-            if out:
-                fout.write(b"\n".join(out) + b"\n")
+            lines = whole.split(b"\n")
+            if lines and lines[-1] == b"":
+                lines.pop()
+            if b"" in lines or b"\r" in lines:          # blank lines: skipped, not numbered
+                lines = [ln for ln in lines if ln not in (b"", b"\r")]
+            if lines and number < 0:
+                fout.write(b"d3mIndex," + lines[0] + b"\n")
+                lines = lines[1:]
+                number = 0
+            if lines:   # b"%d," % i for each line, joined in C (map, no Python loop body)
+                prefixes = map(b"%d,".__mod__, range(number, number + len(lines)))
+                fout.write(b"\n".join(map(bytes.__add__, prefixes, lines)) + b"\n")
+                number += len(lines)
             if not block:
                 break
