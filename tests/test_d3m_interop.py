@@ -77,3 +77,20 @@ def test_fit_score_equals_d3mkit_score_with_confidences(tmp_path, capsys):
         assert r["equal"] is True and r["fit-score"] == "ok" and r["d3m"] not in ("", "empty"), r
     assert got[("value-detection", "objectDetectionAP")]["loads"] == "yes (4.0.0)"
     assert got[("visudo", "rocAuc")]["pipeline"] == "classification+confidence"
+
+
+def test_imported_roots_fit_score_like_d3mkit(tmp_path, capsys):
+    """Roots written by `d3mkit import table` (a classification and a kFold regression) load in
+    d3m and fit-score with the values d3mkit gives (issue 21)."""
+    sys.path.insert(0, str(REPO / "tools" / "d3m_reference"))
+    try:
+        import fit_score
+    finally:
+        sys.path.pop(0)
+    code = fit_score.main(["--build", "--only", "imported,imported-regression", "--python", D3M_PYTHON,
+                           "--work", str(tmp_path / "work"), "--json"])
+    rows = __import__("json").loads(capsys.readouterr().out)
+    assert code == 0, rows
+    assert {(r["benchmark"], r["metric"]) for r in rows} == {
+        ("imported", "accuracy"), ("imported", "f1Macro"), ("imported-regression", "rootMeanSquaredError")}
+    assert all(r["equal"] is True and r["fit-score"] == "ok" and r["loads"] == "yes" for r in rows), rows

@@ -77,10 +77,6 @@ def _all(values: np.ndarray, pattern: re.Pattern) -> bool:
     return all(pattern.fullmatch(v) for v in values)
 
 
-def _numbers(values: np.ndarray) -> np.ndarray:
-    return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
-
-
 _SPECIAL = ["nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity"]
 
 
