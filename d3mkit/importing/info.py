@@ -107,17 +107,23 @@ def _target(name: str, col_type: str | None, cells: pd.Series | None) -> dict:
     return d
 
 
-def _dataset_part(ddoc: DatasetDoc, d: dict, read_rows: bool = True) -> pd.DataFrame | None:
-    from d3mkit.tables import read_table
+def _dataset_part(ddoc: DatasetDoc, d: dict, columns: list[str] = ()) -> pd.DataFrame | None:
+    """The dataset's part of ``d``; learningData is read for its rows and ``columns`` only
+    (the targets), through the checked reader."""
+    from d3mkit.errors import EXIT_USAGE
+    from d3mkit.validation.csvread import read_strings
     d["dataset"] = {"id": ddoc.dataset_id, "name": ddoc.about.get("datasetName"),
                     "datasetSchemaVersion": ddoc.about.get("datasetSchemaVersion")}
     res = ddoc.learning_data
     ld = None
     if res is not None:
         d["columns"] = _columns(res)
-        if read_rows:
-            ld = read_table(ddoc.resource_path(res))
-            d["rows"] = int(len(ld))
+        first = res.column_names[:1]
+        ld, issues = read_strings(ddoc.resource_path(res), usecols=[*first, *columns], allow_empty=True)
+        if ld is None:
+            usage = issues[0].code in ("file.missing", "file.unreadable", "file.is_directory")
+            raise D3MKitError(issues, EXIT_USAGE if usage else 1)
+        d["rows"] = int(len(ld))
     d["media"] = _media(ddoc)
     return ld
 
@@ -166,7 +172,7 @@ def info(path: Path | str) -> dict:
     d: dict = {"path": str(path), "kind": kind}
     if kind == "taskRoot":
         task = TaskRoot.open(path)
-        ld = _dataset_part(task.dataset, d)
+        ld = _dataset_part(task.dataset, d, list(task.targets))
         _problem_part(task.problem, d, task.dataset, ld)
         _splits_part(task.problem, task.problem_dir, d)
     elif kind == "dataset":
