@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_data import emit, md_table, measure_command  # noqa: E402
+from _bench_data import emit, md_table, measure_command, versions_line  # noqa: E402
 
 KINDS = ["integer", "real", "boolean", "dateTime", "categorical", "string"]
 
@@ -64,15 +64,6 @@ def mixed_csv(path: Path, rows: int, cols: int, seed: int = 0) -> Path:
     return path
 
 
-def versions() -> str:
-    try:
-        import pyarrow
-        pa = pyarrow.__version__
-    except ImportError:
-        pa = "not installed"
-    return f"numpy {np.__version__}, pandas {pd.__version__}, pyarrow {pa}, Python {sys.version.split()[0]}"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
@@ -107,7 +98,7 @@ def main(argv=None) -> int:
             "",
             f"targets: import <= 3.00x pandas.read_csv, peak RSS <= 4.00x the file size; "
             f"best of {args.repeat} run(s), each a fresh process",
-            f"{versions()}; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, "
+            f"{versions_line()}; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, "
             f"{load_after[0]:.2f} after",
         ])
         emit(text, "bench_import.md", args.save)
