@@ -19,7 +19,8 @@ from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, print_issues  #
 from d3mkit.readlog import recording
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
-            "build", "baseline", "demo", "reproduce", "codes", "value", "prism", "import", "info"]
+            "build", "baseline", "demo", "reproduce", "codes", "value", "prism", "import", "info",
+            "challenge", "serve", "submit"]
 MODULES = {"import": "import_"}   # a command whose module name is a Python keyword
 
 

@@ -312,7 +312,35 @@ EVALUATE: dict[str, tuple[str, str]] = {
     "internal": (E, "d3mkit failed on one unit of work (a bug: please report it)"),
 }
 
-CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER, **IMPORT, **EVALUATE}
+# the evaluation server (d3mkit challenge, serve, submit; docs/server.md): the "code" of an
+# HTTP error answer {"error": {"code", "message"}}, or of an issue the command prints
+SERVER: dict[str, tuple[str, str]] = {
+    "server.auth": (E, "no valid team token (Authorization: Bearer TOKEN); HTTP 401"),
+    "server.csrf": (E, "a form post without its CSRF token, or from another site; HTTP 403"),
+    "server.content_type": (E, "the request is not multipart/form-data, or the file part is not CSV; HTTP 415"),
+    "server.too_large": (E, "the upload passes the challenge's size cap (--max-mb); HTTP 413"),
+    "server.form": (E, "a malformed form: no file, a field too long, too many parts; HTTP 400"),
+    "server.unknown_problem": (E, "the problem field names no problem of the challenge; HTTP 400"),
+    "server.quota": (E, "the team's daily quota is used up; HTTP 429"),
+    "server.rate_limit": (E, "too many requests a minute from one team (or login attempts); HTTP 429"),
+    "server.closed": (E, "the challenge is finalized and takes no more submissions; HTTP 409"),
+    "server.not_found": (E, "no such submission of this team, or no such file; HTTP 404"),
+    "server.not_final": (E, "the private leaderboard before the challenge is finalized; HTTP 403"),
+    "server.scoring_error": (E, "the server could not score a submission (its own files or a bug; logged)"),
+    "server.unreachable": (E, "d3mkit submit could not reach the server"),
+    "server.timeout": (E, "d3mkit submit --wait: still queued when the timeout passed"),
+    "server.http": (E, "d3mkit submit: an HTTP error the server did not explain"),
+    "challenge.config": (E, "a challenge directory's challenge.json is not one this d3mkit reads"),
+    "challenge.no_problems": (E, "challenge create found no problemDoc.json under --problems"),
+    "team.exists": (E, "challenge team add: a team of that name exists"),
+    "team.name": (E, "challenge team add: an empty, too long or unprintable team name"),
+    "store.url": (E, "--db is not a database URL SQLAlchemy can use (or its driver is missing)"),
+    "store.unreachable": (E, "the database cannot be opened or reached"),
+    "store.version": (E, "the database's schema is newer than this d3mkit"),
+    "dependency.missing": (E, "an optional dependency is not installed (the message names the extra)"),
+}
+
+CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER, **IMPORT, **EVALUATE, **SERVER}
 
 
 def severity_of(code: str) -> str:

@@ -19,6 +19,10 @@ propagates to the caller (a job that must survive bad items catches them itself,
 >>> with make_executor(workers=1) as ex:
 ...     ex.map(abs, [-2, 3, -5])
 [2, 3, 5]
+
+:meth:`~Executor.submit` starts one item and returns a
+:class:`concurrent.futures.Future`, for work that arrives one item at a time (the
+evaluation server's submissions).
 """
 
 from __future__ import annotations
@@ -79,6 +83,18 @@ class Executor:
                 bar.update(len(c))
         return out
 
+    def submit(self, fn: Callable, item: Any):
+        """Start ``fn(item)`` and return a :class:`concurrent.futures.Future` of its result
+        (for a stream of work arriving one item at a time, as the evaluation server's; the
+        serial executor runs it now)."""
+        from concurrent.futures import Future
+        fut: Future = Future()
+        try:
+            fut.set_result(fn(item))
+        except BaseException as exc:  # handed to the caller through the future
+            fut.set_exception(exc)
+        return fut
+
     def describe(self) -> str:
         return "in this process"
 
@@ -116,6 +132,9 @@ class LocalPool(Executor):
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 bar.update(sum(sizes[f] for f in done))
         return [f.result() for f in futures]
+
+    def submit(self, fn: Callable, item: Any):
+        return self._pool.submit(fn, item)
 
     def describe(self) -> str:
         return f"local process pool of {self.workers} workers"
@@ -160,6 +179,21 @@ class DaskCluster(Executor):
         finally:
             for f in futures:
                 f.release()
+
+    def submit(self, fn: Callable, item: Any):
+        from concurrent.futures import Future
+        out: Future = Future()
+        remote = self.client.submit(fn, item, pure=False)
+
+        def done(f) -> None:
+            try:
+                out.set_result(f.result())
+            except BaseException as exc:  # handed to the caller through the future
+                out.set_exception(exc)
+            finally:
+                f.release()
+        remote.add_done_callback(done)
+        return out
 
     def describe(self) -> str:
         return f"Dask cluster at {self.address} ({self.workers} worker threads)"

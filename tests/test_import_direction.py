@@ -15,7 +15,8 @@ LAYERS = [
     ("packaging", ["d3mkit.splits", "d3mkit.views", "d3mkit.package", "d3mkit.taskroot",
                    "d3mkit.importing"]),
     ("scoring", ["d3mkit.scoring"]),
-    ("benchmarks", ["d3mkit.benchmarks", "d3mkit.baselines", "d3mkit.evaluate", "d3mkit.executor"]),
+    ("benchmarks", ["d3mkit.benchmarks", "d3mkit.baselines", "d3mkit.evaluate", "d3mkit.executor",
+                    "d3mkit.server"]),
     ("commands", ["d3mkit.commands"]),
     ("cli", ["d3mkit.cli", "d3mkit.__main__", "d3mkit.api"]),
 ]

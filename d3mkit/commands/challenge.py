@@ -1,0 +1,111 @@
+"""``d3mkit challenge create|team add|finalize``: the organiser's commands of the evaluation
+server (:mod:`d3mkit.server`; docs/server.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def _db_argument(p) -> None:
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="database URL (default: CHALLENGE/challenge.sqlite; PostgreSQL: "
+                        "postgresql+psycopg://USER@HOST/DB)")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("challenge", help="make and run a challenge for the evaluation server",
+                       description="Organiser commands of the evaluation server (docs/server.md).")
+    cmds = p.add_subparsers(dest="challenge_command", metavar="COMMAND", parser_class=type(p))
+    cmds.required = True
+
+    c = cmds.add_parser("create", help="make a challenge from task roots")
+    c.add_argument("--problems", type=Path, required=True, help="directory holding the task roots")
+    c.add_argument("--out", type=Path, required=True, help="the challenge directory to write")
+    c.add_argument("--public-fraction", type=float, default=0.5,
+                   help="share of each problem's TEST rows on the public board (default 0.5)")
+    c.add_argument("--daily-quota", type=int, default=5, metavar="N",
+                   help="submissions per team per UTC day (default 5)")
+    c.add_argument("--max-mb", type=float, default=20.0, metavar="M",
+                   help="largest predictions file accepted, in MiB (default 20)")
+    c.add_argument("--rate", type=int, default=30, metavar="N",
+                   help="submission requests per team per minute (default 30)")
+    c.add_argument("--precision", type=int, default=4, metavar="D",
+                   help="digits after the point shown for a score (default 4)")
+    c.add_argument("--seed", type=int, default=None,
+                   help="seed of the public/private split (default: random; recorded)")
+    c.add_argument("--name", default=None, help="the challenge's title (default: the directory name)")
+    c.add_argument("--force", action="store_true", help="replace an existing challenge directory")
+    _db_argument(c)
+    c.set_defaults(func=_create)
+
+    t = cmds.add_parser("team", help="teams: add")
+    tcmds = t.add_subparsers(dest="team_command", metavar="COMMAND", parser_class=type(p))
+    tcmds.required = True
+    a = tcmds.add_parser("add", help="add a team and print its token (once)")
+    a.add_argument("challenge", type=Path, metavar="CHALLENGE")
+    a.add_argument("name", metavar="NAME")
+    _db_argument(a)
+    a.set_defaults(func=_team_add)
+
+    f = cmds.add_parser("finalize", help="close submissions and reveal the private leaderboard")
+    f.add_argument("challenge", type=Path, metavar="CHALLENGE")
+    _db_argument(f)
+    from d3mkit.executor import add_executor_arguments
+    add_executor_arguments(f, "private scoring")
+    f.set_defaults(func=_finalize)
+
+
+def _open(args):
+    from d3mkit.server import require
+    require()
+    from d3mkit.server.challenge import open_challenge
+    from d3mkit.server.store import Store
+    challenge = open_challenge(args.challenge)
+    return challenge, Store.open(args.db or challenge.default_db_url())
+
+
+def _create(args) -> int:
+    from d3mkit.server import require
+    require()
+    from d3mkit.server.challenge import create_challenge
+    from d3mkit.server.store import Store
+    ch = create_challenge(args.problems, args.out, public_fraction=args.public_fraction,
+                          daily_quota=args.daily_quota, max_mb=args.max_mb, rate_per_minute=args.rate,
+                          precision=args.precision, seed=args.seed, name=args.name, force=args.force)
+    store = Store.open(args.db or ch.default_db_url())
+    store.close()
+    for pid, e in sorted(ch.problems.items()):
+        print(f"{pid}: {e.public_units} public and {e.units - e.public_units} private of {e.units} "
+              f"TEST units ({e.unit}); primary metric {e.metrics[0][0] if e.metrics else '-'}",
+              file=sys.stderr)
+    print(ch.root)
+    return 0
+
+
+def _team_add(args) -> int:
+    from d3mkit.server.auth import add_team
+    _challenge, store = _open(args)
+    try:
+        token = add_team(store, args.name)
+    finally:
+        store.close()
+    print(f"team {args.name!r} added; its token (shown only now, store it safely):", file=sys.stderr)
+    print(token)
+    return 0
+
+
+def _finalize(args) -> int:
+    from d3mkit.executor import check_options, from_args
+    from d3mkit.server.dispatch import finalize
+    check_options(args.workers, args.scheduler)
+    challenge, store = _open(args)
+    try:
+        done = finalize(challenge, store, lambda: from_args(args))
+    finally:
+        store.close()
+    c = done["counts"]
+    print(f"finalized: {done['queued_scored']} queued submission(s) scored now, "
+          f"{done['private_scored']} scored on the private rows; {c.get('scored', 0)} scored, "
+          f"{c.get('failed', 0)} failed in all", file=sys.stderr)
+    return 0

@@ -1,0 +1,46 @@
+"""``d3mkit submit --server URL --token T --problem P FILE [--wait]``: send a predictions
+file to an evaluation server (:mod:`d3mkit.server.client`, standard library only)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("submit", help="submit a predictions.csv to an evaluation server")
+    p.add_argument("--server", required=True, help="the server's URL, e.g. http://127.0.0.1:8000")
+    p.add_argument("--token", default=None,
+                   help="the team token (default: the environment variable D3MKIT_TOKEN)")
+    p.add_argument("--problem", required=True, help="the problemID")
+    p.add_argument("file", type=Path, metavar="FILE", help="predictions.csv")
+    p.add_argument("--wait", action="store_true", help="wait for the score and print it")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds --wait waits at most (default 600)")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output (default text)")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    from d3mkit.errors import UsageError
+    from d3mkit.server import client
+    token = args.token or os.environ.get("D3MKIT_TOKEN")
+    if not token:
+        raise UsageError("give the team token with --token or D3MKIT_TOKEN")
+    if not args.server.startswith(("http://", "https://")):
+        raise UsageError(f"--server must be an http:// or https:// URL, got {args.server!r}")
+    got = client.submit(args.server, token, args.problem, args.file)
+    if args.wait:
+        got = client.wait(args.server, token, got["id"], timeout=args.timeout)
+    if args.format == "json":
+        print(json.dumps(got, sort_keys=True))
+    else:
+        print(f"{got['id']}\t{got['status']}")
+        for s in got.get("scores", []):
+            print(f"{s['metric']}\t{s['value']}")
+        for i in got.get("issues", []):
+            where = f"{i['location']}: " if i.get("location") else ""
+            print(f"{args.file}: {where}{i['severity']} [{i['code']}] {i['message']}", file=sys.stderr)
+    return 1 if got.get("status") == "failed" else 0

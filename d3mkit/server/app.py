@@ -1,0 +1,379 @@
+"""The HTTP routes (Starlette, an ASGI toolkit served by uvicorn).
+
+What this module owns: :func:`make_app`, the API and the pages, the security headers and
+the error shape ``{"error": {"code", "message"}}``.
+
+==========================  ======================================================
+``POST /api/submissions``   Bearer token; multipart ``problem`` + ``file``; 202 ``{"id", "status"}``
+``GET /api/submissions/ID`` Bearer token; the team's own submission only (else 404)
+``GET /api/submissions``    Bearer token; the team's submissions
+``GET /api/leaderboard``    the public board (``?board=private`` once finalized)
+``GET /api/problems``       the problems, their metrics and the TRAIN/TEST archive links
+``GET /download/KEY/V.zip`` a TRAIN or TEST archive (looked up, never a client path)
+``GET /healthz``            ``{"status": "ok"}`` when the database answers
+``GET /``                   the leaderboard page
+``GET|POST /login``         log in with the token (a signed session cookie)
+``GET /team``               the team's submissions, issues, downloads, upload form
+``POST /team/upload``       the upload form (CSRF token); ``POST /logout``
+==========================  ======================================================
+
+Request handlers never score: they store the file (fsynced), commit its row, wake the
+dispatcher (:mod:`d3mkit.server.dispatch`) and answer. Every response carries a
+Content-Security-Policy, ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``,
+``Referrer-Policy: no-referrer``; API and team pages ``Cache-Control: no-store``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+
+from d3mkit.server import auth, pages
+from d3mkit.server.board import build_board
+from d3mkit.server.store import QuotaExceeded
+from d3mkit.server.upload import UploadError, receive
+
+CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'")
+SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
+                    (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"),
+                    (b"cross-origin-opener-policy", b"same-origin")]
+_IDEM = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
+LOGIN_FORM_MAX = 4096
+
+
+class _SecurityHeaders:
+    """ASGI middleware: the headers above on every HTTP response."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive_, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive_, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in names]
+                if scope["path"].startswith(("/api/", "/team", "/login")) and b"cache-control" not in names:
+                    extra.append((b"cache-control", b"no-store"))
+                message["headers"] = list(message.get("headers", [])) + extra
+            await send(message)
+        await self.app(scope, receive_, send_with_headers)
+
+
+def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True):
+    """The ASGI application of ``challenge`` over ``store``; ``dispatcher`` scores (started
+    and stopped with the app when ``start_dispatcher``)."""
+    from contextlib import asynccontextmanager
+
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+    from starlette.routing import Route
+
+    secret = challenge.secret()
+    limiter = auth.RateLimiter(challenge.rate_per_minute)
+    login_limiter = auth.RateLimiter(30)
+
+    def err(status: int, code: str, message: str, headers: dict | None = None):
+        return JSONResponse({"error": {"code": code, "message": message}}, status, headers=headers)
+
+    def api_team(request):
+        return auth.check_token(store, auth.bearer(request.headers.get("authorization")))
+
+    def unauthorized():
+        return err(401, "server.auth", "send the team token as 'Authorization: Bearer TOKEN'",
+                   {"www-authenticate": "Bearer"})
+
+    def sub_json(s) -> dict:
+        return {"id": s.id, "problem": s.problem, "status": s.shown_status,
+                "created": s.created, "scores": [
+                    {"metric": m["metric"], "value": None if m["value"] is None
+                     else round(m["value"], challenge.precision)} for m in (s.public or [])],
+                "issues": s.issues}
+
+    # -------------------------------------------------------------- accepting a file
+    def _gate(team) -> tuple | None:
+        """(status, code, message, headers) refusing a submission before its body is read."""
+        if store.finalized():
+            return 409, "server.closed", "the challenge is finalized; no more submissions", None
+        if not limiter.allow(team.key_id):
+            return 429, "server.rate_limit", (f"too many requests: at most {challenge.rate_per_minute} "
+                                              f"a minute; try again shortly"), {"retry-after": str(limiter.retry_after())}
+        if store.count_today(team.key_id) >= challenge.daily_quota:
+            return 429, "server.quota", (f"daily quota of {challenge.daily_quota} submission(s) "
+                                         f"reached; it resets at 00:00 UTC"), {"retry-after": "3600"}
+        return None
+
+    def _commit(team, upload, idem):
+        problem = upload.fields.get("problem", "")
+        if problem not in challenge.problems:
+            upload.discard()
+            raise UploadError(400, "server.unknown_problem", "unknown problem: give a problemID "
+                              "that GET /api/problems lists")
+        if upload.path is None or upload.size == 0:
+            upload.discard()
+            raise UploadError(400, "server.form", "no file: send the predictions as the 'file' part")
+        from d3mkit.atomic import fsync_path
+        sid = secrets.token_hex(16)
+        final = challenge.uploads / f"{sid}.csv"
+        os.rename(upload.path, final)
+        upload.path = final
+        fsync_path(challenge.uploads)
+        try:
+            sub = store.add_submission(sid, team.key_id, problem, upload.size, upload.sha256, idem,
+                                       challenge.daily_quota)
+        except QuotaExceeded as exc:
+            upload.discard()
+            raise UploadError(429, "server.quota", exc.issues[0].message) from None
+        except BaseException:
+            upload.discard()
+            raise
+        if sub.id != sid:          # the same idempotency key: the earlier submission stands
+            upload.discard()
+        if dispatcher is not None:
+            dispatcher.wake()
+        return sub
+
+    async def accept(request, team, idem=None):
+        refused = await run_in_threadpool(_gate, team)
+        if refused:
+            raise _Refused(*refused)
+        upload = await receive(request, challenge.uploads, challenge.max_bytes)
+        return upload
+
+    # ----------------------------------------------------------------------- the API
+    async def post_submission(request):
+        team = await run_in_threadpool(api_team, request)
+        if team is None:
+            return unauthorized()
+        idem = request.headers.get("idempotency-key")
+        if idem is not None and not _IDEM.match(idem):
+            return err(400, "server.form", "Idempotency-Key: 1-100 letters, digits or _.:-")
+        if idem is not None:
+            earlier = await run_in_threadpool(store.by_idempotency_key, team.key_id, idem)
+            if earlier is not None:
+                return JSONResponse({"id": earlier.id, "status": earlier.shown_status}, 202)
+        try:
+            upload = await accept(request, team, idem)
+            sub = await run_in_threadpool(_commit, team, upload, idem)
+        except _Refused as r:
+            return err(r.status, r.code, r.message, r.headers)
+        except UploadError as e:
+            return err(e.status, e.code, e.message)
+        return JSONResponse({"id": sub.id, "status": sub.shown_status}, 202,
+                            headers={"location": f"/api/submissions/{sub.id}"})
+
+    def get_submission(request):
+        team = api_team(request)
+        if team is None:
+            return unauthorized()
+        s = store.submission(request.path_params["sid"])
+        if s is None or not secrets.compare_digest(s.team, team.key_id):
+            return err(404, "server.not_found", "no such submission of your team")
+        return JSONResponse(sub_json(s))
+
+    def list_submissions(request):
+        team = api_team(request)
+        if team is None:
+            return unauthorized()
+        return JSONResponse({"submissions": [sub_json(s) for s in store.submissions(team=team.key_id)]})
+
+    def get_leaderboard(request):
+        part = request.query_params.get("board", "public")
+        if part not in ("public", "private"):
+            return err(400, "server.form", "board is 'public' or 'private'")
+        if part == "private" and not store.finalized():
+            return err(403, "server.not_final", "the private leaderboard is shown once the challenge is finalized")
+        return JSONResponse({"challenge": challenge.name, "finalized": store.finalized(),
+                             **build_board(challenge, store, part).to_dict()})
+
+    def get_problems(request):
+        return JSONResponse({"problems": [
+            {"problemID": pid, "taskType": e.task_type,
+             "metrics": [{"metric": m, "higherIsBetter": bool(h)} for m, h in e.metrics],
+             "train": f"/download/{e.key}/TRAIN.zip", "test": f"/download/{e.key}/TEST.zip"}
+            for pid, e in sorted(challenge.problems.items())]})
+
+    by_key = {e.key: pid for pid, e in challenge.problems.items()}
+
+    def download(request):
+        pid = by_key.get(request.path_params["key"])
+        name = request.path_params["name"]
+        view = {"TRAIN.zip": "TRAIN", "TEST.zip": "TEST"}.get(name)
+        path = challenge.archive(pid, view) if pid is not None and view else None
+        if path is None or not path.is_file():
+            return err(404, "server.not_found", "no such file")
+        return FileResponse(path, media_type="application/zip",
+                            filename=f"{pid}_{view}.zip")
+
+    def healthz(request):
+        try:
+            store.version()
+        except Exception:
+            return JSONResponse({"status": "unavailable"}, 503)
+        return JSONResponse({"status": "ok"})
+
+    def style(request):
+        return Response(pages.css(), media_type="text/css", headers={"cache-control": "max-age=300"})
+
+    # --------------------------------------------------------------------- the pages
+    def _csrf_cookie(request) -> tuple[str, bool]:
+        c = request.cookies.get(auth.CSRF_COOKIE)
+        if c and 16 <= len(c) <= 64:
+            return c, False
+        return auth.new_csrf_cookie(), True
+
+    def _html(request, text: str, status: int = 200):
+        cookie, new = _csrf_cookie(request)
+        resp = HTMLResponse(text, status)
+        if new:
+            resp.set_cookie(auth.CSRF_COOKIE, cookie, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/")
+        return resp
+
+    def _page_csrf(request) -> str:
+        # the form field matches the cookie sent with this page (set now if it was missing)
+        return auth.csrf_field(secret, request.state.csrf_cookie)
+
+    def session_team(request):
+        key_id = auth.team_of_session(request.cookies.get(auth.SESSION_COOKIE), secret)
+        return store.team(key_id) if key_id else None
+
+    def _same_origin(request) -> bool:
+        origin = request.headers.get("origin")
+        if origin is None or origin == "null":
+            return origin is None
+        return origin.split("://", 1)[-1] == request.headers.get("host", "")
+
+    def _form_ok(request, field: str | None) -> bool:
+        return _same_origin(request) and auth.csrf_ok(secret, request.cookies.get(auth.CSRF_COOKIE), field)
+
+    def with_csrf(handler):
+        def wrapped(request):
+            cookie, new = _csrf_cookie(request)
+            request.state.csrf_cookie = cookie
+            resp = handler(request)
+            if new:
+                resp.set_cookie(auth.CSRF_COOKIE, cookie, httponly=True, samesite="strict",
+                                secure=request.url.scheme == "https", path="/")
+            return resp
+        return wrapped
+
+    @with_csrf
+    def home(request):
+        team = session_team(request)
+        boards = [build_board(challenge, store, "public")]
+        if store.finalized():
+            boards.append(build_board(challenge, store, "private"))
+        return HTMLResponse(pages.leaderboard_page(challenge, boards, team=team.name if team else None,
+                                                   csrf=_page_csrf(request), counts=store.counts()))
+
+    @with_csrf
+    def login_form(request):
+        return HTMLResponse(pages.login_page(challenge, csrf=_page_csrf(request)))
+
+    async def login(request):
+        if not login_limiter.allow("ip:" + (request.client.host if request.client else "")):
+            return err(429, "server.rate_limit", "too many login attempts; try again shortly")
+        length = request.headers.get("content-length", "")
+        if not length.isdigit() or int(length) > LOGIN_FORM_MAX:
+            return err(413, "server.too_large", "the login form is too large")
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype not in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            return err(415, "server.content_type", "send the login form")
+        form = await request.form(max_files=0, max_fields=4)
+        if not _form_ok(request, form.get("csrf")):
+            return err(403, "server.csrf", "the form is stale or from another site: reload the page and try again")
+        team = await run_in_threadpool(auth.check_token, store, str(form.get("token", "")).strip())
+        if team is None:
+            cookie, _ = _csrf_cookie(request)
+            return HTMLResponse(pages.login_page(challenge, csrf=auth.csrf_field(secret, cookie),
+                                                 message="unknown token"), 401)
+        resp = RedirectResponse("/team", 303)
+        resp.set_cookie(auth.SESSION_COOKIE, auth.sign_session(secret, team.key_id), max_age=auth.SESSION_TTL,
+                        httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
+        return resp
+
+    async def logout(request):
+        form = await request.form(max_files=0, max_fields=4)
+        if not _form_ok(request, form.get("csrf")):
+            return err(403, "server.csrf", "the form is stale or from another site: reload the page and try again")
+        resp = RedirectResponse("/", 303)
+        resp.delete_cookie(auth.SESSION_COOKIE, path="/")
+        return resp
+
+    def _team_page(request, team, message="", error=False, status=200):
+        cookie, new = _csrf_cookie(request)
+        html = pages.team_page(challenge, team.name, store.submissions(team=team.key_id),
+                               csrf=auth.csrf_field(secret, cookie), message=message, error=error,
+                               used_today=store.count_today(team.key_id))
+        resp = HTMLResponse(html, status)
+        if new:
+            resp.set_cookie(auth.CSRF_COOKIE, cookie, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/")
+        return resp
+
+    def team_view(request):
+        team = session_team(request)
+        if team is None:
+            return RedirectResponse("/login", 303)
+        return _team_page(request, team)
+
+    async def team_upload(request):
+        team = await run_in_threadpool(session_team, request)
+        if team is None:
+            return RedirectResponse("/login", 303)
+        if not _same_origin(request):
+            return err(403, "server.csrf", "the form is from another site")
+        try:
+            upload = await accept(request, team)
+            if not auth.csrf_ok(secret, request.cookies.get(auth.CSRF_COOKIE), upload.fields.get("csrf")):
+                upload.discard()
+                return err(403, "server.csrf", "the form is stale or from another site: reload the page and try again")
+            sub = await run_in_threadpool(_commit, team, upload, None)
+        except _Refused as r:
+            return await run_in_threadpool(_team_page, request, team, r.message, True, r.status)
+        except UploadError as e:
+            return await run_in_threadpool(_team_page, request, team, e.message, True, e.status)
+        return await run_in_threadpool(_team_page, request, team,
+                                       f"submission {sub.id} accepted for {sub.problem}: queued for scoring")
+
+    @asynccontextmanager
+    async def lifespan(app):
+        if dispatcher is not None and start_dispatcher:
+            dispatcher.start()
+        try:
+            yield
+        finally:
+            if dispatcher is not None and start_dispatcher:
+                await run_in_threadpool(dispatcher.stop)
+
+    routes = [
+        Route("/api/submissions", post_submission, methods=["POST"]),
+        Route("/api/submissions", list_submissions, methods=["GET"]),
+        Route("/api/submissions/{sid}", get_submission, methods=["GET"]),
+        Route("/api/leaderboard", get_leaderboard, methods=["GET"]),
+        Route("/api/problems", get_problems, methods=["GET"]),
+        Route("/download/{key}/{name}", download, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/style.css", style, methods=["GET"]),
+        Route("/", home, methods=["GET"]),
+        Route("/login", login_form, methods=["GET"]),
+        Route("/login", login, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/team", team_view, methods=["GET"]),
+        Route("/team/upload", team_upload, methods=["POST"]),
+    ]
+    return _SecurityHeaders(Starlette(routes=routes, lifespan=lifespan))
+
+
+class _Refused(UploadError):
+    """A submission refused before its body is read (closed, rate limit, quota)."""
+
+    def __init__(self, status, code, message, headers=None):
+        super().__init__(status, code, message)
+        self.headers = headers

@@ -1,0 +1,177 @@
+"""The scoring loop: queued submissions go to the project's executor, results to the database.
+
+What this module owns: :class:`Dispatcher`, one background thread of the server (never a
+request handler) that claims queued submissions (:meth:`Store.claim`), starts each with
+:meth:`d3mkit.executor.Executor.submit` on a local process pool or a Dask cluster, and
+records each result once (:meth:`Store.record`). Requests wake it when they accept a
+submission; otherwise it looks again every ``poll`` seconds (so a submission accepted by
+another process, or left queued by a killed server, is found too).
+
+At start, ``scoring`` rows left by a dead server go back to ``queued`` (:meth:`Store.requeue`).
+A worker that dies (a broken pool) puts its submissions back in the queue and the pool is
+made anew; after :data:`~d3mkit.server.store.MAX_ATTEMPTS` such deaths a submission fails
+with ``server.scoring_error`` instead of killing workers for ever.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from d3mkit.server.scoring import score_job, warm
+from d3mkit.server.store import MAX_ATTEMPTS
+
+LOG = logging.getLogger("d3mkit.server")
+_SERVER_ERROR = [{"severity": "error", "code": "server.scoring_error", "location": "",
+                  "message": "the server could not score this submission; the organisers can "
+                             "see why in the server log"}]
+
+
+class Dispatcher:
+    """Hands queued submissions of ``challenge`` in ``store`` to executors made by
+    ``make_executor()`` (see the module docstring); ``inflight``: submissions started at
+    once (default four per worker)."""
+
+    def __init__(self, challenge, store, make_executor, *, inflight: int | None = None,
+                 poll: float = 0.5):
+        self.challenge, self.store = challenge, store
+        self._make = make_executor
+        self.executor = make_executor()
+        self.cap = inflight or 4 * max(1, self.executor.workers)
+        self.poll = poll
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._inflight: dict = {}
+        self.scored = 0
+
+    # ------------------------------------------------------------------------ control
+    def warm_up(self) -> None:
+        """Start every worker process now (before the server's threads exist)."""
+        futures = [self.executor.submit(warm, i) for i in range(max(1, self.executor.workers))]
+        for f in futures:
+            f.result()
+
+    def start(self) -> None:
+        n = self.store.requeue()
+        if n:
+            LOG.log(logging.WARNING, "%d submission(s) were being scored when the last server stopped: queued again", n)
+        self._thread = threading.Thread(target=self._loop, name="d3mkit-dispatch", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self.executor.close()
+
+    # --------------------------------------------------------------------------- work
+    def _job(self, sub, parts=("public",), check=True) -> dict:
+        return {"id": sub.id, "predictions": str(self.challenge.uploads / f"{sub.id}.csv"),
+                "truth": self.challenge.truth(sub.problem), "check": check, "parts": list(parts)}
+
+    def step(self) -> bool:
+        """Claim what fits, record what finished; True when anything happened."""
+        busy = False
+        for sub in self.store.claim(self.cap - len(self._inflight)):
+            busy = True
+            if sub.problem not in self.challenge.problems:      # a problem removed since
+                self.store.record(sub.id, "failed", _SERVER_ERROR, None)
+                continue
+            try:
+                fut = self.executor.submit(score_job, self._job(sub))
+            except Exception as exc:   # a pool that broke before the submit
+                LOG.log(logging.ERROR, "could not start scoring %s: %s", sub.id, exc)
+                self._retry(sub.id, sub.attempts, exc)
+                continue
+            fut.add_done_callback(lambda _f: self._wake.set())
+            self._inflight[sub.id] = (fut, sub.attempts)
+        for sid in [s for s, (f, _) in self._inflight.items() if f.done()]:
+            busy = True
+            fut, attempts = self._inflight.pop(sid)
+            try:
+                result = fut.result()
+            except Exception as exc:     # the worker died (BrokenProcessPool, a lost Dask worker)
+                self._retry(sid, attempts, exc)
+                continue
+            if result.get("log"):
+                LOG.log(logging.ERROR, "submission %s: %s", sid, result["log"])
+            if self.store.record(sid, result["status"], result["issues"],
+                                 result["scores"].get("public")):
+                self.scored += 1
+        return busy
+
+    def _retry(self, sid: str, attempts: int, exc: BaseException) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+        LOG.log(logging.ERROR, "scoring %s failed in its worker (attempt %d): %s", sid, attempts, exc)
+        if attempts >= MAX_ATTEMPTS:
+            self.store.record(sid, "failed", _SERVER_ERROR, None)
+        else:
+            self.store.release(sid)
+        if isinstance(exc, BrokenProcessPool):
+            for other, (f, a) in list(self._inflight.items()):
+                self._inflight.pop(other)
+                self.store.release(other)
+            try:
+                self.executor.close()
+            except Exception:
+                pass
+            self.executor = self._make()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = self.step()
+            except Exception as exc:      # the database away for a moment: try again later
+                LOG.log(logging.ERROR, "scoring loop: %s", exc)
+                busy = False
+            if not busy:
+                self._wake.wait(self.poll)
+                self._wake.clear()
+
+    def drain(self, timeout: float = 600.0) -> None:
+        """Score everything queued now, in this thread (``d3mkit challenge finalize``, tests)."""
+        import time
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            busy = self.step()
+            if not self._inflight and not busy and not self.store.counts().get("queued"):
+                return
+            if not busy:
+                self._wake.wait(0.05)
+                self._wake.clear()
+
+
+def score_private(challenge, store, executor) -> int:
+    """The private scores of every scored submission that has none (``challenge finalize``),
+    on ``executor``; returns how many were scored."""
+    subs = [s for s in store.submissions(status="scored") if s.private is None]
+    jobs = [{"id": s.id, "predictions": str(challenge.uploads / f"{s.id}.csv"),
+             "truth": challenge.truth(s.problem), "check": False, "parts": ["private"]} for s in subs]
+    for result in executor.map(score_job, jobs, chunksize=1 if executor.workers > 1 else None):
+        if result["status"] == "scored":
+            store.record_private(result["id"], result["scores"]["private"])
+        else:
+            LOG.log(logging.ERROR, "private scoring of %s: %s", result["id"], result.get("log"))
+    return len(jobs)
+
+
+def finalize(challenge, store, make_executor) -> dict:
+    """Close the challenge to submissions, score what is still queued, then the private part
+    of every scored submission; the private board is shown from now on. Running it again
+    scores only what is missing."""
+    if not store.finalized():
+        from d3mkit.server.store import now
+        store.set_state("finalized", now())
+    d = Dispatcher(challenge, store, make_executor)
+    try:
+        store.requeue()
+        d.drain()
+        private = score_private(challenge, store, d.executor)
+    finally:
+        d.executor.close()
+    return {"queued_scored": d.scored, "private_scored": private, "counts": store.counts()}

@@ -1,0 +1,331 @@
+"""The challenge database: teams, submissions and the challenge's state.
+
+What this module owns: the schema, its migrations and every query. SQLAlchemy Core (a
+well-kept layer over both databases) talks to SQLite by default — one file in the
+challenge directory, WAL mode (readers never wait for the writer) with
+``synchronous=FULL`` (a commit is on the disk before it returns) — or to PostgreSQL given
+a URL (``postgresql+psycopg://user@host/db``).
+
+Migrations: the table ``schema_version`` holds one row, the version the database is at;
+:data:`MIGRATIONS` maps each version to the statements that reach it from the one before.
+:meth:`Store.open` applies the missing ones in order, each in one transaction, so a new
+d3mkit upgrades an old database on first use, and a database newer than this d3mkit is
+refused (``store.version``).
+
+Submission states: ``queued`` (accepted: its file is fsynced and its row committed),
+``scoring`` (claimed by a worker), ``scored`` or ``failed``. A ``scoring`` row left by a
+killed server goes back to ``queued`` when the next one starts (:meth:`Store.requeue`);
+a claim is one conditional ``UPDATE`` (``... WHERE status = 'queued'``), so no submission
+is scored into two results, and a result is recorded only over a ``scoring`` row.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass
+
+from d3mkit.errors import D3MKitError, UsageError, error
+
+SCHEMA_VERSION = 1
+MAX_ATTEMPTS = 3      # a submission whose scoring killed its worker this often fails
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        "CREATE TABLE teams (key_id VARCHAR(32) PRIMARY KEY, name VARCHAR(200) NOT NULL UNIQUE, "
+        "token_hash VARCHAR(64) NOT NULL, created VARCHAR(40) NOT NULL)",
+        "CREATE TABLE submissions (id VARCHAR(32) PRIMARY KEY, "
+        "team VARCHAR(32) NOT NULL REFERENCES teams (key_id), problem VARCHAR(300) NOT NULL, "
+        "status VARCHAR(10) NOT NULL, bytes BIGINT NOT NULL, sha256 VARCHAR(64) NOT NULL, "
+        "idem_key VARCHAR(100), created VARCHAR(40) NOT NULL, day VARCHAR(10) NOT NULL, "
+        "scored VARCHAR(40), attempts INTEGER NOT NULL DEFAULT 0, issues TEXT, "
+        "public_scores TEXT, private_scores TEXT, UNIQUE (team, idem_key))",
+        "CREATE INDEX submissions_status ON submissions (status, created)",
+        "CREATE INDEX submissions_team_day ON submissions (team, day)",
+        "CREATE TABLE state (name VARCHAR(50) PRIMARY KEY, value TEXT NOT NULL)",
+    ],
+}
+
+
+def now() -> str:
+    """UTC time as ISO text with microseconds (sorts as it reads)."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+def today() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+
+
+@dataclass(frozen=True)
+class Team:
+    key_id: str
+    name: str
+    token_hash: str
+
+
+@dataclass(frozen=True)
+class Submission:
+    id: str
+    team: str
+    problem: str
+    status: str
+    bytes: int
+    sha256: str
+    created: str
+    scored: str | None
+    attempts: int
+    issues: list
+    public: list | None
+    private: list | None
+
+    @property
+    def shown_status(self) -> str:
+        """What a team sees: a claimed submission is still ``queued``."""
+        return "queued" if self.status == "scoring" else self.status
+
+
+_COLS = ("id, team, problem, status, bytes, sha256, created, scored, attempts, issues, "
+         "public_scores, private_scores")
+
+
+def _sub(row) -> Submission:
+    def js(v):
+        return None if v is None else json.loads(v)
+    return Submission(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+                      js(row[9]) or [], js(row[10]), js(row[11]))
+
+
+class QuotaExceeded(D3MKitError):
+    """A team over its daily quota."""
+
+    def __init__(self, quota: int):
+        self.quota = quota
+        super().__init__(error("server.quota", "", f"daily quota of {quota} submission(s) reached; "
+                               f"it resets at 00:00 UTC"))
+
+
+class Store:
+    """The database behind one challenge (see the module docstring)."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.dialect = engine.dialect.name
+
+    # -------------------------------------------------------------------------- opening
+    @classmethod
+    def open(cls, url: str) -> "Store":
+        """Connect to ``url`` and bring its schema to :data:`SCHEMA_VERSION`."""
+        from sqlalchemy import create_engine, event
+        from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+        try:
+            if url.startswith("sqlite"):
+                engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
+                                       pool_size=8, max_overflow=16)
+
+                @event.listens_for(engine, "connect")
+                def _pragmas(dbapi_conn, _record):
+                    cur = dbapi_conn.cursor()
+                    cur.execute("PRAGMA journal_mode=WAL")
+                    cur.execute("PRAGMA synchronous=FULL")
+                    cur.execute("PRAGMA foreign_keys=ON")
+                    cur.execute("PRAGMA busy_timeout=30000")
+                    cur.close()
+            else:
+                engine = create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+            store = cls(engine)
+            store.migrate()
+        except (ArgumentError, NoSuchModuleError) as exc:
+            raise UsageError(f"cannot use the database URL: {exc}", _safe_url(url), code="store.url") from None
+        except OperationalError as exc:
+            raise UsageError(f"cannot open the database: {str(exc.orig).strip()}", _safe_url(url),
+                             code="store.unreachable") from None
+        return store
+
+    def migrate(self) -> int:
+        from sqlalchemy import text
+        with self.engine.begin() as c:
+            c.execute(text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
+            row = c.execute(text("SELECT version FROM schema_version")).first()
+            if row is None:
+                c.execute(text("INSERT INTO schema_version (version) VALUES (0)"))
+                current = 0
+            else:
+                current = int(row[0])
+        if current > SCHEMA_VERSION:
+            raise D3MKitError(error("store.version", "", f"the database is at schema version "
+                                    f"{current}, newer than this d3mkit ({SCHEMA_VERSION}); "
+                                    f"upgrade d3mkit"))
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            with self.engine.begin() as c:
+                for stmt in MIGRATIONS[version]:
+                    c.execute(text(stmt))
+                c.execute(text("UPDATE schema_version SET version = :v"), {"v": version})
+        return SCHEMA_VERSION
+
+    def version(self) -> int:
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return int(c.execute(text("SELECT version FROM schema_version")).scalar_one())
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ---------------------------------------------------------------------------- teams
+    def add_team(self, key_id: str, name: str, token_hash: str) -> None:
+        from sqlalchemy import text
+        from sqlalchemy.exc import IntegrityError
+        try:
+            with self.engine.begin() as c:
+                c.execute(text("INSERT INTO teams (key_id, name, token_hash, created) "
+                               "VALUES (:k, :n, :h, :t)"), {"k": key_id, "n": name, "h": token_hash, "t": now()})
+        except IntegrityError:
+            raise D3MKitError(error("team.exists", "", f"a team named {name!r} already exists")) from None
+
+    def team(self, key_id: str) -> Team | None:
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            row = c.execute(text("SELECT key_id, name, token_hash FROM teams WHERE key_id = :k"),
+                            {"k": key_id}).first()
+        return None if row is None else Team(*row)
+
+    def teams(self) -> dict[str, str]:
+        """key_id -> name."""
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return dict(c.execute(text("SELECT key_id, name FROM teams")).all())
+
+    # ---------------------------------------------------------------------------- state
+    def get_state(self, name: str) -> str | None:
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return c.execute(text("SELECT value FROM state WHERE name = :n"), {"n": name}).scalar()
+
+    def set_state(self, name: str, value: str) -> None:
+        from sqlalchemy import text
+        with self.engine.begin() as c:
+            if c.execute(text("UPDATE state SET value = :v WHERE name = :n"),
+                         {"n": name, "v": value}).rowcount == 0:
+                c.execute(text("INSERT INTO state (name, value) VALUES (:n, :v)"), {"n": name, "v": value})
+
+    def finalized(self) -> bool:
+        return self.get_state("finalized") is not None
+
+    # ---------------------------------------------------------------------- submissions
+    def count_today(self, team: str) -> int:
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return int(c.execute(text("SELECT COUNT(*) FROM submissions WHERE team = :t AND day = :d"),
+                                 {"t": team, "d": today()}).scalar_one())
+
+    def by_idempotency_key(self, team: str, key: str) -> Submission | None:
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            row = c.execute(text(f"SELECT {_COLS} FROM submissions WHERE team = :t AND idem_key = :k"),
+                            {"t": team, "k": key}).first()
+        return None if row is None else _sub(row)
+
+    def add_submission(self, sid: str, team: str, problem: str, size: int, sha256: str,
+                       idem_key: str | None, quota: int) -> Submission:
+        """Record an accepted submission (its file already fsynced) in one transaction that
+        also checks the team's daily quota; returns the row (an earlier one with the same
+        idempotency key, if there is one). Raises :class:`QuotaExceeded`."""
+        from sqlalchemy import text
+        from sqlalchemy.exc import IntegrityError
+        day = today()
+        try:
+            with self.engine.begin() as c:
+                if self.dialect == "postgresql":     # serialise one team's inserts
+                    c.execute(text("SELECT key_id FROM teams WHERE key_id = :t FOR UPDATE"), {"t": team})
+                n = int(c.execute(text("SELECT COUNT(*) FROM submissions WHERE team = :t AND day = :d"),
+                                  {"t": team, "d": day}).scalar_one())
+                if n >= quota:
+                    raise QuotaExceeded(quota)
+                c.execute(text("INSERT INTO submissions (id, team, problem, status, bytes, sha256, "
+                               "idem_key, created, day) VALUES (:i, :t, :p, 'queued', :b, :h, :k, :c, :d)"),
+                          {"i": sid, "t": team, "p": problem, "b": size, "h": sha256, "k": idem_key,
+                           "c": now(), "d": day})
+        except IntegrityError:
+            if idem_key is not None:
+                earlier = self.by_idempotency_key(team, idem_key)
+                if earlier is not None:
+                    return earlier
+            raise
+        return self.submission(sid)
+
+    def submission(self, sid: str) -> Submission | None:
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            row = c.execute(text(f"SELECT {_COLS} FROM submissions WHERE id = :i"), {"i": sid}).first()
+        return None if row is None else _sub(row)
+
+    def submissions(self, team: str | None = None, status: str | None = None) -> list[Submission]:
+        from sqlalchemy import text
+        where, args = [], {}
+        if team is not None:
+            where.append("team = :t")
+            args["t"] = team
+        if status is not None:
+            where.append("status = :s")
+            args["s"] = status
+        sql = f"SELECT {_COLS} FROM submissions" + (" WHERE " + " AND ".join(where) if where else "")
+        with self.engine.connect() as c:
+            return [_sub(r) for r in c.execute(text(sql + " ORDER BY created, id"), args).all()]
+
+    def counts(self) -> dict[str, int]:
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return dict(c.execute(text("SELECT status, COUNT(*) FROM submissions GROUP BY status")).all())
+
+    def requeue(self) -> int:
+        """Every ``scoring`` row back to ``queued`` (its worker died with the last server)."""
+        from sqlalchemy import text
+        with self.engine.begin() as c:
+            return c.execute(text("UPDATE submissions SET status = 'queued' WHERE status = 'scoring'")).rowcount
+
+    def claim(self, n: int) -> list[Submission]:
+        """Up to ``n`` queued submissions, oldest first, now ``scoring`` (attempts + 1)."""
+        from sqlalchemy import text
+        if n <= 0:
+            return []
+        with self.engine.connect() as c:
+            ids = [r[0] for r in c.execute(text("SELECT id FROM submissions WHERE status = 'queued' "
+                                                "ORDER BY created, id LIMIT :n"), {"n": n}).all()]
+        got = []
+        for sid in ids:
+            with self.engine.begin() as c:
+                if c.execute(text("UPDATE submissions SET status = 'scoring', attempts = attempts + 1 "
+                                  "WHERE id = :i AND status = 'queued'"), {"i": sid}).rowcount == 1:
+                    got.append(sid)
+        return [s for s in (self.submission(i) for i in got) if s is not None]
+
+    def release(self, sid: str) -> None:
+        """A claimed submission back to ``queued`` (its worker died)."""
+        from sqlalchemy import text
+        with self.engine.begin() as c:
+            c.execute(text("UPDATE submissions SET status = 'queued' WHERE id = :i AND status = 'scoring'"),
+                      {"i": sid})
+
+    def record(self, sid: str, status: str, issues: list, public: list | None) -> bool:
+        """Store a scoring result over a ``scoring`` row; False when the row was not being
+        scored (recorded already: nothing is written twice)."""
+        from sqlalchemy import text
+        with self.engine.begin() as c:
+            return c.execute(text("UPDATE submissions SET status = :s, issues = :iss, public_scores = :p, "
+                                  "scored = :t WHERE id = :i AND status = 'scoring'"),
+                             {"s": status, "iss": json.dumps(issues), "t": now(), "i": sid,
+                              "p": None if public is None else json.dumps(public)}).rowcount == 1
+
+    def record_private(self, sid: str, private: list) -> None:
+        from sqlalchemy import text
+        with self.engine.begin() as c:
+            c.execute(text("UPDATE submissions SET private_scores = :p WHERE id = :i"),
+                      {"p": json.dumps(private), "i": sid})
+
+
+def _safe_url(url: str) -> str:
+    """``url`` without its password (for messages)."""
+    try:
+        from sqlalchemy.engine import make_url
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(database URL)"
