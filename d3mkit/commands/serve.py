@@ -37,11 +37,12 @@ def _run(args) -> int:
     import uvicorn
 
     from d3mkit.server.app import make_app
-    from d3mkit.server.challenge import open_challenge
+    from d3mkit.server.challenge import clean_uploads, open_challenge
     from d3mkit.server.dispatch import Dispatcher
     from d3mkit.server.store import Store
     challenge = open_challenge(args.challenge)
     store = Store.open(args.db or challenge.default_db_url())
+    clean_uploads(challenge)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     dispatcher = Dispatcher(challenge, store, lambda: from_args(args))
     dispatcher.warm_up()        # the worker processes exist before the server's threads

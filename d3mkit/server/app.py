@@ -20,7 +20,7 @@ the error shape ``{"error": {"code", "message"}}``.
 Request handlers never score: they store the file (fsynced), commit its row, wake the
 dispatcher (:mod:`d3mkit.server.dispatch`) and answer. Every response carries a
 Content-Security-Policy, ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``,
-``Referrer-Policy: no-referrer``; API and team pages ``Cache-Control: no-store``.
+``Referrer-Policy: same-origin``; API and team pages ``Cache-Control: no-store``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from d3mkit.server.upload import UploadError, receive
 CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-                    (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"),
                     (b"cross-origin-opener-policy", b"same-origin")]
 _IDEM = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 LOGIN_FORM_MAX = 4096
@@ -244,9 +244,11 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         return store.team(key_id) if key_id else None
 
     def _same_origin(request) -> bool:
+        """No sign of another site: the Origin names this host, or (no Origin, or "null")
+        the browser's Sec-Fetch-Site says same-origin or is absent. The CSRF token is checked too."""
         origin = request.headers.get("origin")
         if origin is None or origin == "null":
-            return origin is None
+            return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
         return origin.split("://", 1)[-1] == request.headers.get("host", "")
 
     def _form_ok(request, field: str | None) -> bool:

@@ -118,6 +118,16 @@ def open_challenge(root: Path | str) -> Challenge:
                      data["max_mb"], data["rate_per_minute"], data["precision"], problems)
 
 
+def clean_uploads(challenge: Challenge) -> int:
+    """Remove the partial uploads (``uploads/.upload-*``) a killed server left; return how
+    many. Only at start-up: one server per challenge."""
+    n = 0
+    for f in challenge.uploads.glob(".upload-*"):
+        f.unlink(missing_ok=True)
+        n += 1
+    return n
+
+
 def split_units(units: list[str], fraction: float, seed: int) -> set[str]:
     """The public units: a seeded shuffle, the first ``round(fraction * n)`` (at least one
     and, with two units or more, at least one private).

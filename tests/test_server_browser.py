@@ -1,0 +1,137 @@
+"""The server's pages in a real browser: headless Chromium (Debian's ``chromium``) driven
+over the DevTools protocol logs in with the team token, uploads a predictions file through
+the form and sees the leaderboard show the team with its score. Skipped without a browser,
+the ``[server]`` extra or ``websockets``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from server_helpers import expected_scores, make_challenge, need_server_extra
+
+need_server_extra()
+pytest.importorskip("websockets", reason="the browser test drives Chromium with websockets")
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
+BROWSER = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(BROWSER is None, reason="no Chromium/Chrome installed (apt-get install chromium)")]
+PID = "synth_000_problem"
+
+
+class Page:
+    """One browser tab over the Chrome DevTools protocol."""
+
+    def __init__(self, ws_url: str):
+        from websockets.sync.client import ClientConnection, connect
+        self.ws: ClientConnection = connect(ws_url, max_size=None, open_timeout=30).__enter__()
+        self.ids = itertools.count(1)
+
+    def call(self, method: str, **params):
+        i = next(self.ids)
+        self.ws.send(json.dumps({"id": i, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv(timeout=60))
+            if msg.get("id") == i:
+                if "error" in msg:
+                    raise AssertionError(f"{method}: {msg['error']}")
+                return msg["result"]
+
+    def js(self, expr: str):
+        return self.call("Runtime.evaluate", expression=expr, returnByValue=True)["result"].get("value")
+
+    def wait_for(self, expr: str, timeout: float = 60.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                v = self.js(expr)
+            except AssertionError:
+                v = None
+            if v:
+                return v
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {expr}: page says {self.js('document.body && document.body.innerText')!r:.500}")
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
+    import uvicorn
+
+    from d3mkit.executor import make_executor
+    from d3mkit.server.app import make_app
+    from d3mkit.server.challenge import open_challenge
+    from d3mkit.server.dispatch import Dispatcher
+    from d3mkit.server.store import Store
+    monkeypatch.setenv("D3MKIT_FSYNC", "0")
+    problems, subs, root, tokens = make_challenge(tmp_path, teams=("alpha",))
+    ch = open_challenge(root)
+    store = Store.open(ch.default_db_url())
+    port = _port()
+    server = uvicorn.Server(uvicorn.Config(make_app(ch, store, Dispatcher(ch, store, lambda: make_executor(1), poll=0.05)),
+                                           host="127.0.0.1", port=port, log_level="error"))
+    th = threading.Thread(target=server.run, daemon=True)
+    th.start()
+    devtools = _port()
+    browser = subprocess.Popen([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                f"--remote-debugging-port={devtools}", f"--user-data-dir={tmp_path / 'profile'}",
+                                "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 60
+        targets = None
+        while time.monotonic() < end and not targets:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{devtools}/json/list", timeout=2) as r:
+                    targets = [t for t in json.loads(r.read()) if t.get("type") == "page"]
+            except OSError:
+                time.sleep(0.2)
+        assert targets, "Chromium's DevTools did not answer"
+        page = Page(targets[0]["webSocketDebuggerUrl"])
+        base = f"http://127.0.0.1:{port}"
+        while not server.started:
+            time.sleep(0.05)
+        page.call("Page.enable")
+        page.call("Page.navigate", url=f"{base}/")
+        page.wait_for("document.readyState === 'complete' && document.body.innerText.includes('No scored submission yet')")
+        page.call("Page.navigate", url=f"{base}/login")
+        page.wait_for("document.readyState === 'complete' && !!document.getElementById('token')")
+        page.js(f"document.getElementById('token').value = {json.dumps(tokens['alpha'])}; "
+                f"document.getElementById('login').click(); true")
+        page.wait_for("location.pathname === '/team' && document.readyState === 'complete' "
+                      "&& !!document.getElementById('file')")
+        doc = page.call("DOM.getDocument")["root"]["nodeId"]
+        node = page.call("DOM.querySelector", nodeId=doc, selector="#file")["nodeId"]
+        pred = subs / "system_00" / PID / "predictions.csv"
+        page.call("DOM.setFileInputFiles", files=[str(pred)], nodeId=node)
+        page.js(f"document.getElementById('problem').value = {json.dumps(PID)}; "
+                f"document.getElementById('submit').click(); true")
+        page.wait_for("document.readyState === 'complete' && document.body.innerText.includes('accepted')")
+        want = expected_scores(problems, root, PID, pred)["accuracy"]
+        page.call("Page.navigate", url=f"{base}/")
+        # the leaderboard reloads itself; wait until it shows alpha with its score
+        text = page.wait_for("document.readyState === 'complete' && document.body.innerText.includes('alpha') "
+                             "&& document.body.innerText", timeout=90)
+        assert f"{want:.4f}" in text, text[:2000]
+        assert re.search(r"1\s+alpha", text)
+        assert page.js("getComputedStyle(document.querySelector('th')).backgroundColor") == "rgb(215, 227, 244)"
+        page.ws.close()
+    finally:
+        browser.kill()
+        browser.wait(timeout=30)
+        server.should_exit = True
+        th.join(timeout=20)
+        store.close()

@@ -1,0 +1,222 @@
+#!/usr/bin/env python
+"""Evaluation-server throughput: scored submissions per second for predictions of 10^4 TEST
+rows, and the latency of ``POST /api/submissions`` while scoring runs.
+
+    PYTHONPATH=. python tools/bench_server.py [--rows 10000] [--submissions 400] [--clients 8]
+        [--workers 2] [--peer 40] [--no-dask] [--save]
+
+A challenge is made from :func:`d3mkit.evaluate.synthetic.make_campaign` (two problems:
+classification with accuracy+f1Macro and regression with RMSE+MAE, ``--rows`` TEST rows
+each). ``d3mkit serve`` runs in a child process (uvicorn, ``--workers`` scoring processes;
+then the same with ``--scheduler`` on a Dask LocalCluster of ``--workers`` single-threaded
+worker processes started here). ``--clients`` threads POST ``--submissions`` files through
+``d3mkit submit``'s client as fast as the server answers; scored/s is the submissions over
+the wall time from the first POST to the last one scored (read from the database). The peer,
+measured in the same run: the same work (the worker's :func:`d3mkit.server.scoring.score_job`:
+the whole-file check and the public scores) done serially in this process on ``--peer`` files,
+no HTTP. Prints a markdown table with the machine's load (``/proc/loadavg``) and the numpy,
+pandas and pyarrow versions (``--save`` also writes tools/results/server_bench.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import platform
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
+
+from _bench_data import emit, md_table  # noqa: E402
+
+PIDS = ("synth_000_problem", "synth_001_problem")
+
+
+def _versions() -> str:
+    try:
+        import pyarrow
+        pa = pyarrow.__version__
+    except ImportError:
+        pa = "not installed"
+    return f"numpy {np.__version__}, pandas {pd.__version__}, pyarrow {pa}, Python {platform.python_version()}"
+
+
+def _load() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split(" ")[0]
+    except OSError:
+        return "?"
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _challenge(tmp: Path, problems: Path, name: str, teams: int, n: int) -> tuple[Path, list[str]]:
+    from d3mkit.cli import main
+    ch = tmp / name
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["challenge", "create", "--problems", str(problems), "--out", str(ch), "--seed", "1",
+                     "--daily-quota", str(n + 10), "--rate", "100000", "--max-mb", "50"]) == 0
+    tokens = []
+    for i in range(teams):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert main(["challenge", "team", "add", str(ch), f"team{i:02d}"]) == 0
+        tokens.append(out.getvalue().strip())
+    return ch, tokens
+
+
+def _serve(ch: Path, port: int, extra: list[str], log: Path) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-m", "d3mkit", "serve", str(ch), "--port", str(port), *extra],
+                            env=env, stdout=subprocess.DEVNULL, stderr=open(log, "ab"))
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                return proc
+        except OSError:
+            if proc.poll() is not None:
+                raise SystemExit(f"the server stopped: {log.read_text()[-2000:]}")
+            time.sleep(0.1)
+    raise SystemExit("the server did not start")
+
+
+def _scored(ch: Path) -> int:
+    with contextlib.closing(sqlite3.connect(ch / "challenge.sqlite", timeout=30)) as c:
+        return c.execute("SELECT COUNT(*) FROM submissions WHERE status IN ('scored', 'failed')").fetchone()[0]
+
+
+def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int, clients: int,
+              extra: list[str], tmp: Path) -> dict:
+    from d3mkit.server import client
+    port = _port()
+    proc = _serve(ch, port, extra, tmp / f"{ch.name}.log")
+    url = f"http://127.0.0.1:{port}"
+    latencies: list[float] = []
+    errors: list[str] = []
+    counter = iter(range(n))
+    lock = threading.Lock()
+
+    def worker(k: int):
+        while True:
+            with lock:
+                i = next(counter, None)
+            if i is None:
+                return
+            pid, path = files[i % len(files)]
+            t = time.perf_counter()
+            try:
+                client.submit(url, tokens[i % len(tokens)], pid, path, idempotency_key=uuid.uuid4().hex)
+            except Exception as exc:
+                errors.append(str(exc))
+            latencies.append(time.perf_counter() - t)
+
+    try:
+        load_before = _load()
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        posted = time.perf_counter() - t0
+        while _scored(ch) < n - len(errors):
+            time.sleep(0.05)
+        wall = time.perf_counter() - t0
+        with contextlib.closing(sqlite3.connect(ch / "challenge.sqlite")) as c:
+            failed = c.execute("SELECT COUNT(*) FROM submissions WHERE status = 'failed'").fetchone()[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    lat = np.array(latencies) * 1000
+    return {"n": n, "wall": wall, "posted": posted, "rate": (n - len(errors)) / wall,
+            "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
+            "errors": len(errors), "failed": failed, "load": f"{load_before} -> {_load()}"}
+
+
+def _peer(ch: Path, files: list[tuple[str, Path]], n: int) -> float:
+    from d3mkit.server.challenge import open_challenge
+    from d3mkit.server.scoring import score_job
+    challenge = open_challenge(ch)
+    jobs = [{"id": str(i), "predictions": str(files[i % len(files)][1]),
+             "truth": challenge.truth(files[i % len(files)][0]), "check": True, "parts": ["public"]}
+            for i in range(n)]
+    score_job(jobs[0])
+    t = time.perf_counter()
+    for j in jobs:
+        assert score_job(j)["status"] == "scored"
+    return n / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=10_000, help="TEST rows per predictions file")
+    ap.add_argument("--submissions", type=int, default=400)
+    ap.add_argument("--clients", type=int, default=8, help="concurrent client threads")
+    ap.add_argument("--teams", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=2, help="scoring processes")
+    ap.add_argument("--peer", type=int, default=40, help="files the serial peer scores")
+    ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--save", action="store_true")
+    args = ap.parse_args()
+    os.environ.setdefault("D3MKIT_FSYNC", "1")
+    from d3mkit.evaluate.synthetic import make_campaign
+    with tempfile.TemporaryDirectory(prefix="d3mkit-bench-server-") as td:
+        tmp = Path(td)
+        problems, subs = make_campaign(tmp / "campaign", systems=4, problems=2, rows=2 * args.rows,
+                                       seed=0, malformed=0)
+        files = [(pid, subs / f"system_{k:02d}" / pid / "predictions.csv") for k in range(4) for pid in PIDS]
+        size = np.mean([f.stat().st_size for _, f in files]) / 1024
+        rows = []
+        ch, tokens = _challenge(tmp, problems, "local", args.teams, args.submissions)
+        peer = _peer(ch, files, args.peer)
+        rows.append(["serial score_job in one process (peer, no HTTP)", args.peer, f"{peer:.1f}", "-", "-",
+                     "1.00", _load()])
+        r = _run_load(ch, tokens, files, args.submissions, args.clients, ["--workers", str(args.workers)], tmp)
+        rows.append([f"d3mkit serve --workers {args.workers}", r["n"], f"{r['rate']:.1f}", f"{r['p50']:.0f}",
+                     f"{r['p95']:.0f}", f"{r['rate'] / peer:.2f}", r["load"]])
+        if r["errors"] or r["failed"]:
+            print(f"local: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
+        if not args.no_dask:
+            from distributed import LocalCluster
+            with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster:
+                ch2, tokens2 = _challenge(tmp, problems, "dask", args.teams, args.submissions)
+                r = _run_load(ch2, tokens2, files, args.submissions, args.clients,
+                              ["--scheduler", cluster.scheduler_address], tmp)
+            rows.append([f"d3mkit serve --scheduler (Dask LocalCluster, {args.workers} workers)", r["n"],
+                         f"{r['rate']:.1f}", f"{r['p50']:.0f}", f"{r['p95']:.0f}", f"{r['rate'] / peer:.2f}",
+                         r["load"]])
+            if r["errors"] or r["failed"]:
+                print(f"dask: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
+    lines = [f"## Evaluation server: {args.rows:,}-row predictions (~{size:.0f} KiB each), "
+             f"{args.clients} client threads, {args.teams} teams",
+             "", f"{os.cpu_count()} cores; {_versions()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}", "",
+             *md_table(["setup", "submissions", "scored/s", "POST p50 ms", "POST p95 ms", "x peer",
+                        "load avg (before -> after)"], rows), ""]
+    emit("\n".join(lines), "server_bench.md", args.save)
+
+
+if __name__ == "__main__":
+    main()
