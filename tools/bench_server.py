@@ -155,7 +155,8 @@ def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int
             "errors": len(errors), "failed": failed, "load": f"{load_before} -> {_load()}"}
 
 
-def _peer(ch: Path, files: list[tuple[str, Path]], n: int) -> float:
+def _peer(ch: Path, files: list[tuple[str, Path]], n: int) -> tuple[float, float]:
+    """(files per second of wall time, CPU milliseconds per file) of the serial peer."""
     from d3mkit.server.challenge import open_challenge
     from d3mkit.server.scoring import score_job
     challenge = open_challenge(ch)
@@ -163,10 +164,10 @@ def _peer(ch: Path, files: list[tuple[str, Path]], n: int) -> float:
              "truth": challenge.truth(files[i % len(files)][0]), "check": True, "parts": ["public"]}
             for i in range(n)]
     score_job(jobs[0])
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     for j in jobs:
         assert score_job(j)["status"] == "scored"
-    return n / (time.perf_counter() - t)
+    return n / (time.perf_counter() - t), 1000 * (time.process_time() - c) / n
 
 
 def main() -> None:
@@ -190,7 +191,7 @@ def main() -> None:
         size = np.mean([f.stat().st_size for _, f in files]) / 1024
         rows = []
         ch, tokens = _challenge(tmp, problems, "local", args.teams, args.submissions)
-        peer = _peer(ch, files, args.peer)
+        peer, peer_cpu = _peer(ch, files, args.peer)
         rows.append(["serial score_job in one process (peer, no HTTP)", args.peer, f"{peer:.1f}", "-", "-",
                      "1.00", _load()])
         r = _run_load(ch, tokens, files, args.submissions, args.clients, ["--workers", str(args.workers)], tmp)
@@ -212,7 +213,9 @@ def main() -> None:
                 print(f"dask: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
     lines = [f"## Evaluation server: {args.rows:,}-row predictions (~{size:.0f} KiB each), "
              f"{args.clients} client threads, {args.teams} teams",
-             "", f"{os.cpu_count()} cores; {_versions()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}", "",
+             "", f"{os.cpu_count()} cores; {_versions()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}; "
+             f"the peer's CPU time per file {peer_cpu:.0f} ms (a load-independent figure: "
+             f"{os.cpu_count()} cores could score at most {1000 * (os.cpu_count() or 1) / peer_cpu:.0f} files/s)", "",
              *md_table(["setup", "submissions", "scored/s", "POST p50 ms", "POST p95 ms", "x peer",
                         "load avg (before -> after)"], rows), ""]
     emit("\n".join(lines), "server_bench.md", args.save)
