@@ -68,13 +68,16 @@ VALIDATION: dict[str, tuple[str, str]] = {
     "index.name": (E, "learningData's index column is not called d3mIndex"),
     "index.empty": (E, "an index cell is empty"),
     "index.duplicate": (E, "an index value occurs on more than one row (objectDetection: one d3mIndex, two images)"),
-    "coltype.integer": (E, "a value of an integer column is not an integer"),
-    "coltype.real": (E, "a value of a real column is not a number"),
-    "coltype.boolean": (E, "a value of a boolean column is not true/false/1/0"),
-    "coltype.dateTime": (E, "a value of a dateTime column is not a date or time"),
-    "coltype.realVector": (E, "a value of a realVector column is not comma-separated numbers"),
+    # a cell that does not read as its colType is a warning (--strict: an error): the schema
+    # gives such cells no encoding, the FAQ asks curators to leave data as it is, and d3m's
+    # column parser reads them as missing values (docs/validation.md, "Cells and colTypes")
+    "coltype.integer": (W, "a value of an integer column is not an integer"),
+    "coltype.real": (W, "a value of a real column is not a number"),
+    "coltype.boolean": (W, "a value of a boolean column is not true/false/1/0/yes/no"),
+    "coltype.dateTime": (W, "a value of a dateTime column is not a date or time"),
+    "coltype.realVector": (W, "a value of a realVector column is not comma-separated numbers"),
     "coltype.categorical": (W, "a categorical value has leading or trailing whitespace"),
-    "coltype.json": (E, "a value of a json/geojson column is not valid JSON"),
+    "coltype.json": (W, "a value of a json/geojson column is not valid JSON"),
     "refers.resource_missing": (E, "refersTo names a resID the dataset does not have"),
     "refers.kind": (E, "refersTo's resObject does not fit the referenced resource's type"),
     "refers.column_missing": (E, "refersTo names a column the referenced table does not have"),

@@ -199,6 +199,11 @@ def print_issues(issues: Iterable[Issue], stream=None) -> None:
         print(i.format(), file=stream)
 
 
+class CoercionWarning(UserWarning):
+    """Cells a loader could not read as their colType were kept as text, not dropped
+    (:meth:`d3mkit.taskroot.TaskRoot.frame`)."""
+
+
 class D3MKitError(ValueError):
     """An input problem that stops a command (a :class:`ValueError`). Carries issues and
     the exit code."""

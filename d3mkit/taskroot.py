@@ -141,14 +141,44 @@ class TaskRoot:
     def frame(self, rows: pd.DataFrame | None = None) -> pd.DataFrame:
         """learningData (or ``rows`` of it, as read by :meth:`learning_data`) with every
         declared column converted to the type its colType means; undeclared columns stay
-        text. Empty or invalid cells are missing values (validate the task root first)."""
-        from d3mkit.validation.coltypes import typed
+        text; empty cells are missing values. No cell is ever dropped: a column holding a
+        cell its colType cannot read (``Y``/``N`` in a boolean column) is kept as its text
+        (the coercion policy, :func:`d3mkit.validation.coltypes.coerce`), and each such
+        column is reported: ``frame.attrs["issues"]`` lists the cells (coltype.* warnings,
+        as ``d3mkit validate`` reports them) and one :class:`~d3mkit.errors.CoercionWarning`
+        names the columns."""
+        import warnings
+
+        from d3mkit.errors import CoercionWarning
+        from d3mkit.validation.codes import make
+        from d3mkit.validation.coltypes import COLTYPE_CODES, coerce, fault
+        from d3mkit.validation.common import row_issues, short
         raw = self.learning_data() if rows is None else rows
         res = self.dataset.learning_data
+        path = str(self.dataset.resource_path(res)) if res is not None else ""
         out = raw.copy()
+        issues = []
+        kept = []
         for col in (res.columns or ()) if res is not None else ():
             if col.col_name in out.columns and isinstance(col.col_type, str):
-                out[col.col_name] = typed(out[col.col_name], col.col_type)
+                name, ct = col.col_name, col.col_type
+                out[name], bad = coerce(out[name], ct)
+                if len(bad) and ct in COLTYPE_CODES:
+                    kept.append(f"{name} ({ct}, {len(bad)} cell(s))")
+                    cells = raw[name]
+                    if rows is None:   # the whole table: file rows
+                        issues += row_issues(COLTYPE_CODES[ct], bad, name,
+                                             lambda r: f"{short(cells.iloc[r])} {fault(ct)}; column kept as text", path)
+                    else:
+                        idx = raw["d3mIndex"] if "d3mIndex" in raw.columns else raw.index.to_series()
+                        issues += [make(COLTYPE_CODES[ct], f"d3mIndex {idx.iloc[r]}, column {name}",
+                                        f"{short(cells.iloc[r])} {fault(ct)}; column kept as text", path)
+                                   for r in bad[:10]]
+        out.attrs["issues"] = issues
+        if kept:
+            warnings.warn(CoercionWarning(f"{path}: kept as text, since some cells do not read as their "
+                                          f"colType: {', '.join(kept)} (frame.attrs['issues'] lists them)"),
+                          stacklevel=2)
         return out
 
     def train_test(self, repeat: int = 0, fold: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -153,11 +153,11 @@ def test_two_task_roots_report_separately(tab, tmp_path):
     other = Root(build_tabular(tmp_path / "more", "u"))
     other.set_cell(other.ld, 5, "k", "1.5")
     report = validate_paths([tab.root, other.root])
-    bad = [d for d in report.documents if not d.valid()]
+    bad = [d for d in report.documents if not d.valid(strict=True)]
     assert [d.path for d in bad] == [str(other.ld)]
 
 
 def test_json_report_is_plain_json(tab):
     tab.set_cell(tab.ld, 5, "k", "\u00e9\u00e9")
-    doc = json.loads(validate_paths([tab.root]).to_json())
+    doc = json.loads(validate_paths([tab.root]).to_json(strict=True))
     assert doc["valid"] is False

@@ -43,7 +43,9 @@ def test_valid_exit_0_text(tab, capsys):
 
 def test_json_shape(tab, capsys):
     tab.set_cell(tab.ld, 5, "k", "1.5")
-    code, out, _ = run(["validate", str(tab.root), "--format", "json"], capsys)
+    # a cell that does not read as its colType is a warning; --strict makes it fail
+    assert run(["validate", str(tab.root), "--format", "json"], capsys)[0] == 0
+    code, out, _ = run(["validate", str(tab.root), "--format", "json", "--strict"], capsys)
     assert code == 1
     doc = json.loads(out)
     assert set(doc) == {"valid", "documents"} and doc["valid"] is False
@@ -54,7 +56,7 @@ def test_json_shape(tab, capsys):
             assert set(i) == {"severity", "code", "location", "message"}
     (ld,) = [d for d in doc["documents"] if d["kind"] == "learningData"]
     assert ld["valid"] is False
-    assert ld["issues"] == [{"severity": "error", "code": "coltype.integer",
+    assert ld["issues"] == [{"severity": "warning", "code": "coltype.integer",
                              "location": "row 7, column k",
                              "message": "'1.5' is not an integer (colType integer)"}]
 

@@ -51,6 +51,10 @@ import numpy as np
 import pandas as pd
 
 CHECKED = ("integer", "real", "boolean", "dateTime", "realVector", "categorical", "json", "geojson")
+COLTYPE_CODES = {"integer": "coltype.integer", "real": "coltype.real", "boolean": "coltype.boolean",
+                 "dateTime": "coltype.dateTime", "realVector": "coltype.realVector",
+                 "categorical": "coltype.categorical", "json": "coltype.json", "geojson": "coltype.json"}
+"""The issue code of a cell that fails its colType, per checked colType (:data:`CHECKED`)."""
 BOOLEANS = {"true", "false", "t", "f", "yes", "no", "1", "0"}
 _NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)"
 _VECTOR = re.compile(rf"\s*(?:{_NUM})(?:\s*,\s*(?:{_NUM}))*\s*", re.IGNORECASE)
@@ -310,53 +314,88 @@ def typed(series: pd.Series, col_type: str) -> pd.Series:
     :meth:`d3mkit.taskroot.TaskRoot.frame`): integer -> ``Int64`` (``float64`` when a value
     is not integral), real -> ``float64``, boolean -> ``boolean``, dateTime -> UTC
     ``datetime64``, categorical -> ``category`` (trimmed), realVector -> tuples of floats,
-    anything else -> the text. Empty and invalid cells become missing values (run
-    ``d3mkit validate`` to find those).
+    anything else -> the text. Empty cells become missing values.
+
+    The coercion policy (:func:`coerce`): a column with a cell its colType cannot read is
+    never typed by dropping that cell; the column is kept as its text (see :func:`coerce`).
 
     >>> typed(pd.Series(["1", "2", ""]), "integer").tolist()
     [1, 2, <NA>]
     >>> typed(pd.Series(["yes", "0"]), "boolean").tolist(), typed(pd.Series(["1,2"]), "realVector")[0]
     ([True, False], (1.0, 2.0))
-    >>> typed(pd.Series(["2020-01-02", "x"]), "dateTime").tolist()
-    [Timestamp('2020-01-02 00:00:00+0000', tz='UTC'), NaT]
+    >>> typed(pd.Series(["2020-01-02", "2021"]), "dateTime").tolist()
+    [Timestamp('2020-01-02 00:00:00+0000', tz='UTC'), Timestamp('2021-01-01 00:00:00+0000', tz='UTC')]
+    """
+    return coerce(series, col_type)[0]
+
+
+def coerce(series: pd.Series, col_type: str) -> tuple[pd.Series, np.ndarray]:
+    """The one coercion policy for cells that do not read as their colType: ``(column,
+    bad row positions)``. When every non-empty cell reads, the column is typed as
+    :func:`typed` says. When some do not (``'N'`` in a boolean column, ``'?'`` in a real
+    one), no cell is lost: the whole column is kept as its text (``category`` for boolean
+    and categorical columns, text otherwise), and the bad positions are returned for the
+    caller to report. ``d3mkit validate`` reports the same cells as warnings (errors with
+    ``--strict``); d3m's column parser would read them as missing values (docs/validation.md).
+
+    >>> col, bad = coerce(pd.Series(["Y", "N", ""]), "boolean")
+    >>> col.tolist(), bad.tolist(), str(col.dtype)
+    (['Y', 'N', nan], [0, 1], 'category')
+    >>> col, bad = coerce(pd.Series(["1.5", "?"]), "real")
+    >>> col.tolist(), bad.tolist()
+    (['1.5', '?'], [1])
     """
     s = series.astype(object)
     missing = is_missing(s.to_numpy(), col_type)
+    text = pd.Series(np.where(missing, None, s.to_numpy(dtype=object)), index=series.index,
+                     name=series.name, dtype=object)
+    bad = bad_rows(text, col_type) if col_type in CHECKED and col_type != "categorical" else np.zeros(0, np.int64)
+    if len(bad):
+        kept = text.astype("category") if col_type in ("boolean", "categorical") else text
+        return kept, bad
     if col_type in ("integer", "real"):
         x = np.array(_numbers(s.to_numpy(dtype=object)), dtype=float)
         x[missing] = np.nan
         out = pd.Series(x, index=series.index, name=series.name)
         fin = np.isfinite(x)
         if col_type == "integer" and np.all(np.equal(np.mod(x[fin], 1), 0)):
-            return out.astype("Int64")
-        return out
+            return out.astype("Int64"), bad
+        return out, bad
     if col_type == "dateTime":
         v = _datetimes(s.to_numpy(dtype=object))
         out = pd.Series(v, index=series.index, name=series.name)
         out[missing] = pd.NaT
-        return pd.to_datetime(out, utc=True)
-    vals, bad = canonical(s.fillna("").to_numpy(dtype=object), col_type)
-    gone = missing | bad
+        return pd.to_datetime(out, utc=True), bad
+    vals, _ = canonical(s.fillna("").to_numpy(dtype=object), col_type)
     if col_type == "boolean":
-        return pd.Series(np.where(gone, None, vals == "true"), index=series.index, name=series.name,
-                         dtype="boolean")
+        return pd.Series(np.where(missing, None, vals == "true"), index=series.index, name=series.name,
+                         dtype="boolean"), bad
     if col_type == "categorical":
-        return pd.Series(np.where(gone, None, vals), index=series.index, name=series.name, dtype="category")
+        return pd.Series(np.where(missing, None, vals), index=series.index, name=series.name,
+                         dtype="category"), bad
     if col_type == "realVector":
-        def vec(text):
-            try:
-                return tuple(float(p) for p in str(text).split(","))
-            except ValueError:
-                return None
-        return pd.Series([None if g else vec(v) for v, g in zip(vals, gone)], index=series.index,
-                         name=series.name, dtype=object)
-    return pd.Series(np.where(missing, None, s.to_numpy(dtype=object)), index=series.index,
-                     name=series.name, dtype=object)
+        return pd.Series([None if g else tuple(float(p) for p in str(v).split(","))
+                          for v, g in zip(vals, missing)], index=series.index, name=series.name,
+                         dtype=object), bad
+    return text, bad
 
 
 def describe(col_type: str) -> str:
+    """What a value that fails ``col_type`` is, after "is"/"are" (``are {describe}``);
+    :func:`fault` is the same as a predicate of one cell."""
     return {"integer": "not an integer", "real": "not a number",
             "boolean": "not a boolean (true/false/1/0/yes/no)",
             "dateTime": "not a date or time", "realVector": "not comma-separated numbers",
-            "categorical": "has leading or trailing whitespace (scored as the trimmed value)",
+            "categorical": "padded with leading or trailing whitespace (scored as the trimmed value)",
             "json": "not valid JSON", "geojson": "not valid JSON"}[col_type]
+
+
+def fault(col_type: str) -> str:
+    """What is wrong with one cell that fails ``col_type``, as a predicate: ``'x' {fault}``.
+
+    >>> fault("boolean"), fault("categorical")
+    ('is not a boolean (true/false/1/0/yes/no)', 'has leading or trailing whitespace (scored as the trimmed value)')
+    """
+    if col_type == "categorical":
+        return "has leading or trailing whitespace (scored as the trimmed value)"
+    return "is " + describe(col_type)

@@ -155,6 +155,24 @@ def _parse(path: Path, n: int, dtype, usecols=None) -> tuple[pd.DataFrame, list]
     return df, caught
 
 
+def _keep_text(path: Path, n: int, df: pd.DataFrame) -> None:
+    """pandas infers the categories of a ``category`` column (``1.0`` and ``1`` become the
+    one float 1.0): read such columns again as text, so every cell is checked and quoted as
+    the file writes it (``'1.0' is not a boolean``, never ``'1'``)."""
+    cols = [i for i in df.columns if isinstance(df[i].dtype, pd.CategoricalDtype)
+            and not (pd.api.types.is_object_dtype(df[i].cat.categories.dtype)
+                     or pd.api.types.is_string_dtype(df[i].cat.categories.dtype))]
+    if not cols:
+        return
+    text = pd.read_csv(path, header=0, names=list(range(n)), usecols=cols, dtype=str, encoding="utf-8-sig",
+                       keep_default_na=False, na_values=[""], on_bad_lines="skip", engine="c",
+                       skip_blank_lines=True)
+    if len(text) != len(df):
+        return    # the parse disagreed (bad rows): keep the first parse
+    for i in cols:
+        df[i] = text[i].astype("category").array
+
+
 def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
                      columns: set[str] | None = None) -> Table:
     """Read ``path``; ``numeric`` maps header names to ``"integer"`` or ``"real"``. With
@@ -195,6 +213,7 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
             df, caught = _parse(path, n, {**typed, **{i: str for i in inexact}}, usecols)
             for i in inexact:
                 df[i] = df[i].astype("category")
+        _keep_text(path, n, df)
     except pd.errors.EmptyDataError:
         t.issues.append(make("csv.empty", "row 1", "no header row", p))
         return t

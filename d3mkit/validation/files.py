@@ -28,6 +28,7 @@ import pandas as pd
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.errors import Issue
 from d3mkit.validation import coltypes
+from d3mkit.validation.coltypes import COLTYPE_CODES
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_int, as_list, as_str, row_issues, short
 from d3mkit.validation.csvread import Table, read_csv_checked
@@ -35,11 +36,6 @@ from d3mkit.validation.keys import isin, keys
 from d3mkit.paths import escape_reason, lexical_escape, walk_files
 from d3mkit.validation.report import Report
 from d3mkit.docs.versions import minimal_metadata, supported_version
-
-COLTYPE_CODES = {"integer": "coltype.integer", "real": "coltype.real", "boolean": "coltype.boolean",
-                 "dateTime": "coltype.dateTime", "realVector": "coltype.realVector",
-                 "categorical": "coltype.categorical", "json": "coltype.json", "geojson": "coltype.json"}
-"""The issue code of a bad value, per checked colType (:data:`coltypes.CHECKED`)."""
 
 TABLE_TYPES = ("table", "timeseries", "edgeList")
 
@@ -337,9 +333,9 @@ def _check_types(t: Table, cols: list[dict]) -> list[Issue]:
             continue
         rows = coltypes.bad_rows(s, ct)
         if len(rows):
-            what = coltypes.describe(ct)
+            what = coltypes.fault(ct)
             out += row_issues(COLTYPE_CODES[ct], rows, c["colName"],
-                              lambda r: f"{short(s.iloc[r])} is {what} (colType {ct})", p)
+                              lambda r: f"{short(s.iloc[r])} {what} (colType {ct})", p)
     return out
 
 
