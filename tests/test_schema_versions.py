@@ -33,7 +33,10 @@ def test_unsupported_or_missing_version_is_one_issue(bad):
         del doc["about"]["problemSchemaVersion"]
     else:
         doc["about"]["problemSchemaVersion"] = bad
-    [issue] = check_schema("problem", doc, "x.json")
+    issue, *base = check_schema("problem", doc, "x.json")
+    # no version at all (issue 20): the base schema's findings follow, each saying so
+    assert len(base) == (2 if bad is None else 0)
+    assert all("checked against problemSchema 3.1.1" in i.message for i in base)
     assert issue.code == "schema.version" and issue.location == "about.problemSchemaVersion"
     assert "4.0.0" in issue.message and "3.1.1" in issue.message and "did you mean" not in issue.message
     if bad is not None:

@@ -79,6 +79,16 @@ def problem_32(js: dict, cb: dict) -> None:
     js["$defs"]["dataSplits"]["properties"]["splitScript"] = dict(STR)
     cb["inputs"]["schema"]["dataSplits"]["schema"]["splitScript"] = {"type": "string", "required": False,
                                                                       "empty": False}
+    # dataAugmentation (top level): search hints for augmenting the data;
+    # every official DA_* problem of problemSchema 3.2.0 has it (issue 20)
+    js["properties"]["dataAugmentation"] = {
+        "type": "array", "items": {"type": "object",
+                                   "properties": {"domain": {"type": "array", "items": {"type": "string"}},
+                                                  "keywords": {"type": "array", "items": {"type": "string"}}}}}
+    cb["dataAugmentation"] = {
+        "type": "list", "required": False, "schema": {"type": "dict", "schema": {
+            "domain": {"type": "list", "required": False, "schema": {"type": "string"}},
+            "keywords": {"type": "list", "required": False, "schema": {"type": "string"}}}}}
     # posLabel: f1, precision and recall (3.1 allowed it with f1 only)
     js["$defs"]["metric"]["dependentSchemas"]["posLabel"] = {
         "properties": {"metric": {"enum": POS_LABEL_METRICS}}}
@@ -196,15 +206,6 @@ def problem_40(js: dict, cb: dict) -> None:
     cb["inputs"]["schema"]["dataSplits"]["schema"]["datasetViewMaps"] = {
         "type": "dict", "required": False,
         "schema": {k: copy.deepcopy(cb_view) for k in ("train", "test", "score")}}
-    # dataAugmentation (top level): search hints for augmenting the data
-    js["properties"]["dataAugmentation"] = {
-        "type": "array", "items": {"type": "object",
-                                   "properties": {"domain": {"type": "array", "items": {"type": "string"}},
-                                                  "keywords": {"type": "array", "items": {"type": "string"}}}}}
-    cb["dataAugmentation"] = {
-        "type": "list", "required": False, "schema": {"type": "dict", "schema": {
-            "domain": {"type": "list", "required": False, "schema": {"type": "string"}},
-            "keywords": {"type": "list", "required": False, "schema": {"type": "string"}}}}}
     # expectedOutputs is optional in 4.0.0
     js["required"] = [r for r in js["required"] if r != "expectedOutputs"]
     cb["expectedOutputs"]["required"] = False
@@ -214,9 +215,12 @@ def problem_40(js: dict, cb: dict) -> None:
 # ---------------------------------------------------------------- datasetSchema changes
 ROLES_32 = ["suggestedGroupingKey"]
 ROLES_33 = ["suggestedPrivilegedData"]
-ROLES_40 = ["multiIndex", "interval", "boundingPolygon", "edgeSource", "directedEdgeSource",
-            "undirectedEdgeSource", "multiEdgeSource", "simpleEdgeSource", "edgeTarget",
-            "directedEdgeTarget", "undirectedEdgeTarget", "multiEdgeTarget", "simpleEdgeTarget"]
+# the edge roles of an edgeList table: published 3.3.x datasets (LL1_VTXC_1369_synthetic,
+# datasetSchema 3.3.1) use them, as 4.0.0 does
+EDGE_ROLES = ["edgeSource", "directedEdgeSource", "undirectedEdgeSource", "multiEdgeSource",
+              "simpleEdgeSource", "edgeTarget", "directedEdgeTarget", "undirectedEdgeTarget",
+              "multiEdgeTarget", "simpleEdgeTarget"]
+ROLES_40 = ["multiIndex", "interval", "boundingPolygon"] + EDGE_ROLES
 TIME_UNITS = ["seconds", "minutes", "days", "weeks", "months", "years", "unspecified"]
 
 
@@ -248,6 +252,11 @@ def dataset_33(js: dict, cb: dict) -> None:
     cb_allowed_add(_cb_col(cb)["role"]["schema"], ROLES_33)
 
 
+def dataset_33_edges(js: dict, cb: dict) -> None:
+    js_enum_add(_js_roles(js), EDGE_ROLES)
+    cb_allowed_add(_cb_col(cb)["role"]["schema"], EDGE_ROLES)
+
+
 def dataset_40(js: dict, cb: dict) -> None:
     about_js, about_cb = js["properties"]["about"], cb["about"]["schema"]
     # license is optional; datasetVersion and datasetSchemaVersion are required
@@ -270,9 +279,9 @@ def dataset_40(js: dict, cb: dict) -> None:
     col_js = js["$defs"]["column"]["properties"]
     js_enum_add(col_js["colType"], ["unknown"])
     cb_allowed_add(_cb_col(cb)["colType"], ["unknown"])
-    js_enum_remove(_js_roles(js), ["boundingBox"])
+    js_enum_remove(_js_roles(js), ["boundingBox"] + EDGE_ROLES)
     js_enum_add(_js_roles(js), ROLES_40)
-    cb_allowed_remove(_cb_col(cb)["role"]["schema"], ["boundingBox"])
+    cb_allowed_remove(_cb_col(cb)["role"]["schema"], ["boundingBox"] + EDGE_ROLES)
     cb_allowed_add(_cb_col(cb)["role"]["schema"], ROLES_40)
     col_js["timeGranularity"] = {"type": "object", "required": ["value", "unit"],
                                  "properties": {"value": {"type": "number"},
@@ -323,11 +332,13 @@ CHANGES = {
     "dataset": {"3.1": [], "3.2": [dataset_32, dataset_33],
                 "4.0": [dataset_32, dataset_33, dataset_40]},
 }
+# changes of one version within its family (applied after the family's)
+VERSION_CHANGES = {"problem": {}, "dataset": {"3.3.0": [dataset_33_edges], "3.3.1": [dataset_33_edges]}}
 
 
 def build(kind: str, version: str) -> tuple[dict, dict]:
     js, cb = _load(kind, "jsonschema"), _load(kind, "cerberus")
-    for change in CHANGES[kind][family(kind, version)]:
+    for change in CHANGES[kind][family(kind, version)] + VERSION_CHANGES[kind].get(version, []):
         change(js, cb)
     title = "problemDoc (problemSchema" if kind == "problem" else "datasetDoc (datasetSchema"
     js["$id"] = f"https://d3mkit.invalid/schemas/{kind}Schema-{version}.schema.json"

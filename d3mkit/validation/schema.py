@@ -24,6 +24,9 @@ schema.one_of          value matches none of the allowed forms (``resObject``)
 schema.version         the declared schema version is missing or not supported
 =====================  ===========================================================
 
+A document that declares no version at all also gets the issues of the base version's
+schema (each message says so): they usually tell what the document is missing.
+
 :func:`cerberus_errors` runs the cerberus form; the test suite checks both forms agree on
 valid/invalid for a corpus of documents.
 
@@ -54,7 +57,7 @@ from typing import Any, Iterable
 
 import d3mkit
 from d3mkit.errors import Issue, error
-from d3mkit.docs.versions import BASE_VERSION, VERSIONS, supported_version, version_issue
+from d3mkit.docs.versions import BASE_VERSION, VERSIONS, declared_version, supported_version, version_issue
 
 _FORM_SUFFIX = {"jsonschema": "schema", "cerberus": "cerberus"}
 
@@ -241,6 +244,13 @@ def _check(kind: str, data: Any, path: str, version: str | None = None) -> list[
     the document declares (a missing or unsupported one is the single schema.version issue)."""
     if version is None:
         bad = version_issue(kind, data, str(path))
+        if bad is not None and declared_version(kind, data) is None:
+            # no version at all: what the base schema finds is still worth knowing
+            base = BASE_VERSION[kind]
+            return [bad] + [Issue(i.severity, i.code, i.location,
+                                  f"{i.message} (checked against {kind}Schema {base}, since the "
+                                  f"document declares no version)", i.path)
+                            for i in _check(kind, data, path, base)]
         if bad is not None:
             return [bad]
         version = supported_version(kind, data)
