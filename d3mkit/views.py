@@ -22,7 +22,8 @@ are copied whole; a collection (media/) keeps only the items that the view's tab
 reference through ``refersTo`` … ``"resObject": "item"``. Every path is checked to stay
 inside the dataset root (:mod:`d3mkit.paths`). The views are built in a temporary sibling
 of OUT and put in place atomically (:class:`d3mkit.atomic.StagedDir`); an existing OUT is
-replaced only with ``force``.
+replaced only with ``force``. A task root that ``d3mkit validate`` rejects is refused
+before anything is written, with validate's errors.
 
 The TEST view tells nothing about the targets: its learningData and dataSplits hold one
 row per split unit (per d3mIndex; per image for objectDetection, whatever the number of
@@ -222,6 +223,16 @@ def _write_problem(src: _Source, view: str, split_rows: pd.DataFrame, dest: Path
     write_table(rows, dest / pb.splits_file)
 
 
+def _require_valid(task: TaskRoot) -> None:
+    """Views are cut only from a task root that ``d3mkit validate`` accepts (warnings
+    allowed): views of a rejected root would fail validation themselves. Raises
+    :class:`D3MKitError` carrying validate's errors."""
+    from d3mkit.validation.run import validate_paths
+    errors = [i for i in validate_paths([task.problem_dir, task.dataset_dir]).issues() if i.is_error]
+    if errors:
+        raise D3MKitError(errors)
+
+
 def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
                 repeat: int = 0, fold: int = 0) -> dict[str, Path]:
     """Write TRAIN/, TEST/ and SCORE/ under ``out`` (see the module docstring); return
@@ -238,6 +249,7 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
         raise UsageError(f"--out must be outside the task root {task_root} and must not contain it", str(out))
     if out.exists() and not force:        # before reading anything (StagedDir checks again)
         raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
+    _require_valid(task)
     src = _Source(task, repeat, fold)
     with StagedDir(out, force=force) as tmp:
         test_rows = src.rows["TEST"]

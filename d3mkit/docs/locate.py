@@ -145,6 +145,32 @@ def _beside(problem_doc: Path) -> Path:
     return Path(os.path.normpath(problem_doc.parent / os.pardir))
 
 
+def other_task(problem_dir: Path, dataset_dir: Path) -> bool:
+    """Is ``dataset_dir`` (beside ``problem_dir``) another task's dataset? A
+    ``<a>_dataset`` beside a ``<b>_problem`` (a != b) is: a directory of collected
+    documents is not a task root, and its ``<a>_dataset`` is not the problem's.
+
+    >>> other_task(Path("089_x_archive_problem"), Path("022_x_dataset")), other_task(Path("t_problem"), Path("t_dataset"))
+    (True, False)
+    """
+    p, d = Path(problem_dir).name, Path(dataset_dir).name
+    return p.endswith("_problem") and d.endswith("_dataset") and p[:-len("_problem")] != d[:-len("_dataset")]
+
+
+def datasets_beside(problem_doc: Path | str) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """(datasetDoc.json files in the problem's task root, those that lead out of it): rule 1
+    of this module's search; other tasks' datasets (:func:`other_task`) are not candidates."""
+    problem_doc = Path(problem_doc)
+    root = _beside(problem_doc)
+    try:
+        beside = sorted(root.glob(f"*/{DATASET_DOC}"))
+    except OSError:
+        beside = []
+    inside, out = partition_inside(root, beside)
+    # one leading out is always named (path policy), whatever its directory's name
+    return [d for d in inside if not other_task(problem_doc.parent, d.parent)], out
+
+
 class DatasetFinder:
     """The search rule of this module over ``found`` documents and ``search`` directories.
     datasetIDs are read once per file; each search directory is walked once."""
@@ -182,12 +208,7 @@ class DatasetFinder:
         return self._search_index
 
     def _beside_docs(self, problem_doc: Path | str) -> tuple[list[Path], list[tuple[Path, str]]]:
-        root = _beside(Path(problem_doc))
-        try:
-            beside = sorted(root.glob(f"*/{DATASET_DOC}"))
-        except OSError:
-            beside = []
-        return partition_inside(root, beside)
+        return datasets_beside(problem_doc)
 
     def escaped_beside(self, problem_doc: Path | str) -> list[tuple[Path, str]]:
         """Datasets beside the problem that lead out of its task root (never read)."""

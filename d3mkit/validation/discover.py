@@ -19,7 +19,7 @@ from pathlib import Path
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.docs.locate import DATASET_DOC as DATASET
 from d3mkit.docs.locate import PROBLEM_DOC as PROBLEM
-from d3mkit.docs.locate import DatasetFinder, walk_documents
+from d3mkit.docs.locate import DatasetFinder, datasets_beside, walk_documents
 from d3mkit.errors import UsageError
 from d3mkit.validation.common import as_dict
 
@@ -116,6 +116,11 @@ def discover(paths: list[Path | str]) -> Found:
     return found
 
 
+def _dataset_dir(name: str) -> bool:
+    """Named as a task root names its dataset (``<name>_dataset``, ``dataset_<VIEW>``)."""
+    return name.endswith("_dataset") or name.startswith("dataset_")
+
+
 class DatasetIndex(DatasetFinder):
     """datasetID -> datasetDoc.json over the found documents and the ``--datasets``
     directories (:class:`d3mkit.docs.locate.DatasetFinder`); a search directory that is
@@ -127,8 +132,9 @@ class DatasetIndex(DatasetFinder):
         super().__init__(search, found)
 
     def has_siblings(self, problem_doc: Path) -> bool:
-        """Is there any datasetDoc.json in the problem's task root (beside its directory)?"""
-        try:
-            return any(Path(os.path.normpath(problem_doc.parent / os.pardir)).glob(f"*/{DATASET}"))
-        except OSError:
-            return False
+        """Is there a dataset of this task root beside the problem's directory (a
+        ``<name>_dataset`` or ``dataset_<VIEW>`` directory; not another task's,
+        :func:`d3mkit.docs.locate.other_task`)? Without one, a problem whose dataset is not
+        found was validated on its own (``problem.dataset_unchecked``)."""
+        inside, out = datasets_beside(problem_doc)
+        return any(_dataset_dir(d.parent.name) for d in inside + [p for p, _ in out])

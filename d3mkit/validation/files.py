@@ -56,6 +56,7 @@ class DatasetContext:
     tables: dict[str, Table] = field(default_factory=dict)
     learning_id: str | None = None
     object_detection: bool = False
+    multi_label: bool = False     # a multiLabel problem's dataset: a d3mIndex repeats, one row per label
     _collections: dict[str, tuple[set[str], dict[str, str]]] = field(default_factory=dict)
 
     @property
@@ -298,7 +299,7 @@ def _check_index(ctx: DatasetContext, res_id: str, t: Table, cols: list[dict], l
         out += row_issues("index.empty", empty, name, lambda r: "index value is empty", p)
     main = "d3mIndex" if "d3mIndex" in names else (names[0] if len(names) == 1 else None)
     s = t.column(main) if main else None
-    if s is None or (main in multi and not ctx.object_detection):
+    if s is None or (main in multi and not ctx.object_detection) or (is_learning and ctx.multi_label):
         return out   # a multiIndex repeats by definition (rows of one instance)
     if is_learning and ctx.object_detection and len(names) == 2:
         other = [n for n in names if n != "d3mIndex"][0]
@@ -435,7 +436,8 @@ def _looks_object_detection(ctx: DatasetContext) -> bool:
         any(as_dict(c.get("refersTo")).get("resObject") == "item" for c in idx)
 
 
-def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = False) -> DatasetContext:
+def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = False,
+                  multi_label: bool = False) -> DatasetContext:
     """Validate the dataset whose datasetDoc.json is ``doc_path``; record issues in ``report``."""
     doc_path = Path(doc_path)
     p = str(doc_path)
@@ -456,6 +458,7 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
         doc_issues.append(make("dataset.no_learning_data", "dataResources",
                                "no learningData table (a table resource with resPath ending in learningData.csv)", p))
     ctx.object_detection = object_detection or _looks_object_detection(ctx)
+    ctx.multi_label = multi_label
     report.add(p, "datasetDoc", doc_issues)
     for i, r in ctx.resources:
         rid = r.get("resID")

@@ -21,6 +21,7 @@ from d3mkit.validation.discover import DatasetIndex, Found, _check_readable, dis
 from d3mkit.validation.files import DatasetContext, check_dataset
 from d3mkit.validation.report import Report
 from d3mkit.validation.splitcheck import check_splits
+from d3mkit.docs.published import view_dataset_ids, view_of
 from d3mkit.docs.versions import task_of
 
 
@@ -100,6 +101,7 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
     # parse problems and pair each data entry with its dataset
     problems = []
     od_datasets: set[Path] = set()
+    ml_datasets: set[Path] = set()   # datasets of multiLabel problems (a d3mIndex repeats)
     wanted: list[Path] = list(found.datasets)
     for pp in found.problems:
         data, issues = load_json_issues(pp)
@@ -107,12 +109,16 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
         missing: list[Issue] = []
         if not issues and isinstance(data, dict):
             od = task_of(data.get("about"))[0] == "objectDetection"
+            ml = task_of(data.get("about"))[1] == "multiLabel"
             alone = not datasets and not found.datasets and not index.has_siblings(pp)
+            view = view_of(pp)
             for i, entry in enumerate(as_list(as_dict(data.get("inputs")).get("data"))):
                 did = as_str(as_dict(entry).get("datasetID"))
                 if did is None:
                     continue
-                d = index.find(did, pp)
+                # a 4.0.0 view keeps the full problemDoc; its datasetViewMaps names the view's dataset
+                d = next((x for x in (index.find(m, pp) for m in view_dataset_ids(data, did, view)) if x), None) \
+                    or index.find(did, pp)
                 pairs[i] = d
                 if d is None and alone:
                     # a problemDoc on its own: one warning instead of errors about the absent data
@@ -134,6 +140,8 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
                         wanted.append(d)
                     if od:
                         od_datasets.add(d)
+                    if ml:
+                        ml_datasets.add(d)
         problems.append((pp, data, issues, pairs, missing, alone if not issues and isinstance(data, dict) else False))
         if issues:    # an unreadable problemDoc is reported at once (is_valid can stop here)
             report.add(str(pp), "problemDoc", issues)
@@ -144,7 +152,7 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
 
     contexts: dict[Path, DatasetContext] = {}
     for d in wanted:
-        contexts[d] = check_dataset(d, report, object_detection=d in od_datasets)
+        contexts[d] = check_dataset(d, report, object_detection=d in od_datasets, multi_label=d in ml_datasets)
         yield
 
     for pp, data, issues, pairs, missing, alone in problems:
@@ -167,7 +175,7 @@ def _check_problem(pp: Path, data, issues: list[Issue], pairs: dict, missing: li
     report.add(p, "problemDoc", check_problem_dataset(data, ctxs, p))
     if alone and not _splits_file(data, pp).is_file():
         return   # nothing to check: no phantom dataSplits document
-    check_splits(data, pp, ctxs.get(0), report)
+    check_splits(data, pp, ctxs.get(0), report, view=view_of(pp))
 
 
 def validate_task_root(root: Path, datasets: tuple[Path, ...] = (), *,
