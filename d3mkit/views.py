@@ -249,6 +249,7 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
         raise UsageError(f"--out must be outside the task root {task_root} and must not contain it", str(out))
     if out.exists() and not force:        # before reading anything (StagedDir checks again)
         raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
+    task.problem            # an unusable problemDoc is named as such before validate's errors
     _require_valid(task)
     src = _Source(task, repeat, fold)
     with StagedDir(out, force=force) as tmp:

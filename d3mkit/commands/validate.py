@@ -2,8 +2,9 @@
 ``d3mkit validate PREDICTIONS... --problem P [--targets T]`` checks predictions files as
 ``d3mkit score`` reads them (every issue, no scores).
 
-Exit 0 valid, 1 invalid (warnings count only with ``--strict``), 2 usage error or an
-unreadable PATH. The report goes to stdout; nothing is written.
+Exit 0 valid, 1 invalid (warnings count only with ``--strict``), 2 usage error, an
+unreadable PATH, or anything under it that could not be read (a directory that cannot be
+listed, a file that cannot be opened): never a silent pass. The report goes to stdout; nothing is written.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from d3mkit.errors import EXIT_INVALID, EXIT_OK, UsageError
+from d3mkit.errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
 
 
 def add_parser(sub) -> None:
@@ -59,4 +60,6 @@ def run(args) -> int:
         report = validate_all(args.paths, args.datasets)
     out = report.to_json(args.strict) + "\n" if args.format == "json" else report.to_text(args.strict)
     sys.stdout.write(out)
+    if any(i.code == "file.unreadable" for i in report.issues()):
+        return EXIT_USAGE    # a file that could not be read was not validated: never a pass
     return EXIT_OK if report.valid(args.strict) else EXIT_INVALID

@@ -111,20 +111,27 @@ def require_dataset_id(problem, path: Path | str) -> str:
 # --------------------------------------------------------------------------------------
 # the dataset of a problem
 # --------------------------------------------------------------------------------------
-def walk_documents(root: Path | str, escaping: list | None = None) -> Iterator[tuple[str, Path]]:
+def walk_documents(root: Path | str, escaping: list | None = None,
+                   unreadable: list | None = None) -> Iterator[tuple[str, Path]]:
     """("problem" | "dataset", path) of every problemDoc.json and datasetDoc.json under
     ``root``, in sorted order; hidden directories are skipped and a dataset directory (its
     tables and media) is not searched further. A directory named like a document is
     yielded too, so that its reader reports it. A document file or a directory that is a
     symlink leading out of ``root`` is not yielded (symlinked directories are never
-    entered); ``(path, why)`` of each goes to ``escaping`` when given."""
+    entered); ``(path, why)`` of each goes to ``escaping`` when given. A directory that
+    cannot be listed (permissions, I/O) goes to ``unreadable`` as ``(path, why)``: what it
+    holds was not seen, which the caller must not take for "nothing there"."""
     def out(p: Path) -> bool:
         why = outside_reason(root, p)
         if why and escaping is not None and all(q != p for q, _ in escaping):
             escaping.append((p, why))
         return why is not None
 
-    for dirpath, dirnames, filenames in os.walk(root):
+    def failed(exc: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append((Path(exc.filename or root), exc.strerror or str(exc)))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=failed):
         here = Path(dirpath)
         named = set(filenames) | set(dirnames)
         for d in dirnames if DATASET_DOC not in named else ():

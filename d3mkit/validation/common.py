@@ -44,6 +44,25 @@ def as_number(x: Any) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
+def sorted_unique(a: np.ndarray, return_index: bool = False):
+    """``np.unique`` of an integer array by sorting, whatever numpy's default path is:
+    numpy 2.3+ takes a hash table for a plain ``np.unique`` of ints, 10x slower than a
+    sort on 10^6 values (1.3 s against 0.12 s, issue 19). With ``return_index``, also the
+    position of each value's first occurrence (as ``np.unique`` gives it).
+
+    >>> sorted_unique(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    >>> [x.tolist() for x in sorted_unique(np.array([3, 1, 3, 2]), return_index=True)]
+    [[1, 2, 3], [1, 3, 0]]
+    """
+    a = np.asarray(a)
+    order = np.argsort(a, kind="stable") if return_index else None
+    s = a[order] if return_index else np.sort(a)
+    first = np.ones(len(s), dtype=bool)
+    first[1:] = s[1:] != s[:-1]
+    return (s[first], order[first]) if return_index else s[first]
+
+
 def row_location(pos: int, column: str | None = None) -> str:
     """Location of data row ``pos`` (0-based position after the header)."""
     loc = f"row {int(pos) + 2}"

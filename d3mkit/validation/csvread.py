@@ -159,9 +159,12 @@ def _keep_text(path: Path, n: int, df: pd.DataFrame) -> None:
     """pandas infers the categories of a ``category`` column (``1.0`` and ``1`` become the
     one float 1.0): read such columns again as text, so every cell is checked and quoted as
     the file writes it (``'1.0' is not a boolean``, never ``'1'``)."""
-    cols = [i for i in df.columns if isinstance(df[i].dtype, pd.CategoricalDtype)
-            and not (pd.api.types.is_object_dtype(df[i].cat.categories.dtype)
-                     or pd.api.types.is_string_dtype(df[i].cat.categories.dtype))]
+    def lossy(cats: pd.Index) -> bool:
+        # strings are the text; booleans come only from true/false spellings, each of which
+        # every check reads alike; numbers and dates may merge texts ("1" and "1.0")
+        return not (pd.api.types.is_object_dtype(cats.dtype) or pd.api.types.is_string_dtype(cats.dtype)
+                    or pd.api.types.is_bool_dtype(cats.dtype))
+    cols = [i for i in df.columns if isinstance(df[i].dtype, pd.CategoricalDtype) and lossy(df[i].cat.categories)]
     if not cols:
         return
     text = pd.read_csv(path, header=0, names=list(range(n)), usecols=cols, dtype=str, encoding="utf-8-sig",

@@ -68,8 +68,14 @@ def sniff(p: Path) -> str:
 
 
 def _walk(root: Path, found: Found) -> None:
-    for kind, p in walk_documents(root, found.escaping):
+    unreadable: list[tuple[Path, str]] = []
+    for kind, p in walk_documents(root, found.escaping, unreadable):
         found.add(kind, p)
+    if unreadable:   # never a silent pass over what could not be seen
+        where, why = unreadable[0]
+        more = f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""
+        raise UsageError(f"directory cannot be listed ({why}){more}: the documents in it cannot be "
+                         f"validated", str(where), code="usage.path")
 
 
 def _is_splits_file(problem_doc: Path, csv: Path) -> bool:
@@ -84,7 +90,8 @@ def _is_splits_file(problem_doc: Path, csv: Path) -> bool:
 
 
 def discover(paths: list[Path | str]) -> Found:
-    """Documents under ``paths``; a missing or unreadable PATH raises :class:`UsageError`."""
+    """Documents under ``paths``; a missing or unreadable PATH, or a directory under one
+    that cannot be listed, raises :class:`UsageError` (exit 2) naming it."""
     found = Found()
     for raw in paths:
         p = Path(raw)
@@ -138,3 +145,20 @@ class DatasetIndex(DatasetFinder):
         found was validated on its own (``problem.dataset_unchecked``)."""
         inside, out = datasets_beside(problem_doc)
         return any(_dataset_dir(d.parent.name) for d in inside + [p for p, _ in out])
+
+    def unreadable_beside(self, problem_doc: Path) -> tuple[Path, str] | None:
+        """A directory in the problem's task root that cannot be listed (it may be the
+        dataset), as ``(path, why)``; None when every one can."""
+        root = Path(os.path.normpath(problem_doc.parent / os.pardir))
+        try:
+            with os.scandir(root) as it:
+                dirs = sorted(Path(e.path) for e in it if not e.name.startswith(".") and e.is_dir())
+        except OSError as exc:
+            return root, exc.strerror or str(exc)
+        for d in dirs:
+            try:
+                with os.scandir(d):
+                    pass
+            except OSError as exc:
+                return d, exc.strerror or str(exc)
+        return None

@@ -119,6 +119,11 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
                 # a 4.0.0 view keeps the full problemDoc; its datasetViewMaps names the view's dataset
                 d = next((x for x in (index.find(m, pp) for m in view_dataset_ids(data, did, view)) if x), None) \
                     or index.find(did, pp)
+                if d is None and (blind := index.unreadable_beside(pp)) is not None:
+                    # the dataset may be in there: never "unchecked" or "missing" unseen
+                    raise UsageError(f"directory cannot be listed ({blind[1]}): dataset {did!r} of "
+                                     f"{pp} may be in it and cannot be validated", str(blind[0]),
+                                     code="usage.path")
                 pairs[i] = d
                 if d is None and alone:
                     # a problemDoc on its own: one warning instead of errors about the absent data

@@ -23,7 +23,7 @@ from d3mkit.errors import Issue
 from d3mkit.limits import how_to_raise, limit
 from d3mkit.validation import coltypes
 from d3mkit.validation.codes import make
-from d3mkit.validation.common import as_dict, as_list, as_int, as_number, as_str, row_issues, short
+from d3mkit.validation.common import as_dict, as_list, as_int, as_number, as_str, row_issues, short, sorted_unique
 from d3mkit.validation.csvread import read_csv_checked
 from d3mkit.validation.files import DatasetContext
 from d3mkit.validation.keys import comparable, isin, keys
@@ -161,7 +161,7 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
             known = known & ~bad_pair
         else:
             ld_units = int(pd.Series(lkeys).dropna().nunique()) if lkeys.dtype == object \
-                else int(len(np.unique(lkeys)))
+                else int(len(sorted_unique(lkeys)))
         valid &= known
 
     # repeat/fold groups
@@ -171,8 +171,8 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     rf_codes[valid], rf_uniques = pd.factorize(rf[valid])
     K = int(ucodes.max(initial=-1)) + 1
     group = rf_codes.astype(np.int64) * max(K, 1) + np.maximum(ucodes, 0)
-    train_keys = np.unique(group[valid & is_train])
-    test_keys = np.unique(group[valid & is_test])
+    train_keys = sorted_unique(group[valid & is_train])
+    test_keys = sorted_unique(group[valid & is_test])
     both = np.intersect1d(train_keys, test_keys, assume_unique=True)
     if len(both):
         rows = np.flatnonzero(valid & is_test & np.isin(group, both))
@@ -188,13 +188,13 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
 
     repeats, folds, method, share = _expected(split)
     ok_rows = ~badtype & (rep >= 0) & (fold >= 0)
-    present_r = sorted(set(np.unique(rep[ok_rows]).tolist()))
+    present_r = sorted_unique(rep[ok_rows]).tolist()
     if present_r and present_r != repeats:
         out.append(make("splits.repeats", "column repeat",
                         f"repeats present {present_r[:20]} but numRepeats {split.get('numRepeats', 0)} "
                         f"means {repeats[:20]}", p))
     for r in present_r:
-        pf = sorted(set(np.unique(fold[ok_rows & (rep == r)]).tolist()))
+        pf = sorted_unique(fold[ok_rows & (rep == r)]).tolist()
         if pf != folds:
             out.append(make("splits.folds", "column fold",
                             f"repeat {r} has folds {pf[:20]} but method {method!r} with numFolds "
@@ -203,7 +203,7 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
 
     # per (repeat, fold): completeness, TEST share, stratification
     if valid.any():
-        ug, first = np.unique(group[valid], return_index=True)   # distinct (rf, unit)
+        ug, first = sorted_unique(group[valid], return_index=True)   # distinct (rf, unit)
         g_rf = ug // max(K, 1)
         g_test = is_test[np.flatnonzero(valid)[first]]
         n_rf = len(rf_uniques)
@@ -217,7 +217,7 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
                                 f"lists {int(total[g])} of the {ld_units} learningData {unit_word}", p))
         classes, names = _classes(problem, ctx, ld_idx, ikeys, np.flatnonzero(valid)[first]) \
             if (share is not None and not od and ld_idx is not None) else (None, None)
-        n_cls = len(np.unique(classes[classes >= 0])) if classes is not None else 0
+        n_cls = len(sorted_unique(classes[classes >= 0])) if classes is not None else 0
         stratified = split.get("stratified", True) is not False
         tol = max(1, n_cls if stratified else 1) + EPS
         if share is not None and 0 <= share <= 1 and view is None:
