@@ -56,6 +56,17 @@ def _int_column(s: pd.Series | None, name: str, p: str, out: list[Issue]) -> np.
     return np.where(bad, -1, np.nan_to_num(vals, nan=-1)).astype(np.int64)
 
 
+def _is_value(s: pd.Series, value: str) -> np.ndarray:
+    """Boolean mask of the cells equal to ``value``; a category column is compared by its
+    codes (no 10^6-element object array)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        cats = s.cat.categories
+        hit = np.flatnonzero(np.asarray(cats.astype(str)) == value) if len(cats) else []
+        codes = s.cat.codes.to_numpy()
+        return codes == hit[0] if len(hit) else np.zeros(len(s), dtype=bool)
+    return (s.astype(object).to_numpy() == value)
+
+
 def _too_many(split: dict, pp: str) -> list[Issue]:
     """numRepeats x numFolds over the limit: checked before anything is counted."""
     method = as_str(split.get("method")) or "holdOut"
@@ -119,12 +130,14 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
         return
     n = len(t.df)
     idx, typ = t.column("d3mIndex"), t.column("type")
-    tv = typ.astype(object).to_numpy()
-    is_train, is_test = tv == "TRAIN", tv == "TEST"
+    is_train, is_test = _is_value(typ, "TRAIN"), _is_value(typ, "TEST")
     badtype = ~(is_train | is_test)
+
+    def shown_type(r: int) -> str:
+        v = typ.iloc[r]
+        return short(v if isinstance(v, str) else "")
     out += row_issues("splits.type", np.flatnonzero(badtype), "type",
-                      lambda r: f"{short(tv[r] if tv[r] is not None and tv[r] == tv[r] else '')} "
-                                f"is not TRAIN or TEST", p)
+                      lambda r: f"{shown_type(r)} is not TRAIN or TEST", p)
     rep = _int_column(t.column("repeat"), "repeat", p, out) if "repeat" in t.header else np.zeros(n, np.int64)
     fold = _int_column(t.column("fold"), "fold", p, out) if "fold" in t.header else np.zeros(n, np.int64)
     ikeys = keys(idx)
