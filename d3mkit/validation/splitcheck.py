@@ -193,8 +193,11 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
         shown = img if img is not None else idx
         out += row_issues("splits.overlap", rows, what,
                           lambda r: f"{what} {short(shown.iloc[r])} is both TRAIN and TEST in repeat {rep[r]}, fold {fold[r]}", p)
+    # distinct (rf, unit) values and the row (among the valid ones) first naming each
+    ug, first = sorted_unique(group[valid], return_index=True)
     if img is None:
-        dup = pd.Series(group[valid]).duplicated().to_numpy()
+        dup = np.ones(len(ug) and int(valid.sum()), dtype=bool)
+        dup[first] = False
         rows = np.flatnonzero(valid)[dup]
         out += row_issues("splits.duplicate", rows, "d3mIndex",
                           lambda r: f"d3mIndex {short(idx.iloc[r])} is listed again in repeat {rep[r]}, fold {fold[r]}", p)
@@ -216,7 +219,6 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
 
     # per (repeat, fold): completeness, TEST share, stratification
     if valid.any():
-        ug, first = sorted_unique(group[valid], return_index=True)   # distinct (rf, unit)
         g_rf = ug // max(K, 1)
         g_test = is_test[np.flatnonzero(valid)[first]]
         n_rf = len(rf_uniques)
@@ -269,7 +271,10 @@ def _classes(problem: dict, ctx: DatasetContext | None, ld_idx, ikeys, rows):
     first = ~pd.Series(b).duplicated().to_numpy()
     index = pd.Index(b[first])
     pos = index.get_indexer(a)
-    ycodes, names = pd.factorize(y.astype(object).to_numpy()[first], use_na_sentinel=True)
+    if isinstance(y.dtype, pd.CategoricalDtype):   # the reader's categories: no object array
+        ycodes, names = y.cat.codes.to_numpy()[first].astype(np.int64), np.asarray(y.cat.categories, dtype=object)
+    else:
+        ycodes, names = pd.factorize(y.astype(object).to_numpy()[first], use_na_sentinel=True)
     if len(ycodes) == 0:
         return None, None
     return np.where(pos >= 0, ycodes[np.maximum(pos, 0)], -1), names
