@@ -1,0 +1,68 @@
+"""The ``ranked`` layout: several rows per d3mIndex with a ``rank`` column; supplies the
+rank of each true value (500 when not listed) and takes the rank-1 row as the hard label."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from d3mkit.errors import error
+from d3mkit.scoring.layouts.base import MAX_RANK, Aligned, Context, Layout, truth_positions
+from d3mkit.scoring.values import lines, parse_numeric, parse_target, read_only
+from d3mkit.validation import coltypes
+
+
+class RankedLayout(Layout):
+    name = "ranked"
+    supplies = ("ranks",)
+
+    def detect(self, ctx: Context) -> bool:
+        return ctx.repeated and (ctx.ranked or ctx.rank_col is not None) and ctx.single_target
+
+    def align(self, ctx: Context):
+        pred_idx, truth_idx = ctx.indices
+        return _align_ranked(ctx.truth, truth_idx, ctx.df, pred_idx, ctx.path, ctx.rank_col,
+                             ctx.conf_col, ctx.issues)
+
+    def inputs(self, aligned, target, stacked):
+        return {"ranks": aligned.ranks[target]}
+
+
+def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issues):
+    t = truth.targets[0]
+    if rank_col is None:
+        issues.append(error("predictions.no_rank", "row 1",
+                            "a ranking metric needs a rank column", path))
+        return issues
+    tpos, bad = truth_positions(pred_idx, truth_idx, path, issues)
+    ctype = truth.col_types[t]
+    values = parse_target(df[t].to_numpy(), t, ctype, path, issues)
+    ranks = parse_numeric(df[rank_col].to_numpy(), rank_col, path, "predictions.rank",
+                           "numbers", issues)
+    low = ranks < 1
+    if low.any():
+        pos = np.flatnonzero(low)
+        issues.append(error("predictions.rank", f"row {lines(pos, path)[0]}, column {rank_col}",
+                            f"{len(pos)} rank(s) below 1", path))
+    tv = parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, truth.rows, kind="truth")
+    if bad or any(i.is_error for i in issues):
+        return issues
+    tv, values = coltypes.comparable(tv, values)
+    pf = pd.DataFrame({"pos": tpos, "value": values.astype(str), "rank": ranks})
+    if pf.duplicated(["pos", "value"]).any():
+        pos = np.flatnonzero(pf.duplicated(["pos", "value"], keep=False).to_numpy())
+        issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {t}",
+                            f"{len(pos)} rows repeat a (d3mIndex, {t}) pair", path))
+        return issues
+    tf = pd.DataFrame({"pos": np.arange(len(truth_idx)), "value": tv.astype(str)})
+    merged = tf.merge(pf, on=["pos", "value"], how="left")
+    r = merged["rank"].fillna(MAX_RANK).to_numpy(dtype=float)
+    best = pf.sort_values(["pos", "rank", "value"], kind="stable").drop_duplicates("pos")
+    hard = np.empty(len(truth_idx), dtype=values.dtype if values.dtype.kind == "f" else object)
+    hard[best["pos"].to_numpy()] = values[best.index.to_numpy()]
+    tvals = {t: read_only(tv)}
+    pvals = {t: read_only(hard)}
+    if any(i.is_error for i in issues):
+        return issues
+    return Aligned("ranked", read_only(truth_idx), truth.targets, tvals, pvals, truth.col_types,
+                   ranks={t: read_only(r)}, issues=issues)
