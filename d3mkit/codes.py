@@ -311,6 +311,10 @@ EVALUATE: dict[str, tuple[str, str]] = {
     "submission.bad_pipeline": (E, "a pipelineDoc.json that is unreadable or names no problemID"),
     "system.case_clash": (E, "system names that differ only in case (none of them is scored)"),
     "name.encoding": (E, "a file name that is not valid UTF-8"),
+    "name.control": (E, "a file name holding control characters (shown escaped; not scored)"),
+    "submission.missing_fold": (E, "a fold of the problem's dataSplits has no predictions file"),
+    "evaluate.nothing_scored": (E, "a campaign scored no submission at all (no usable problem, no system, "
+                                   "or every submission failed)"),
     "path.outside_tree": (E, "a symlink that leaves the submissions tree (not followed)"),
     "problem.duplicate_id": (E, "two problem directories with the same problemID (neither is used)"),
     "internal": (E, "d3mkit failed on one unit of work (a bug: please report it)"),

@@ -40,6 +40,12 @@ def _run_chunk(fn: Callable, chunk: Sequence) -> list:
     return [fn(item) for item in chunk]
 
 
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the calling process (one message, no traceback each)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _chunks(items: Sequence, size: int) -> list[Sequence]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
@@ -118,7 +124,7 @@ class LocalPool(Executor):
         from concurrent.futures import ProcessPoolExecutor
         self.workers = workers
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
 
     def _run(self, fn, chunks, bar) -> list[list]:
         from concurrent.futures import FIRST_COMPLETED, wait
@@ -141,6 +147,16 @@ class LocalPool(Executor):
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __exit__(self, exc_type, *rest) -> None:
+        """On Ctrl-C the workers (which ignore SIGINT, so print no traceback) are ended
+        at once instead of finishing their work."""
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            return
+        self.close()
 
 
 class DaskCluster(Executor):

@@ -37,7 +37,8 @@ def test_scores_equal_d3mkit_score_and_failures_have_its_codes(campaign, capsys)
     out = root / "out_serial"
     assert _evaluate(p, s, out, "--workers", "1") == 0
     scores, failures = _read(out / "scores.csv"), _read(out / "failures.csv")
-    assert list(scores[0]) == ["system", "problemID", "metric", "value", "rank"]
+    assert list(scores[0]) == ["system", "problemID", "metric", "repeat", "fold", "value", "ci_low",
+                               "ci_high", "rank"]
     assert list(failures[0]) == ["system", "problemID", "code", "message"]
     failed = {(f["system"], f["problemID"]): f["code"] for f in failures}
     assert failed, "the synthetic campaign has malformed submissions"
@@ -73,19 +74,25 @@ def test_ranks_follow_the_registry_direction(campaign):
         assert cell[0][1] == 1
 
 
+OUTPUTS = ("scores.csv", "aggregates.csv", "failures.csv", "comparisons.csv", "summary.json",
+           "leaderboard.html")
+
+
 @pytest.mark.slow
-def test_local_pool_equals_serial_byte_for_byte(campaign):
+def test_local_pool_equals_serial_byte_for_byte(campaign, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     root, p, s = campaign
     a, b = root / "out_a", root / "out_b"
     assert _evaluate(p, s, a, "--workers", "1", "--no-cache") == 0
     assert _evaluate(p, s, b, "--workers", "2", "--no-cache") == 0
-    for name in ("scores.csv", "failures.csv", "leaderboard.html"):
+    for name in OUTPUTS:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
 @pytest.mark.slow
-def test_dask_local_cluster_equals_local_pool_byte_for_byte(campaign):
+def test_dask_local_cluster_equals_local_pool_byte_for_byte(campaign, monkeypatch):
     distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     from d3mkit.evaluate.campaign import run_campaign
     from d3mkit.executor import make_executor
     root, p, s = campaign
@@ -97,13 +104,15 @@ def test_dask_local_cluster_equals_local_pool_byte_for_byte(campaign):
         assert ex.kind == "dask" and ex.workers == 2
         run_campaign(p, s, root / "dask", ex, use_cache=False)
         assert "run_chunk" in cluster.scheduler.task_prefixes
-    for name in ("scores.csv", "failures.csv", "leaderboard.html"):
+    for name in OUTPUTS:
         assert (root / "pool" / name).read_bytes() == (root / "dask" / name).read_bytes(), name
 
 
 @pytest.mark.slow
-def test_rerun_rescores_only_what_changed(tmp_path):
-    from d3mkit.evaluate.campaign import run_campaign
+def test_rerun_rescores_only_the_problems_that_changed(tmp_path):
+    """The unit of the cache is the problem (its comparisons depend on every submission):
+    a re-run scores only the problems whose problem files or submissions changed."""
+    from d3mkit.evaluate.campaign import Params, run_campaign
     from d3mkit.executor import make_executor
     p, s = make_campaign(tmp_path, systems=2, problems=2, rows=20, seed=1, malformed=0)
     out = tmp_path / "out"
@@ -114,19 +123,21 @@ def test_rerun_rescores_only_what_changed(tmp_path):
     again = run_campaign(p, s, out, ex)
     assert (again.scored, again.reused) == (0, 4)
     assert (out / "scores.csv").read_bytes() == before
-    shutil.copytree(s / "system_00", s / "system_new")                  # a new system
     f = s / "system_01" / "synth_000_problem" / "predictions.csv"      # a changed file
     f.write_text(f.read_text().replace(",a\n", ",b\n"))
     third = run_campaign(p, s, out, ex)
-    assert (third.scored, third.reused) == (3, 3)
+    assert (third.scored, third.reused) == (2, 2)
+    shutil.copytree(s / "system_00", s / "system_new")                  # a new system: every problem
+    assert (run_campaign(p, s, out, ex).scored) == 6
     cache = json.loads((out / ".evaluate-cache.json").read_text())      # a tampered entry
     key = sorted(cache["entries"])[0]
-    cache["entries"][key]["scores"] = [["accuracy", "accuracy"]]
+    cache["entries"][key]["outcomes"][0][1] = [["accuracy", "accuracy"]]
     (out / ".evaluate-cache.json").write_text(json.dumps(cache))
-    assert run_campaign(p, s, out, ex).scored == 1
+    assert run_campaign(p, s, out, ex).scored == 3
     truth = p / "synth_001" / "synth_001_problem" / "dataSplits.csv"  # a changed problem
     truth.write_text(truth.read_text().replace("1,TEST", "1,TRAIN", 1))
     assert run_campaign(p, s, out, ex).scored == 3
+    assert run_campaign(p, s, out, ex, params=Params(bootstrap=10)).scored == 6   # other statistics
     (out / ".evaluate-cache.json").write_text("{not json")                # a broken cache
     assert run_campaign(p, s, out, ex).scored == 6
 

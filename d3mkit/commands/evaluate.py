@@ -1,31 +1,51 @@
 """``d3mkit evaluate --problems DIR --submissions DIR --out DIR [--workers N | --scheduler A]``:
-score every system's submissions on every problem; write scores.csv, failures.csv and
-leaderboard.html (see :mod:`d3mkit.evaluate`)."""
+score every system's submissions on every problem and fold, with bootstrap intervals,
+paired comparisons and the Friedman/Nemenyi test; write the outputs and the leaderboard
+(see :mod:`d3mkit.evaluate`). ``d3mkit evaluate --example DIR`` writes a small campaign to
+try it on."""
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from pathlib import Path
 
 from d3mkit.errors import UsageError
 
+FAIL_ON = ("failures", "missing", "none")
+
 
 def add_parser(sub) -> None:
     from d3mkit.executor import add_executor_arguments
-    p = sub.add_parser("evaluate", help="score many systems on many problems: scores, failures, leaderboard")
-    p.add_argument("--problems", type=Path, required=True,
+    p = sub.add_parser("evaluate", help="score many systems on many problems: scores, statistics, leaderboard")
+    p.add_argument("--example", type=Path, default=None, metavar="DIR",
+                   help="write a small runnable campaign (problems and 4 systems' submissions, one "
+                        "broken) into DIR and print the command that evaluates it")
+    p.add_argument("--problems", type=Path, default=None,
                    help="directory holding the problems (task roots or problem directories)")
-    p.add_argument("--submissions", type=Path, required=True,
-                   help="SUBMISSIONS/<system>/<problemID>/predictions.csv")
-    p.add_argument("--out", type=Path, required=True,
-                   help="directory for scores.csv, failures.csv and leaderboard.html")
+    p.add_argument("--submissions", type=Path, default=None,
+                   help="SUBMISSIONS/<system>/<problemID>/predictions.csv (or .../repeat_R/fold_F/predictions.csv)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="directory for scores.csv, aggregates.csv, failures.csv, comparisons.csv, "
+                        "summary.json and leaderboard.html (replaced as a whole)")
     add_executor_arguments(p, "scoring")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for the confidence intervals and paired tests (default 1000; "
+                        "0 turns the intervals and comparisons off)")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence of the intervals (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
     p.add_argument("--max-size-mb", type=float, default=None,
                    help="predictions files over this size are failures, not read (default: the "
                         "d3mkit file limit, D3MKIT_MAX_FILE_BYTES, 4 GiB)")
     p.add_argument("--no-cache", action="store_true",
                    help="rescore everything (default: reuse results whose inputs did not change)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="none",
+                   help="exit 1 when failures.csv has any row (failures), when a submission or fold is "
+                        "missing (missing), or never for failed submissions (none, the default)")
+    p.add_argument("--force", action="store_true",
+                   help="replace --out even when it holds files that are not a campaign's outputs")
+    p.add_argument("--quiet", action="store_true", help="print nothing (no progress, summary or paths)")
     p.set_defaults(func=_run)
 
 
@@ -34,32 +54,86 @@ def _inside(child: Path, parent: Path) -> bool:
     return outside_reason(parent, child) is None
 
 
+def _check_out(out: Path, force: bool) -> None:
+    """``--out`` may be replaced: new, empty, a previous campaign's outputs, or ``--force``."""
+    from d3mkit.atomic import check_output_dir
+    from d3mkit.evaluate.campaign import CACHE_FILE
+    from d3mkit.evaluate.report import OUTPUT_NAMES
+    check_output_dir(out, "--out")
+    if force or not out.is_dir():
+        return
+    try:
+        names = set(os.listdir(out))
+    except OSError as exc:
+        raise UsageError(f"--out cannot be read: {exc.strerror or exc}", str(out)) from None
+    if names and not names & {CACHE_FILE, *OUTPUT_NAMES}:
+        raise UsageError("--out holds files that are not a campaign's outputs and would be replaced "
+                         "(give a new directory, or --force)", str(out))
+
+
+def _example(args) -> int:
+    from d3mkit.evaluate.example import write_example
+    if args.problems or args.submissions or args.out:
+        raise UsageError("--example DIR takes no --problems, --submissions or --out")
+    from d3mkit.atomic import check_output_dir
+    check_output_dir(args.example, "--example")
+    if args.example.exists() and any(args.example.iterdir()) and not args.force:
+        raise UsageError("--example needs a new or empty directory (or --force)", str(args.example))
+    p, s = write_example(args.example, force=args.force)
+    if not args.quiet:
+        out = args.example / "out"
+        print(f"d3mkit evaluate --problems {p} --submissions {s} --out {out}")
+    return 0
+
+
 def _run(args) -> int:
-    from d3mkit.evaluate.campaign import run_campaign
-    from d3mkit.executor import from_args
+    if args.example is not None:
+        return _example(args)
+    for opt in ("problems", "submissions", "out"):
+        if getattr(args, opt) is None:
+            raise UsageError(f"--{opt} is required (or --example DIR)")
+    from d3mkit.evaluate.campaign import Params, run_campaign
+    from d3mkit.evaluate.report import grid_counts
+    from d3mkit.executor import check_options, from_args
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
         if not path.is_dir():
             raise UsageError(f"{opt} is not a directory", str(path))
-    from d3mkit.atomic import check_output_dir
-    check_output_dir(args.out, "--out")
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
         if _inside(args.out, path) or _inside(path, args.out):
             raise UsageError(f"--out must be outside {opt} (and not hold it)", str(args.out))
-    if args.max_size_mb is not None and not args.max_size_mb > 0:
-        raise UsageError(f"--max-size-mb must be positive, got {args.max_size_mb}")
+    _check_out(args.out, args.force)
+    if args.max_size_mb is not None and not (math.isfinite(args.max_size_mb) and args.max_size_mb > 0):
+        raise UsageError(f"--max-size-mb must be a positive number, got {args.max_size_mb}")
+    if args.bootstrap < 0:
+        raise UsageError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+    if not 0 < args.confidence < 1:
+        raise UsageError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    check_options(args.workers, args.scheduler)
+    params = Params(bootstrap=args.bootstrap, confidence=args.confidence, seed=args.seed)
     with from_args(args) as ex:
         camp = run_campaign(args.problems, args.submissions, args.out, ex,
                             progress=not args.quiet and sys.stderr.isatty(),
                             max_bytes=None if args.max_size_mb is None else int(args.max_size_mb * (1 << 20)),
-                            use_cache=not args.no_cache)
-    if not camp.discovery.problems and not args.quiet:
-        print(f"{args.problems}: warning: no usable problemDoc.json found", file=sys.stderr)
+                            use_cache=not args.no_cache, params=params)
+        where = ex.describe()
+    n = grid_counts(camp)
     if not args.quiet:
-        n_fail = sum(1 for o in camp.outcomes if o.failures)
-        print(f"{len(camp.discovery.systems)} systems x {len(camp.discovery.problems)} problems: "
-              f"{len(camp.outcomes) - n_fail} scored, {n_fail} failed, "
-              f"{len(camp.failures)} rows in failures.csv ({camp.scored} scored now, "
-              f"{camp.reused} from the cache; {ex.describe()})", file=sys.stderr)
-    for name in ("scores.csv", "failures.csv", "leaderboard.html"):
-        print(args.out / name)
+        print(f"{n['systems']} systems x {n['problems']} problems = {n['submissions']} submissions: "
+              f"{n['scored']} scored, {n['failed']} failed, {n['missing']} missing; "
+              f"{n['failure_rows']} rows in failures.csv ({camp.scored} evaluated now, "
+              f"{camp.reused} from the cache; {where})", file=sys.stderr)
+        for name in ("scores.csv", "aggregates.csv", "failures.csv", "comparisons.csv", "summary.json",
+                     "leaderboard.html"):
+            print(args.out / name)
+    if n["scored"] == 0:
+        if not args.quiet:
+            why = ("no usable problemDoc.json under --problems" if not n["problems"] else
+                   "no system directory under --submissions" if not n["systems"] else
+                   "no submission could be scored (see failures.csv)")
+            print(f"{args.out}: error [evaluate.nothing_scored] nothing was scored: {why}", file=sys.stderr)
+        return 1
+    if args.fail_on == "failures" and n["failure_rows"]:
+        return 1
+    if args.fail_on == "missing" and (n["missing"] or n["missing_folds"]):
+        return 1
     return 0

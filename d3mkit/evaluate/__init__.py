@@ -1,12 +1,23 @@
-"""Evaluation campaigns: many systems' predictions scored on many problems.
+"""Evaluation campaigns: many systems' predictions scored on many problems, fold by fold,
+with the statistics that say which differences are real.
 
-* :mod:`d3mkit.evaluate.discover` — the problems and the submissions tree, and every
-  submission that cannot be scored (stray files, symlinks out of the tree, ...);
-* :mod:`d3mkit.evaluate.campaign` — scoring on an executor (truth read once per problem
-  through :func:`d3mkit.scoring.score.prepare_problem`, the same code as ``d3mkit score``),
-  the content-hash cache and the output files;
-* :mod:`d3mkit.evaluate.ranking` — ranks per problem and the overall aggregation (pure);
-* :mod:`d3mkit.evaluate.leaderboard` — the static ``leaderboard.html`` and its plots.
+* :mod:`d3mkit.evaluate.discover` — the problems and the submissions tree (one file per
+  fold), and every submission that cannot be scored (stray files, symlinks out of the
+  tree, control characters in names, ...);
+* :mod:`d3mkit.evaluate.scorer` — the one seam with :mod:`d3mkit.scoring` (the same calls
+  as ``d3mkit score``, plus the aligned arrays the statistics resample);
+* :mod:`d3mkit.evaluate.campaign` — scoring on an executor (one problem per work unit),
+  the bootstrap intervals and paired tests while the arrays are in memory, the cache, and
+  the outputs committed together;
+* :mod:`d3mkit.evaluate.stats` — the statistics as pure functions (bootstrap weights,
+  percentile intervals, paired bootstrap, McNemar, Holm, Friedman, Nemenyi, normalised
+  scores); :mod:`d3mkit.evaluate.resampled` — a metric on many resamples at once;
+* :mod:`d3mkit.evaluate.ranking` — ranks per problem and the mean-rank aggregation (pure);
+* :mod:`d3mkit.evaluate.report` — the output tables and summary.json from the results;
+* :mod:`d3mkit.evaluate.model` and :mod:`d3mkit.evaluate.leaderboard` — the leaderboard
+  model, and the page drawn from it (a function from data to HTML);
+* :mod:`d3mkit.evaluate.synthetic` and :mod:`d3mkit.evaluate.example` — seeded campaigns
+  for the tests, the benchmark and ``d3mkit evaluate --example``.
 
 ``d3mkit evaluate`` (:mod:`d3mkit.commands.evaluate`) parses and prints.
 """

@@ -1,57 +1,125 @@
-"""Run a campaign: score every (system, problem) submission on an executor and write
-``scores.csv``, ``failures.csv``, ``leaderboard.html`` and the cache.
+"""Run a campaign: score every (system, problem) submission on an executor, fold by fold,
+with bootstrap intervals and paired comparisons, and write the outputs together.
 
-Scoring is :func:`d3mkit.scoring.score.prepare_problem` (metrics resolved and truth read
-once per problem and work unit) then :func:`~d3mkit.scoring.score.score_prepared` per
-predictions file — ``d3mkit score`` is the same two calls. A work unit is one problem
-with its submissions (split in a few parts only when there are fewer problems than
-workers); a submission that fails becomes :class:`~d3mkit.evaluate.discover.Failure`
-rows (one per error issue), never an exception.
+A work unit is one problem with all its submissions (:func:`score_problem`, on a worker):
+the problem's metrics are resolved and each fold's TEST truth read once
+(:mod:`d3mkit.evaluate.scorer`, the same calls as ``d3mkit score``), every submission is
+scored on every fold, then the statistics run on the aligned arrays while they are in
+memory: a percentile bootstrap interval per (system, metric, fold) and, on the TEST rows of
+the first repeat's folds pooled, a paired test of every pair of systems
+(:mod:`d3mkit.evaluate.stats`, :mod:`d3mkit.evaluate.resampled`). A submission that fails
+becomes failure rows (one per error issue), never an exception.
 
-Incremental re-runs: ``OUT/.evaluate-cache.json`` maps a content hash of each
-submission's inputs (the problem's files, the predictions bytes, the system name, the
-d3mkit version — :func:`~d3mkit.evaluate.discover.cache_key`) to its result; a re-run
-scores only submissions whose hash is not there.
+Incremental re-runs: ``OUT/.evaluate-cache.json`` maps a content hash of a problem's inputs
+(its files, every submission's files, the systems, the statistics' parameters, the limits
+in force, the d3mkit version) to its :class:`ProblemResult`; a re-run scores only the
+problems whose hash is not there. The unit is the problem because the comparisons on it
+depend on all of its submissions.
+
+All outputs (scores.csv, aggregates.csv, failures.csv, comparisons.csv, summary.json,
+leaderboard.html, the cache) are built in a staged directory and swapped in as one
+(:class:`d3mkit.atomic.StagedDir`): OUT always holds the files of one run.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import hashlib
 import json
 import math
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from d3mkit.evaluate.discover import (Discovery, Failure, Problem, Submission, cache_key,
-                                      find_problems, find_submissions)
+                                      find_problems, find_submissions, fold_file, limits_in_force, shown)
 
 CACHE_FILE = ".evaluate-cache.json"
-CACHE_FORMAT = 1
-SCORE_COLUMNS = ["system", "problemID", "metric", "value", "rank"]
-FAILURE_COLUMNS = ["system", "problemID", "code", "message"]
+CACHE_FORMAT = 2
 MAX_ISSUES_PER_SUBMISSION = 20
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Params:
+    """The statistics' parameters: ``bootstrap`` resamples (0: no intervals and no
+    comparisons), the interval's ``confidence``, the ``seed`` of every resample and the
+    significance level ``alpha`` of the ties and the critical difference."""
+    bootstrap: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+    alpha: float = 0.05
+
+    def to_dict(self) -> dict:
+        return {"bootstrap": self.bootstrap, "confidence": self.confidence, "seed": self.seed,
+                "alpha": self.alpha}
 
 
 @dataclass
 class Outcome:
-    """The result of one submission: scores ``[label, metric, value]`` or failures
-    ``[code, message]`` (JSON-ready lists, as cached)."""
+    """One system on one problem: ``scores`` rows ``[label, metric, repeat, fold, value,
+    ci_low, ci_high]`` and ``failures`` rows ``[code, message]`` (JSON-ready, as cached)."""
     system: str
     problem_id: str
     scores: list = field(default_factory=list)
     failures: list = field(default_factory=list)
 
+
+@dataclass
+class ProblemResult:
+    """What a work unit returns: the outcomes of every submission of the problem, the
+    paired comparisons ``[label, system_a, system_b, difference, p_value, p_holm, test]``
+    and the constant predictor's value per metric label (mean over folds)."""
+    problem_id: str
+    outcomes: list = field(default_factory=list)
+    comparisons: list = field(default_factory=list)
+    constants: dict = field(default_factory=dict)
+
     def to_json(self) -> dict:
-        return {"scores": self.scores, "failures": self.failures}
+        return {"outcomes": [[o.system, o.scores, o.failures] for o in self.outcomes],
+                "comparisons": self.comparisons, "constants": self.constants}
+
+    @classmethod
+    def from_json(cls, pid: str, data) -> "ProblemResult | None":
+        """The cached form back, or None when it is not of the shape :meth:`to_json` writes."""
+        def num(x):
+            return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+        def score_ok(r):
+            return isinstance(r, list) and len(r) == 7 and isinstance(r[0], str) and isinstance(r[1], str) \
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in r[2:4]) and all(num(x) for x in r[4:])
+        try:
+            outcomes = []
+            for system, scores, failures in data["outcomes"]:
+                if not (isinstance(system, str) and isinstance(scores, list) and isinstance(failures, list)):
+                    return None
+                if not all(score_ok(r) for r in scores) or not all(
+                        isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in failures):
+                    return None
+                outcomes.append(Outcome(system, pid, scores, failures))
+            comps = data["comparisons"]
+            if not all(isinstance(c, list) and len(c) == 7 and all(isinstance(x, str) for x in c[:3])
+                       and all(num(x) for x in c[3:6]) and isinstance(c[6], str) for c in comps):
+                return None
+            consts = data["constants"]
+            if not (isinstance(consts, dict) and all(isinstance(k, str) and num(v) for k, v in consts.items())):
+                return None
+        except (KeyError, TypeError, ValueError):
+            return None
+        return cls(pid, outcomes, comps, consts)
 
 
 @dataclass
 class Campaign:
     discovery: Discovery
-    outcomes: list[Outcome]
-    scored: int = 0          # scored in this run
-    reused: int = 0          # taken from the cache
+    results: dict                      # problemID -> ProblemResult
+    params: Params = field(default_factory=Params)
+    scored: int = 0                    # submissions scored in this run
+    reused: int = 0                    # taken from the cache
+    cache: dict = field(default_factory=dict)   # the cache entries to write
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        return [o for pid in sorted(self.results) for o in self.results[pid].outcomes]
 
     @property
     def failures(self) -> list[Failure]:
@@ -81,48 +149,180 @@ def _internal(exc: BaseException) -> list:
     return [["internal", f"{type(exc).__name__}: {exc}"]]
 
 
-def score_unit(unit: tuple[Problem, list[Submission]]) -> list[Outcome]:
-    """Read the problem's truth once, then score each submission. Never raises."""
-    from d3mkit.errors import D3MKitError
-    from d3mkit.scoring.score import prepare_problem, score_prepared
-    problem, subs = unit
-    outcomes = [Outcome(s.system, s.problem_id) for s in subs]
+def _rng(params: Params, pid: str, repeat: int, fold: int):
+    """The resamples of one (problem, repeat, fold): the same for every system (paired)
+    and for any worker count. ``fold`` -1 is the pool of the repeat's folds."""
+    import numpy as np
+    return np.random.default_rng([params.seed, zlib.crc32(pid.encode("utf-8", "surrogateescape")),
+                                  repeat, fold + 1])
+
+
+def _resampled(calls: list, n: int, params: Params, rng) -> list:
+    """Per call, its metric on each of ``params.bootstrap`` resamples of the ``n`` rows
+    (one weight block at a time, shared by all calls: paired)."""
+    import numpy as np
+    from d3mkit.evaluate.resampled import Resampler
+    from d3mkit.evaluate.stats import resample_blocks
+    rs = [Resampler(c.metric, c.yt, c.yp, c.kw, c.value) for c in calls]
+    parts: list[list] = [[] for _ in calls]
+    for w in resample_blocks(n, params.bootstrap, rng):
+        for k, r in enumerate(rs):
+            parts[k].append(r.values(w))
+    return [np.concatenate(p) if p else np.zeros(0) for p in parts]
+
+
+def _intervals(problem: Problem, res: ProblemResult, calls: dict, params: Params) -> None:
+    """Fill ci_low/ci_high of every resampleable score row, fold by fold."""
+    from d3mkit.evaluate.stats import percentile_interval
+    for r, f in problem.folds:
+        here = [(i, c) for (i, rr, ff), cs in calls.items() if (rr, ff) == (r, f) for c in cs]
+        if not here:
+            continue
+        n = len(here[0][1].yt)
+        here = [(i, c) for i, c in here if len(c.yt) == n]
+        values = _resampled([c for _, c in here], n, params, _rng(params, problem.problem_id, r, f))
+        for (i, c), v in zip(here, values):
+            lo, hi = percentile_interval(v, params.confidence)
+            for row in res.outcomes[i].scores:
+                if row[0] == c.label and row[2] == r and row[3] == f:
+                    row[5], row[6] = lo, hi
+
+
+def _pooled(calls: dict, i: int, keys: list, label: str):
+    """System ``i``'s call for ``label`` with the TEST rows of the folds ``keys`` pooled
+    (None unless every fold has it)."""
+    import numpy as np
+    from d3mkit.evaluate.scorer import Call
+    parts = []
+    for r, f in keys:
+        c = next((c for c in calls.get((i, r, f), []) if c.label == label), None)
+        if c is None:
+            return None
+        parts.append(c)
+    if len(parts) == 1:
+        return parts[0]
+    yt = np.concatenate([c.yt for c in parts])
+    yp = np.concatenate([c.yp for c in parts])
+    first = parts[0]
     try:
-        prepared = prepare_problem(problem.doc, dataset=problem.dataset)
-        bad = None if prepared.ok else _issue_rows(prepared.issues)
+        value = float(first.metric(yt, yp, **first.kw))
+    except (ValueError, ZeroDivisionError, TypeError):
+        return None
+    if not math.isfinite(value):
+        return None
+    return Call(label, first.metric, yt, yp, first.kw, value)
+
+
+def _comparisons(problem: Problem, res: ProblemResult, calls: dict, params: Params) -> list:
+    """Every pair of systems on every resampleable metric, on the TEST rows of the first
+    repeat's folds pooled: McNemar's exact test for accuracy, else a paired bootstrap
+    test; Holm's correction over all the problem's tests."""
+    import numpy as np
+    from d3mkit.evaluate.stats import holm, mcnemar_exact, paired_bootstrap_p
+    repeat = min(r for r, _ in problem.folds)
+    keys = [(r, f) for r, f in problem.folds if r == repeat]
+    labels = list(dict.fromkeys(c.label for cs in calls.values() for c in cs))
+    rows = []
+    systems = [o.system for o in res.outcomes]
+    for label in labels:
+        pooled = [(i, _pooled(calls, i, keys, label)) for i in range(len(systems))]
+        pooled = [(i, c) for i, c in pooled if c is not None]
+        if len(pooled) < 2:
+            continue
+        n = len(pooled[0][1].yt)
+        pooled = [(i, c) for i, c in pooled if len(c.yt) == n]
+        values = _resampled([c for _, c in pooled], n, params, _rng(params, problem.problem_id, repeat, -1))
+        exact = pooled[0][1].metric.name == "accuracy"
+        right = [np.asarray(c.yt, dtype=object) == np.asarray(c.yp, dtype=object) for _, c in pooled] \
+            if exact else None
+        for a in range(len(pooled)):
+            for b in range(a + 1, len(pooled)):
+                ca, cb = pooled[a][1], pooled[b][1]
+                diff = ca.value - cb.value
+                if exact:
+                    p = mcnemar_exact(int(np.count_nonzero(right[a] & ~right[b])),
+                                      int(np.count_nonzero(~right[a] & right[b])))
+                    test = "mcnemar_exact"
+                else:
+                    p = paired_bootstrap_p(diff, values[a] - values[b])
+                    test = "paired_bootstrap"
+                rows.append([label, systems[pooled[a][0]], systems[pooled[b][0]], diff, p, NAN, test])
+    for row, ph in zip(rows, holm([r[4] for r in rows])):
+        row[5] = ph
+    return rows
+
+
+def _constants(problem: Problem, calls: dict) -> dict:
+    """Per metric label, the constant predictor's value averaged over the folds."""
+    from d3mkit.evaluate.scorer import constant_value
+    out = {}
+    labels = list(dict.fromkeys(c.label for cs in calls.values() for c in cs))
+    for label in labels:
+        vals = []
+        for r, f in problem.folds:
+            c = next((c for (i, rr, ff), cs in sorted(calls.items(), key=lambda kv: kv[0])
+                      if (rr, ff) == (r, f) for c in cs if c.label == label), None)
+            if c is not None:
+                vals.append(constant_value(c))
+        vals = [v for v in vals if math.isfinite(v)]
+        if vals:
+            out[label] = sum(vals) / len(vals)
+    return out
+
+
+def score_problem(unit: tuple) -> ProblemResult:
+    """Score every submission of one problem on every fold, then the statistics.
+    Never raises for bad input."""
+    from d3mkit.errors import D3MKitError
+    from d3mkit.evaluate.scorer import prepare, score_file
+    problem, subs, params = unit
+    pid = problem.problem_id
+    res = ProblemResult(pid, [Outcome(s.system, s.problem_id) for s in subs])
+    prepared, bad = {}, None
+    try:
+        for r, f in problem.folds:
+            pp = prepare(problem.doc, problem.dataset, r, f)
+            if not pp.ok:
+                bad = _issue_rows(pp.issues)
+                break
+            prepared[(r, f)] = pp
     except D3MKitError as exc:
         bad = _issue_rows(exc.issues)
     except Exception as exc:  # noqa: BLE001 - the campaign goes on
         bad = _internal(exc)
     if bad is not None:
-        for o in outcomes:
+        for o in res.outcomes:
             o.failures = [["problem.unusable", f"the problem cannot be scored: {m}"] for _c, m in bad]
-        return outcomes
-    for o, s in zip(outcomes, subs):
-        try:
-            report = score_prepared(prepared, s.path)
-            o.scores = [[sc.label, sc.metric, sc.value] for sc in report.scores]
-        except D3MKitError as exc:
-            o.failures = _issue_rows(exc.issues)
-        except Exception as exc:  # noqa: BLE001 - a crash on one file is that file's row
-            o.failures = _internal(exc)
-    return outcomes
-
-
-def plan_units(todo: list[Submission], problems: dict[str, Problem], workers: int):
-    """One unit per problem; a problem's submissions are cut in parts only when there
-    are fewer problems than ``2 * workers`` (each part reads the truth once)."""
-    by_problem: dict[str, list[Submission]] = {}
-    for s in todo:
-        by_problem.setdefault(s.problem_id, []).append(s)
-    parts = max(1, -(-2 * workers // max(1, len(by_problem))))
-    units = []
-    for pid in sorted(by_problem):
-        subs = by_problem[pid]
-        k = min(parts, len(subs))
-        step = -(-len(subs) // k)
-        units += [(problems[pid], subs[i:i + step]) for i in range(0, len(subs), step)]
-    return units
+        return res
+    calls: dict = {}
+    for i, (o, s) in enumerate(zip(res.outcomes, subs)):
+        for r, f in problem.folds:
+            path = s.file(r, f)
+            if path is None:
+                if (r, f) not in s.reported:
+                    where = shown(str(fold_file(Path(s.path), r, f)))
+                    also = f" or {shown(str(Path(s.path) / 'predictions.csv'))}" if (r, f) == (0, 0) else ""
+                    o.failures.append(["submission.missing_fold",
+                                       f"repeat {r}, fold {f}: no predictions ({where}{also})"])
+                continue
+            try:
+                rows, cs = score_file(prepared[(r, f)], path)
+            except D3MKitError as exc:
+                o.failures += _issue_rows(exc.issues)
+                continue
+            except Exception as exc:  # noqa: BLE001 - a crash on one file is that file's row
+                o.failures += _internal(exc)
+                continue
+            o.scores += [[label, metric, r, f, value, NAN, NAN] for label, metric, value in rows]
+            calls[(i, r, f)] = cs
+    try:
+        if params.bootstrap > 0:
+            _intervals(problem, res, calls, params)
+            res.comparisons = _comparisons(problem, res, calls, params)
+        res.constants = _constants(problem, calls)
+    except MemoryError:
+        res.comparisons = []
+    return res
 
 
 # ---------------------------------------------------------------------------------------
@@ -140,15 +340,10 @@ def load_cache(out: Path) -> dict:
     return data["entries"]
 
 
-def _valid_entry(entry) -> bool:
-    """A cache entry of the shape :class:`Outcome` writes (else it is rescored)."""
-    if not (isinstance(entry, dict) and isinstance(entry.get("scores"), list)
-            and isinstance(entry.get("failures"), list)):
-        return False
-    return all(isinstance(s, list) and len(s) == 3 and isinstance(s[0], str) and isinstance(s[1], str)
-               and isinstance(s[2], (int, float)) and not isinstance(s[2], bool) for s in entry["scores"]) \
-        and all(isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f)
-                for f in entry["failures"])
+def problem_key(problem: Problem, subs: list[Submission], context: str) -> str:
+    """The hash a problem's result depends on: its inputs, every submission's, ``context``."""
+    text = json.dumps([problem.digest, sorted(cache_key(problem, s, context) for s in subs), context])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,79 +351,49 @@ def _valid_entry(entry) -> bool:
 # ---------------------------------------------------------------------------------------
 def run_campaign(problems_dir: Path, submissions_dir: Path, out: Path, executor, *,
                  progress: bool = False, max_bytes: int | None = None,
-                 use_cache: bool = True) -> Campaign:
+                 use_cache: bool = True, params: Params | None = None) -> Campaign:
     """Discover, score what the cache does not hold, write the outputs into ``out``."""
+    params = params or Params()
     problems, problem_failures = find_problems(Path(problems_dir))
     disc = find_submissions(Path(submissions_dir), problems, max_bytes=max_bytes)
     disc.failures = sorted(problem_failures + disc.failures)
-    cache = load_cache(out) if use_cache else {}
-    keys = {(s.system, s.problem_id): cache_key(problems[s.problem_id], s) for s in disc.submissions}
-    results: dict[tuple[str, str], Outcome] = {}
-    todo = []
+    context = json.dumps([params.to_dict(), limits_in_force(max_bytes)], sort_keys=True)
+    cache = load_cache(Path(out)) if use_cache else {}
+    by_problem: dict[str, list[Submission]] = {}
     for s in disc.submissions:
-        entry = cache.get(keys[(s.system, s.problem_id)])
-        if _valid_entry(entry):
-            results[(s.system, s.problem_id)] = Outcome(s.system, s.problem_id,
-                                                        entry["scores"], entry["failures"])
+        by_problem.setdefault(s.problem_id, []).append(s)
+    results: dict[str, ProblemResult] = {}
+    entries: dict[str, dict] = {}
+    keys: dict[str, str] = {}
+    todo = []
+    reused = 0
+    for pid in sorted(problems):
+        subs = by_problem.get(pid, [])
+        keys[pid] = problem_key(problems[pid], subs, context)
+        got = ProblemResult.from_json(pid, cache.get(keys[pid])) if subs else ProblemResult(pid)
+        if got is not None and [o.system for o in got.outcomes] == [s.system for s in subs]:
+            results[pid] = got
+            reused += len(subs)
         else:
-            todo.append(s)
-    reused = len(results)
-    units = plan_units(todo, problems, executor.workers)
-    for batch in executor.map(score_unit, units, chunksize=1, progress=progress,
-                              desc="evaluate", unit="problem"):
-        for o in batch:
-            results[(o.system, o.problem_id)] = o
-    outcomes = [results[(s.system, s.problem_id)] for s in disc.submissions]
-    camp = Campaign(disc, outcomes, scored=len(todo), reused=reused)
-    write_outputs(camp, out)
+            todo.append((problems[pid], subs, params))
+    for res in executor.map(score_problem, todo, chunksize=1, progress=progress,
+                            desc="evaluate", unit="problem"):
+        results[res.problem_id] = res
+    for pid, res in results.items():
+        if res.outcomes:
+            entries[keys[pid]] = res.to_json()
+    camp = Campaign(disc, results, params, scored=sum(len(u[1]) for u in todo), reused=reused,
+                    cache=entries)
+    write_outputs(camp, Path(out))
     return camp
 
 
-def score_rows(camp: Campaign) -> list[list]:
-    """scores.csv rows: (system, problemID, metric, value, rank) by problem, metric, rank."""
-    from d3mkit.evaluate.ranking import competition_ranks
-    by_cell: dict[tuple[str, str], list[tuple[str, float]]] = {}
-    names: dict[tuple[str, str], str] = {}
-    order: dict[tuple[str, str], int] = {}
-    for o in camp.outcomes:
-        for i, (label, metric, value) in enumerate(o.scores):
-            key = (o.problem_id, label)
-            by_cell.setdefault(key, []).append((o.system, float(value)))
-            names[key] = metric
-            order.setdefault(key, i)
-    rows = []
-    for key in sorted(by_cell, key=lambda k: (k[0], order[k], k[1])):
-        pid, label = key
-        higher = dict(camp.discovery.problems[pid].metrics).get(names[key], True)
-        cells = by_cell[key]
-        ranks = competition_ranks([v for _, v in cells], higher)
-        for (system, value), rank in sorted(zip(cells, ranks),
-                                            key=lambda c: (math.isnan(c[1]), c[1], c[0][0])):
-            rows.append([system, pid, label, value, rank])
-    return rows
-
-
-def _csv(rows: list[list], header: list[str]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    for r in rows:
-        w.writerow(["" if isinstance(v, float) and math.isnan(v) else
-                    (int(v) if k == 4 and isinstance(v, float) else repr(v) if isinstance(v, float) else v)
-                    for k, v in enumerate(r)])
-    return buf.getvalue()
-
-
 def write_outputs(camp: Campaign, out: Path) -> None:
-    from d3mkit.atomic import write_text as write_text_atomic
-    from d3mkit.evaluate.leaderboard import leaderboard_html
-    out.mkdir(parents=True, exist_ok=True)
-    rows = score_rows(camp)
-    write_text_atomic(out / "scores.csv", _csv(rows, SCORE_COLUMNS))
-    fails = [[f.system, f.problem_id, f.code, f.message] for f in camp.failures]
-    write_text_atomic(out / "failures.csv", _csv(fails, FAILURE_COLUMNS))
-    write_text_atomic(out / "leaderboard.html", leaderboard_html(camp, rows))
-    entries = {cache_key(camp.discovery.problems[s.problem_id], s): o.to_json()
-               for s, o in zip(camp.discovery.submissions, camp.outcomes)}
-    write_text_atomic(out / CACHE_FILE, json.dumps({"format": CACHE_FORMAT, "entries": entries},
-                                                   sort_keys=True) + "\n")
+    """Every output built in a staged directory and swapped in as one."""
+    from d3mkit.atomic import StagedDir
+    from d3mkit.evaluate.report import output_files
+    files = output_files(camp)
+    files[CACHE_FILE] = json.dumps({"format": CACHE_FORMAT, "entries": camp.cache}, sort_keys=True) + "\n"
+    with StagedDir(out, force=True) as tmp:
+        for name, text in files.items():
+            (tmp / name).write_text(text, encoding="utf-8")

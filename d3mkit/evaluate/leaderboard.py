@@ -1,35 +1,129 @@
-"""``leaderboard.html``: one static page, readable in a browser without a server.
+"""``leaderboard.html`` drawn from a :class:`Leaderboard` model: a function from data to
+one static page (no server, no file layout: :mod:`d3mkit.evaluate.model` builds the model
+from a campaign, and a server can build it from anything else).
 
-Sections: a summary, the overall ranking (:func:`d3mkit.evaluate.ranking.mean_ranks`),
-a systems × problems heat map of ranks and the score distribution of each problem
-(matplotlib PNGs embedded as ``data:`` URIs), a table per problem (each metric's value
-and rank, the direction from the registry) and the failures by code. Every system and
-problem name comes from submitters: it is HTML-escaped, and drawn in the plots with
-mathtext off (a ``$`` in a name is a dollar sign).
+The page: the run's date, d3mkit version and parameters, links to the CSV files, the
+overall ranking (mean rank, normalised score, systems tied with the best within the
+critical difference), a critical-difference diagram (inline SVG), a systems x problems
+table of ranks with the values in the cells and one discrete colour per rank, a table per
+problem with every system (failed and missing ones marked), each metric's description and
+direction, and the failures. Tables sort on a click (a few lines of inline script); without
+scripts the page reads the same, in its printed order. Names come from submitters: every
+one is HTML-escaped, shown whole on hover, and shortened (:func:`short_labels`) so that two
+different names never draw the same label.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import math
-
-from d3mkit.evaluate.ranking import fractional_ranks, mean_ranks, positions
+from dataclasses import dataclass, field
 
 MAX_FAILURE_ROWS = 500
-MAX_PLOT_PROBLEMS = 60
-MAX_PLOT_SYSTEMS = 60
+LABEL_WIDTH = 28
+
+
+@dataclass
+class MetricInfo:
+    label: str
+    direction: str            # "higher" or "lower" (is better)
+    description: str = ""
+
+
+@dataclass
+class Cell:
+    mean: float
+    sd: float                 # NaN for one fold
+    ci_low: float             # NaN unless the problem has one fold and the bootstrap ran
+    ci_high: float
+    rank: int
+    folds: int
+
+
+@dataclass
+class ProblemRow:
+    system: str
+    status: str               # scored | partial | failed | missing
+    cells: list               # one Cell or None per metric
+    tie: str | None = None    # best | tied | worse | None (not tested)
+
+
+@dataclass
+class ProblemTable:
+    problem_id: str
+    metrics: list             # MetricInfo per metric label
+    folds: int
+    rows: list                # ProblemRow, every system of the campaign
+    tested: bool = False      # paired tests against the best exist
+
+
+@dataclass
+class SystemRow:
+    system: str
+    position: int
+    mean_rank: float
+    normalised: float | None
+    problems_scored: int
+    failures: int
+    tied_with_best: bool = False
+
+
+@dataclass
+class Leaderboard:
+    title: str
+    generated: str
+    version: str
+    parameters: dict
+    counts: dict              # systems, problems, scored, failed, missing, failure_rows
+    overall: list             # SystemRow, best first
+    systems: list
+    problems: list
+    heat: dict                # (system, problem) -> (rank, mean value)
+    friedman: dict | None
+    critical_difference: float | None
+    mean_ranks: dict
+    tables: list              # ProblemTable
+    failure_counts: list      # (code, rows)
+    failure_rows: list        # [system, problemID, code, message]
+    links: list = field(default_factory=list)
+    policy: str = ""
+
 
 _CSS = """
-body { font-family: sans-serif; margin: 1.5em; color: #222; }
+body { font-family: sans-serif; margin: 1.5em; color: #222; max-width: 1400px; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em 0; }
 th, td { border: 1px solid #8a9bb0; padding: 2px 8px; text-align: left; }
 th { background: #d7e3f4; }
+th.sort { cursor: pointer; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.best td { background: #e3f4d7; }
-img { max-width: 100%; border: 1px solid #ccc; }
+tr.failed td, tr.missing td { color: #8a8a8a; font-style: italic; }
 .note { color: #555; font-size: 90%; }
+.r1 { background: #1a9850; color: #fff; } .r2 { background: #91cf60; }
+.r3 { background: #d9ef8b; } .r4 { background: #fee08b; } .r5 { background: #fc8d59; }
+.rn { background: #bbbbbb; color: #444; }
+td.heat { text-align: center; min-width: 3.2em; font-variant-numeric: tabular-nums; }
+td.heat small { display: block; font-size: 75%; }
+.legend span { display: inline-block; padding: 1px 8px; margin-right: 4px; border: 1px solid #999; }
+"""
+
+# sort a table on a header click: numbers by their data-v value, text otherwise
+_SCRIPT = """
+document.querySelectorAll("table.sortable").forEach(function (t) {
+  t.querySelectorAll("th").forEach(function (th, col) {
+    th.classList.add("sort"); th.title = "sort";
+    th.addEventListener("click", function () {
+      var body = t.tBodies[0], rows = Array.from(body.rows), up = th.dataset.up !== "1";
+      th.dataset.up = up ? "1" : "0";
+      var key = function (r) { var c = r.cells[col]; var v = c && c.dataset.v;
+        return v !== undefined && v !== "" ? parseFloat(v) : (c ? c.textContent : ""); };
+      rows.sort(function (a, b) { var x = key(a), y = key(b);
+        var d = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
+        return up ? d : -d; });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
 """
 
 
@@ -37,182 +131,240 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _num(v: float) -> str:
+def _num(v, digits: int = 4) -> str:
+    if isinstance(v, float) and math.isinf(v):
+        return "inf" if v > 0 else "-inf"
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
-    return f"{v:.6g}"
+    if isinstance(v, int):
+        return str(v)
+    return f"{v:.{digits}g}"
 
 
-def _table(header: list[str], rows: list[list[str]], classes: list[str] | None = None,
-           num_cols: set[int] = frozenset()) -> str:
-    out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>"]
-    for i, r in enumerate(rows):
-        cls = f' class="{classes[i]}"' if classes and classes[i] else ""
-        cells = "".join(f'<td class="num">{_e(c)}</td>' if j in num_cols else f"<td>{_e(c)}</td>"
-                        for j, c in enumerate(r))
-        out.append(f"<tr{cls}>{cells}</tr>")
-    out.append("</table>")
-    return "\n".join(out)
+def elide(name: str, width: int) -> str:
+    """``name`` shortened to ``width`` characters by cutting its middle.
+
+    >>> elide("visudo_mnist_basic_s0_problem", 16)
+    'visudo_m…_problem'
+    """
+    if len(name) <= width:
+        return name
+    head = (width + 1) // 2
+    tail = width - head
+    return name[:head] + "…" + (name[-tail:] if tail else "")
 
 
-def primary_table(camp) -> tuple[dict[str, dict[str, float]], dict[str, bool]]:
-    """``table[problem][system]`` = the primary-metric value; ``direction[problem]``."""
-    table: dict[str, dict[str, float]] = {}
-    direction = {}
-    for pid, prob in camp.discovery.problems.items():
-        table[pid] = {}
-        direction[pid] = prob.metrics[0][1] if prob.metrics else True
-    for o in camp.outcomes:
-        prob = camp.discovery.problems[o.problem_id]
-        if not prob.metrics or not o.scores:
-            continue
-        first = prob.metrics[0][0]
-        vals = [v for _label, m, v in o.scores if m == first]
-        if vals:
-            table[o.problem_id][o.system] = float(vals[0])
-    return table, direction
+def short_labels(names, width: int = LABEL_WIDTH) -> dict[str, str]:
+    """A label per name, at most ``width`` characters where that keeps every label
+    distinct; names whose labels would collide are widened until they differ (at worst
+    to the whole name), so two different names never draw the same label.
+
+    >>> sorted(short_labels(["visudo_mnist_basic_s0_problem", "visudo_mnist_basic_s1_problem"], 12).values())
+    ['visudo_mni…s0_problem', 'visudo_mni…s1_problem']
+    """
+    names = list(dict.fromkeys(names))
+    widths = {n: width for n in names}
+    while True:
+        labels = {n: elide(n, widths[n]) for n in names}
+        by_label: dict[str, list[str]] = {}
+        for n, lab in labels.items():
+            by_label.setdefault(lab, []).append(n)
+        clash = [ns for ns in by_label.values() if len(ns) > 1]
+        if not clash:
+            return labels
+        for ns in clash:
+            for n in ns:
+                widths[n] = min(len(n), widths[n] + 4)
 
 
-# ---------------------------------------------------------------------------------------
-# plots
-# ---------------------------------------------------------------------------------------
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+def _name(text: str, labels: dict[str, str]) -> str:
+    lab = labels.get(text, text)
+    return f'<span title="{_e(text)}">{_e(lab)}</span>'
 
 
-def _rc():
-    import matplotlib
-    rc = {"font.size": 8}
-    if "text.parse_math" in matplotlib.rcParams:
-        rc["text.parse_math"] = False
-    return matplotlib.rc_context(rc)
+def _td(text: str, value=None, cls: str = "") -> str:
+    v = "" if value is None or (isinstance(value, float) and not math.isfinite(value)) else f' data-v="{value}"'
+    c = f' class="{cls}"' if cls else ""
+    return f"<td{c}{v}>{text}</td>"
 
 
-def heatmap_png(table, direction, systems: list[str]) -> str | None:
-    """Systems × problems, coloured by the system's rank on the problem's primary metric."""
-    from matplotlib.figure import Figure
-    problems = sorted(table)[:MAX_PLOT_PROBLEMS]
-    systems = list(systems)[:MAX_PLOT_SYSTEMS]
-    if not problems or not systems:
-        return None
-    import numpy as np
-    grid = np.full((len(systems), len(problems)), np.nan)
-    for j, p in enumerate(problems):
-        vals = [table[p].get(s, float("nan")) for s in systems]
-        ranks = fractional_ranks(vals, direction[p])
-        for i, (v, r) in enumerate(zip(vals, ranks)):
-            grid[i, j] = r if not math.isnan(v) else np.nan
-    with _rc():
-        fig = Figure(figsize=(min(16, max(6, 3 + 0.3 * len(problems))), min(14, max(3, 2.5 + 0.28 * len(systems)))))
-        ax = fig.add_subplot()
-        cmap = __import__("matplotlib").colormaps["viridis_r"].with_extremes(bad="#bbbbbb")
-        im = ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=cmap, interpolation="nearest")
-        ax.set_xticks(range(len(problems)), [p[:30] for p in problems], rotation=90)
-        ax.set_yticks(range(len(systems)), [s[:30] for s in systems])
-        ax.set_title("rank per problem (1 = best, grey = no score)")
-        fig.colorbar(im, ax=ax, label="rank")
-        fig.tight_layout()
-        return _png(fig)
+def _table(header: list[str], rows: list[str], cls: str = "sortable", titles=None) -> str:
+    th = "".join(f'<th{(" title=" + chr(34) + _e(titles[i]) + chr(34)) if titles and titles[i] else ""}>'
+                 f"{h}</th>" for i, h in enumerate(header))
+    return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>\n' + "\n".join(rows) + "\n</tbody></table>"
 
 
-def distributions_png(table, problems_meta) -> str | None:
-    """Per problem, the primary-metric values of the systems (a box and the points)."""
-    from matplotlib.figure import Figure
-    problems = [p for p in sorted(table) if table[p]][:MAX_PLOT_PROBLEMS]
-    if not problems:
-        return None
-    with _rc():
-        fig = Figure(figsize=(min(16, max(6, 2 + 0.35 * len(problems))), 4.5))
-        ax = fig.add_subplot()
-        data = [[v for v in table[p].values() if math.isfinite(v)] or [float("nan")] for p in problems]
-        ax.boxplot(data, positions=range(len(problems)), widths=0.6, showfliers=False)
-        for j, vals in enumerate(data):
-            xs = [j + 0.15 * ((k % 5) - 2) / 2 for k in range(len(vals))]
-            ax.scatter(xs, vals, s=10, color="#d62728", zorder=3)
-        labels = [f"{p[:30]}\n{problems_meta[p].metrics[0][0][:20]}" if problems_meta[p].metrics
-                  else p[:30] for p in problems]
-        ax.set_xticks(range(len(problems)), labels, rotation=90)
-        ax.set_title("primary-metric values per problem")
-        fig.tight_layout()
-        return _png(fig)
+def rank_class(rank) -> str:
+    """The discrete colour class of a rank: 1, 2, 3, 4-5, over 5; ``rn`` for no score."""
+    if rank is None or (isinstance(rank, float) and math.isnan(rank)):
+        return "rn"
+    return "r1" if rank <= 1 else "r2" if rank <= 2 else "r3" if rank <= 3 else "r4" if rank <= 5 else "r5"
 
 
-# ---------------------------------------------------------------------------------------
-# the page
-# ---------------------------------------------------------------------------------------
-def leaderboard_html(camp, score_rows: list[list]) -> str:
-    disc = camp.discovery
-    systems = disc.systems
-    table, direction = primary_table(camp)
-    overall = mean_ranks(table, systems, direction)
-    pos = positions(overall) if systems else {}
-    failures = camp.failures
-    fail_by_system: dict[str, int] = {}
-    for f in failures:
-        if f.system and f.code != "submission.missing":
-            fail_by_system[f.system] = fail_by_system.get(f.system, 0) + 1
-    missing = sum(1 for f in failures if f.code == "submission.missing")
-    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-             f"<title>d3mkit leaderboard</title><style>{_CSS}</style></head><body>",
-             "<h1>Leaderboard</h1>",
-             f"<p>{len(systems)} systems, {len(disc.problems)} problems, "
-             f"{sum(1 for o in camp.outcomes if o.scores)} submissions scored, "
-             f"{sum(1 for o in camp.outcomes if o.failures)} failed, {missing} missing; "
-             f"{len(failures)} rows in failures.csv.</p>",
-             "<h2 id=\"overall\">Overall ranking</h2>",
-             "<p class=\"note\">Aggregation: on each problem every system is ranked on the "
-             "problem's primary metric (the first performanceMetric; direction from the metric "
-             "registry) with ties sharing the mean of their places; a system without a score "
-             "there (missing, failed) shares the last places. The overall score is the mean rank "
-             "over all problems (lower is better); equal mean ranks share a position.</p>"]
-    order = sorted(systems, key=lambda s: (overall[s], s))
-    rows = [[pos[s], s, _num(overall[s]), sum(1 for p in table if s in table[p]),
-             fail_by_system.get(s, 0)] for s in order]
-    parts.append(_table(["position", "system", "mean rank", "problems scored", "failures"], rows,
-                        ["best" if pos[s] == 1 else "" for s in order], {0, 2, 3, 4}))
-    heat = heatmap_png(table, direction, order)
-    if heat:
-        parts.append(f"<h2 id=\"heatmap\">Systems × problems</h2><img alt=\"rank heat map\" src=\"{heat}\">")
-    dist = distributions_png(table, disc.problems)
-    if dist:
-        parts.append(f"<h2 id=\"distributions\">Score distributions</h2>"
-                     f"<img alt=\"score distributions\" src=\"{dist}\">")
-    parts.append("<h2 id=\"problems\">Problems</h2>")
-    by_problem: dict[str, list[list]] = {}
-    for r in score_rows:
-        by_problem.setdefault(r[1], []).append(r)
-    for pid in sorted(disc.problems):
-        prob = disc.problems[pid]
-        dirs = ", ".join(f"{m} ({'higher' if hi else 'lower'} is better)" for m, hi in prob.metrics)
-        parts.append(f"<h3>{_e(pid)}</h3><p class=\"note\">{_e(dirs)}</p>")
-        rows_p = by_problem.get(pid, [])
-        labels = list(dict.fromkeys(r[2] for r in rows_p))
-        cell = {(r[0], r[2]): r for r in rows_p}
-        psys = sorted({r[0] for r in rows_p},
-                      key=lambda s: (cell.get((s, labels[0]), [0, 0, 0, 0, math.inf])[4]
-                                     if labels else 0, s))
-        if not psys:
-            parts.append("<p>No submission could be scored.</p>")
-            continue
-        header = ["system"] + [h for lab in labels for h in (lab, "rank")]
+def cd_svg(mean_ranks: dict, cd: float | None, labels: dict[str, str]) -> str:
+    """A critical-difference diagram (Demšar 2006): the mean-rank axis, each system at its
+    mean rank, and a bar joining every group of systems whose mean ranks differ by less
+    than the critical difference."""
+    items = sorted(mean_ranks.items(), key=lambda kv: (kv[1], kv[0]))
+    k = len(items)
+    if k < 2:
+        return ""
+    width, left, right = 900, 260, 260
+    lo, hi = 1, max(k, math.ceil(max(v for _, v in items)))
+    span = width - left - right
+
+    def x(r):
+        return left + span * (r - lo) / max(1, hi - lo)
+    top = 40
+    groups = []
+    if cd is not None:
+        for i in range(k):
+            j = i
+            while j + 1 < k and items[j + 1][1] - items[i][1] <= cd:
+                j += 1
+            if j > i and not any(a <= i and j <= b for a, b in groups):
+                groups.append((i, j))
+    line_h = 18
+    bar_y0 = top + 12
+    height = bar_y0 + 8 * (len(groups) + 1) + line_h * ((k + 1) // 2) + 30
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="12" role="img" aria-label="critical difference diagram">']
+    out.append(f'<line x1="{x(lo)}" y1="{top}" x2="{x(hi)}" y2="{top}" stroke="#222"/>')
+    for r in range(lo, hi + 1):
+        out.append(f'<line x1="{x(r):.1f}" y1="{top - 5}" x2="{x(r):.1f}" y2="{top}" stroke="#222"/>'
+                   f'<text x="{x(r):.1f}" y="{top - 8}" text-anchor="middle">{r}</text>')
+    if cd is not None:
+        out.append(f'<line x1="{x(lo):.1f}" y1="12" x2="{x(lo + cd):.1f}" y2="12" stroke="#c0392b" stroke-width="3"/>'
+                   f'<text x="{x(lo + cd) + 6:.1f}" y="16" fill="#c0392b">CD = {cd:.3g}</text>')
+    for g, (i, j) in enumerate(groups):
+        y = bar_y0 + 8 * g
+        out.append(f'<line x1="{x(items[i][1]) - 3:.1f}" y1="{y}" x2="{x(items[j][1]) + 3:.1f}" y2="{y}" '
+                   f'stroke="#2c3e50" stroke-width="4"/>')
+    base = bar_y0 + 8 * len(groups) + 10
+    half = (k + 1) // 2
+    for n, (s, r) in enumerate(items):
+        row = n if n < half else k - 1 - n
+        y = base + line_h * row
+        lx = left - 10 if n < half else width - right + 10
+        anchor = "end" if n < half else "start"
+        out.append(f'<polyline points="{x(r):.1f},{top} {x(r):.1f},{y} {lx:.1f},{y}" fill="none" stroke="#555"/>'
+                   f'<text x="{lx + (-4 if n < half else 4):.1f}" y="{y + 4}" text-anchor="{anchor}">'
+                   f'<title>{_e(s)}</title>{_e(labels.get(s, s))} ({r:.2f})</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _cell_text(c) -> tuple[str, str]:
+    """(value text, rank text) of a per-problem cell."""
+    if c is None:
+        return "", ""
+    if c.folds > 1 and math.isfinite(c.sd):
+        text = f"{_num(c.mean)} ± {_num(c.sd, 2)}"
+    elif math.isfinite(c.ci_low):
+        text = f"{_num(c.mean)} [{_num(c.ci_low)}, {_num(c.ci_high)}]"
+    else:
+        text = _num(c.mean)
+    return text, str(c.rank)
+
+
+def render(m: Leaderboard) -> str:
+    """The page for ``m`` (a complete HTML document)."""
+    sys_labels = short_labels(m.systems)
+    prob_labels = short_labels(m.problems)
+    p = m.parameters
+    params = ", ".join(f"{k} = {_e(v)}" for k, v in p.items())
+    parts = [f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+             f"<title>{_e(m.title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{_e(m.title)}</h1>",
+             f'<p class="note">Generated {_e(m.generated)} by d3mkit {_e(m.version)}; parameters: {params}. '
+             + " · ".join(f'<a href="{_e(n)}">{_e(n)}</a>' for n in m.links) + "</p>"]
+    c = m.counts
+    parts.append(f"<p>{c['systems']} systems × {c['problems']} problems: {c['scored']} submissions scored, "
+                 f"{c['failed']} failed, {c['missing']} missing; {c['failure_rows']} rows in failures.csv.</p>")
+    parts.append(f'<p class="note">{_e(m.policy)}</p>')
+
+    # overall
+    parts.append('<h2 id="overall">Overall ranking</h2>')
+    parts.append('<p class="note">On each problem the systems are ranked on its primary metric (the first '
+                 "performanceMetric, mean over folds; ties share the mean of their places); the overall score "
+                 "is the mean rank over the problems (lower is better). The normalised score is 0 for the "
+                 "constant predictor and 1 for the best system, averaged over the problems. "
+                 "&ldquo;tied&rdquo;: the mean rank is within the critical difference of the best.</p>")
+    rows = []
+    for r in m.overall:
+        rows.append(f'<tr class="{"best" if r.position == 1 else ""}">' + _td(str(r.position or ""), r.position, "num")
+                    + _td(_name(r.system, sys_labels)) + _td(_num(r.mean_rank), r.mean_rank, "num")
+                    + _td(_num(r.normalised, 3), r.normalised, "num")
+                    + _td(str(r.problems_scored), r.problems_scored, "num") + _td(str(r.failures), r.failures, "num")
+                    + _td("tied with the best" if r.tied_with_best and r.position != 1 else
+                          ("best" if r.position == 1 else "")) + "</tr>")
+    parts.append(_table(["position", "system", "mean rank", "normalised score", "problems scored", "failures",
+                         "critical difference"], rows))
+    if m.friedman:
+        f = m.friedman
+        parts.append(f'<p class="note">Friedman test over {f["N"]} problems and {f["k"]} systems: '
+                     f'chi-square = {_num(f["statistic"])}, p = {_num(f["p_value"], 3)} (Iman-Davenport F = '
+                     f'{_num(f["iman_davenport"])}, p = {_num(f["iman_davenport_p_value"], 3)}); Nemenyi critical '
+                     f'difference at alpha = {_e(p.get("alpha", 0.05))}: {_num(m.critical_difference, 3)}.</p>')
+        svg = cd_svg(m.mean_ranks, m.critical_difference, sys_labels)
+        if svg:
+            parts.append('<h2 id="cd">Critical difference</h2>' + svg)
+
+    # heat map as a table: rank and value in each cell, one colour per rank
+    if m.systems and m.problems:
+        parts.append('<h2 id="heatmap">Systems × problems</h2>')
+        parts.append('<p class="legend note">rank on the primary metric (value below): '
+                     '<span class="r1">1</span><span class="r2">2</span><span class="r3">3</span>'
+                     '<span class="r4">4-5</span><span class="r5">over 5</span><span class="rn">no score</span></p>')
+        head = ["system"] + [_name(pid, prob_labels) for pid in m.problems]
+        hrows = []
+        for r in m.overall:
+            s = r.system
+            cells = [_td(_name(s, sys_labels))]
+            for pid in m.problems:
+                got = m.heat.get((s, pid))
+                if got is None:
+                    cells.append(_td("–", None, "heat rn"))
+                else:
+                    rank, value = got
+                    cells.append(_td(f"{rank}<small>{_num(value, 3)}</small>", rank, f"heat {rank_class(rank)}"))
+            hrows.append("<tr>" + "".join(cells) + "</tr>")
+        parts.append(_table(head, hrows))
+
+    # per problem
+    parts.append('<h2 id="problems">Problems</h2>')
+    for t in m.tables:
+        parts.append(f'<h3 title="{_e(t.problem_id)}">{_e(t.problem_id)}</h3>')
+        parts.append('<p class="note">' + "; ".join(
+            f"<b>{_e(mi.label)}</b> ({_e(mi.direction)} is better){': ' + _e(mi.description) if mi.description else ''}"
+            for mi in t.metrics) + f"; {t.folds} fold{'s' if t.folds != 1 else ''}"
+            + ("; value ± sd over the folds" if t.folds > 1 else "; value [confidence interval]")
+            + ("; &ldquo;tied&rdquo;: no significant difference from the best (paired test, Holm-corrected)"
+               if t.tested else "") + ".</p>")
+        head = ["system", "status"] + [h for mi in t.metrics for h in (_e(mi.label), "rank")] + \
+            (["vs best"] if t.tested else [])
+        titles = [None, None] + [x for mi in t.metrics for x in (f"{mi.direction} is better", None)] + \
+            ([None] if t.tested else [])
         body = []
-        for s in psys:
-            row = [s]
-            for lab in labels:
-                r = cell.get((s, lab))
-                row += [_num(r[3]), _num(r[4])] if r else ["", ""]
-            body.append(row)
-        parts.append(_table(header, body, None, set(range(1, len(header)))))
-    parts.append("<h2 id=\"failures\">Failures</h2>")
-    counts: dict[str, int] = {}
-    for f in failures:
-        counts[f.code] = counts.get(f.code, 0) + 1
-    parts.append(_table(["code", "rows"], [[c, n] for c, n in sorted(counts.items())], None, {1}))
-    shown_rows = [[f.system, f.problem_id, f.code, f.message] for f in failures
-                  if f.code != "submission.missing"][:MAX_FAILURE_ROWS]
+        for r in t.rows:
+            cells = [_td(_name(r.system, sys_labels)), _td(_e(r.status))]
+            for cell in r.cells:
+                text, rank = _cell_text(cell)
+                cells += [_td(_e(text), cell.mean if cell else None, "num"),
+                          _td(rank, cell.rank if cell else None, "num")]
+            if t.tested:
+                cells.append(_td(_e(r.tie or "")))
+            cls = "best" if r.tie == "best" else r.status if r.status in ("failed", "missing") else ""
+            body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
+        parts.append(_table(head, body, titles=titles))
+
+    parts.append('<h2 id="failures">Failures</h2>')
+    parts.append(_table(["code", "rows"], [f"<tr>{_td(_e(code))}{_td(str(n), n, 'num')}</tr>"
+                                           for code, n in m.failure_counts]))
+    shown_rows = m.failure_rows[:MAX_FAILURE_ROWS]
     if shown_rows:
-        parts.append(_table(["system", "problemID", "code", "message"], shown_rows))
-    parts.append("<p class=\"note\">Every row is in failures.csv.</p></body></html>\n")
+        parts.append(_table(["system", "problemID", "code", "message"],
+                            ["<tr>" + "".join(_td(_e(x)) for x in r) + "</tr>" for r in shown_rows]))
+    parts.append('<p class="note">Every row is in <a href="failures.csv">failures.csv</a>.</p>')
+    parts.append(f"<script>{_SCRIPT}</script></body></html>\n")
     return "\n".join(parts)

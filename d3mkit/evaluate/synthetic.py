@@ -2,9 +2,13 @@
 files, for the tests and ``tools/bench_evaluate.py``.
 
 Problems alternate classification/multiClass (accuracy, f1Macro) and regression/univariate
-(rootMeanSquaredError, meanAbsoluteError); half the rows are TEST. System ``k`` predicts
-the truth with a per-system error rate; a ``malformed`` fraction of the submissions is
-broken in one of :data:`MALFORMATIONS`. Same seed, same bytes.
+(rootMeanSquaredError, meanAbsoluteError). With ``folds=1`` half the rows are TEST and a
+submission is ``<system>/<problemID>/predictions.csv``; with ``folds=K`` the dataSplits
+are K folds of repeat 0 (row ``i`` is TEST in fold ``i % K``) and a submission holds
+``repeat_0/fold_F/predictions.csv`` per fold. System ``k`` predicts the truth with a
+per-system error rate; a ``malformed`` fraction of the submission files is broken in one
+of :data:`MALFORMATIONS`, and every file of the systems named in ``broken`` is. Same
+seed, same bytes.
 
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as d:
@@ -23,7 +27,7 @@ MALFORMATIONS = ("no_target_column", "unknown_index", "bad_value", "empty", "bin
 CLASSES = np.array(["a", "b", "c", "d"])
 
 
-def _problem(root: Path, name: str, rows: int, kind: str, rng: np.random.Generator):
+def _problem(root: Path, name: str, rows: int, kind: str, rng: np.random.Generator, folds: int = 1):
     from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
     x = rng.normal(size=rows)
     if kind == "classification":
@@ -48,14 +52,19 @@ def _problem(root: Path, name: str, rows: int, kind: str, rng: np.random.Generat
     (ddir / "tables" / "learningData.csv").write_text("\n".join(lines) + "\n")
     ProblemDoc.new(f"{name}_problem", name, task, sub, f"{name}_dataset",
                    [Target(0, "learningData", 2, "y")], metrics).save(pdir / "problemDoc.json")
-    test = idx % 2 == 1
-    split = ["d3mIndex,type,repeat,fold"] + [f"{i},{'TEST' if t else 'TRAIN'},0,0" for i, t in zip(idx, test)]
+    if folds == 1:
+        test = idx % 2 == 1
+        split = ["d3mIndex,type,repeat,fold"] + [f"{i},{'TEST' if t else 'TRAIN'},0,0" for i, t in zip(idx, test)]
+        (pdir / "dataSplits.csv").write_text("\n".join(split) + "\n")
+        return [(idx[test], y[test])], kind
+    split = ["d3mIndex,type,repeat,fold"] + [f"{i},{'TEST' if i % folds == f else 'TRAIN'},0,{f}"
+                                             for f in range(folds) for i in idx]
     (pdir / "dataSplits.csv").write_text("\n".join(split) + "\n")
-    return idx[test], y[test], kind
+    return [(idx[idx % folds == f], y[idx % folds == f]) for f in range(folds)], kind
 
 
 def _predictions(truth, kind: str, skill: float, rng: np.random.Generator) -> list[str]:
-    idx, y, _ = truth
+    idx, y = truth
     if kind == "classification":
         wrong = rng.random(len(y)) > skill
         pred = np.where(wrong, CLASSES[rng.integers(0, len(CLASSES), len(y))], y)
@@ -82,22 +91,27 @@ def _malform(lines: list[str], how: str, rng: np.random.Generator) -> bytes:
 
 
 def make_campaign(root: Path, *, systems: int, problems: int, rows: int, seed: int,
-                  malformed: float = 0.05) -> tuple[Path, Path]:
-    """Write ``root/problems`` and ``root/submissions``; return the two directories."""
+                  malformed: float = 0.05, folds: int = 1, names: list[str] | None = None,
+                  broken: tuple[str, ...] = ()) -> tuple[Path, Path]:
+    """Write ``root/problems`` and ``root/submissions``; return the two directories.
+    ``names`` (default ``system_00``, ...) name the systems."""
     rng = np.random.default_rng(seed)
     pdir, sdir = Path(root) / "problems", Path(root) / "submissions"
+    names = list(names) if names is not None else [f"system_{k:02d}" for k in range(systems)]
     truths = {}
     for j in range(problems):
         name = f"synth_{j:03d}"
-        truths[f"{name}_problem"] = _problem(pdir, name, rows, ("classification", "regression")[j % 2], rng)
-    skills = rng.uniform(0.3, 0.95, systems)
-    for k in range(systems):
-        for pid, truth in truths.items():
-            lines = _predictions(truth, truth[2], float(skills[k]), rng)
-            out = sdir / f"system_{k:02d}" / pid / "predictions.csv"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            if rng.random() < malformed:
-                out.write_bytes(_malform(lines, MALFORMATIONS[int(rng.integers(len(MALFORMATIONS)))], rng))
-            else:
-                out.write_text("\n".join(lines) + "\n")
+        truths[f"{name}_problem"] = _problem(pdir, name, rows, ("classification", "regression")[j % 2], rng, folds)
+    skills = rng.uniform(0.3, 0.95, len(names))
+    for k, system in enumerate(names):
+        for pid, (fold_truths, kind) in truths.items():
+            for f, truth in enumerate(fold_truths):
+                lines = _predictions(truth, kind, float(skills[k]), rng)
+                where = sdir / system / pid
+                out = (where if folds == 1 else where / "repeat_0" / f"fold_{f}") / "predictions.csv"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                if system in broken or rng.random() < malformed:
+                    out.write_bytes(_malform(lines, MALFORMATIONS[int(rng.integers(len(MALFORMATIONS)))], rng))
+                else:
+                    out.write_text("\n".join(lines) + "\n")
     return pdir, sdir
