@@ -111,10 +111,11 @@ def test_resampled_forms_equal_the_metric_function_on_each_resample(name, kind):
     m = get_metric(name)
     r = Resampler(m, yt, yp, kw, float(m(yt, yp, **kw)))
     assert r.form == "sums"
-    w = stats.resample_weights(n, 50, rng)
-    fast = r.values(w)
-    slow = r._by_function(w)
-    assert np.allclose(fast, slow, rtol=1e-4, atol=1e-6)
+    idx = next(stats.resample_blocks(n, 50, rng))
+    slow = r._by_function(idx)
+    weights = stats.block_weights(idx, n)
+    for fast in (r.values(idx), r.values(idx, lambda: weights)):   # counted directly, or W @ X
+        assert np.allclose(fast, slow, rtol=1e-4, atol=1e-6)
 
 
 def test_resampled_falls_back_to_the_function_when_no_form_fits():
@@ -123,7 +124,7 @@ def test_resampled_falls_back_to_the_function_when_no_form_fits():
     yp = np.array(list("aabbcbab"), dtype=object)
     r = Resampler(m, yt, yp, {}, float(m(yt, yp)))
     assert r.form == "function"
-    assert len(r.values(stats.resample_weights(8, 5, np.random.default_rng(0)))) == 5
+    assert len(r.values(next(stats.resample_blocks(8, 5, np.random.default_rng(0))))) == 5
 
 
 def _read(path):

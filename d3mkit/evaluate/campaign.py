@@ -159,15 +159,24 @@ def _rng(params: Params, pid: str, repeat: int, fold: int):
 
 def _resampled(calls: list, n: int, params: Params, rng) -> list:
     """Per call, its metric on each of ``params.bootstrap`` resamples of the ``n`` rows
-    (one weight block at a time, shared by all calls: paired)."""
+    (one index block at a time, shared by all calls: paired). With more than two calls
+    the block's weight matrix is made once and shared (``W @ X`` per call)."""
     import numpy as np
     from d3mkit.evaluate.resampled import Resampler
-    from d3mkit.evaluate.stats import resample_blocks
+    from d3mkit.evaluate.stats import block_weights, resample_blocks
     rs = [Resampler(c.metric, c.yt, c.yp, c.kw, c.value) for c in calls]
     parts: list[list] = [[] for _ in calls]
-    for w in resample_blocks(n, params.bootstrap, rng):
+    share = len(rs) > 2
+    for idx in resample_blocks(n, params.bootstrap, rng):
+        memo: list = []
+
+        def weights():
+            if not memo:
+                memo.append(block_weights(idx, n))
+            return memo[0]
+        counted: dict = {}
         for k, r in enumerate(rs):
-            parts[k].append(r.values(w))
+            parts[k].append(r.values(idx, weights if share else None, counted))
     return [np.concatenate(p) if p else np.zeros(0) for p in parts]
 
 

@@ -6,9 +6,11 @@ row of a ``(B, n)`` weight matrix (:func:`d3mkit.evaluate.stats.resample_blocks`
 
 * **sufficient statistics** for the metrics that are sums over rows: the label metrics
   (accuracy, f1Micro, f1Macro, and the binary f1 / precision / recall / jaccard of a
-  posLabel) from per-label counts ``W @ X`` (true, predicted and correct indicators in
-  a sparse ``X``), the error metrics (MSE, RMSE, MAE, rSquared) from ``W @ errors``:
-  one matrix product per resample block, no loop over resamples or rows;
+  posLabel) from each resample's confusion counts — one gather of the rows' joint
+  (truth, prediction) code and one ``bincount`` per block, or, when many systems share
+  the block, ``W @ X`` with the block's weight matrix ``W`` (made once) and a sparse
+  indicator ``X`` of each row's cell; the error metrics (MSE, RMSE, MAE, rSquared) from
+  ``W @ errors``: no loop over resamples or rows;
 * **the metric function itself** for everything else: one call per resample on the
   resampled rows (each call vectorised over rows).
 
@@ -29,31 +31,24 @@ ERROR_FORMS = ("meanSquaredError", "rootMeanSquaredError", "meanAbsoluteError", 
 CHECK_TOL = 1e-5
 
 
-def _label_columns(yt: np.ndarray, yp: np.ndarray):
-    """Codes of the union of labels and a sparse ``(n, 3K)`` indicator matrix:
-    columns ``[correct_k | true_k | predicted_k]``."""
-    from scipy import sparse
+def _joint_codes(yt: np.ndarray, yp: np.ndarray):
+    """Each row's confusion cell ``truth * K + prediction`` over the union of the K labels,
+    and the labels."""
     codes, labels = pd.factorize(np.concatenate([np.asarray(yt, dtype=object), np.asarray(yp, dtype=object)]))
     n = len(yt)
-    t, p = codes[:n], codes[n:]
     k = len(labels)
-    rows = np.concatenate([np.arange(n), np.arange(n), np.arange(n)])
-    right = t == p
-    cols = np.concatenate([np.where(right, t, -1), k + t, 2 * k + p])
-    keep = cols >= 0
-    x = sparse.csr_matrix((np.ones(int(keep.sum()), np.float32), (rows[keep], cols[keep])), shape=(n, 3 * k))
-    return x, labels, k
+    joint = codes[:n].astype(np.int64) * k + codes[n:]
+    return joint.astype(np.int16 if k * k < 2 ** 15 else np.int64), labels, k
 
 
 class Resampler:
     """The resampled values of one metric call (see the module docstring).
 
     >>> from d3mkit.registry import get_metric
-    >>> from d3mkit.evaluate.stats import resample_weights
     >>> yt = np.array(list("aabbc"), dtype=object); yp = np.array(list("abbbc"), dtype=object)
     >>> r = Resampler(get_metric("accuracy"), yt, yp, {}, 0.8)
-    >>> r.form, r.values(np.ones((1, 5), np.float32)).tolist()
-    ('sums', [0.8])
+    >>> r.form, r.values(np.array([[0, 1, 2, 3, 4], [0, 0, 0, 0, 1]], np.int32)).tolist()
+    ('sums', [0.8, 0.8])
     """
 
     def __init__(self, metric, yt, yp, kw: dict, value: float):
@@ -61,10 +56,11 @@ class Resampler:
         self.n = len(yt)
         self.form = "function"
         self._x = None
+        self._codes = None
         try:
             self._prepare()
-            if self._x is not None:
-                got = float(self._from_sums(np.ones((1, self.n), np.float32))[0])
+            if self._x is not None or self._codes is not None:
+                got = float(self._from_sums(np.arange(self.n, dtype=np.int32)[None, :])[0])
                 if abs(got - value) <= CHECK_TOL * max(1.0, abs(value)):
                     self.form = "sums"
         except (ValueError, TypeError, ZeroDivisionError):
@@ -74,18 +70,19 @@ class Resampler:
     def _prepare(self) -> None:
         name = self.metric.name
         if name in LABEL_FORMS:
-            self._x, labels, self._k = _label_columns(self.yt, self.yp)
+            codes, labels, self._k = _joint_codes(self.yt, self.yp)
             self._pos = None
+            if self._k * self._k > 4096:       # too many cells for per-resample counts
+                return
             if name in ("f1", "precision", "recall", "jaccardSimilarityScore"):
                 if self._k > 2:
-                    self._x = None
                     return
                 pos = self.kw.get("posLabel")
                 found = [i for i, lab in enumerate(labels) if str(lab) == str(pos)]
                 if not found:
-                    self._x = None
                     return
                 self._pos = found[0]
+            self._codes = codes
         elif name in ERROR_FORMS:
             t = np.asarray(self.yt, dtype=float)
             p = np.asarray(self.yp, dtype=float)
@@ -95,14 +92,38 @@ class Resampler:
             tc = t - t.mean()
             self._x = np.column_stack([e * e, np.abs(e), tc, tc * tc]).astype(np.float32)
 
-    def _from_sums(self, w: np.ndarray) -> np.ndarray:
+    def _confusion(self, idx: np.ndarray, weights, memo: dict | None) -> np.ndarray:
+        """``(B, K, K)`` confusion counts of each resample of ``idx`` (shared through
+        ``memo`` by the metrics of the same truth and predictions)."""
+        key = (id(self.yt), id(self.yp))
+        if memo is not None and key in memo:
+            return memo[key]
+        cm = self._count(idx, weights)
+        if memo is not None:
+            memo[key] = cm
+        return cm
+
+    def _count(self, idx: np.ndarray, weights) -> np.ndarray:
+        from d3mkit.evaluate.stats import block_counts
+        k = self._k
+        if weights is None:
+            return block_counts(self._codes, idx, k * k).reshape(-1, k, k).astype(np.float64)
+        if self._x is None:
+            from scipy import sparse
+            self._x = sparse.csr_matrix((np.ones(self.n, np.float32),
+                                         (np.arange(self.n), self._codes.astype(np.int64))),
+                                        shape=(self.n, k * k))
+        w = weights()
+        return np.asarray((self._x.T @ w.T).T, dtype=np.float64).reshape(-1, k, k)
+
+    def _from_sums(self, idx: np.ndarray, weights=None, memo: dict | None = None) -> np.ndarray:
         name = self.metric.name
-        n = w.sum(axis=1, dtype=np.float64)
+        n = float(idx.shape[1])
         with np.errstate(all="ignore"):
             if name in LABEL_FORMS:
-                s = np.asarray((self._x.T @ w.T).T, dtype=np.float64)     # (B, 3K)
-                k = self._k
-                tp, true, pred = s[:, :k], s[:, k:2 * k], s[:, 2 * k:]
+                cm = self._confusion(idx, weights, memo)
+                tp = np.diagonal(cm, axis1=1, axis2=2)
+                true, pred = cm.sum(axis=2), cm.sum(axis=1)
                 if name in ("accuracy", "f1Micro"):
                     return tp.sum(axis=1) / n
                 if name == "f1Macro":
@@ -115,6 +136,11 @@ class Resampler:
                 num, den = {"f1": (2 * tpi, 2 * tpi + fp + fn), "precision": (tpi, tpi + fp),
                             "recall": (tpi, tpi + fn), "jaccardSimilarityScore": (tpi, tpi + fp + fn)}[name]
                 return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+            if weights is None:
+                from d3mkit.evaluate.stats import block_weights
+                w = block_weights(idx, self.n)
+            else:
+                w = weights()
             s = (w @ self._x).astype(np.float64)                          # (B, 4)
             if name == "meanSquaredError":
                 return s[:, 0] / n
@@ -128,25 +154,27 @@ class Resampler:
                             np.where(s[:, 0] <= 0, 1.0, 0.0))
 
     # ------------------------------------------------------------------ the function
-    def _by_function(self, w: np.ndarray) -> np.ndarray:
+    def _by_function(self, idx: np.ndarray) -> np.ndarray:
         import warnings
-        out = np.full(len(w), math.nan)
-        rows = np.arange(self.n)
-        counts = w.astype(np.int64)
-        for b in range(len(w)):
-            idx = np.repeat(rows, counts[b])
+        out = np.full(len(idx), math.nan)
+        for b in range(len(idx)):
+            rows = np.sort(idx[b])
             try:
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    out[b] = float(self.metric(self.yt[idx], self.yp[idx], **self.kw))
+                    out[b] = float(self.metric(self.yt[rows], self.yp[rows], **self.kw))
             except (ValueError, ZeroDivisionError, TypeError):
                 pass
         return out
 
-    def values(self, w: np.ndarray) -> np.ndarray:
-        """The metric under each row of ``w`` (``(B, n)`` counts); NaN where it cannot be
-        computed on a resample."""
-        return self._from_sums(w) if self.form == "sums" else self._by_function(w)
+    def values(self, idx: np.ndarray, weights=None, memo: dict | None = None) -> np.ndarray:
+        """The metric on each resample of ``idx`` (a ``(B, n)`` block of row indices); NaN
+        where it cannot be computed on a resample. ``weights``: a function returning the
+        block's weight matrix (:func:`~d3mkit.evaluate.stats.block_weights`, made once for
+        all the systems sharing the block), or None to count each resample directly;
+        ``memo``: a dict kept for one block, so that the metrics of one truth and one
+        predictions array count the block once."""
+        return self._from_sums(idx, weights, memo) if self.form == "sums" else self._by_function(idx)
 
     def correct(self) -> np.ndarray | None:
         """Per row, whether the prediction is right (label metrics only; McNemar)."""

@@ -1,8 +1,10 @@
 """The statistics of a campaign, as pure functions of arrays (no files, no campaign types).
 
-* :func:`resample_weights` — the bootstrap: a seeded ``(B, n)`` matrix of how often each
-  TEST row is drawn in each resample (an index matrix counted with one ``bincount``);
-  every system of a problem and fold gets the same matrix, so their resamples are paired.
+* :func:`resample_blocks` — the bootstrap: seeded ``(B, n)`` index matrices, one block of
+  resamples at a time; every system of a problem and fold gets the same blocks, so their
+  resamples are paired. :func:`block_counts` counts a per-row code in each resample (one
+  gather, one ``bincount``); :func:`block_weights` turns a block into a ``(B, n)`` matrix
+  of how often each row is drawn (for metrics that are ``W @ X``).
 * :func:`percentile_interval` — the percentile confidence interval of resampled values.
 * :func:`paired_bootstrap_p` — the two-sided p-value of a paired bootstrap test of "no
   difference" (the resampled differences shifted to mean zero).
@@ -28,25 +30,54 @@ WEIGHT_BLOCK = 1 << 23     # at most this many (resample, row) cells are materia
 
 
 def resample_blocks(n: int, resamples: int, rng: np.random.Generator):
-    """Yield ``(B_i, n)`` float32 count matrices whose rows are bootstrap resamples of
-    ``n`` rows (together ``resamples`` rows), each made from a drawn index matrix by one
-    ``bincount``; blocks keep the memory at :data:`WEIGHT_BLOCK` cells.
+    """Yield ``(B_i, n)`` int32 index matrices whose rows are bootstrap resamples of ``n``
+    rows (together ``resamples`` rows), drawn block by block so that at most
+    :data:`WEIGHT_BLOCK` cells are held at once.
 
-    >>> w = np.vstack(list(resample_blocks(5, 3, np.random.default_rng(0))))
-    >>> w.shape, w.sum(axis=1).tolist()
-    ((3, 5), [5.0, 5.0, 5.0])
+    >>> [b.shape for b in resample_blocks(5, 3, np.random.default_rng(0))]
+    [(3, 5)]
     """
     step = max(1, WEIGHT_BLOCK // max(1, n))
     for start in range(0, resamples, step):
         b = min(step, resamples - start)
-        idx = rng.integers(0, n, size=(b, n), dtype=np.int64)
-        idx += (np.arange(b, dtype=np.int64) * n)[:, None]
-        yield np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(np.float32)
+        yield rng.integers(0, n, size=(b, n), dtype=np.int32)
+
+
+def block_counts(codes: np.ndarray, idx: np.ndarray, categories: int) -> np.ndarray:
+    """``(B, categories)`` counts of ``codes`` (one small integer per row) in each resample
+    of ``idx``: one gather and one ``bincount``.
+
+    >>> block_counts(np.array([0, 1, 1]), np.array([[0, 0, 2], [1, 2, 1]]), 2).tolist()
+    [[2, 1], [0, 3]]
+    """
+    b = idx.shape[0]
+    wide = np.int32 if b * categories < 2 ** 31 else np.int64
+    flat = codes.astype(wide, copy=False)[idx]
+    flat += (np.arange(b, dtype=wide) * categories)[:, None]
+    return np.bincount(flat.ravel(), minlength=b * categories).reshape(b, categories)
+
+
+def block_weights(idx: np.ndarray, n: int) -> np.ndarray:
+    """``(B, n)`` float32 counts of how often each row is drawn in each resample of ``idx``
+    (one ``bincount``), for metrics computed as ``W @ X``.
+
+    >>> block_weights(np.array([[0, 0, 2]]), 3).tolist()
+    [[2.0, 0.0, 1.0]]
+    """
+    b = idx.shape[0]
+    flat = idx.astype(np.int64)
+    flat += (np.arange(b, dtype=np.int64) * n)[:, None]
+    return np.bincount(flat.ravel(), minlength=b * n).reshape(b, n).astype(np.float32)
 
 
 def resample_weights(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """All of :func:`resample_blocks` as one ``(resamples, n)`` matrix."""
-    blocks = list(resample_blocks(n, resamples, rng))
+    """All of :func:`resample_blocks` as one ``(resamples, n)`` weight matrix.
+
+    >>> w = resample_weights(5, 3, np.random.default_rng(0))
+    >>> w.shape, w.sum(axis=1).tolist()
+    ((3, 5), [5.0, 5.0, 5.0])
+    """
+    blocks = [block_weights(i, n) for i in resample_blocks(n, resamples, rng)]
     return np.vstack(blocks) if blocks else np.zeros((0, n), np.float32)
 
 
