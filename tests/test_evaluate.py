@@ -278,3 +278,24 @@ def test_unreadable_file_is_a_failure_row(tmp_path):
     finally:
         f.chmod(0o644)
     assert [r["code"] for r in _read(tmp_path / "out" / "failures.csv")] == ["file.unreadable"]
+
+
+def test_the_page_is_a_function_of_the_leaderboard_model():
+    """The renderer needs no campaign and no files (a server builds the model itself)."""
+    from d3mkit.evaluate.leaderboard import Cell, Leaderboard, MetricInfo, ProblemRow, ProblemTable, SystemRow, render
+    model = Leaderboard(
+        title="t", generated="2026-01-01 00:00 UTC", version="x", parameters={"bootstrap": 10},
+        counts={"systems": 2, "problems": 1, "scored": 1, "failed": 0, "missing": 1, "failure_rows": 1},
+        overall=[SystemRow("a<b", 1, 1.0, 1.0, 1, 0), SystemRow("c", 2, 2.0, 0.0, 0, 0, True)],
+        systems=["a<b", "c"], problems=["p"], heat={("a<b", "p"): (1, 0.75)}, friedman=None,
+        critical_difference=None, mean_ranks={"a<b": 1.0, "c": 2.0},
+        tables=[ProblemTable("p", [MetricInfo("accuracy", "higher", "share right")], 1,
+                             [ProblemRow("a<b", "scored", [Cell(0.75, float("nan"), 0.6, 0.9, 1, 1)], "best"),
+                              ProblemRow("c", "missing", [None])], True)],
+        failure_counts=[("submission.missing", 1)], failure_rows=[], links=["scores.csv"])
+    page = render(model)
+    assert page == render(model) and page.endswith("</html>\n")
+    assert "a<b" not in page and 'title="a&lt;b"' in page
+    assert '<td class="heat r1" data-v="1">1<small>0.75</small></td>' in page     # number in the cell
+    assert "0.75 [0.6, 0.9]" in page and ">missing<" in page and "share right" in page
+    assert 'href="scores.csv"' in page and "higher is better" in page

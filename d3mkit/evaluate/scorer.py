@@ -6,7 +6,7 @@ resolves, reads and lines up files touches this module only.
 * :func:`prepare` — the problem's metrics resolved and one fold's TEST truth read
   (:func:`d3mkit.scoring.score.prepare_problem`, as ``d3mkit score --repeat R --fold F``);
 * :func:`score_file` — one predictions file scored exactly as ``d3mkit score`` does
-  (read, align, :func:`~d3mkit.scoring.score.compute_scores`), plus the aligned arrays of
+  (:func:`~d3mkit.scoring.score.score_prepared_aligned`), plus the aligned arrays of
   every metric call the statistics can resample (:class:`Call`).
 """
 
@@ -58,15 +58,9 @@ def score_file(prepared, path: str, *, calls: bool = True):
     for ``path``, and the :class:`Call` of each single-target value on the rows layout
     whose metric needs nothing but the two columns (no confidence, ranks or metadata).
     Raises :class:`~d3mkit.errors.D3MKitError` with every issue, as ``d3mkit score``."""
-    from d3mkit.errors import D3MKitError, has_errors
-    from d3mkit.scoring.score import _align_prepared, canonical_label, compute_scores
-    aligned, issues = _align_prepared(prepared, path)
-    if aligned is None:
-        raise D3MKitError(issues)
-    report = compute_scores(prepared.planned, aligned, prepared.problem.problem_id,
-                            metadata_dir=prepared.metadata_dir, path=str(path))
-    if has_errors(report.issues):
-        raise D3MKitError(report.issues)
+    from d3mkit.scoring.compute import canonical_label
+    from d3mkit.scoring.score import score_prepared_aligned
+    report, aligned = score_prepared_aligned(prepared, path)
     rows = [[s.label, s.metric, s.value] for s in report.scores]
     out: list[Call] = []
     if not calls or aligned.layout != "rows" or aligned.confidence is not None or aligned.ranks is not None:

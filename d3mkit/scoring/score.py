@@ -108,6 +108,12 @@ def score_prepared(prepared: PreparedProblem, predictions) -> ScoreReport:
     """Score ``predictions`` (a path or a DataFrame) against a :class:`PreparedProblem`.
     Raises :class:`D3MKitError` with every issue (the problem's and the predictions')
     when anything is wrong; warnings stay in ``report.issues``."""
+    return score_prepared_aligned(prepared, predictions)[0]
+
+
+def score_prepared_aligned(prepared: PreparedProblem, predictions):
+    """:func:`score_prepared` and the aligned arrays it scored (``d3mkit evaluate``
+    resamples them for its statistics)."""
     aligned, issues = _align_prepared(prepared, predictions)
     if aligned is None:
         raise D3MKitError(issues)
@@ -116,7 +122,7 @@ def score_prepared(prepared: PreparedProblem, predictions) -> ScoreReport:
                             path=source_name(predictions, "predictions"))
     if has_errors(report.issues):
         raise D3MKitError(report.issues)
-    return report
+    return report, aligned
 
 
 def score_predictions(problem, predictions, *, dataset=None, targets=None, repeat: int = 0,
