@@ -79,5 +79,5 @@ def test_python_tour_after_the_commands(tour_dir):
 
 def test_gitignore_covers_what_the_tour_writes():
     ignored = {line.strip().strip("/") for line in (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()}
-    written = {"out", "views", "board", "results", "p4.json", "d3mkit-demo", "challenge"}
+    written = {"out", "views", "board", "camp", "results", "p4.json", "d3mkit-demo", "challenge"}
     assert written <= ignored, written - ignored
