@@ -188,7 +188,20 @@ def _td(text: str, value=None, cls: str = "") -> str:
     return f"<td{c}{v}>{text}</td>"
 
 
-def _table(header: list[str], rows: list[str], cls: str = "sortable", titles=None) -> str:
+def _table(header: list[str], rows: list[list], classes: list[str] | None = None,
+           num_cols=frozenset()) -> str:
+    """A table of plain cells, every header and cell HTML-escaped; ``classes`` per row,
+    ``num_cols`` right-aligned (the writer the server's pages share)."""
+    body = []
+    for i, r in enumerate(rows):
+        cls = f' class="{classes[i]}"' if classes and classes[i] else ""
+        body.append(f"<tr{cls}>" + "".join(_td(_e(c), None, "num" if j in num_cols else "")
+                                          for j, c in enumerate(r)) + "</tr>")
+    return _html_table([_e(h) for h in header], body)
+
+
+def _html_table(header: list[str], rows: list[str], cls: str = "sortable", titles=None) -> str:
+    """A table from header cells and ``<tr>`` rows already in HTML (sortable by the page's script)."""
     th = "".join(f'<th{(" title=" + chr(34) + _e(titles[i]) + chr(34)) if titles and titles[i] else ""}>'
                  f"{h}</th>" for i, h in enumerate(header))
     return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>\n' + "\n".join(rows) + "\n</tbody></table>"
@@ -298,7 +311,7 @@ def render(m: Leaderboard) -> str:
                     + _td(str(r.problems_scored), r.problems_scored, "num") + _td(str(r.failures), r.failures, "num")
                     + _td("tied with the best" if r.tied_with_best and r.position != 1 else
                           ("best" if r.position == 1 else "")) + "</tr>")
-    parts.append(_table(["position", "system", "mean rank", "normalised score", "problems scored", "failures",
+    parts.append(_html_table(["position", "system", "mean rank", "normalised score", "problems scored", "failures",
                          "critical difference"], rows))
     if m.friedman:
         f = m.friedman
@@ -329,7 +342,7 @@ def render(m: Leaderboard) -> str:
                     rank, value = got
                     cells.append(_td(f"{rank}<small>{_num(value, 3)}</small>", rank, f"heat {rank_class(rank)}"))
             hrows.append("<tr>" + "".join(cells) + "</tr>")
-        parts.append(_table(head, hrows))
+        parts.append(_html_table(head, hrows))
 
     # per problem
     parts.append('<h2 id="problems">Problems</h2>')
@@ -356,14 +369,14 @@ def render(m: Leaderboard) -> str:
                 cells.append(_td(_e(r.tie or "")))
             cls = "best" if r.tie == "best" else r.status if r.status in ("failed", "missing") else ""
             body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
-        parts.append(_table(head, body, titles=titles))
+        parts.append(_html_table(head, body, titles=titles))
 
     parts.append('<h2 id="failures">Failures</h2>')
-    parts.append(_table(["code", "rows"], [f"<tr>{_td(_e(code))}{_td(str(n), n, 'num')}</tr>"
+    parts.append(_html_table(["code", "rows"], [f"<tr>{_td(_e(code))}{_td(str(n), n, 'num')}</tr>"
                                            for code, n in m.failure_counts]))
     shown_rows = m.failure_rows[:MAX_FAILURE_ROWS]
     if shown_rows:
-        parts.append(_table(["system", "problemID", "code", "message"],
+        parts.append(_html_table(["system", "problemID", "code", "message"],
                             ["<tr>" + "".join(_td(_e(x)) for x in r) + "</tr>" for r in shown_rows]))
     parts.append('<p class="note">Every row is in <a href="failures.csv">failures.csv</a>.</p>')
     parts.append(f"<script>{_SCRIPT}</script></body></html>\n")
