@@ -40,10 +40,21 @@ def _run_chunk(fn: Callable, chunk: Sequence) -> list:
     return [fn(item) for item in chunk]
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the calling process (one message, no traceback each)."""
+def _init_worker(parent: int) -> None:
+    """Initializer of a pool's worker: Ctrl-C is left to the calling process (one message,
+    no traceback each), and the worker is killed with its parent (Linux
+    ``PR_SET_PDEATHSIG``), so a server or campaign killed with ``kill -9`` leaves no
+    orphaned workers waiting on a queue for ever; where the parent is already gone, exit now."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _chunks(items: Sequence, size: int) -> list[Sequence]:
@@ -124,7 +135,8 @@ class LocalPool(Executor):
         from concurrent.futures import ProcessPoolExecutor
         self.workers = workers
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                         initializer=_init_worker, initargs=(os.getpid(),))
 
     def _run(self, fn, chunks, bar) -> list[list]:
         from concurrent.futures import FIRST_COMPLETED, wait

@@ -111,6 +111,21 @@ def _check(rows, acks, problems, subs, root):
         assert got == pytest.approx(want[(pid, system)], rel=1e-12, abs=1e-12)
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 @pytest.fixture
 def challenge(tmp_path):
     teams = [f"team{i:02d}" for i in range(TEAMS)]
@@ -148,8 +163,14 @@ def test_kill_9_mid_load_loses_nothing_and_doubles_nothing(challenge, tmp_path):
     threads = _load(f"http://127.0.0.1:{port}", tokens, subs, acks, errors, started)
     try:
         assert started.wait(120), "the load did not start"
+        workers = _children(proc.pid)
+        assert workers, "the server has no scoring processes"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        end = time.monotonic() + 30              # its workers die with it (no orphans)
+        while time.monotonic() < end and any(_alive(w) for w in workers):
+            time.sleep(0.1)
+        assert not [w for w in workers if _alive(w)], "orphaned scoring workers"
         assert len(acks) < TEAMS * PER_TEAM, "the load finished before the kill"
         time.sleep(0.5)
         proc = _start(root, port, log)
