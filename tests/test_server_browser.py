@@ -123,8 +123,8 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
         want = expected_scores(problems, root, PID, pred)["accuracy"]
         page.call("Page.navigate", url=f"{base}/")
         # the leaderboard reloads itself; wait until it shows alpha with its score
-        text = page.wait_for("document.readyState === 'complete' && document.body.innerText.includes('alpha') "
-                             "&& document.body.innerText", timeout=90)
+        text = page.wait_for("document.readyState === 'complete' && document.body.innerText.includes("
+                             f"{json.dumps(f'{want:.4f}')}) && document.body.innerText", timeout=90)
         assert f"{want:.4f}" in text, text[:2000]
         assert re.search(r"1\s+alpha", text)
         assert page.js("getComputedStyle(document.querySelector('th')).backgroundColor") == "rgb(215, 227, 244)"
