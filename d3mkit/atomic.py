@@ -58,7 +58,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from d3mkit.errors import UsageError, relocated_error
+from d3mkit.errors import InvalidArgument, OutputExists, UsageError, relocated_error
 from d3mkit.limits import file_kind
 from d3mkit.readlog import own, produced, refuse_input
 
@@ -131,35 +131,41 @@ def fsync_tree(root: Path | str) -> None:
 
 
 # ------------------------------------------------------------------------- output names
-def check_output_file(path: Path | str, option: str = "") -> Path:
+def _unusable(param: str | None, code: str, message: str, path) -> UsageError:
+    """A refused output: an :class:`InvalidArgument` naming ``param`` ("{out} is a
+    symlink"), or, for an output no parameter names, a :class:`UsageError` naming the path."""
+    if param:
+        return InvalidArgument(param, message, str(path), code=code)
+    return UsageError(message, str(path), code=code)
+
+
+def check_output_file(path: Path | str, param: str | None = None) -> Path:
     """``path`` if it may be (re)written as a regular file: it does not exist or is a
     regular file (not a symlink, FIFO, device, socket or directory), and its parent is a
-    directory or can be made one. Else :class:`UsageError` (exit 2) naming ``path``."""
+    directory or can be made one. Else :class:`UsageError` (exit 2) naming ``path`` (and
+    the parameter ``param`` that gave it, when there is one)."""
     p = Path(path)
-    what = f"{option} " if option else ""
     try:
         st = os.lstat(p)
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        raise UsageError(f"{what}cannot be checked: {exc.strerror or exc}", str(p),
-                         code="output.unusable") from None
+        raise _unusable(param, "output.unusable", f"cannot be checked: {exc.strerror or exc}", p) from None
     if st is not None and not stat.S_ISREG(st.st_mode):
         verb = "write through" if stat.S_ISLNK(st.st_mode) else "replace"
-        raise UsageError(f"{what}is {file_kind(st.st_mode)}; refusing to {verb} it (give a regular file name)"
-                         if option else
-                         f"refusing to {verb} {file_kind(st.st_mode)}; give a regular file name",
-                         str(p), code="output.not_regular")
+        raise _unusable(param, "output.not_regular",
+                        f"is {file_kind(st.st_mode)}; refusing to {verb} it (give a regular file name)"
+                        if param else
+                        f"refusing to {verb} {file_kind(st.st_mode)}; give a regular file name", p)
     for parent in [p.parent, *p.parent.parents]:
         if os.path.lexists(parent):
             if not parent.is_dir():
-                raise UsageError(f"{what}cannot be created: {parent} is not a directory", str(p),
-                                 code="output.unusable")
+                raise _unusable(param, "output.unusable", f"cannot be created: {parent} is not a directory", p)
             break
     return p
 
 
-def check_output_dir(path: Path | str, option: str = "--out") -> Path:
+def check_output_dir(path: Path | str, param: str | None = "out") -> Path:
     """``path`` if it may hold or become a directory d3mkit writes into: it does not
     exist, or it is a directory and not a symlink. Else :class:`UsageError`."""
     p = Path(path)
@@ -168,14 +174,12 @@ def check_output_dir(path: Path | str, option: str = "--out") -> Path:
     except FileNotFoundError:
         return p
     except OSError as exc:
-        raise UsageError(f"{option} cannot be checked: {exc.strerror or exc}", str(p),
-                         code="output.unusable") from None
+        raise _unusable(param, "output.unusable", f"cannot be checked: {exc.strerror or exc}", p) from None
     if stat.S_ISLNK(st.st_mode):
-        raise UsageError(f"{option} is a symlink; refusing to write through it (give the real directory)",
-                         str(p), code="output.not_regular")
+        raise _unusable(param, "output.not_regular",
+                        "is a symlink; refusing to write through it (give the real directory)", p)
     if not stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{option} exists and is {file_kind(st.st_mode)}, not a directory", str(p),
-                         code="output.unusable")
+        raise _unusable(param, "output.unusable", f"exists and is {file_kind(st.st_mode)}, not a directory", p)
     return p
 
 
@@ -446,10 +450,10 @@ class StagedDir:
     ('new', ['root'])
     """
 
-    def __init__(self, dest: Path | str, *, force: bool = False, option: str = "--out"):
+    def __init__(self, dest: Path | str, *, force: bool = False, param: str = "out"):
         self.dest = Path(dest)
         self.force = force
-        self.option = option
+        self.param = param
         self.tmp: Path | None = None
         self.staged: Path | None = None     # the temporary name, for messages
         self.notes: list[str] = []
@@ -468,7 +472,7 @@ class StagedDir:
         dest.parent.mkdir(parents=True, exist_ok=True)
         self.notes = clean_leftovers(dest.parent, dest.name)
         if os.path.lexists(dest) and not self.force:
-            raise UsageError(f"{dest} already exists (pass --force to replace it)", str(dest))
+            raise OutputExists(dest, self.param)
         tmp = dest.parent / f"{_leftover_prefixes(dest.name)[0]}{os.getpid()}-{secrets.token_hex(4)}"
         try:
             os.mkdir(tmp, 0o700)
@@ -536,8 +540,7 @@ class StagedDir:
                     if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
                         raise               # else: another run created dest meanwhile
             if not self.force:
-                raise UsageError(f"{dest} already exists (another run wrote it meanwhile; "
-                                 "pass --force to replace it)", str(dest))
+                raise OutputExists(dest, self.param, detail="already exists (another run wrote it meanwhile)")
             if stat.S_ISLNK(os.lstat(dest).st_mode) or not dest.is_dir():
                 raise UsageError(f"{dest} is no longer a directory; refusing to replace it", str(dest),
                                  code="output.not_regular")

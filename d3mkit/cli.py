@@ -15,27 +15,65 @@ from importlib import import_module
 
 from d3mkit import __version__
 from d3mkit.commands import lazy_parser
-from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, print_issues  # noqa: F401
+from d3mkit.errors import (EXIT_INVALID, EXIT_USAGE, D3MKitError, flag_name,  # noqa: F401
+                           issues_for_cli, print_issues)
 from d3mkit.readlog import recording
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
-            "build", "baseline", "demo", "reproduce", "codes", "value", "prism", "import", "info",
+            "build", "baseline", "demo", "reproduce", "codes", "prism", "import", "info",
             "challenge", "serve", "submit"]
 MODULES = {"import": "import_"}   # a command whose module name is a Python keyword
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
+    """Every d3mkit parser: plain-text help with examples, the hidden old spellings of
+    options, "did you mean" on a mistyped command or option (:mod:`d3mkit.commands.options`),
+    and usage errors as one line with exit 2."""
+
+    def __init__(self, *a, **kw):
+        from d3mkit.commands.options import HelpFormatter
+        kw.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*a, **kw)
+
+    def parse_known_args(self, args=None, namespace=None):
+        from d3mkit.commands.options import add_aliases
+        add_aliases(self)
+        ns, extras = super().parse_known_args(args, namespace)
+        if not hasattr(ns, "_parser"):    # the innermost parser (a subcommand's) is set first
+            ns._parser = self
+        return ns, extras
+
+    def parse_args(self, args=None, namespace=None):
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:   # reported by the parser that knows the options (the subcommand's)
+            from d3mkit.commands.options import suggest_option
+            inner = getattr(ns, "_parser", self)
+            inner.usage_error(f"unrecognized arguments: {' '.join(extras)}{suggest_option(inner, extras)}")
+        return ns
+
+    def usage_error(self, message: str):
+        self.error(message)
+
+    hint = None   # a command's own hint for a usage error: hint(message) -> text to add
+
     def error(self, message: str):  # usage errors: exit 2, one line, no traceback
+        from d3mkit.commands.options import suggest_choice
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        extra = self.hint(message) if self.hint is not None else ""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {suggest_choice(message)}{extra}\n")
+
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``only`` (a command name) just that command's module is imported,
     so ``d3mkit validate ...`` never pays for ``build``'s imports (start-up time)."""
-    parser = _Parser(prog="d3mkit", description="Benchmark tasks as D3M problems: build, validate, split, score, baselines.")
+    parser = Parser(prog="d3mkit", description="Benchmark tasks as D3M problems: build, validate, split, score, baselines.",
+                    epilog="examples:\n  d3mkit build tabular --dataset wine --out out\n"
+                           "  d3mkit validate out/wine\n  d3mkit baseline out/wine\n\n"
+                           "'d3mkit COMMAND --help' shows a command's options and examples.")
     parser.add_argument("--version", action="version", version=f"d3mkit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lazy_parser(_Parser))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=lazy_parser(Parser),
+                                title="commands")
     sub.required = True
     names = [only] if only in COMMANDS else [] if only == "--version" else COMMANDS
     for name in names:
@@ -49,15 +87,38 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def flag_namer(args):
+    """How the command line names a Python parameter of the library (an
+    :class:`~d3mkit.errors.ArgumentError`'s ``{param}``): the command's own table
+    (``set_defaults(_flags={"param": "--flag"})``), then the option of the parser whose
+    destination is that parameter (:func:`d3mkit.commands.options.flag_table`), else
+    ``--param-with-dashes``; ``{force=True}`` reads ``--force``, ``{device=cuda}``
+    ``--device cuda``."""
+    from d3mkit.commands.options import flag_table
+    table = {**flag_table(getattr(args, "_parser", None)), **(getattr(args, "_flags", None) or {})}
+
+    def name(param: str, value: str | None) -> str:
+        flag = table.get(param)
+        if flag is None:
+            return flag_name(param, value)
+        return flag if value in (None, "True") else f"{flag} {value}"
+    return name
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    from d3mkit.commands.show import safe_streams
+    safe_streams()
     parser = build_parser(argv[0] if argv else None)
+    if not argv:   # bare d3mkit: the commands, one line each; no command ran, so a usage error
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
     args = parser.parse_args(argv)
     try:
         with recording():          # every file read is an input no output may replace
             return int(args.func(args) or 0)
     except D3MKitError as exc:
-        print_issues(exc.issues)
+        print_issues(issues_for_cli(exc, flag_namer(args)))
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

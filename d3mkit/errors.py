@@ -31,6 +31,7 @@ from typing import Iterable
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_MISSING_DEPENDENCY = 3    # an optional extra (torch, dask, ...) is not installed
 
 ERROR = "error"
 WARNING = "warning"
@@ -59,13 +60,34 @@ def _cut(m: re.Match) -> str:
     return f"{q[:MAX_QUOTED - 20]}...{q[-12:]} ({len(q) - 2:,} characters)"
 
 
+def _unsurrogate(m: re.Match) -> str:
+    c = ord(m.group(0))
+    return f"\\x{c - 0xDC00:02x}" if 0xDC80 <= c <= 0xDCFF else f"\\u{c:04x}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def shown(name: str) -> str:
+    r"""A name safe to write as UTF-8: bytes of a file name that are not UTF-8 (which Python
+    holds as lone surrogates) as ``\xNN``, any other lone surrogate as ``\uNNNN``. The one
+    owner of this escape (issue texts, reports, JSON, the evaluate tables).
+
+    >>> shown("ok"), shown("bad\udcff"), shown("x\ud800")
+    ('ok', 'bad\\xff', 'x\\ud800')
+    """
+    return _SURROGATE.sub(_unsurrogate, name)
+
+
 def clean_text(text: str, cut: bool = True) -> str:
     r"""``text`` as one safe line: see the module docstring.
 
     >>> clean_text("a\nb\x1b[0m\u202e"), clean_text("np.int64(3) and np.True_")
     ('a\\nb\\x1b[0m\\u202e', '3 and True')
+    >>> clean_text("f\udcff.csv", cut=False)
+    'f\\xff.csv'
     """
-    text = str(text)
+    text = shown(str(text))
     if not cut:   # a path: escaped, never shortened
         return _CONTROL.sub(_escape, text)
     text = _NUMPY.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
@@ -155,6 +177,18 @@ class Issue:
         where = ": ".join(p for p in (self.path, self.location) if p)
         prefix = f"{where}: " if where else ""
         return f"{prefix}{self.severity} [{self.code}] {self.message}"
+
+
+def close_match(value: str, choices: Iterable[str]) -> str | None:
+    """The choice ``value`` was most likely meant to be (a typo), or None: the one owner of
+    "did you mean" (metric names, commands, options).
+
+    >>> close_match("acuracy", ["accuracy", "f1"]), close_match("xyz", ["accuracy"])
+    ('accuracy', None)
+    """
+    import difflib
+    match = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+    return match[0] if match else None
 
 
 def error(code: str, location: str, message: str, path: str = "") -> Issue:
@@ -255,3 +289,123 @@ class OutputIsInput(UsageError):
 
     def __init__(self, path: str, message: str):
         super().__init__(message, path, code="output.is_input")
+
+
+# ------------------------------------------------------------- errors naming parameters
+_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:=([^{}]*))?\}")
+
+
+def python_name(param: str, value: str | None) -> str:
+    """How a Python caller is told about ``param``: ``n_train``, ``force=True``."""
+    return param if value is None else f"{param}={value}"
+
+
+def flag_name(param: str, value: str | None) -> str:
+    """How a command line is told about ``param`` by the rule every option follows (its
+    ``dest`` is the parameter it fills): ``--n-train``, ``--force``, ``--device cuda``."""
+    flag = "--" + param.replace("_", "-")
+    return flag if value in (None, "True") else f"{flag} {value}"
+
+
+def issues_for_cli(exc: "D3MKitError", name=flag_name) -> list[Issue]:
+    """``exc``'s issues as a command line prints them: an :class:`ArgumentError`'s
+    parameters written as flags by ``name``."""
+    return exc.render(name) if isinstance(exc, ArgumentError) else exc.issues
+
+
+class ArgumentError(D3MKitError):
+    """A :class:`D3MKitError` about the caller's arguments, naming Python parameters, never
+    command-line flags. Each of its ``templates`` ``(code, location, message, path)`` writes
+    a parameter as ``{param}`` or ``{param=value}``; :meth:`render` fills them in, for a
+    Python caller (``n_train``, ``force=True``: the default, used for ``str(exc)`` and
+    ``issues``) or, through the CLI's table of parameter -> flag, for a terminal
+    (``--n-train``, ``--force``).
+
+    >>> e = InvalidArgument("n_train", "{n_train} and {n_test} must be at least 1, got 0")
+    >>> e.issues[0].message
+    'n_train and n_test must be at least 1, got 0'
+    >>> e.params
+    ('n_train', 'n_test')
+    >>> e.render(flag_name)[0].message
+    '--n-train and --n-test must be at least 1, got 0'
+    """
+
+    def __init__(self, templates: Iterable[tuple], exit_code: int = EXIT_USAGE):
+        self.templates = [(code, location, message, str(path))
+                          for code, location, message, *path in templates for path in [path[0] if path else ""]]
+        self.params = tuple(dict.fromkeys(m.group(1) for t in self.templates for text in t[1:3]
+                                          for m in _PARAM.finditer(text)))
+        D3MKitError.__init__(self, self.render(python_name), exit_code)
+
+    def render(self, name=python_name) -> list[Issue]:
+        """The issues with every ``{param}`` written as ``name(param, value)``."""
+        def fill(text: str) -> str:
+            return _PARAM.sub(lambda m: name(m.group(1), m.group(2)), text)
+
+        def one(c: str, location: str, message: str, path: str) -> Issue:   # c: the code
+            return error(c, fill(location), fill(message), path)
+        return [one(*t) for t in self.templates]
+
+
+class InvalidArgument(ArgumentError, UsageError):
+    """An argument with a bad value (exit 2 unless ``exit_code`` says otherwise).
+    ``param`` is the parameter the message is about (None: the message names its
+    parameters itself); a message that does not name it as ``{param}`` gets it in front: ``InvalidArgument("epochs", "must be at least 1")`` reads
+    "epochs must be at least 1" (and "--epochs must be at least 1" on the command line)."""
+
+    def __init__(self, param: str | None, message: str, path: str = "", code: str = "usage",
+                 location: str = "", exit_code: int = EXIT_USAGE):
+        self.param = param
+        if param and "{" + param + "}" not in message and "{" + param + "=" not in message \
+                and "{" + param + "}" not in location:
+            message = "{" + param + "} " + message
+        ArgumentError.__init__(self, [(code, location, message, path)], exit_code)
+
+
+def argument_error(code: str, param: str, message: str, exit_code: int = EXIT_INVALID) -> InvalidArgument:
+    """An :class:`InvalidArgument` with its own ``code`` located at ``param`` (exit 1 by
+    default: the value given is an invalid input, such as an unknown source name).
+
+    >>> argument_error("visudo.split", "split", "no valid split index in 'x'").issues[0].format()
+    "split: error [visudo.split] no valid split index in 'x'"
+    """
+    return InvalidArgument(param, message, code=code, location="{" + param + "}", exit_code=exit_code)
+
+
+class OutputExists(ArgumentError, UsageError):
+    """An output that exists and may be replaced only when asked (``force=True``).
+
+    >>> OutputExists("out/wine").issues[0].format()
+    'out/wine: error [output.exists] out/wine already exists (pass force=True to replace it)'
+    """
+
+    def __init__(self, path, param: str = "out", force: str = "force", detail: str = "already exists"):
+        self.param = param
+        ArgumentError.__init__(self, [("output.exists", "", f"{path} {detail} (pass {{{force}=True}} to replace it)",
+                                        path)])
+
+
+class OutputInsideInput(ArgumentError, UsageError):
+    """An output that is an input, lies inside one or holds one (writing it would replace
+    what is read)."""
+
+    def __init__(self, path, input_path, param: str = "out", what: str = "the input"):
+        self.param = param
+        ArgumentError.__init__(self, [("output.is_input", "",
+                                        f"{{{param}}} must be outside {what} {input_path} and must not contain it",
+                                        path)])
+
+
+class MissingDependency(D3MKitError):
+    """An optional dependency that is not installed: names the package and the extra that
+    brings it; exit code :data:`EXIT_MISSING_DEPENDENCY`.
+
+    >>> MissingDependency("torch", "baselines", "this baseline").issues[0].format()
+    'error [dependency.missing] this baseline needs torch, which is not installed: pip install "d3mkit[baselines]"'
+    """
+
+    def __init__(self, module: str, extra: str, what: str = "this", path: str = ""):
+        self.module, self.extra = module, extra
+        super().__init__(error("dependency.missing", "",
+                               f"{what} needs {module}, which is not installed: "
+                               f'pip install "d3mkit[{extra}]"', str(path)), EXIT_MISSING_DEPENDENCY)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Sequence
 
-from d3mkit.errors import UsageError
+from d3mkit.errors import InvalidArgument, MissingDependency, UsageError
 
 DASK_EXTRA = 'pip install "d3mkit[dask]"'
 CONNECT_TIMEOUT = "10s"
@@ -180,8 +180,7 @@ class DaskCluster(Executor):
         try:
             import distributed
         except ImportError:
-            raise UsageError(f"--scheduler needs Dask distributed, which is not installed "
-                             f"({DASK_EXTRA})") from None
+            raise MissingDependency("Dask distributed", "dask", "a scheduler address") from None
         self._own = not isinstance(scheduler, distributed.Client)
         if self._own:
             address = str(scheduler)
@@ -249,9 +248,9 @@ def check_options(workers: int | None = None, scheduler: Any = None) -> None:
     (None, None)
     """
     if scheduler is not None and workers is not None:
-        raise UsageError("give --workers or --scheduler, not both (a cluster has its own workers)")
+        raise InvalidArgument("workers", "give {workers} or {scheduler}, not both (a cluster has its own workers)")
     if workers is not None and workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {workers}")
+        raise InvalidArgument("workers", f"must be at least 1, got {workers}")
 
 
 def cpu_count() -> int:

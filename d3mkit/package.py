@@ -33,7 +33,7 @@ from d3mkit.atomic import StagedDir, check_output_dir, copy_tree
 from d3mkit.paths import outside_reason, resolve_inside
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, Issue, UsageError, error, has_errors, relocated_error, warning
+from d3mkit.errors import D3MKitError, Issue, OutputExists, OutputInsideInput, UsageError, error, has_errors, relocated_error, warning
 from d3mkit.tables import write_table
 
 
@@ -97,7 +97,7 @@ class TaskRootWriter:
                 or self.name.startswith("."):
             raise UsageError(f"task root name {self.name!r} must be a plain directory name "
                              f"(no '/', not empty, not starting with '.')", str(self.out_dir))
-        check_output_dir(self.out_dir, "--out")
+        check_output_dir(self.out_dir, "out")
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self._stage = StagedDir(self.root, force=self.force)
         self.tmp = self._stage.__enter__()
@@ -222,14 +222,14 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
     if not root.is_dir():
         raise UsageError("not a directory", str(root), code="usage.path")
     if out.exists() and not force:
-        raise UsageError("output exists; use --force to replace it", str(out))
+        raise OutputExists(out)
     if outside_reason(root, out) is None:
-        raise UsageError("--out is the task root or inside it; give a new directory", str(out))
+        raise OutputInsideInput(out, root, "out", "the tree")
     docs = list(walk_documents(root))
     if not docs:
         raise UsageError("no problemDoc.json or datasetDoc.json under this directory", str(root),
                          code="usage.path")
-    check_output_dir(out, "--out")
+    check_output_dir(out, "out")
     with StagedDir(out, force=force) as dest:      # crash-safe, like task roots (d3mkit.atomic)
         copy_tree(root, dest, symlinks=True, what="file")   # umask modes, regular files only
         issues: list[Issue] = []

@@ -51,7 +51,7 @@ import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.dataset import image_index_column
-from d3mkit.errors import D3MKitError, Issue, error, require_type
+from d3mkit.errors import D3MKitError, Issue, OutputExists, error, require_type
 from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.paths import resolve_inside
 from d3mkit.tables import read_table, write_table
@@ -65,6 +65,22 @@ STRATIFIABLE_TASKS = ("classification", "vertexNomination")
 # --------------------------------------------------------------------------------------
 # pure split arithmetic
 # --------------------------------------------------------------------------------------
+def folds_present(repeats, folds) -> str:
+    """Which (repeat, fold) pairs a splits file has, for a message about a missing one.
+
+    >>> folds_present(np.array([0, 0, 1]), np.array([0, 1, 0]))
+    'the file has repeat 0 fold 0, repeat 0 fold 1, repeat 1 fold 0'
+    >>> folds_present(np.array([]), np.array([]))
+    'the file has no such rows'
+    """
+    if not len(repeats):
+        return "the file has no such rows"
+    pairs = np.unique(np.stack([np.asarray(repeats, dtype=float), np.asarray(folds, dtype=float)], axis=1),
+                      axis=0)
+    shown = ", ".join(f"repeat {int(r)} fold {int(f)}" for r, f in pairs[:8])
+    return f"the file has {shown}" + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
+
+
 def _strata_codes(strata: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
     if strata is None:
         return np.zeros(n, dtype=np.int64), 1
@@ -478,7 +494,9 @@ def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | st
                                  f"{len(other)} row(s) of repeat {repeat}, fold {fold} have a type other "
                                  f"than TRAIN or TEST (first {str(typ[other[0]])[:40]!r})")
     if not test.any():
-        raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold}")
+        is_test = typ == "TEST"
+        raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold} "
+                                 f"({folds_present(nums['repeat'][is_test], nums['fold'][is_test])})")
     keys = _index_keys(splits["d3mIndex"])
     both = np.flatnonzero(test & np.isin(keys, keys[train]))
     if len(both):
@@ -529,9 +547,8 @@ def regenerate(problem_path: Path | str, search: tuple[Path, ...] = (), *,
                force: bool = False) -> SplitsWritten:
     """(Re)write the splits file of the problem at ``problem_path`` (a problemDoc, a problem
     directory or a task root) from its ``dataSplits`` section. An up-to-date file is left
-    alone; one with other content is replaced only with ``force`` (else UsageError)."""
+    alone; one with other content is replaced only with ``force`` (else OutputExists)."""
     from d3mkit.docs.locate import find_problem_doc, require_dataset_id
-    from d3mkit.errors import UsageError
     doc_path = find_problem_doc(problem_path)
     problem = ProblemDoc.load(doc_path)
     require_dataset_id(problem, doc_path)
@@ -558,7 +575,7 @@ def regenerate(problem_path: Path | str, search: tuple[Path, ...] = (), *,
         raise D3MKitError(refused)
     same = out.exists() and out.read_bytes() == new
     if out.exists() and not same and not force:
-        raise UsageError(f"{out} exists with different content (pass --force to replace it)", str(out))
+        raise OutputExists(out, detail="exists with different content")
     if not same:
         write_splits(splits, out)
     return SplitsWritten(out, splits, spec, not same)

@@ -41,7 +41,7 @@ import pandas as pd
 from d3mkit.atomic import StagedDir, check_output_dir, copy_file, copy_tree
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, UsageError, require_path, require_type
+from d3mkit.errors import D3MKitError, OutputExists, OutputInsideInput, UsageError, require_path, require_type
 from d3mkit.paths import CODE as PATH_ESCAPE, lexical_escape, outside_reason, resolve_inside, walk_files
 from d3mkit.splits import read_splits, select, splits_path
 from d3mkit.tables import write_table
@@ -242,13 +242,13 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
     require_type("force", force, bool, "a bool")
     require_type("repeat", repeat, int, "an int")
     require_type("fold", fold, int, "an int")
-    out = check_output_dir(out, "--out")
+    out = check_output_dir(out, "out")
     task = TaskRoot.open(task_root)
     if outside_reason(task.root, out) is None or outside_reason(out, task.root) is None:
-        # --force would replace the task root itself (or a directory holding it)
-        raise UsageError(f"--out must be outside the task root {task_root} and must not contain it", str(out))
+        # force=True would replace the task root itself (or a directory holding it)
+        raise OutputInsideInput(out, task_root, "out", "the task root")
     if out.exists() and not force:        # before reading anything (StagedDir checks again)
-        raise UsageError(f"{out} already exists (pass --force to replace it)", str(out))
+        raise OutputExists(out)
     task.problem            # an unusable problemDoc is named as such before validate's errors
     _require_valid(task)
     src = _Source(task, repeat, fold)

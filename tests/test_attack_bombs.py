@@ -73,7 +73,7 @@ def test_nonregular_file_in_score(task, tmp_path, capsys, kind, which):
     _make_nonregular(target, kind)
     t0 = time.monotonic()
     code, out, err = run(["score", "--problem", task / "t_problem" / "problemDoc.json",
-                          "--predictions", pred, "--dataset", task / "t_dataset"], capsys)
+                          "--predictions", pred, "--datasets", task / "t_dataset"], capsys)
     assert time.monotonic() - t0 < 60   # a FIFO would block forever
     assert code in (1, 2) and str(target) in err, err
     assert "[file.not_regular]" in err or (kind == "directory" and ("is_directory" in err or "[usage]" in err)), err
@@ -119,7 +119,7 @@ def test_json_size_cap(task, tmp_path, capsys, monkeypatch, doc, cmd):
     p = problem_doc(task) if doc == "problemDoc" else dataset_doc(task)
     monkeypatch.setenv("D3MKIT_MAX_JSON_BYTES", "100")
     argv = {"validate": ["validate", task], "views": ["views", task, "--out", tmp_path / "v"],
-            "score": ["score", "--problem", task, "--predictions", _preds(tmp_path), "--dataset", task / "t_dataset"]}[cmd]
+            "score": ["score", "--problem", task, "--predictions", _preds(tmp_path), "--datasets", task / "t_dataset"]}[cmd]
     code, out, err = run(argv, capsys)
     assert code in (1, 2) and "[file.too_large]" in out + err and "D3MKIT_MAX_JSON_BYTES" in out + err
 

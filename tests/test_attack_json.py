@@ -88,7 +88,7 @@ def test_dataset_doc_attack(task, tmp_path, capsys, name, code, edit, cmd):
     assert p.read_text() != text, name
     (tmp_path / "p.csv").write_text("d3mIndex,y\n1,b\n")
     if cmd == "score":   # the dataset is found by datasetID: name it explicitly
-        argv = ["score", "--problem", task, "--predictions", tmp_path / "p.csv", "--dataset", p]
+        argv = ["score", "--problem", task, "--predictions", tmp_path / "p.csv", "--datasets", p]
     else:
         argv = _cmds(task, tmp_path)[cmd]
     err = refused(argv, capsys, code, path=p)

@@ -261,7 +261,7 @@ def test_build_visudo_refuses_nonregular_idx(tmp_path, capsys, kind):
     _nonregular(victim, kind)
     sources._load_idx_cached.cache_clear()
     args = ["build", "visudo", "--out", tmp_path / "out", "--sources", "kmnist", "--source-dir", src,
-            "--train-count", "1", "--test-count", "1", "--valid-count", "1", "--quiet"]
+            "--n-train", "1", "--n-test", "1", "--n-valid", "1", "--quiet"]
     if kind == "directory":      # a directory is not the file: looked for elsewhere, then missing
         refused(args, capsys, "visudo.source_missing")
     else:
@@ -278,7 +278,7 @@ def test_build_visudo_names_a_lying_idx_header(tmp_path, capsys):
     victim.write_bytes(gzip.compress(_idx_head(8, (60000, 28, 28)) + b"\0" * 784))
     sources._load_idx_cached.cache_clear()
     refused(["build", "visudo", "--out", tmp_path / "out", "--sources", "kmnist", "--source-dir", src,
-             "--train-count", "1", "--test-count", "1", "--valid-count", "1", "--quiet"],
+             "--n-train", "1", "--n-test", "1", "--n-valid", "1", "--quiet"],
             capsys, "idx.truncated", path=victim)
     sources._load_idx_cached.cache_clear()
 

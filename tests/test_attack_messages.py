@@ -137,7 +137,7 @@ def test_full_disk_names_the_output(task, tmp_path, capsys, monkeypatch):
 
     # every file write goes through d3mkit.atomic, which opens its temporary sibling with open()
     monkeypatch.setattr(atomic, "open", lambda *a, **k: Full(real(*a, **k)), raising=False)
-    code, _, err = run(["score", "--problem", task, "--predictions", pred, "--output", out], capsys)
+    code, _, err = run(["score", "--problem", task, "--predictions", pred, "--out", out], capsys)
     assert code == 2 and f"{out}: error [file.os] No space left on device" in err, err
     assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".scores")] == []
 

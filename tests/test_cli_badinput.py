@@ -150,7 +150,7 @@ def test_prism_input_without_a_usable_record(tmp_path, caps, capsys, argv_of, co
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(content)
     out_file = tmp_path / "out.jsonl"
-    code, out, err = run(argv_of(bad, caps) + ["--output", out_file], capsys)
+    code, out, err = run(argv_of(bad, caps) + ["--out", out_file], capsys)
     assert code == 1 and str(bad) in err and expect in err
     assert not out_file.exists()
 
@@ -164,11 +164,11 @@ def test_prism_query_names_the_premises_file(tmp_path, caps, capsys):
 @pytest.mark.parametrize("where", ["dir", "unwritable"])
 def test_prism_output_that_cannot_be_written(tmp_path, caps, capsys, cmd, where):
     out = tmp_path if where == "dir" else UNWRITABLE
-    argv = ["prism", cmd, "--captions", caps, "--output", out]
+    argv = ["prism", cmd, "--captions", caps, "--out", out]
     if cmd == "query":
         argv += ["--premises", caps]
     code, _, err = run(argv, capsys)
-    assert code == 2 and str(out) in err and "--output" in err
+    assert code == 2 and str(out) in err and "--out" in err
     assert os.listdir(tmp_path) == ["caps.txt"] or where == "dir"
 
 
@@ -262,8 +262,8 @@ def test_document_that_is_not_a_problem_doc(tmp_path, predictions, capsys, conte
 def test_score_output_is_a_directory(wine, predictions, tmp_path, capsys):
     d = tmp_path / "d"
     d.mkdir()
-    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", d], capsys)
-    assert code == 2 and str(d) in err and ".tmp" not in err and "--output" in err
+    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--out", d], capsys)
+    assert code == 2 and str(d) in err and ".tmp" not in err and "--out" in err
     assert os.listdir(d) == []
 
 
@@ -378,7 +378,7 @@ def test_views_out_never_replaces_the_task_root(wine, tmp_path, capsys, where):
 def test_score_output_never_overwrites_an_input(wine, predictions, capsys, which):
     target = predictions if which == "predictions" else wine / "wine_problem" / "problemDoc.json"
     before = target.read_bytes()
-    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--output", target], capsys)
+    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--out", target], capsys)
     assert code == 2 and "[output.is_input]" in err and str(target) in err
     assert target.read_bytes() == before
 
@@ -437,7 +437,7 @@ def test_prism_fusion_epochs_below_one(epochs):
 
     from d3mkit.benchmarks.prism.baseline import _fusion
     from d3mkit.errors import UsageError
-    with pytest.raises(UsageError, match="--epochs must be at least 1"):
+    with pytest.raises(UsageError, match="epochs must be at least 1"):
         _fusion(None, None, None, Namespace(epochs=epochs, device="cpu", seed=0), None, None)
 
 

@@ -143,14 +143,14 @@ def test_cli_stdout_and_output(tmp_path, capsys):
     assert main(["convert", str(src), "--to", "4.0.0"]) == 0
     printed = capsys.readouterr().out
     out = tmp_path / "out" / "problemDoc.json"
-    assert main(["convert", str(tmp_path), "--to", "4.0.0", "--output", str(out)]) == 0
+    assert main(["convert", str(tmp_path), "--to", "4.0.0", "--out", str(out)]) == 0
     assert out.read_text() == printed
     assert json.loads(printed)["about"]["taskKeywords"] == ["classification", "binary"]
     # refuses to overwrite without --force, exit 2
-    assert main(["convert", str(src), "--to", "4.0.0", "--output", str(out)]) == 2
+    assert main(["convert", str(src), "--to", "4.0.0", "--out", str(out)]) == 2
     assert "--force" in capsys.readouterr().err
     back = tmp_path / "back.json"
-    assert main(["convert", str(out), "--to", "3.1.1", "--output", str(back)]) == 0
+    assert main(["convert", str(out), "--to", "3.1.1", "--out", str(back)]) == 0
     assert back.read_bytes() == src.read_bytes()
 
 
@@ -211,7 +211,7 @@ def test_task_type_of_the_wrong_json_type_is_an_error_not_a_crash(tmp_path, caps
     doc["about"]["taskType"] = ["classification"]
     src = tmp_path / "problemDoc.json"
     src.write_text(json.dumps(doc))
-    assert main(["convert", str(src), "--to", "4.0.0", "--output", str(tmp_path / "out.json")]) == 1
+    assert main(["convert", str(src), "--to", "4.0.0", "--out", str(tmp_path / "out.json")]) == 1
     err = capsys.readouterr().err
     assert "about.taskType" in err and "must be a string" in err and "Traceback" not in err
     assert not (tmp_path / "out.json").exists()

@@ -99,7 +99,7 @@ def test_split_and_prism_extract_refuse_nonregular_files(tmp_path, capsys, kind)
     refused(["split", root], capsys, "file.not_regular", path=sp)
     cap = tmp_path / "captions.txt"
     make(cap)
-    refused(["prism", "extract", "--captions", cap, "--output", tmp_path / "out.jsonl"], capsys, "file.not_regular", path=cap)
+    refused(["prism", "extract", "--captions", cap, "--out", tmp_path / "out.jsonl"], capsys, "file.not_regular", path=cap)
 
 
 def test_evaluate_digest_reads_nothing_outside_the_dataset(tmp_path, monkeypatch):

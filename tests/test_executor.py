@@ -103,7 +103,7 @@ def test_abstraction_build_same_bytes_on_one_process_a_pool_and_a_dask_cluster(t
 
 def _build_visudo(out: Path, *extra) -> dict[str, str]:
     assert main(["build", "visudo", "--out", str(out), "--seed", "5", "--quiet", "--sources", "digits",
-                 "--dimension", "4", "--train-count", "3", "--test-count", "2", "--valid-count", "2",
+                 "--dimension", "4", "--n-train", "3", "--n-test", "2", "--n-valid", "2",
                  "--split", "0-1", *extra]) == 0
     return _tree(out)
 

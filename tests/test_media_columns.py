@@ -25,8 +25,8 @@ def test_abstraction_images_follow_the_datasetdoc(tmp_path):
 def test_visudo_puzzles_follow_the_datasetdoc(tmp_path):
     from d3mkit.benchmarks.visudo.baseline import load_puzzles
     from d3mkit.cli import main
-    assert main(["build", "visudo", "--out", str(tmp_path), "--sources", "digits", "--train-count", "2",
-                 "--test-count", "2", "--valid-count", "1", "--quiet", "--seed", "1"]) == 0
+    assert main(["build", "visudo", "--out", str(tmp_path), "--sources", "digits", "--n-train", "2",
+                 "--n-test", "2", "--n-valid", "1", "--quiet", "--seed", "1"]) == 0
     root = next(p for p in tmp_path.iterdir() if p.is_dir())
     before = load_puzzles(TaskRoot.open(root))
     rename_media(root, "puzzleImage", "grid", "puzzleImages", "pix/grids")

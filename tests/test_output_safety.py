@@ -107,15 +107,15 @@ def _file_cmd(name, wine, out):
     root = wine
     return {
         "score --output": ["score", "--problem", root, "--predictions", root.parent / "predictions.csv",
-                           "--output", out],
-        "convert --output": ["convert", root / "wine_problem", "--to", "4.0.0", "--output", out, "--force"],
-        "prism extract --output": ["prism", "extract", "--captions", root.parent / "captions.txt", "--output", out],
+                           "--out", out],
+        "convert --out": ["convert", root / "wine_problem", "--to", "4.0.0", "--out", out, "--force"],
+        "prism extract --out": ["prism", "extract", "--captions", root.parent / "captions.txt", "--out", out],
         "prism query --output": ["prism", "query", "--premises", root.parent / "captions.txt",
-                                 "--captions", root.parent / "captions.txt", "--output", out],
+                                 "--captions", root.parent / "captions.txt", "--out", out],
     }[name]
 
 
-FILE_CMDS = ["score --output", "convert --output", "prism extract --output", "prism query --output"]
+FILE_CMDS = ["score --output", "convert --out", "prism extract --out", "prism query --output"]
 
 
 @pytest.mark.parametrize("kind", FILE_KINDS)
@@ -182,7 +182,7 @@ def umask_of(request):
     os.umask(old)
 
 
-UMASK_CMDS = ["build", "views", "score --output", "convert --output", "split", "baseline"]
+UMASK_CMDS = ["build", "views", "score --output", "convert --out", "split", "baseline"]
 
 
 @pytest.mark.parametrize("umask_of", [0o022, 0o027, 0o077, 0o002], indirect=True)
@@ -198,8 +198,8 @@ def test_created_files_and_directories_honour_the_umask(wine, tmp_path, capsys, 
     elif cmd == "score --output":
         code, _, _ = run(_file_cmd("score --output", wine, tmp_path / "scores.csv"), capsys)
         made = tmp_path / "scores.csv"
-    elif cmd == "convert --output":
-        code, _, _ = run(_file_cmd("convert --output", wine, tmp_path / "p.json"), capsys)
+    elif cmd == "convert --out":
+        code, _, _ = run(_file_cmd("convert --out", wine, tmp_path / "p.json"), capsys)
         made = tmp_path / "p.json"
     elif cmd == "split":
         root = tmp_path / "wine"

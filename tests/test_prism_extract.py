@@ -181,7 +181,7 @@ def test_cli_extract(tmp_path, capsys):
                     encoding="utf-8")
     out = tmp_path / "out.jsonl"
     assert main(["prism", "extract", "--captions", str(caps), "--threshold", "0.6",
-                 "--format", "jsonl", "--output", str(out)]) == 0
+                 "--format", "jsonl", "--out", str(out)]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["caption_id"] for r in rows] == ["1", "3"]
     assert list(rows[0]) == ["caption_id", "sentence", "action", "precondition", "label", "lf", "precision"]
@@ -230,7 +230,7 @@ def test_manifest_output_feeds_build(tmp_path):
     (tmp_path / "caps.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "manifest.csv"
     assert main(["prism", "extract", "--captions", str(tmp_path / "caps.jsonl"), "--format", "manifest",
-                 "--output", str(out)]) == 0
+                 "--out", str(out)]) == 0
     rows = out.read_text().splitlines()
     assert rows[0] == "hypothesis,image,label,rationale,strategy,source,lf,precision"
     assert len(rows) == 5                                  # 4 matches with an image
@@ -286,7 +286,7 @@ def test_caption_corpora_formats(tmp_path, capsys):
         ("1", "kids wear warm coats so that they stay warm"), ("3", "the road is wet because it rained all night")]
     assert images == {"1": "http://x.org/a.jpg", "3": "https://x.org/b.jpg?s=1"} and "line 2" in s.skipped[0][0]
     out = tmp_path / "cc.jsonl"
-    assert main(["prism", "extract", "--captions", str(cc), "--output", str(out)]) == 0
+    assert main(["prism", "extract", "--captions", str(cc), "--out", str(out)]) == 0
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["action"] for r in rows] == ["they stay warm", "the road is wet"]
     assert not any("http" in r["action"] + r["precondition"] for r in rows)
@@ -304,7 +304,7 @@ def test_caption_corpora_formats(tmp_path, capsys):
     assert [cid for cid, _ in got] == ["70", "73"]
     assert images == {"70": "COCO_val2014_000000000007.jpg", "73": "v8.jpg"} and len(s.skipped) == 2
     man = tmp_path / "manifest.csv"
-    assert main(["prism", "extract", "--captions", str(coco), "--format", "manifest", "--output", str(man)]) == 0
+    assert main(["prism", "extract", "--captions", str(coco), "--format", "manifest", "--out", str(man)]) == 0
     assert "v8.jpg" in man.read_text()
     # not COCO-shaped JSON, an unknown extension: named errors, nothing written
     (tmp_path / "x.json").write_text('{"captions": []}')

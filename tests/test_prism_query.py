@@ -152,7 +152,7 @@ def test_cli_query(tmp_path, capsys):
                     encoding="utf-8")
     out = tmp_path / "q.jsonl"
     assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--top-k", "2",
-                 "--encoders", "tfidf,tfidf-char", "--no-length-filter", "--output", str(out)]) == 0
+                 "--encoders", "tfidf,tfidf-char", "--no-length-filter", "--out", str(out)]) == 0
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert rows[0]["caption_id"] == "2" and rows[0]["caption"] == "the glass is shattered on the floor."
     err = capsys.readouterr().err
@@ -180,12 +180,12 @@ def test_default_is_several_encoders_and_one_encoder_warns(tmp_path, capsys):
     caps.write_text("A glass of water.\nThe glass is shattered on the floor.\nA dog in a park.\n", encoding="utf-8")
     out = tmp_path / "q.jsonl"
     assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--top-k", "2",
-                 "--no-length-filter", "--output", str(out)]) == 0
+                 "--no-length-filter", "--out", str(out)]) == 0
     row = json.loads(out.read_text().splitlines()[0])
     assert set(row["ranks"]) >= set(OFFLINE_ENCODERS) and row["agreement"] is not None
     assert "warning: one encoder" not in capsys.readouterr().err
     assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--top-k", "2",
-                 "--encoders", "tfidf", "--no-length-filter", "--output", str(out)]) == 0
+                 "--encoders", "tfidf", "--no-length-filter", "--out", str(out)]) == 0
     assert "warning: one encoder: the model agreement is undefined" in capsys.readouterr().err
     s = QuerySummary()
     caption_query([("p", "the glass is shattered")], [("c", "the glass is shattered on the floor")],

@@ -43,7 +43,7 @@ def test_damaged_logs_are_named_messages(tmp_path):
 
 def test_from_csv_needs_the_log_and_no_training(tmp_path):
     log = _log(tmp_path)
-    with pytest.raises(UsageError, match="--from-csv: no"):
+    with pytest.raises(UsageError, match="from_csv: no"):
         results(log, True, lambda: pytest.fail("trained"))
     log.start(resume=False)
     assert results(log, True, lambda: pytest.fail("trained")).empty

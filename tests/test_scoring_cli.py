@@ -23,7 +23,7 @@ def test_score_writes_scores_csv(task, tmp_path, capsys, which):
                "doc": task / "t_problem" / "problemDoc.json"}[which]
     pred = write_csv(tmp_path / "p.csv", GOOD)
     out = tmp_path / "out" / "scores.csv"
-    assert main(["score", "--problem", str(problem), "--predictions", str(pred), "--output", str(out)]) == 0
+    assert main(["score", "--problem", str(problem), "--predictions", str(pred), "--out", str(out)]) == 0
     text = out.read_text()
     assert text.splitlines()[0] == "index,problemID,metric,value"
     df = pd.read_csv(out)
@@ -48,7 +48,7 @@ def test_score_prints_csv_and_json(task, tmp_path, capsys):
 def test_score_explicit_dataset_and_targets(task, tmp_path, capsys):
     pred = write_csv(tmp_path / "p.csv", GOOD)
     assert main(["score", "--problem", str(task / "t_problem"), "--predictions", str(pred),
-                 "--dataset", str(task / "t_dataset")]) == 0
+                 "--datasets", str(task / "t_dataset")]) == 0
     assert "accuracy,0.8" in capsys.readouterr().out
     tg = write_csv(tmp_path / "targets.csv", "d3mIndex,y\n1,b\n3,a\n5,c\n7,b\n9,a\n")
     assert main(["score", "--problem", str(task / "t_problem"), "--predictions", str(pred),
@@ -60,7 +60,7 @@ def test_score_explicit_dataset_and_targets(task, tmp_path, capsys):
 def test_invalid_predictions_exit_1_and_no_scores(task, tmp_path, capsys):
     pred = write_csv(tmp_path / "p.csv", "d3mIndex,y\n1,b\n1,b\n")
     out = tmp_path / "scores.csv"
-    rc = main(["score", "--problem", str(task), "--predictions", str(pred), "--output", str(out)])
+    rc = main(["score", "--problem", str(task), "--predictions", str(pred), "--out", str(out)])
     assert rc == 1
     assert not out.exists()
     err = capsys.readouterr().err

@@ -214,11 +214,11 @@ def test_task_root_truth_and_cli(tmp_path):
     assert r.value("f1Micro") == pytest.approx(8 / 9)
     assert r.value("hammingLoss") == pytest.approx(1 / 6)
     out = tmp_path / "scores.csv"
-    assert main(["score", "--problem", str(root), "--predictions", str(pred), "--output", str(out)]) == 0
+    assert main(["score", "--problem", str(root), "--predictions", str(pred), "--out", str(out)]) == 0
     assert pd.read_csv(out)["metric"].tolist() == ["accuracy", "f1Micro", "hammingLoss"]
     bad = write_csv(tmp_path / "bad.csv", "d3mIndex,label\n4,b\n1,a\n")
     out2 = tmp_path / "scores2.csv"
-    assert main(["score", "--problem", str(root), "--predictions", str(bad), "--output", str(out2)]) == 1
+    assert main(["score", "--problem", str(root), "--predictions", str(bad), "--out", str(out2)]) == 1
     assert not out2.exists()
 
 

@@ -137,7 +137,7 @@ def test_same_seed_same_bytes_and_pgn_source(tmp_path):
 
 def _score(root, pred, capsys, fmt="json"):
     rc = main(["score", "--problem", str(root / "value_problem"), "--predictions", str(pred),
-               "--dataset", str(root / "value_dataset"), "--format", fmt])
+               "--datasets", str(root / "value_dataset"), "--format", fmt])
     out = capsys.readouterr()
     return rc, (json.loads(out.out) if rc == 0 and fmt == "json" else None), out.err
 
@@ -244,7 +244,7 @@ def test_build_value_detection_scores_truth_as_ap_one(tmp_path, capsys):
     pred = tmp_path / "pred.csv"
     ld[ld.d3mIndex >= 5].to_csv(pred, index=False)
     assert main(["score", "--problem", str(root / "value_detection_problem"), "--predictions", str(pred),
-                 "--dataset", str(root / "value_detection_dataset"), "--format", "json"]) == 0
+                 "--datasets", str(root / "value_detection_dataset"), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["scores"][0]["metric"] == "objectDetectionAP" and out["scores"][0]["value"] == 1.0
     # same seed and options: the same images as `build value`

@@ -14,8 +14,8 @@ from d3mkit.cli import main  # noqa: E402
 @pytest.fixture(scope="module")
 def task_root(tmp_path_factory):
     out = tmp_path_factory.mktemp("vsb")
-    assert main(["build", "visudo", "--out", str(out), "--sources", "digits", "--train-count", "4",
-                 "--test-count", "3", "--valid-count", "2", "--quiet", "--seed", "1"]) == 0
+    assert main(["build", "visudo", "--out", str(out), "--sources", "digits", "--n-train", "4",
+                 "--n-test", "3", "--n-valid", "2", "--quiet", "--seed", "1"]) == 0
     return out / "visudo_basic_digits_d4_n4_o0_s0"
 
 
@@ -78,8 +78,8 @@ def test_nesy_constraint_scores_duplicates():
 @pytest.mark.slow
 def test_reproduce_visudo_writes_table3_and_figure8(tmp_path):
     out = tmp_path / "res"
-    args = ["reproduce", "visudo", "--source", "digits", "--splits", "1", "--train-count", "3",
-            "--test-count", "3", "--valid-count", "2", "--epochs", "1", "--overlaps", "0,1",
+    args = ["reproduce", "visudo", "--source", "digits", "--splits", "1", "--n-train", "3",
+            "--n-test", "3", "--n-valid", "2", "--epochs", "1", "--overlaps", "0,1",
             "--models", "digit,nesy", "--out", str(out)]
     assert main(args) == 0
     t3 = (out / "visudo_table3.md").read_text()
@@ -98,7 +98,7 @@ def test_reproduce_visudo_writes_table3_and_figure8(tmp_path):
 def test_reproduce_visudo_figure7_per_split_over_source_combinations(tmp_path):
     out = tmp_path / "res"
     args = ["reproduce", "visudo", "--figure", "7", "--source", "digits,digits+glyphs",
-            "--splits", "1", "--train-count", "3", "--test-count", "3", "--valid-count", "2",
+            "--splits", "1", "--n-train", "3", "--n-test", "3", "--n-valid", "2",
             "--epochs", "1", "--models", "digit,nesy", "--out", str(out)]
     assert main(args) == 0
     df = pd.read_csv(out / "visudo_figure7.csv")

@@ -10,8 +10,8 @@ import pytest
 
 from d3mkit.cli import main
 
-TINY = ["--sources", "digits", "--dimension", "4", "--train-count", "3", "--test-count", "2",
-        "--valid-count", "2", "--quiet"]
+TINY = ["--sources", "digits", "--dimension", "4", "--n-train", "3", "--n-test", "2",
+        "--n-valid", "2", "--quiet"]
 
 
 def _tree_digest(root: Path) -> dict:
@@ -93,8 +93,8 @@ def test_existing_root_needs_force(built, capsys):
     (["--strategy", "transfer", "--dimension", "9"], "need 18 labels"),
     (["--sources", "mnist"], "--source-dir"),
     (["--sources", "digits,glyphs"], "exactly one source"),
-    (["--train-count", "40"], "'digits:"),                    # 4 x 44 images of a label > 174
-    (["--train-count", "99999999999"], "over the limit"),     # ran until killed before
+    (["--n-train", "40"], "'digits:"),                    # 4 x 44 images of a label > 174
+    (["--n-train", "99999999999"], "over the limit"),     # ran until killed before
     (["--split", "0-99999"], "at most 1000 task roots"),
 ])
 def test_bad_input_exit_1(tmp_path, capsys, extra, needle):
@@ -108,7 +108,7 @@ def test_bad_input_exit_1(tmp_path, capsys, extra, needle):
 def test_other_strategies_build(tmp_path):
     for strat, src in (("perCell", "digits"), ("transfer", "digits"), ("perPuzzle", "digits,glyphs")):
         assert main(["build", "visudo", "--out", str(tmp_path), "--strategy", strat, "--sources", src,
-                     "--train-count", "2", "--test-count", "1", "--valid-count", "1", "--quiet"]) == 0
+                     "--n-train", "2", "--n-test", "1", "--n-valid", "1", "--quiet"]) == 0
 
 
 @pytest.mark.slow

@@ -100,7 +100,7 @@ def test_missing_and_corrupt_files_via_cli(tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
     _write_mnist_like(src / "kmnist", per_label=10)          # 12 images per label: 4 x (1 + 1 + 1)
     args = ["build", "visudo", "--out", str(out), "--sources", "kmnist", "--source-dir", str(src),
-            "--train-count", "1", "--test-count", "1", "--valid-count", "1", "--quiet"]
+            "--n-train", "1", "--n-test", "1", "--n-valid", "1", "--quiet"]
     assert main(args) == 0
     assert main(["validate", str(out / "visudo_basic_kmnist_d4_n1_o0_s0")]) == 0
     (src / "kmnist" / "t10k-labels-idx1-ubyte.gz").write_bytes(gzip.compress(b"\x00\x00\x08\x01\x00\x00\x00\x09\x01"))

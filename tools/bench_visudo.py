@@ -7,7 +7,7 @@ corruption with its rejection loop. A puzzle counts once whether correct or corr
 sampler and correctness check alone, and, for reference, tiling + PNG encoding
 (image I/O, excluded from the target).
 
-    PYTHONPATH=$PWD python tools/bench_visudo.py [--repeat 3] [--train-count 1000]
+    PYTHONPATH=$PWD python tools/bench_visudo.py [--repeat 3] [--n-train 1000]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def best_rate(fn, n_items: int, repeat: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--train-count", type=int, default=1000)
+    ap.add_argument("--n-train", dest="train_count", type=int, default=1000)
     args = ap.parse_args()
     cat = Catalog.synthetic(20, 11000)          # >= 9 x (1000 + 100 + 100) images per label
     rows = []

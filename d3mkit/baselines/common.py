@@ -15,7 +15,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, Issue, UsageError
+from d3mkit.errors import D3MKitError, InvalidArgument, Issue, MissingDependency, UsageError
 from d3mkit.taskroot import TaskRoot
 from d3mkit.tables import write_table
 
@@ -25,7 +25,7 @@ def require_torch():
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise UsageError("this baseline needs torch: pip install -e '.[baselines]'") from None
+        raise MissingDependency("torch", "baselines", "this baseline") from None
     return torch
 
 
@@ -34,13 +34,13 @@ def choose_device(preference: str = "auto") -> str:
     GPU is a usage error."""
     torch = require_torch()
     if preference not in ("auto", "cpu", "cuda"):
-        raise UsageError(f"unknown device {preference!r} (auto, cpu or cuda)")
+        raise InvalidArgument("device", f"must be auto, cpu or cuda, got {preference!r}")
     if preference == "cpu":
         return "cpu"
     if torch.cuda.is_available():
         return "cuda"
     if preference == "cuda":
-        raise UsageError("--device cuda was asked for but torch sees no CUDA device")
+        raise InvalidArgument("device", "{device=cuda} was asked for but torch sees no CUDA device")
     return "cpu"
 
 
@@ -104,7 +104,7 @@ def write_solution(task: TaskRoot, predictions: pd.DataFrame, *, model: str,
     from d3mkit.atomic import atomic_path, check_output_dir
     from d3mkit.paths import resolve_inside
 
-    sol = check_output_dir(task.solution_dir, task.solution_dir.name)
+    sol = check_output_dir(task.solution_dir, None)
     problem = task.problem
     pred_path, scores_path = (
         resolve_inside(sol, rel, doc=problem.path, location=f"expectedOutputs.{key}", what=key,

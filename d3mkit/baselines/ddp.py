@@ -167,8 +167,8 @@ def init_from_env(device: str = "cpu") -> Context:
     from d3mkit.errors import UsageError
     missing = [v for v in ENV_VARS if v not in os.environ]
     if missing:
-        raise UsageError(f"WORLD_SIZE > 1 but {', '.join(missing)} not set: launch with "
-                         f"torchrun --nproc-per-node N -m d3mkit baseline ...")
+        raise UsageError(f"WORLD_SIZE > 1 but {', '.join(missing)} not set: launch the baseline "
+                         f"with torchrun, which sets them (docs/evaluate.md)")
     import torch
     import torch.distributed as dist
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])

@@ -10,8 +10,8 @@ the fields every benchmark shares and the one place each is checked:
 
 A benchmark subclasses them (still ``frozen=True``) with its own fields and, when it has
 more to check, a ``check()`` method that calls ``super().check()``. A bad value raises
-:class:`~d3mkit.errors.UsageError` (exit 2) with a message naming the command-line option,
-so the CLI and a Python caller get the same message. :meth:`Config.from_args` builds a
+:class:`~d3mkit.errors.InvalidArgument` (a UsageError, exit 2) naming the field; the CLI
+names the option that fills it (``--epochs``), a Python caller reads the field name. :meth:`Config.from_args` builds a
 config from an argparse namespace (fields the namespace lacks keep their defaults).
 
 >>> cfg = BaselineConfig(epochs=3, seed=1)
@@ -20,7 +20,7 @@ config from an argparse namespace (fields the namespace lacks keep their default
 >>> BaselineConfig(epochs=0)
 Traceback (most recent call last):
 ...
-d3mkit.errors.UsageError: error [usage] --epochs must be at least 1, got 0
+d3mkit.errors.InvalidArgument: error [usage] epochs must be at least 1, got 0
 >>> import argparse
 >>> BaselineConfig.from_args(argparse.Namespace(epochs=None, seed=4, colour="red")).seed
 4
@@ -36,13 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from d3mkit.errors import UsageError
+from d3mkit.errors import InvalidArgument
 
 DEVICES = ("auto", "cpu", "cuda")
-
-
-def _option(name: str) -> str:
-    return "--" + name.replace("_", "-")
 
 
 def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None,
@@ -51,11 +47,11 @@ def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"{_option(name)} must be an integer, got {value!r}")
+        raise InvalidArgument(name, f"must be an integer, got {value!r}")
     if minimum is not None and value < minimum:
-        raise UsageError(f"{_option(name)} must be at least {minimum}, got {value}")
+        raise InvalidArgument(name, f"must be at least {minimum}, got {value}")
     if maximum is not None and value > maximum:
-        raise UsageError(f"{_option(name)} must be at most {maximum}, got {value}")
+        raise InvalidArgument(name, f"must be at most {maximum}, got {value}")
 
 
 def check_positive(name: str, value: Any, *, optional: bool = False) -> None:
@@ -64,7 +60,7 @@ def check_positive(name: str, value: Any, *, optional: bool = False) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or value <= 0:
-        raise UsageError(f"{_option(name)} must be a finite number > 0, got {value!r}")
+        raise InvalidArgument(name, f"must be a finite number > 0, got {value!r}")
 
 
 def check_fraction(name: str, value: Any, *, low_open: bool = True, high_open: bool = True) -> None:
@@ -74,12 +70,12 @@ def check_fraction(name: str, value: Any, *, low_open: bool = True, high_open: b
         ok = (value > 0 if low_open else value >= 0) and (value < 1 if high_open else value <= 1)
     if not ok:
         lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
-        raise UsageError(f"{_option(name)} must be in {lo}0, 1{hi}, got {value!r}")
+        raise InvalidArgument(name, f"must be in {lo}0, 1{hi}, got {value!r}")
 
 
 def check_choice(name: str, value: Any, choices) -> None:
     if value not in choices:
-        raise UsageError(f"{_option(name)} must be one of {', '.join(map(str, choices))}, got {value!r}")
+        raise InvalidArgument(name, f"must be one of {', '.join(map(str, choices))}, got {value!r}")
 
 
 def seed_value(text: str) -> int:

@@ -27,7 +27,9 @@ The functions a record names, and what the commands call them with:
 * :class:`Baseline` — ``run(task, model, config)`` returns the score report; ``config`` is
   ``config(args, model=model)`` when the record has one (a frozen
   :class:`~d3mkit.benchmarks.config.BaselineConfig`), else the argparse namespace;
-  ``options(parser)`` adds the model's own options to ``d3mkit baseline``;
+  ``options(parser)`` adds the model's own options to ``d3mkit baseline``; ``unused``
+  names the shared options (``epochs``, ``device``, ...) the model has no use for, which
+  ``d3mkit baseline`` refuses, as it refuses another model's options;
 * ``demo(out, device, echo)`` — the benchmark's part of ``d3mkit demo``; it scales itself
   to what is installed and says what it skipped and why. ``echo(line)`` prints a line;
   ``echo(line, detail=True)`` one shown only with ``d3mkit demo --verbose`` (keep the
@@ -100,6 +102,7 @@ class Baseline:
     options: Callable | None = None      # options(parser): the model's own options
     config: Callable | None = None       # config(args, model=...) -> what run receives
     requires: tuple[str, ...] = ()       # optional modules it needs (e.g. "torch")
+    unused: tuple[str, ...] = ()         # shared options it does not use ("epochs"): refused when given
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from typing import Callable
 
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.errors import D3MKitError, InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def results(log: RunLog, from_csv: bool, train: Callable[[], pd.DataFrame]) -> p
     needs torch, checked first with a message naming the extra)."""
     if from_csv:
         if not log.path.is_file():
-            raise UsageError(f"--from-csv: no {log.path}")
+            raise InvalidArgument("from_csv", f"{{from_csv}}: no {log.path}", str(log.path))
         return log.read()
     from d3mkit.baselines.common import require_torch
     require_torch()

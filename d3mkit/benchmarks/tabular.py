@@ -119,9 +119,9 @@ def build_task_root(out: Path, dataset: str = "wine", *, seed: int = 0, name: st
 
 
 def build(args) -> list[Path]:
-    from d3mkit.errors import UsageError
+    from d3mkit.errors import InvalidArgument
     if not 0.0 < args.test_size < 1.0:
-        raise UsageError(f"--test-size must be between 0 and 1, got {args.test_size}")
+        raise InvalidArgument("test_size", f"must be between 0 and 1, got {args.test_size}")
     from d3mkit.executor import check_options
     # --workers/--scheduler are checked, then not used: one small table, no per-item work
     check_options(getattr(args, "workers", None), getattr(args, "scheduler", None))
@@ -215,6 +215,6 @@ def _demo_baseline(task, echo) -> None:
     train, test = task.split_indices(0, 0)
     report = run_baseline(task, "logistic-regression", TabularBaselineConfig())
     echo(f"   baseline logistic regression (TRAIN {len(train)}, TEST {len(test)}):")
-    for s in report.scores:
-        label = s.metric if not getattr(s, "target", None) else f"{s.metric}[{s.target}]"
-        echo(f"     {label} = {s.value:.4f}")
+    from d3mkit.display import score_table
+    for line in score_table(report.scores):
+        echo(f"     {line}")

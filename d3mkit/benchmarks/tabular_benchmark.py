@@ -8,15 +8,19 @@ its two baselines, its demo part and its example in problems/ — as references 
 from d3mkit.benchmarks.plugins import Baseline, Benchmark, ref
 
 _M = "d3mkit.benchmarks.tabular"
-_BASELINE = Baseline(run=ref(f"{_M}:run_baseline"), options=ref(f"{_M}:add_baseline_arguments"),
-                     config=ref(f"{_M}:TabularBaselineConfig.from_args"))
+_OPTIONS = ref(f"{_M}:add_baseline_arguments")
+_CONFIG = ref(f"{_M}:TabularBaselineConfig.from_args")
+# neither model trains for epochs or on a GPU, and the mean has no solver (max_iter)
+_LR = Baseline(run=ref(f"{_M}:run_baseline"), options=_OPTIONS, config=_CONFIG, unused=("epochs", "device"))
+_MEAN = Baseline(run=ref(f"{_M}:run_baseline"), options=_OPTIONS, config=_CONFIG,
+                 unused=("epochs", "device", "max_iter"))
 
 BENCHMARK = Benchmark(
     name="tabular",
     description="Tabular task roots from the tables scikit-learn bundles (wine, iris, diabetes); the first demo.",
     build=ref(f"{_M}:build"), build_options=ref(f"{_M}:add_build_arguments"),
     example=("--dataset", "wine"),
-    baselines={"logistic-regression": _BASELINE, "mean": _BASELINE},
+    baselines={"logistic-regression": _LR, "mean": _MEAN},
     default_model="logistic-regression",
     demo=ref(f"{_M}:run_demo"),
 )

@@ -9,12 +9,25 @@ from d3mkit.commands import defer, seed_value
 from d3mkit.errors import UsageError
 
 
+EXAMPLES = """examples:
+  d3mkit baseline out/wine
+  d3mkit baseline out/shapes --epochs 2 --format json
+
+An option that the chosen model does not use is refused (the model's own options are
+prefixed with its benchmark, e.g. --abstraction-lr)."""
+
+
 def add_parser(sub) -> None:
-    p = sub.add_parser("baseline", help="run a reference baseline on a task root")
+    p = sub.add_parser("baseline", help="run a reference baseline on a task root", epilog=EXAMPLES,
+                       description="Train a reference baseline on the task root's TRAIN rows, write "
+                                   "<name>_solution/predictions.csv (and scores.csv, baseline.json), "
+                                   "and print its scores.")
     p.add_argument("task_root", type=Path)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--epochs", type=int, default=None, help="training passes (model default if omitted)")
     p.add_argument("--seed", type=seed_value, default=0)
+    p.add_argument("--format", choices=["text", "json"], default="text",
+                   help="what to print: a metric/value table and the solution path (default), or JSON")
     p.add_argument("--quiet", action="store_true")
     defer(p, _model_arguments)   # the models and their options: read when baseline is parsed
     p.set_defaults(func=_run)
@@ -22,15 +35,51 @@ def add_parser(sub) -> None:
 
 def _model_arguments(p) -> None:
     """``--model`` (every benchmark's baselines, from the plug-in records) and each
-    model's own options (its module imported now, as ``baseline`` is being parsed)."""
+    model's own options (its module imported now, as ``baseline`` is being parsed),
+    remembering which record declared which option (``_owners``: dest -> the options
+    functions), so an option the chosen model does not use is refused
+    (:func:`_check_model_options`) instead of silently ignored."""
     from d3mkit.benchmarks.plugins import baselines
     models = baselines()
-    p.add_argument("--model", help="baseline name: " + ", ".join(models))
+    p.add_argument("--model", help="baseline name (default: the benchmark's): " + ", ".join(models))
+    owners: dict[str, set[str]] = {}
     done = set()
     for _, record in models.values():
-        if record.options is not None and id(record.options) not in done:
-            done.add(id(record.options))
+        key = _options_key(record)
+        if record.options is not None and key not in done:
+            done.add(key)
+            before = set(map(id, p._actions))
             record.options(p)
+            for a in p._actions:
+                if id(a) not in before:
+                    owners.setdefault(a.dest, set()).add(key)
+    p.set_defaults(_owners=owners, _defaults={d: p.get_default(d) for d in owners})
+
+
+def _options_key(record) -> str:
+    """Which options function a baseline record has (records may share one)."""
+    return getattr(record.options, "target", None) or str(id(record.options))
+
+
+#: the shared options' defaults: a value other than these was given on the command line
+COMMON_DEFAULTS = {"device": "auto", "epochs": None, "seed": 0, "batch_size": None}
+
+
+def _check_model_options(args, model: str, record) -> None:
+    """An option given on the command line that ``model`` does not use is a usage error:
+    one only other baselines declared, or a shared one its record lists in ``unused``
+    (``--epochs`` means nothing to logistic regression)."""
+    owners, defaults = getattr(args, "_owners", {}), getattr(args, "_defaults", {})
+    from d3mkit.commands.options import flag_table
+    flags = flag_table(getattr(args, "_parser", None))
+    key = _options_key(record) if record.options is not None else None
+    unused = list(record.unused)
+    given = [d for d, keys in owners.items() if key not in keys and getattr(args, d, None) != defaults.get(d)]
+    given += [d for d in unused if d not in given and getattr(args, d, None) not in (None, COMMON_DEFAULTS.get(d))]
+    if given:
+        own = sorted(flags.get(d, d) for d, keys in owners.items() if key in keys and d not in unused)
+        raise UsageError(f"{', '.join(flags.get(d, d) for d in given)}: not used by model {model!r} "
+                         f"(its own options: {', '.join(own) or 'none'}; see 'd3mkit baseline --help')")
 
 
 def _run(args) -> int:
@@ -57,6 +106,7 @@ def _run(args) -> int:
     _check_metadata(task)
     if task.solution_dir.exists() and not task.solution_dir.is_dir():
         raise UsageError("the solution path exists and is not a directory", str(task.solution_dir))
+    _check_model_options(args, model, record)
     config = record.config(args, model=model) if record.config is not None else args
     from d3mkit.baselines import ddp
     if ddp.launched():   # torchrun --nproc-per-node N: join the process group first
@@ -69,10 +119,12 @@ def _run(args) -> int:
         ddp.finish()
     if not main_process:   # rank 0 wrote and prints the solution
         return 0
-    for s in report.scores:
-        label = s.metric if not s.target else f"{s.metric}[{s.target}]"
-        print(f"{label}\t{s.value:.6g}")
-    print(task.solution_dir)
+    from d3mkit.commands.show import print_json, print_scores
+    if args.format == "json":
+        print_json({"model": model, "solution": str(task.solution_dir), **report.to_dict()})
+    else:
+        print_scores(report.scores)
+        print(task.solution_dir)
     return 0
 
 

@@ -10,7 +10,11 @@ def add_parser(sub) -> None:
     their plug-in records (:mod:`d3mkit.benchmarks.plugins`, light modules); a benchmark's
     own options, and its builder's imports (numpy, pandas, ...), only when that benchmark
     is parsed, so ``d3mkit build --help`` stays fast."""
-    p = sub.add_parser("build", help="turn a benchmark into D3M task roots")
+    p = sub.add_parser("build", help="turn a benchmark into D3M task roots",
+                       epilog="examples:\n  d3mkit build tabular --dataset wine --out out\n"
+                              "  d3mkit build visudo --out out --sources digits --n-train 4 --n-test 4\n\n"
+                              "'d3mkit build BENCHMARK --help' lists a benchmark's options.")
+    p.hint = _hint
     defer(p, _benchmarks)
 
 
@@ -27,11 +31,37 @@ def _benchmarks(p) -> None:
         defer(bp, lambda bp, record=record: _builder_arguments(bp, record))
 
 
+def _hint(message: str) -> str:
+    """A benchmark name that is a value of some benchmark's option (``build wine``: wine
+    is a ``--dataset`` of the tabular benchmark) gets the command that was meant."""
+    import argparse
+    import re
+    m = re.search(r"invalid choice: '([^']*)'", message)
+    if not m:
+        return ""
+    from d3mkit.benchmarks.plugins import benchmarks
+    for name, record in benchmarks().items():
+        if record.build_options is None:
+            continue
+        probe = argparse.ArgumentParser(add_help=False)
+        try:
+            record.build_options(probe)
+        except Exception:   # a benchmark whose options need what is not installed: no hint from it
+            continue
+        for action in probe._actions:
+            if action.choices and m.group(1) in action.choices and action.option_strings:
+                return (f" ({m.group(1)} is a {action.option_strings[-1]} of the {name} benchmark: "
+                        f"d3mkit build {name} {action.option_strings[-1]} {m.group(1)} --out DIR)")
+    return ""
+
+
 def _builder_arguments(bp, record) -> None:
     from d3mkit.benchmarks import add_build_arguments
     add_build_arguments(bp)
     if record.build_options is not None:
         record.build_options(bp)
+    if record.example and not bp.epilog:
+        bp.epilog = f"example:\n  {bp.prog} --out out {' '.join(record.example)}"
     bp.set_defaults(func=_run, _builder=record.build)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("codes", help="list every issue code, its severity and what it means")
+    p = sub.add_parser("codes", help="list every issue code, its severity and what it means",
+                       epilog="examples:\n  d3mkit codes\n  d3mkit codes --format json")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=run)
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("demo", help="build, validate, train and score every benchmark on embedded data")
+    p = sub.add_parser("demo", help="build, validate, train and score every benchmark on embedded data",
+                       epilog="examples:\n  d3mkit demo\n  d3mkit demo --only tabular --out demo-out")
     p.add_argument("--out", type=Path, default=Path("d3mkit-demo"), help="output directory (replaced)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--only", action="append", default=None,

@@ -18,7 +18,10 @@ FAIL_ON = ("failures", "missing", "none")
 
 def add_parser(sub) -> None:
     from d3mkit.executor import add_executor_arguments
-    p = sub.add_parser("evaluate", help="score many systems on many problems: scores, statistics, leaderboard")
+    p = sub.add_parser("evaluate", help="score many systems on many problems: scores, statistics, leaderboard",
+                       epilog="examples:\n  d3mkit evaluate --example demo-campaign\n"
+                              "  d3mkit evaluate --problems problems --submissions runs --out board\n"
+                              "(runs/<system>/<problemID>/predictions.csv; board/leaderboard.html)")
     p.add_argument("--example", type=Path, default=None, metavar="DIR",
                    help="write a small runnable campaign (problems and 4 systems' submissions, one "
                         "broken) into DIR and print the command that evaluates it")
@@ -59,7 +62,7 @@ def _check_out(out: Path, force: bool) -> None:
     from d3mkit.atomic import check_output_dir
     from d3mkit.evaluate.campaign import CACHE_FILE
     from d3mkit.evaluate.report import OUTPUT_NAMES
-    check_output_dir(out, "--out")
+    check_output_dir(out, "out")
     if force or not out.is_dir():
         return
     try:
@@ -76,7 +79,7 @@ def _example(args) -> int:
     if args.problems or args.submissions or args.out:
         raise UsageError("--example DIR takes no --problems, --submissions or --out")
     from d3mkit.atomic import check_output_dir
-    check_output_dir(args.example, "--example")
+    check_output_dir(args.example, "example")
     if args.example.exists() and any(args.example.iterdir()) and not args.force:
         raise UsageError("--example needs a new or empty directory (or --force)", str(args.example))
     p, s = write_example(args.example, force=args.force)
@@ -95,9 +98,11 @@ def _run(args) -> int:
     from d3mkit.evaluate.campaign import Params, run_campaign
     from d3mkit.evaluate.report import grid_counts
     from d3mkit.executor import check_options, from_args
+    from d3mkit.commands.options import must_exist
+    must_exist(args.problems, args.submissions)
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
         if not path.is_dir():
-            raise UsageError(f"{opt} is not a directory", str(path))
+            raise UsageError(f"{opt} is not a directory", str(path), code="usage.path")
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
         if _inside(args.out, path) or _inside(path, args.out):
             raise UsageError(f"--out must be outside {opt} (and not hold it)", str(args.out))

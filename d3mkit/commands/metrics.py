@@ -8,7 +8,8 @@ import sys
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("metrics", help="list the registered metrics")
+    p = sub.add_parser("metrics", help="list the registered metrics",
+                       epilog="examples:\n  d3mkit metrics\n  d3mkit metrics --format json")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=_run)
 
@@ -25,6 +26,7 @@ def _task_types(types) -> str:
 
 
 def _run(args) -> int:
+    from d3mkit.commands.options import plain
     from d3mkit.registry import plugin_issues, registry
     reg = registry()
     metrics = [reg[n] for n in sorted(reg, key=lambda n: (not reg[n].standard, n.lower()))]
@@ -41,8 +43,11 @@ def _run(args) -> int:
                      "yes" if m.needs_confidence else "", ",".join(m.params),
                      m.applicability, m.source))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    for r in rows:
+    descriptions = [""] + [m.describe().get("description") or "" for m in metrics]
+    for r, text in zip(rows, descriptions):
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+        if text:   # what the metric measures, as in --format json
+            print(f"    {plain(text)}")
     print("* not a problemSchema 3.1.1 metric name: use {\"metric\": \"other\", \"specifyOther\": NAME}")
     for i in issues:
         print(i.format(), file=sys.stderr)

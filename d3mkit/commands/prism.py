@@ -9,7 +9,9 @@ from d3mkit.commands import seed_value
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("prism", help="PRISM weak supervision: extraction from captions, caption querying")
+    p = sub.add_parser("prism", help="PRISM weak supervision: extraction from captions, caption querying",
+                       epilog="examples:\n  d3mkit prism extract --captions captions.txt --out matches.jsonl\n"
+                              "  d3mkit prism query --premises premises.txt --captions captions.txt --top-k 10")
     cmds = p.add_subparsers(dest="prism_command", metavar="COMMAND", parser_class=type(p))
     cmds.required = True
 
@@ -31,12 +33,13 @@ def add_parser(sub) -> None:
     e.add_argument("--loose-slots", action="store_true",
                    help="do not apply PInKS' slot constraints (at least 10 characters, no commas or "
                         "other punctuation)")
-    e.add_argument("--output", type=Path, default=None, help="write here instead of stdout")
+    e.add_argument("--out", type=Path, default=None, metavar="FILE", help="write here instead of stdout")
+    e.add_argument("--force", action="store_true", help="replace an existing --out file")
     e.add_argument("--lfs", type=Path, default=None,
                    help="JSON list of labeling functions replacing Table 3")
     e.add_argument("--max-chars", type=int, default=2000,
                    help="skip (and count) sentences longer than this (default 2000)")
-    e.set_defaults(func=_extract)
+    e.set_defaults(func=_extract, _flags={"output": "--out"})
 
     q = cmds.add_parser("query", help="Caption Querying: ground premises in captions")
     q.add_argument("--premises", type=Path, required=True,
@@ -51,30 +54,39 @@ def add_parser(sub) -> None:
     q.add_argument("--no-length-filter", action="store_true",
                    help="keep texts outside one standard deviation of the mean length")
     q.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="output format")
-    q.add_argument("--output", type=Path, default=None, help="write here instead of stdout")
+    q.add_argument("--out", type=Path, default=None, metavar="FILE", help="write here instead of stdout")
+    q.add_argument("--force", action="store_true", help="replace an existing --out file")
     q.add_argument("--seed", type=seed_value, default=0, help="seed for encoders that use one (lsa)")
-    q.set_defaults(func=_query)
+    q.set_defaults(func=_query, _flags={"output": "--out"})
 
 
 def _extract(args) -> int:
     from d3mkit.benchmarks.prism.extract import run_extract
-    _check_output(args.output)
+    from d3mkit.commands.options import must_exist
+    must_exist(args.captions, args.lfs)
+    _check_output(args)
     run_extract(args.captions, threshold=args.threshold, fmt=args.format,
-                input_format=args.input_format, output=args.output, lfs_path=args.lfs,
+                input_format=args.input_format, output=args.out, lfs_path=args.lfs,
                 max_chars=args.max_chars, strict_slots=not args.loose_slots)
     return 0
 
 
-def _check_output(path) -> None:
-    if path is not None:
+def _check_output(args) -> None:
+    """``--out`` may be written: a regular file name, new unless ``--force``."""
+    if args.out is not None:
         from d3mkit.atomic import check_output_file
-        check_output_file(path, "--output")
+        from d3mkit.errors import OutputExists
+        check_output_file(args.out, "out")
+        if args.out.exists() and not args.force:
+            raise OutputExists(args.out)
 
 
 def _query(args) -> int:
     from d3mkit.benchmarks.prism.query import run_query
-    _check_output(args.output)
+    from d3mkit.commands.options import must_exist
+    must_exist(args.premises, args.captions)
+    _check_output(args)
     run_query(args.premises, args.captions, top_k=args.top_k, encoders=args.encoders,
-              length_filter=not args.no_length_filter, fmt=args.format, output=args.output,
+              length_filter=not args.no_length_filter, fmt=args.format, output=args.out,
               seed=args.seed)
     return 0

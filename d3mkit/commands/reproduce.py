@@ -10,7 +10,9 @@ from d3mkit.commands import defer
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's results or the example problems")
+    p = sub.add_parser("reproduce", help="reproduce a paper's results or the example problems",
+                       epilog="examples:\n  d3mkit reproduce problems --check\n"
+                              "  d3mkit reproduce abstraction --table 1 --out results")
     defer(p, _reproducers)   # the names come from the plug-in records: read when reproduce is parsed
     p.set_defaults(func=_run, _parser_class=type(p))
 
@@ -30,4 +32,6 @@ def _run(args) -> int:
     record = reproducers()[args.name]
     parser = args._parser_class(prog=f"d3mkit reproduce {args.name}", description=record.description or None)
     record.options(parser)
-    return int(record.run(parser.parse_args(args.rest)) or 0)
+    inner = parser.parse_args(args.rest)
+    args._parser = inner._parser    # errors name this reproducer's options (cli.flag_namer)
+    return int(record.run(inner) or 0)

@@ -8,7 +8,9 @@ from d3mkit.errors import UsageError
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("split", help="write dataSplits.csv from a problemDoc's dataSplits section")
+    p = sub.add_parser("split", help="write dataSplits.csv from a problemDoc's dataSplits section",
+                       epilog="examples:\n  d3mkit split out/wine/wine_problem\n"
+                              "  d3mkit split problems/p --datasets datasets/ --force")
     p.add_argument("problem_dir", type=Path, help="problem directory, its problemDoc.json or the task root")
     p.add_argument("--datasets", type=Path, action="append", default=[],
                    help="where to look for the dataset when it is not in the same task root (repeatable)")

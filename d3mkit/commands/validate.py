@@ -9,7 +9,6 @@ listed, a file that cannot be opened): never a silent pass. The report goes to s
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from d3mkit.errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
@@ -17,6 +16,8 @@ from d3mkit.errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
 
 def add_parser(sub) -> None:
     p = sub.add_parser("validate", help="validate problemDoc/datasetDoc/dataSplits/learningData",
+                       epilog="examples:\n  d3mkit validate out/wine\n  d3mkit validate problems/ --summary\n"
+                              "  d3mkit validate preds.csv --problem out/wine --format json",
                        description="Validate D3M documents: JSON syntax, schema, problem <-> dataset, "
                                    "dataset files, dataSplits. PATH may be a document, a problem or "
                                    "dataset directory, a task root or any tree containing them.")
@@ -25,6 +26,8 @@ def add_parser(sub) -> None:
                    help="where to look for a problem's dataset by datasetID (repeatable)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--strict", action="store_true", help="warnings make the documents invalid too")
+    p.add_argument("--summary", action="store_true",
+                   help="text format: list only the documents that fail, with their counts (for many roots)")
     p.add_argument("--list-codes", action="store_true", help="print the issue codes and exit")
     p.add_argument("--problem", type=Path, metavar="P",
                    help="the PATHs are predictions files of this problem (directory, problemDoc.json "
@@ -58,8 +61,9 @@ def run(args) -> int:
             raise UsageError("--targets needs --problem (it is the truth of predictions files)")
         from d3mkit.scoring.check import validate_all
         report = validate_all(args.paths, args.datasets)
-    out = report.to_json(args.strict) + "\n" if args.format == "json" else report.to_text(args.strict)
-    sys.stdout.write(out)
+    from d3mkit.commands.show import write
+    write(report.to_json(args.strict) + "\n" if args.format == "json"
+          else report.to_text(args.strict, summary=args.summary))
     if any(i.code == "file.unreadable" for i in report.issues()):
         return EXIT_USAGE    # a file that could not be read was not validated: never a pass
     return EXIT_OK if report.valid(args.strict) else EXIT_INVALID

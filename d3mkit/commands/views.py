@@ -6,7 +6,8 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("views", help="write the D3M TRAIN/TEST/SCORE views of a task root")
+    p = sub.add_parser("views", help="write the D3M TRAIN/TEST/SCORE views of a task root",
+                       epilog="example:\n  d3mkit views out/wine --out views")
     p.add_argument("task_root", type=Path)
     p.add_argument("--out", type=Path, required=True, help="directory to create (TRAIN/, TEST/, SCORE/)")
     p.add_argument("--force", action="store_true", help="replace an existing --out")

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.errors import EXIT_INVALID, ArgumentError, D3MKitError, InvalidArgument, UsageError, error
 from d3mkit.paths import escaped_error, outside_reason, partition_inside, require_inside
 
 PROBLEM_DOC, DATASET_DOC = "problemDoc.json", "datasetDoc.json"
@@ -66,7 +66,7 @@ def locate_task_root(path: Path | str) -> tuple[Path, str]:
     file inside one. Raises :class:`UsageError` (exit 2) otherwise."""
     given = p = Path(path)
     if not p.exists():
-        raise UsageError("path does not exist", str(p))
+        raise UsageError("path does not exist", str(p), code="usage.path")
     if not p.is_dir():
         p = p.parent
     for suffix in TASK_ROOT_PARTS:
@@ -85,7 +85,7 @@ def find_problem_doc(path: Path | str) -> Path:
     its parts). Raises :class:`UsageError` (exit 2) when there is none."""
     p = Path(path)
     if not p.exists():
-        raise UsageError("path does not exist", str(p))
+        raise UsageError("path does not exist", str(p), code="usage.path")
     if not p.is_dir():   # a file, or a FIFO/device that the JSON reader refuses by name
         return p
     if (p / PROBLEM_DOC).exists():
@@ -192,7 +192,7 @@ class DatasetFinder:
             if not s.exists():
                 raise UsageError("path does not exist", str(s), code="usage.path")
             if not s.is_dir():
-                raise UsageError("--datasets needs a directory", str(s), code="usage.path")
+                raise InvalidArgument("datasets", "needs a directory", str(s), code="usage.path")
 
     def dataset_id(self, doc: Path) -> str | None:
         """``about.datasetID`` of a datasetDoc.json, None when it has none or does not parse."""
@@ -265,7 +265,8 @@ def dataset_of(problem, search: Iterable[Path | str] = ()):
     if found is None and finder.broken:   # a candidate that cannot be read may be the one
         raise D3MKitError(finder.broken)
     if found is None:
-        raise D3MKitError(error("problem.dataset_missing", "inputs.data[0].datasetID",
-                                f"no datasetDoc.json with datasetID {did!r} in "
-                                f"{', '.join(finder.places(path))} (pass --datasets DIR)", str(path)))
+        raise ArgumentError([("problem.dataset_missing", "inputs.data[0].datasetID",
+                              f"no datasetDoc.json with datasetID {did!r} in "
+                              f"{', '.join(finder.places(path))} (pass {{datasets=DIR}})", str(path))],
+                            EXIT_INVALID)
     return DatasetDoc.load(found)

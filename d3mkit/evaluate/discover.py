@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from d3mkit.codes import CODES
+from d3mkit.errors import shown
 
 PREDICTIONS = "predictions.csv"
 PIPELINE_DOC = "pipelineDoc.json"
@@ -116,15 +117,6 @@ def escaped(name: str) -> str:
     'a\\\\x0ab'
     """
     return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in name)
-
-
-def shown(name: str) -> str:
-    """A name safe to write as UTF-8 (undecodable bytes as ``\\xNN``).
-
-    >>> shown("ok"), shown("bad\\udcff")
-    ('ok', 'bad\\\\xff')
-    """
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def file_digest(path: Path, h=None) -> str:

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from d3mkit.errors import Issue
+from d3mkit.errors import Issue, clean_text, shown
 
 KINDS = ("problemDoc", "datasetDoc", "dataSplits", "learningData", "table", "predictions")
 
@@ -71,24 +71,34 @@ class Report:
 
     def to_dict(self, strict: bool = False) -> dict:
         return {"valid": self.valid(strict),
-                "documents": [{"path": d.path, "kind": d.kind, "valid": d.valid(strict),
+                "documents": [{"path": shown(d.path), "kind": d.kind, "valid": d.valid(strict),
                                "issues": [i.to_dict() for i in d.issues]}
                               for d in self.documents]}
 
     def to_json(self, strict: bool = False) -> str:
         return json.dumps(self.to_dict(strict), indent=2, ensure_ascii=False)
 
-    def to_text(self, strict: bool = False) -> str:
+    def to_text(self, strict: bool = False, summary: bool = False) -> str:
+        """One line per document and one per issue; with ``summary``, only the documents
+        that fail, each with its counts (many task roots at once), and the verdict."""
         lines = []
         n_err = n_warn = 0
         for d in self.documents:
-            lines.append(f"{'ok  ' if d.valid(strict) else 'FAIL'} {d.path} ({d.kind})")
+            errs = sum(i.is_error for i in d.issues)
+            n_err += errs
+            n_warn += len(d.issues) - errs
+            path = clean_text(d.path, cut=False)
+            if summary:
+                if not d.valid(strict):
+                    lines.append(f"FAIL {path} ({d.kind}): {errs} error(s), {len(d.issues) - errs} warning(s)")
+                continue
+            lines.append(f"{'ok  ' if d.valid(strict) else 'FAIL'} {path} ({d.kind})")
             for i in d.issues:
-                n_err += i.is_error
-                n_warn += not i.is_error
                 where = f"{i.location}: " if i.location else ""
                 lines.append(f"  {where}{i.severity} [{i.code}] {i.message}")
         verdict = "valid" if self.valid(strict) else "INVALID"
-        lines.append(f"{len(self._docs)} document(s), {n_err} error(s), {n_warn} warning(s): {verdict}"
-                     + (" (--strict: warnings fail)" if strict and n_warn else ""))
+        n_fail = sum(not d.valid(strict) for d in self.documents)
+        lines.append(f"{len(self._docs)} document(s)" + (f", {n_fail} failing" if summary else "")
+                     + f", {n_err} error(s), {n_warn} warning(s): {verdict}"
+                     + (" (strict: warnings fail)" if strict and n_warn else ""))
         return "\n".join(lines) + "\n"

@@ -49,14 +49,13 @@ True
 
 from __future__ import annotations
 
-import difflib
 import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
 import d3mkit
-from d3mkit.errors import Issue, error
+from d3mkit.errors import Issue, close_match, error
 from d3mkit.docs.versions import BASE_VERSION, VERSIONS, declared_version, supported_version, version_issue
 
 _FORM_SUFFIX = {"jsonschema": "schema", "cerberus": "cerberus"}
@@ -163,8 +162,8 @@ def _names(values: Iterable[Any]) -> str:
 def _did_you_mean(value: Any, choices: Iterable[Any]) -> str:
     if not isinstance(value, str):
         return ""
-    match = difflib.get_close_matches(value, [str(c) for c in choices], n=1, cutoff=0.6)
-    return f"did you mean {_short(match[0])}?" if match else ""
+    match = close_match(value, choices)
+    return f"did you mean {_short(match)}?" if match else ""
 
 
 def _expected_types(types) -> str:

@@ -80,7 +80,7 @@ BUILDS = {
     "tabular-regression": ["tabular", "--dataset", "diabetes"],
     "value": ["value"] + TINY_GAMES,
     "value-detection": ["value-detection"] + TINY_GAMES,
-    "visudo": ["visudo", "--sources", "digits", "--train-count", "4", "--test-count", "4", "--valid-count", "1"],
+    "visudo": ["visudo", "--sources", "digits", "--n-train", "4", "--n-test", "4", "--n-valid", "1"],
     "abstraction": ["abstraction", "--n-train", "20", "--n-test", "10", "--workers", "1"],
     "pvli": ["prism", "--task", "pvli"],
     "pvlr": ["prism", "--task", "pvlr"],

@@ -165,13 +165,12 @@ def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None =
     """Write ``out/<name>/`` for protocol ``p`` and return its path. The PNG files are
     written on ``executor`` (:mod:`d3mkit.executor`; default this process): the images
     are drawn first, in order, so the bytes do not depend on it."""
-    from d3mkit.errors import D3MKitError
     from d3mkit.executor import Executor
     from d3mkit.package import TaskRootWriter
 
-    issues = p.problems()
-    if issues:
-        raise D3MKitError(issues)
+    problem = p.problem()
+    if problem is not None:
+        raise problem
     name = name or default_name(p, seed)
     images, meta = generate(p, np.random.default_rng(seed))
     n = len(meta)

@@ -43,5 +43,6 @@ def run_demo(out: Path, device: str, echo) -> None:
              "expectedAccuracyWithoutAbstraction": "what memorising the training images gives",
              "chanceCorrectedAccuracy": "0 = memoriser, 1 = perfect",
              "heldOutShapeAccuracy": "shapes 8-9, never seen mirrored: the abstraction test"}
-    for s in report.scores:
-        echo(f"     {s.metric} = {s.value:.4f}   ({notes.get(s.metric, '')})")
+    from d3mkit.display import score_table
+    for s, line in zip([None, *report.scores], score_table(report.scores)):
+        echo(f"     {line}" + (f"   ({notes[s.metric]})" if s is not None and s.metric in notes else ""))

@@ -50,7 +50,7 @@ import pandas as pd
 
 from d3mkit.benchmarks.abstraction import shapes as S
 from d3mkit.benchmarks.abstraction.transforms import TRANSFORMS, add_noise, get
-from d3mkit.errors import Issue, error
+from d3mkit.errors import EXIT_INVALID, ArgumentError, Issue
 
 MAX_IMAGES = 1_000_000   # one task root; a guard against typos such as --n-train 99999999999
 
@@ -82,41 +82,48 @@ class Protocol:
         return self.noise if self.test_noise is None else self.test_noise
 
     def problems(self) -> list[Issue]:
-        """Every reason this protocol cannot be generated (empty when it can)."""
+        """Every reason this protocol cannot be generated (empty when it can), each naming
+        the field at fault as its location."""
+        problem = self.problem()
+        return [] if problem is None else problem.issues
+
+    def problem(self) -> ArgumentError | None:
+        """Every reason this protocol cannot be generated as one
+        :class:`~d3mkit.errors.ArgumentError` (exit 1; the CLI names the options), or None."""
         out = []
         if self.transform not in TRANSFORMS:
-            out.append(error("abstraction.transform", "--transform",
+            out.append(("abstraction.transform", "{transform}",
                              f"unknown transformation {self.transform!r} "
                              f"(one of {', '.join(TRANSFORMS)})"))
         if not 0 <= self.transformed <= S.N_SHAPES:
-            out.append(error("abstraction.transformed", "--transformed",
+            out.append(("abstraction.transformed", "{transformed}",
                              f"K must be between 0 and {S.N_SHAPES} (the paper uses "
                              f"{', '.join(map(str, PAPER_K))}), got {self.transformed}"))
-        for flag, level in (("--noise", self.noise), ("--test-noise", self.test_noise)):
+        for field, level in (("noise", self.noise), ("test_noise", self.test_noise)):
             if level is None:
                 continue
             if not (level >= 0 and np.isfinite(level)):
-                out.append(error("abstraction.noise", flag,
+                out.append(("abstraction.noise", "{" + field + "}",
                                  f"noise level must be a number >= 0 (the paper uses 2, 4, 6), "
                                  f"got {level}"))
         if self.n_train < S.N_SHAPES:
-            out.append(error("abstraction.n_train", "--n-train",
+            out.append(("abstraction.n_train", "{n_train}",
                              f"the training set must hold every shape: n_train >= "
                              f"{S.N_SHAPES}, got {self.n_train}"))
         if self.n_test < S.N_SHAPES:
-            out.append(error("abstraction.n_test", "--n-test",
+            out.append(("abstraction.n_test", "{n_test}",
                              f"the test set must hold every shape: n_test >= "
                              f"{S.N_SHAPES}, got {self.n_test}"))
         if self.n_train + self.n_test > MAX_IMAGES:
-            out.append(error("abstraction.size", "--n-train/--n-test",
+            out.append(("abstraction.size", "{n_train}/{n_test}",
                              f"at most {MAX_IMAGES:,} images in one task root (the paper's largest "
                              f"set is far smaller), got {self.n_train + self.n_test:,}"))
         if (self.train_transformed_only and self.transform in TRANSFORMS
                 and len(get(self.transform).identities) == get(self.transform).n_outcomes):
-            out.append(error("abstraction.train_transformed_only", "--train-transformed-only",
+            out.append(("abstraction.train_transformed_only", "{train_transformed_only}",
                              f"transformation {self.transform!r} has no outcome other than "
                              f"the identity"))
-        return out
+        return ArgumentError(out, EXIT_INVALID) if out else None
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -56,24 +56,26 @@ class ReproduceConfig:
     def __post_init__(self):
         problems = self.problems()
         if problems:
-            from d3mkit.errors import UsageError
-            raise UsageError("; ".join(problems))
+            from d3mkit.errors import InvalidArgument
+            raise InvalidArgument(None, "; ".join(problems))
 
     def problems(self) -> list[str]:
+        """What is wrong with these fields, each message naming its field as ``{field}``
+        (an :class:`~d3mkit.errors.ArgumentError` template)."""
         out = []
         if not 1 <= self.table <= 13:
-            return [f"--table: the paper has Tables 1-13, not {self.table}"]
+            return [f"{{table}}: the paper has Tables 1-13, not {self.table}"]
         cols = table(self.table).n_train
         bad = [n for n in (self.n_train or ()) if n not in cols]
         if bad:
-            out.append(f"--n-train: Table {self.table} has columns "
+            out.append(f"{{n_train}}: Table {self.table} has columns "
                        f"{', '.join(map(str, cols))}, not {', '.join(map(str, bad))}")
-        for name, v in (("--repetitions", self.repetitions), ("--epochs", self.epochs),
-                        ("--batch-size", self.batch_size)):
+        for name, v in (("repetitions", self.repetitions), ("epochs", self.epochs),
+                        ("batch_size", self.batch_size)):
             if v < 1:
-                out.append(f"{name} must be at least 1, got {v}")
+                out.append(f"{{{name}}} must be at least 1, got {v}")
         if self.seed < 0:
-            out.append(f"--seed must be >= 0, got {self.seed}")
+            out.append(f"{{seed}} must be >= 0, got {self.seed}")
         return out
 
     @property
@@ -273,21 +275,21 @@ def add_arguments(parser) -> None:
     parser.add_argument("--epochs", type=int, default=M.EPOCHS)
     parser.add_argument("--batch-size", type=int, default=M.BATCH_SIZE)
     parser.add_argument("--seed", type=seed_value, default=0)
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    parser.add_argument("--device", default="cpu", choices=["auto", "cpu", "cuda"], help="default cpu")
     parser.add_argument("--out", type=Path, default=Path("results"),
                         help="directory for abstraction_table<N>.md and .csv (default results/)")
     runlog.add_arguments(parser, "repetitions")
 
 
 def config_from_args(args) -> ReproduceConfig:
-    from d3mkit.errors import UsageError
+    from d3mkit.errors import InvalidArgument
     cols = None
     if args.n_train:
         try:
             cols = tuple(int(x) for x in str(args.n_train).split(","))
         except ValueError:
-            raise UsageError(f"--n-train takes integers separated by commas, got "
-                             f"{args.n_train!r}") from None
+            raise InvalidArgument("n_train", f"takes integers separated by commas, got "
+                                             f"{args.n_train!r}") from None
     return ReproduceConfig(table=args.table, n_train=cols, repetitions=args.repetitions,
                            epochs=args.epochs, batch_size=args.batch_size, seed=args.seed,
                            device=args.device, out=args.out, resume=args.resume,

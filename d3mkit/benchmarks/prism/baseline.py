@@ -112,8 +112,8 @@ def _fusion(ld, train, test, args, task, echo) -> np.ndarray:
     device = choose_device(getattr(args, "device", "auto") or "auto")
     epochs = getattr(args, "epochs", None)
     if epochs is not None and epochs < 1:
-        from d3mkit.errors import UsageError
-        raise UsageError(f"--epochs must be at least 1, got {epochs}")
+        from d3mkit.errors import InvalidArgument
+        raise InvalidArgument("epochs", f"must be at least 1, got {epochs}")
     epochs = epochs or 30
     rng = seed_everything(getattr(args, "seed", 0) or 0)
     classes = np.array(sorted(set(ld.loc[train, "label"].astype(str))))
@@ -205,7 +205,7 @@ class PrismBaselineConfig(BaselineConfig):
     >>> PrismBaselineConfig(model="bert")
     Traceback (most recent call last):
     ...
-    d3mkit.errors.UsageError: error [usage] --model must be one of zero-rate, random, text, fusion, got 'bert'
+    d3mkit.errors.InvalidArgument: error [usage] model must be one of zero-rate, random, text, fusion, got 'bert'
     """
 
     model: str | None = "text"

@@ -10,8 +10,10 @@ _P = "d3mkit.benchmarks.prism"
 
 
 def _baseline(*requires: str) -> Baseline:
+    # only fusion trains a network: the others have no use for epochs or a device
     return Baseline(run=ref(f"{_P}.baseline:run_baseline"),
-                    config=ref(f"{_P}.baseline:PrismBaselineConfig.from_args"), requires=requires)
+                    config=ref(f"{_P}.baseline:PrismBaselineConfig.from_args"), requires=requires,
+                    unused=() if requires else ("epochs", "device"))
 
 
 BENCHMARK = Benchmark(

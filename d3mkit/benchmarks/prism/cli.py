@@ -40,7 +40,7 @@ import pandas as pd
 from d3mkit.benchmarks.prism.manifest import PVLI_SPLITS, Record, read_manifest
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.atomic import copy_file
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.errors import D3MKitError, InvalidArgument, UsageError, error
 from d3mkit.images import read_image
 
 TASKS = ("pvli", "pvlr")
@@ -127,7 +127,7 @@ def _load(manifest: Path, images: Path | None, task: str, skip_invalid: bool, ec
     if task not in TASKS:
         raise UsageError(f"unknown task {task!r} (pvli or pvlr)")
     if images is not None and not Path(images).is_dir():
-        raise UsageError("--images is not a directory", str(images))
+        raise InvalidArgument("images", "is not a directory", str(images), code="usage.path")
     records, issues = read_manifest(manifest, images, task=task, allow_unmarked=allow_unmarked,
                                     executor=executor)
     fatal = [i for i in issues if i.code == "prism.manifest.column"]
@@ -152,7 +152,7 @@ def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = 
     :func:`build_task_roots`. The per-image work (checking, copying, converting) runs on
     ``executor`` (:mod:`d3mkit.executor`; default this process), same bytes either way."""
     if not 0.0 < test_size < 1.0:
-        raise UsageError(f"--test-size must be between 0 and 1, got {test_size}")
+        raise InvalidArgument("test_size", f"must be between 0 and 1, got {test_size}")
     records, skipped = _load(manifest, images, task, skip_invalid, echo, executor=executor)
     if any(r.split in PVLI_SPLITS for r in records):
         raise UsageError(f"{manifest}: the manifest is in the PVLI layout (tuning, noisy-test, clean-test); "
@@ -178,9 +178,9 @@ def pvli_layout(records: list[Record], sizes: tuple[int, int] | None, seed: int,
         pool = [r for r in records if r.split == ""]
         n_t, n_n = sizes
         if n_t < 1 or n_n < 0 or n_t + n_n > len(pool):
-            raise UsageError(f"--pvli-sizes {n_t},{n_n}: the manifest has {len(pool)} record(s) without a "
-                             "split (the weak-supervision pool); need at least 1 tuning record and "
-                             "tuning + noisy-test <= the pool", str(manifest))
+            raise InvalidArgument("pvli_sizes", f"{{pvli_sizes={n_t},{n_n}}}: the manifest has {len(pool)} "
+                                  "record(s) without a split (the weak-supervision pool); need at least 1 "
+                                  "tuning record and tuning + noisy-test <= the pool", str(manifest))
         pick = np.random.default_rng(seed).permutation(len(pool))
         parts = {"tuning": [pool[i] for i in sorted(pick[:n_t])],
                  "noisy_test": [pool[i] for i in sorted(pick[n_t:n_t + n_n])], "clean_test": clean}
@@ -199,7 +199,7 @@ def build_task_roots(out: Path, manifest: Path, images: Path | None, task: str =
     ``<name>_clean_test``, each with the tuning records as TRAIN and its test set as TEST.
     The per-image work runs on ``executor`` (as :func:`build_task_root`)."""
     if not 0.0 < test_size < 1.0:
-        raise UsageError(f"--test-size must be between 0 and 1, got {test_size}")
+        raise InvalidArgument("test_size", f"must be between 0 and 1, got {test_size}")
     records, skipped = _load(manifest, images, task, skip_invalid, echo, allow_unmarked=pvli_sizes is not None,
                              executor=executor)
     name = name or f"prism_{task}"
@@ -327,7 +327,7 @@ def _sizes(text: str | None) -> tuple[int, int] | None:
     try:
         a, b = (int(x) for x in text.split(","))
     except ValueError:
-        raise UsageError(f"--pvli-sizes takes N_TUNING,N_NOISY_TEST (e.g. 16000,6000), got {text!r}") from None
+        raise InvalidArgument("pvli_sizes", f"takes N_TUNING,N_NOISY_TEST (e.g. 16000,6000), got {text!r}") from None
     return a, b
 
 

@@ -77,8 +77,8 @@ def _one_thread(fn):
 
 
 def _scores(report) -> str:
-    return ", ".join(f"{s.metric if not s.target else f'{s.metric}[{s.target}]'} {s.value:.3f}"
-                     for s in report.scores)
+    from d3mkit.display import score_line
+    return score_line(report.scores)
 
 
 def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 3) -> None:

@@ -43,7 +43,7 @@ from d3mkit.benchmarks.prism.labeling import (DEFAULT_THRESHOLD, LabelingFunctio
 from d3mkit.benchmarks.prism.manifest import jsonl_rows
 from d3mkit.benchmarks.prism.preprocess import preprocess_caption
 from d3mkit.atomic import write_text
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.errors import D3MKitError, InvalidArgument, UsageError, error
 
 FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
 MANIFEST_FIELDS = ("hypothesis", "image", "label", "rationale", "strategy", "source", "lf", "precision")
@@ -170,14 +170,15 @@ def detect_format(path: Path) -> str:
     >>> detect_format(Path("captions.parquet"))
     Traceback (most recent call last):
     ...
-    d3mkit.errors.UsageError: captions.parquet: error [usage] unknown caption file extension '.parquet': expected .txt (one caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass --input-format
+    d3mkit.errors.InvalidArgument: captions.parquet: error [usage] unknown caption file extension '.parquet': expected .txt (one caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass input_format
     """
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise UsageError(f"unknown caption file extension {path.suffix or '(none)'!r}: expected .txt (one "
-                         "caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual "
-                         "Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass "
-                         "--input-format", str(path))
+        raise InvalidArgument("input_format",
+                              f"unknown caption file extension {path.suffix or '(none)'!r}: expected .txt (one "
+                              "caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual "
+                              "Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass "
+                              "{input_format}", str(path))
     return fmt
 
 
@@ -381,9 +382,9 @@ def run_extract(captions: Path, *, threshold: float = DEFAULT_THRESHOLD, fmt: st
     or to stdout), print the summary to stderr."""
     from d3mkit.benchmarks.prism.labeling import load_labeling_functions
     if not 0.0 <= threshold <= 1.0:
-        raise UsageError(f"--threshold must be between 0 and 1, got {threshold}")
+        raise InvalidArgument("threshold", f"must be between 0 and 1, got {threshold}")
     if max_chars < 1:
-        raise UsageError(f"--max-chars must be at least 1, got {max_chars}")
+        raise InvalidArgument("max_chars", f"must be at least 1, got {max_chars}")
     lfs = load_labeling_functions(lfs_path) if lfs_path else None
     summary = Summary()
     images: dict | None = {} if fmt == "manifest" else None
@@ -418,8 +419,10 @@ def _with_images(records: Iterable[dict], images: dict, summary: Summary) -> Ite
 
 
 def write_output(path: Path, text: str) -> None:
-    """Write ``--output`` atomically; a directory or an unwritable place is a usage error."""
+    """Write ``path`` (the ``output`` argument) atomically; a directory or an unwritable
+    place is a usage error."""
     try:
         write_text(path, text)
     except OSError as exc:
-        raise UsageError(f"cannot write --output: {exc.strerror or exc}", str(path)) from None
+        raise InvalidArgument("output", f"cannot be written: {exc.strerror or exc}", str(path),
+                              code="output.unusable") from None

@@ -45,7 +45,7 @@ from typing import Iterable, Protocol, Sequence, TextIO
 
 import numpy as np
 
-from d3mkit.errors import UsageError
+from d3mkit.errors import InvalidArgument, UsageError
 
 DEFAULT_P = 0.9
 OFFLINE_ENCODERS = ("tfidf", "tfidf-char", "lsa")
@@ -353,7 +353,7 @@ def caption_query(premises: Iterable[tuple[str, str]], captions: Iterable[tuple[
     from d3mkit.benchmarks.prism.preprocess import preprocess_caption, preprocess_statement
     k = top_k
     if k < 1:
-        raise UsageError(f"--top-k must be at least 1, got {k}")
+        raise InvalidArgument("top_k", f"must be at least 1, got {k}")
     summary = summary if summary is not None else QuerySummary()
     prem = [(pid, preprocess_statement(t)) for pid, t in premises]
     prem = [(pid, t) for pid, t in prem if t]

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.config import BaselineConfig, check_choice, check_int, check_positive
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.errors import D3MKitError, InvalidArgument, error
 
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
@@ -184,7 +184,7 @@ class ValueBaselineConfig(BaselineConfig):
     >>> ValueBaselineConfig(image_size=8)
     Traceback (most recent call last):
     ...
-    d3mkit.errors.UsageError: error [usage] --image-size must be at least 32, got 8
+    d3mkit.errors.InvalidArgument: error [usage] image_size must be at least 32, got 8
     """
 
     model: str | None = "resnet18"
@@ -202,7 +202,7 @@ class ValueBaselineConfig(BaselineConfig):
         check_positive("lr", self.lr)
         if isinstance(self.weight_decay, bool) or not isinstance(self.weight_decay, (int, float)) \
                 or not math.isfinite(self.weight_decay) or self.weight_decay < 0:
-            raise UsageError(f"--weight-decay must be a finite number >= 0, got {self.weight_decay!r}")
+            raise InvalidArgument("weight_decay", f"must be a finite number >= 0, got {self.weight_decay!r}")
         check_choice("decode", self.decode, DECODERS)
         check_int("threads", self.threads, minimum=1, optional=True)
         if self.weights is not None:

@@ -22,7 +22,7 @@ import pandas as pd
 from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_source_arguments,
                                             make_dataset, open_writer)
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import UsageError
+from d3mkit.errors import InvalidArgument, UsageError
 
 
 def add_build_arguments(parser) -> None:
@@ -59,8 +59,8 @@ def build_task_root(args) -> Path:
     with open_writer(args, name, "value-detection") as w:
         rows, boxes = make_dataset(w, args, rng)
         if args.from_release is not None and boxes.empty:
-            raise UsageError(f"{args.from_release}: value-detection needs bounding boxes and the release "
-                             "has no bounding-box file (see d3mkit build value --from-release)")
+            raise InvalidArgument("from_release", f"{args.from_release}: value-detection needs bounding "
+                                  "boxes and the release has no bounding-box file")
         box = boxes[["x_min", "y_min", "x_max", "y_max"]].to_numpy()
         ld = pd.DataFrame({"d3mIndex": boxes["d3mIndex"].to_numpy(dtype=np.int64),
                            "image": boxes["image"].to_numpy(),

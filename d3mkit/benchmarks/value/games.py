@@ -113,8 +113,8 @@ def _positions_of_stream(fh, where: str, max_games: int | None) -> Iterator[str]
             break
         n += 1
         if max_games is None and n > limit("MAX_PGN_GAMES"):
-            raise _too_large(where, f"game {n}", "the file holds too many games (read fewer with "
-                             "--max-games)", "MAX_PGN_GAMES")
+            raise _too_large(where, f"game {n}", "the file holds too many games (or read fewer: "
+                             "max_games)", "MAX_PGN_GAMES")
         if game.errors:
             raise D3MKitError(error("pgn.game", f"game {n}",
                                     f"could not read the moves: {game.errors[0]}", where))

@@ -223,7 +223,7 @@ def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.nd
     :class:`~d3mkit.errors.D3MKitError` naming the file, the row (header = row 1) and the fault."""
     from d3mkit.benchmarks.value.boards import BoardError
     from d3mkit.benchmarks.value.layout import frame_to_codes
-    from d3mkit.errors import D3MKitError, UsageError, error
+    from d3mkit.errors import D3MKitError, InvalidArgument, UsageError, error
     from d3mkit.tables import read_table
     p = Path(path)
     if not p.is_file():
@@ -240,9 +240,9 @@ def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.nd
         others = [c for c in df.columns if c != "d3mIndex"]
         column = "board" if "board" in others else (others[0] if len(others) == 1 else None)
         if column is None:
-            raise UsageError(f"cannot tell which column holds the boards ({', '.join(others[:5])}"
-                             f"{', ...' if len(others) > 5 else ''}): need the 64 square columns "
-                             "a1 ... h8 or one FEN column; pass --column", str(p))
+            raise InvalidArgument("column", f"cannot tell which column holds the boards ({', '.join(others[:5])}"
+                                  f"{', ...' if len(others) > 5 else ''}): need the 64 square columns "
+                                  "a1 ... h8 or one FEN column; pass {column}", str(p))
     if not squares and column not in df.columns:
         raise D3MKitError(error("predictions.column", "row 1", f"no column {column!r}", str(p)))
     if len(df) == 0:
@@ -272,7 +272,7 @@ def write_report(codes: np.ndarray, out: Path | str, *, title: str | None = None
     from d3mkit.atomic import atomic_path, check_output_dir
     from d3mkit.docs.jsonio import dump_json
     from d3mkit.errors import UsageError
-    out = check_output_dir(out, "--out")
+    out = check_output_dir(out, "out")
     rep = rule_report(check(codes), random=random, severities=severity(codes))
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -290,7 +290,7 @@ def write_report(codes: np.ndarray, out: Path | str, *, title: str | None = None
 
 
 def main(argv: list[str] | None = None) -> int:
-    from d3mkit.errors import D3MKitError
+    from d3mkit.errors import D3MKitError, InvalidArgument, issues_for_cli
     ap = argparse.ArgumentParser(prog="python -m d3mkit.benchmarks.value.report",
                                  description="VALUE rule report (per-rule violations, eq. 8) of a predictions file")
     ap.add_argument("predictions", type=Path, help="predictions.csv (d3mIndex and the 64 square columns, or one FEN placement column)")
@@ -302,14 +302,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.samples < 1:
-            raise D3MKitError.single("", "usage", "", "--samples must be at least 1", exit_code=2)
+            raise InvalidArgument("samples", "must be at least 1")
         if args.seed < 0:
-            raise D3MKitError.single("", "usage", "", f"--seed must be >= 0, got {args.seed}", exit_code=2)
+            raise InvalidArgument("seed", f"must be >= 0, got {args.seed}")
         codes, _ = read_predictions(args.predictions, args.column)
         out = args.out or args.predictions.parent
         write_report(codes, out, random=random_frequencies(args.samples, args.seed))
     except D3MKitError as exc:
-        for i in exc.issues:
+        for i in issues_for_cli(exc):
             print(i.format(), file=sys.stderr)
         return exc.exit_code
     print((Path(out) / "rule_report.md").read_text(encoding="utf-8"), end="")

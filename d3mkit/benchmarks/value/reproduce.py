@@ -39,7 +39,7 @@ class ReproduceConfig(Config):
     >>> ReproduceConfig(models=("vgg",))
     Traceback (most recent call last):
     ...
-    d3mkit.errors.UsageError: error [usage] --models must be one of resnet18, resnet50, resnet101, got 'vgg'
+    d3mkit.errors.InvalidArgument: error [usage] models must be one of resnet18, resnet50, resnet101, got 'vgg'
     """
 
     n_train: int = 300

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.config import BuildConfig
-from d3mkit.errors import UsageError
+from d3mkit.errors import InvalidArgument
 
 IMAGE_NAME = "CV_{:07d}.jpg"        # the VALUE release's naming
 MEDIA_DIR = "media"
@@ -44,23 +44,23 @@ def add_source_arguments(parser) -> None:
     add_executor_arguments(parser, "rendering (same bytes whatever the count)")
 
 
-MAX_IMAGES = 10_000_000   # a guard against typos such as --n-train 99999999999
+MAX_IMAGES = 10_000_000   # a guard against typos such as n_train=99999999999
 
 
 def check_args(args) -> None:
     if args.n_train < 1 or args.n_test < 1:
-        raise UsageError(f"--n-train and --n-test must be at least 1 (got {args.n_train}, {args.n_test})")
+        raise InvalidArgument("n_train", f"{{n_train}} and {{n_test}} must be at least 1 (got {args.n_train}, {args.n_test})")
     if args.n_train + args.n_test > MAX_IMAGES:
-        raise UsageError(f"--n-train + --n-test must be at most {MAX_IMAGES:,} "
+        raise InvalidArgument("n_train", f"{{n_train}} + {{n_test}} must be at most {MAX_IMAGES:,} "
                          f"(one task root), got {args.n_train + args.n_test:,}")
     if not 16 <= args.size <= 4096:
-        raise UsageError(f"--size must be between 16 and 4096 pixels, got {args.size}")
+        raise InvalidArgument("size", f"must be between 16 and 4096 pixels, got {args.size}")
     if args.random_games is not None and args.random_games < 1:
-        raise UsageError(f"--random-games must be at least 1, got {args.random_games}")
+        raise InvalidArgument("random_games", f"must be at least 1, got {args.random_games}")
     if getattr(args, "max_games", None) is not None and args.max_games < 1:
-        raise UsageError(f"--max-games must be at least 1, got {args.max_games}")
+        raise InvalidArgument("max_games", f"must be at least 1, got {args.max_games}")
     if args.max_plies < 1:
-        raise UsageError(f"--max-plies must be at least 1, got {args.max_plies}")
+        raise InvalidArgument("max_plies", f"must be at least 1, got {args.max_plies}")
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class ValueBuildConfig(BuildConfig):
     >>> ValueBuildConfig(n_train=0)
     Traceback (most recent call last):
     ...
-    d3mkit.errors.UsageError: error [usage] --n-train and --n-test must be at least 1 (got 0, 50)
+    d3mkit.errors.InvalidArgument: error [usage] n_train and n_test must be at least 1 (got 0, 50)
     """
 
     n_train: int = 200
@@ -92,7 +92,7 @@ class ValueBuildConfig(BuildConfig):
     def check(self) -> None:
         super().check()
         if sum(x is not None for x in (self.pgn, self.random_games, self.from_release)) > 1:
-            raise UsageError("give one board source: --pgn, --random-games or --from-release")
+            raise InvalidArgument("pgn", "give one board source: {pgn}, {random_games} or {from_release}")
         check_args(self)
 
     @classmethod

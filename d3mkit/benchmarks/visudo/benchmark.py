@@ -16,7 +16,7 @@ BENCHMARK = Benchmark(
     description="ViSudo-PC task roots, one per (configuration, split index): is a grid of digit images a solved Sudoku?",
     build=ref(f"{_P}.cli:build"), build_options=ref(f"{_P}.cli:add_build_arguments"),
     example=("--strategy", "basic", "--sources", "digits", "--dimension", "4",
-             "--train-count", "2", "--test-count", "2", "--valid-count", "1"),
+             "--n-train", "2", "--n-test", "2", "--n-valid", "1"),
     baselines={"digit": _BASELINE, "visual": _BASELINE, "nesy": _BASELINE},
     default_model="visual",
     demo=ref(f"{_P}.demo:run_demo"),

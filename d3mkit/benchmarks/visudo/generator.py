@@ -67,7 +67,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from d3mkit.benchmarks.visudo import sudoku
-from d3mkit.errors import D3MKitError
+from d3mkit.errors import D3MKitError, argument_error
 
 STRATEGIES = ("basic", "perSplit", "perPuzzle", "perCell", "transfer")
 SPLITS = ("train", "test", "valid")
@@ -76,8 +76,11 @@ MAX_ATTEMPTS = 10_000
 PUZZLE_CORRUPTION_MAX = 10      # most replacements (or swaps) in one corrupted puzzle
 
 
-def _bad(code: str, location: str, message: str) -> D3MKitError:
-    return D3MKitError.single("", code, location, message)
+def _bad(code: str, param: str, message: str) -> D3MKitError:
+    """An invalid setting (exit 1), located at the :class:`Config` field ``param``."""
+    if not param:
+        return D3MKitError.single("", code, "", message)
+    return argument_error(code, param, message)
 
 
 MAX_PUZZLES = 1_000_000   # correct puzzles per split: a guard against typos
@@ -104,26 +107,26 @@ class Config:
     def check(self) -> None:
         """Exit-1 errors for impossible settings (label counts are checked in generate)."""
         if self.strategy not in STRATEGIES:
-            raise _bad("visudo.strategy", "--strategy",
+            raise _bad("visudo.strategy", "strategy",
                        f"unknown strategy {self.strategy!r}; known: {', '.join(STRATEGIES)}")
         sudoku.block_size(self.dimension)
         for k, v in self.counts().items():
             if v < 0:
-                raise _bad("visudo.count", f"--{k}-count", f"{k} count must be >= 0, got {v}")
+                raise _bad("visudo.count", f"{k}_count", f"{k} count must be >= 0, got {v}")
             if v > MAX_PUZZLES:
-                raise _bad("visudo.count", f"--{k}-count",
+                raise _bad("visudo.count", f"{k}_count",
                            f"{k} count {v} is over the limit of {MAX_PUZZLES:,} correct puzzles per split")
         if self.train_count < 1 or self.test_count < 1:
-            raise _bad("visudo.count", "--train-count", "train and test counts must be at least 1")
+            raise _bad("visudo.count", "train_count", "train and test counts must be at least 1")
         if not self.overlap >= 0:
-            raise _bad("visudo.overlap", "--overlap", f"overlap must be >= 0, got {self.overlap}")
+            raise _bad("visudo.overlap", "overlap", f"overlap must be >= 0, got {self.overlap}")
         if not 0 <= self.corrupt_chance < 1:
-            raise _bad("visudo.corrupt_chance", "--corrupt-chance",
+            raise _bad("visudo.corrupt_chance", "corrupt_chance",
                        f"corrupt chance must be in [0, 1), got {self.corrupt_chance}")
         if self.split < 0:
-            raise _bad("visudo.split", "--split", f"split index must be >= 0, got {self.split}")
+            raise _bad("visudo.split", "split", f"split index must be >= 0, got {self.split}")
         if self.strategy in ("basic", "transfer") and len(self.sources) != 1:
-            raise _bad("visudo.sources", "--sources",
+            raise _bad("visudo.sources", "sources",
                        f"the {self.strategy} task uses exactly one source, got "
                        f"{', '.join(self.sources)}")
 
@@ -230,7 +233,7 @@ def make_pools(catalog: Catalog, config: Config, rng: np.random.Generator) -> di
     if short.size:
         g = int(short[np.argmin(have[short])])
         more = f" (and {short.size - 1} other label(s))" if short.size > 1 else ""
-        raise _bad("visudo.images", "--sources",
+        raise _bad("visudo.images", "sources",
                    f"label {catalog.label_text(g)!r} has {int(have[g])} images but "
                    f"{need} are needed{more}: {d} per correct puzzle x ({counts['train']} "
                    f"train + {counts['test']} test + {counts['valid']} valid), never reused "
@@ -263,7 +266,7 @@ def _split_label_sets(config: Config, catalog: Catalog, rng: np.random.Generator
     d, need = config.dimension, required_labels(config)
     have = catalog.n_labels if config.strategy != "basic" else len(catalog.source_labels(0))
     if have < need:
-        raise _bad("visudo.labels", "--sources",
+        raise _bad("visudo.labels", "sources",
                    f"{config.strategy} puzzles of dimension {d} need {need} labels but "
                    f"{', '.join(catalog.sources)} provide{'s' if len(catalog.sources) == 1 else ''} {have}")
     if config.strategy == "basic":
@@ -313,7 +316,7 @@ def fill_puzzles(sets: np.ndarray, d: int, rng: np.random.Generator) -> np.ndarr
             lab[:, c] = s[rows, np.argmax(score, axis=1)]
         out[todo[~dead]] = lab[~dead]
         todo = todo[dead]
-    raise _bad("visudo.labels", "--sources", f"no correct puzzle after {MAX_ATTEMPTS} attempts")
+    raise _bad("visudo.labels", "sources", f"no correct puzzle after {MAX_ATTEMPTS} attempts")
 
 
 def _corrupt(labels: np.ndarray, images: np.ndarray, candidates: np.ndarray, pools: list,
@@ -365,7 +368,7 @@ def generate(config: Config, catalog: Catalog) -> PuzzleSet:
             sets = np.broadcast_to(fixed[s], (n, d))
         elif config.strategy == "perPuzzle":
             if len(avail) < d:
-                raise _bad("visudo.labels", "--sources", f"perPuzzle needs {d} labels, {len(avail)} available")
+                raise _bad("visudo.labels", "sources", f"perPuzzle needs {d} labels, {len(avail)} available")
             sets = avail[np.argsort(rng.random((n, len(avail))), axis=1)[:, :d]]
         else:                                                   # perCell: every label open
             sets = np.broadcast_to(avail, (n, len(avail)))

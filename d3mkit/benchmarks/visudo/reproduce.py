@@ -63,7 +63,7 @@ PAPER_FIGURE7 = ("the paper plots (no numbers given) the MNIST, EMNIST, FMNIST a
 
 @dataclass(frozen=True)
 class ReproduceConfig:
-    """What to run; checked on creation (UsageError naming the option)."""
+    """What to run; checked on creation (an ArgumentError naming the field)."""
 
     source: str = "mnist5k"
     source_dir: Path | None = None
@@ -82,27 +82,27 @@ class ReproduceConfig:
     from_csv: bool = False
 
     def __post_init__(self):
-        from d3mkit.errors import UsageError
+        from d3mkit.errors import InvalidArgument
         bad = []
         if self.splits < 1:
-            bad.append(f"--splits must be at least 1, got {self.splits}")
+            bad.append(f"{{splits}} must be at least 1, got {self.splits}")
         if min(self.train_count, self.test_count, self.valid_count) < 1:
-            bad.append("--train-count, --test-count and --valid-count must be at least 1")
+            bad.append("{train_count}, {test_count} and {valid_count} must be at least 1")
         if not self.overlaps or any(not (w >= 0 and np.isfinite(w)) for w in self.overlaps):
-            bad.append(f"--overlaps must be numbers >= 0, got {self.overlaps}")
+            bad.append(f"{{overlaps}} must be numbers >= 0, got {self.overlaps}")
         if not self.models or any(m not in MODELS for m in self.models):
-            bad.append(f"--models takes a subset of {','.join(MODELS)}, got {','.join(self.models)}")
+            bad.append(f"{{models}} takes a subset of {','.join(MODELS)}, got {','.join(self.models)}")
         if self.epochs is not None and self.epochs < 1:
-            bad.append(f"--epochs must be at least 1, got {self.epochs}")
+            bad.append(f"{{epochs}} must be at least 1, got {self.epochs}")
         if self.figure not in (None, 7):
-            bad.append(f"--figure: only Figure 7 has its own run (Table 3 and Figure 8 are "
+            bad.append(f"{{figure}}: only Figure 7 has its own run (Table 3 and Figure 8 are "
                        f"the default), got {self.figure}")
         sets = self.source_sets
         if self.figure is None and (len(sets) != 1 or len(sets[0]) != 1):
-            bad.append(f"--source: the basic task takes one source, got {self.source!r} "
-                       f"(combinations are for --figure 7)")
+            bad.append(f"{{source}}: the basic task takes one source, got {self.source!r} "
+                       f"(combinations are for {{figure=7}})")
         if bad:
-            raise UsageError("; ".join(bad))
+            raise InvalidArgument(None, "; ".join(bad))
 
     @property
     def source_sets(self) -> tuple[tuple[str, ...], ...]:
@@ -240,8 +240,8 @@ def command_line(cfg: ReproduceConfig) -> str:
     d = ReproduceConfig()
     parts = ["d3mkit reproduce visudo"]
     for name, flag in (("source", "--source"), ("splits", "--splits"),
-                       ("train_count", "--train-count"), ("test_count", "--test-count"),
-                       ("valid_count", "--valid-count"), ("epochs", "--epochs"), ("seed", "--seed")):
+                       ("train_count", "--n-train"), ("test_count", "--n-test"),
+                       ("valid_count", "--n-valid"), ("epochs", "--epochs"), ("seed", "--seed")):
         if getattr(cfg, name) != getattr(d, name):
             parts.append(f"{flag} {getattr(cfg, name)}")
     if cfg.source_dir is not None:
@@ -359,25 +359,25 @@ def add_arguments(parser) -> None:
                              "each --source combination; visudo_figure7.md and .csv)")
     parser.add_argument("--source-dir", type=Path, default=None)
     parser.add_argument("--splits", type=int, default=10, help="split indices (default 10)")
-    parser.add_argument("--train-count", type=int, default=50)
-    parser.add_argument("--test-count", type=int, default=50)
-    parser.add_argument("--valid-count", type=int, default=25)
+    parser.add_argument("--n-train", dest="train_count", type=int, default=50, help="correct train puzzles per split (default 50)")
+    parser.add_argument("--n-test", dest="test_count", type=int, default=50, help="correct test puzzles per split (default 50)")
+    parser.add_argument("--n-valid", dest="valid_count", type=int, default=25, help="correct valid puzzles per split (default 25)")
     parser.add_argument("--overlaps", default="0,0.5,1,2",
                         help="overlap values ω (default 0,0.5,1,2; 0 alone = Table 3)")
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--epochs", type=int, default=None, help="override every model's default")
     parser.add_argument("--seed", type=seed_value, default=0)
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    parser.add_argument("--device", default="cpu", choices=["auto", "cpu", "cuda"], help="default cpu")
     parser.add_argument("--out", type=Path, default=Path("results"))
     runlog.add_arguments(parser, "models")
 
 
 def config_from_args(args) -> ReproduceConfig:
-    from d3mkit.errors import UsageError
+    from d3mkit.errors import InvalidArgument
     try:
         overlaps = tuple(float(x) for x in str(args.overlaps).split(",") if x.strip())
     except ValueError:
-        raise UsageError(f"--overlaps takes numbers separated by commas, got {args.overlaps!r}") from None
+        raise InvalidArgument("overlaps", f"takes numbers separated by commas, got {args.overlaps!r}") from None
     models = tuple(m.strip() for m in str(args.models).split(",") if m.strip())
     return ReproduceConfig(source=args.source, source_dir=args.source_dir, splits=args.splits,
                            train_count=args.train_count, test_count=args.test_count,

