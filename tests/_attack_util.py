@@ -40,9 +40,13 @@ def refused(argv, capsys, code_name: str, exit_code: int = 1, path=None) -> str:
 
 
 def scores(out: str) -> dict[str, float]:
-    """scores.csv text (stdout of ``score``) as {metric: value}."""
-    df = pd.read_csv(io.StringIO(out))
-    return dict(zip(df["metric"], df["value"].astype(float)))
+    """The stdout of ``score --format json`` (full precision) or of ``score`` (the
+    metric/value table) as {metric: value}."""
+    if out.lstrip().startswith("{"):
+        return {s["metric"]: float("nan") if s["value"] is None else float(s["value"])
+                for s in json.loads(out)["scores"]}
+    rows = [line.split() for line in out.splitlines()[1:] if line.strip()]
+    return {r[0]: float(r[1]) for r in rows}
 
 
 def class_task(tmp: Path, name="t", metrics=("accuracy", "f1Macro"), frame=None, **kw) -> Path:

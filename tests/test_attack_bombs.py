@@ -256,7 +256,7 @@ def test_multilabel_invented_labels_within_limits_score_right(multilabel, tmp_pa
     pred_sets = [{"ab"[i % 2]} | {f"x{k}" for k in range(i)} for i in test]
     lines = ["d3mIndex,tag"] + [f"{i},{lab}" for i, s in zip(test, pred_sets) for lab in sorted(s)]
     pred = _preds(tmp_path, "\n".join(lines) + "\n")
-    code, out, err = run(["score", "--problem", multilabel, "--predictions", pred], capsys)
+    code, out, err = run(["score", "--problem", multilabel, "--predictions", pred, "--format", "json"], capsys)
     assert code == 0, err
     mlb = MultiLabelBinarizer().fit(true_sets + pred_sets)
     yt, yp = mlb.transform(true_sets), mlb.transform(pred_sets)

@@ -25,7 +25,7 @@ def _write(path, df):
 
 
 def _score(root, pred, capsys, *extra):
-    code, out, err = run(["score", "--problem", root, "--predictions", pred, *extra], capsys)
+    code, out, err = run(["score", "--problem", root, "--predictions", pred, "--format", "json", *extra], capsys)
     assert code == 0, err
     assert "Warning" not in err, err          # numpy/pandas warnings never leak
     return scores(out), err

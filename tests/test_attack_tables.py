@@ -136,7 +136,7 @@ def test_big_integer_labels_score_exactly(tmp_path, capsys, name):
     root = _int_task(tmp_path, truth)
     p = tmp_path / "pred.csv"
     p.write_text("d3mIndex,y\n" + "".join(f"{i},{v}\n" for i, v in enumerate(pred)))
-    code, out, err = run(["score", "--problem", root, "--predictions", p], capsys)
+    code, out, err = run(["score", "--problem", root, "--predictions", p, "--format", "json"], capsys)
     assert code == 0, err
     exact = [int(Decimal(str(v))) for v in pred]            # the hand computation, exact
     got = scores(out)

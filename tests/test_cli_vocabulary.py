@@ -276,3 +276,10 @@ def test_validate_json_escapes_undecodable_bytes_of_a_path(tmp_path):
     text = p.stdout.decode("utf-8")          # never raw 0xff: valid UTF-8 JSON
     doc = json.loads(text)
     assert "\\xff" in json.dumps(doc) or "\\\\xff" in text
+
+
+def test_score_out_never_replaces_what_it_reads(wine, capsys):
+    truth = wine / "wine_dataset" / "tables" / "learningData.csv"
+    before = truth.read_bytes()
+    code, _, err = run(_score(wine, "--out", truth, "--force"), capsys)
+    assert code == 2 and "[output.is_input]" in err and truth.read_bytes() == before

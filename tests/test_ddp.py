@@ -79,5 +79,5 @@ def test_two_gloo_processes_train_one_model_and_rank_zero_writes(tmp_path):
     sol = next(root.glob("*_solution"))
     info = json.loads((sol / "baseline.json").read_text())
     assert info["processes"] == 2 and info["backend"] == "gloo"
-    assert out.stdout.count("accuracy\t") == 1                 # only rank 0 reports
+    assert out.stdout.count("\naccuracy ") == 1                # only rank 0 reports
     assert len((sol / "predictions.csv").read_text().splitlines()) == 21

@@ -1,4 +1,4 @@
-"""Outputs (issue 10 §4): ``--output``/``--out`` never follow or replace a symlink, FIFO,
+"""Outputs (issue 10 §4): ``--out`` never follow or replace a symlink, FIFO,
 device node or socket (usage error, exit 2, the thing untouched, no hang), and everything
 d3mkit creates honours the umask (0644/0755 under 022, not tempfile's 0600/0700).
 
@@ -106,16 +106,16 @@ DIR_KINDS = ["symlink to a directory", "dangling symlink", "symlink to a file", 
 def _file_cmd(name, wine, out):
     root = wine
     return {
-        "score --output": ["score", "--problem", root, "--predictions", root.parent / "predictions.csv",
+        "score --out": ["score", "--problem", root, "--predictions", root.parent / "predictions.csv",
                            "--out", out],
         "convert --out": ["convert", root / "wine_problem", "--to", "4.0.0", "--out", out, "--force"],
         "prism extract --out": ["prism", "extract", "--captions", root.parent / "captions.txt", "--out", out],
-        "prism query --output": ["prism", "query", "--premises", root.parent / "captions.txt",
+        "prism query --out": ["prism", "query", "--premises", root.parent / "captions.txt",
                                  "--captions", root.parent / "captions.txt", "--out", out],
     }[name]
 
 
-FILE_CMDS = ["score --output", "convert --out", "prism extract --out", "prism query --output"]
+FILE_CMDS = ["score --out", "convert --out", "prism extract --out", "prism query --out"]
 
 
 @pytest.mark.parametrize("kind", FILE_KINDS)
@@ -153,7 +153,7 @@ def test_directory_outputs_refuse_non_directories(wine, tmp_path, capsys, cmd, k
 
 def test_score_output_to_dev_null_is_refused(wine, capsys):
     """The issue's example: as root this would have replaced the system's /dev/null."""
-    code, _, err = run(_file_cmd("score --output", wine, Path("/dev/null")), capsys)
+    code, _, err = run(_file_cmd("score --out", wine, Path("/dev/null")), capsys)
     assert code == 2 and "/dev/null" in err and "character device" in err
     assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
 
@@ -182,7 +182,7 @@ def umask_of(request):
     os.umask(old)
 
 
-UMASK_CMDS = ["build", "views", "score --output", "convert --out", "split", "baseline"]
+UMASK_CMDS = ["build", "views", "score --out", "convert --out", "split", "baseline"]
 
 
 @pytest.mark.parametrize("umask_of", [0o022, 0o027, 0o077, 0o002], indirect=True)
@@ -195,8 +195,8 @@ def test_created_files_and_directories_honour_the_umask(wine, tmp_path, capsys, 
     elif cmd == "views":
         code, _, _ = run(["views", wine, "--out", tmp_path / "v"], capsys)
         made = tmp_path / "v"
-    elif cmd == "score --output":
-        code, _, _ = run(_file_cmd("score --output", wine, tmp_path / "scores.csv"), capsys)
+    elif cmd == "score --out":
+        code, _, _ = run(_file_cmd("score --out", wine, tmp_path / "scores.csv"), capsys)
         made = tmp_path / "scores.csv"
     elif cmd == "convert --out":
         code, _, _ = run(_file_cmd("convert --out", wine, tmp_path / "p.json"), capsys)

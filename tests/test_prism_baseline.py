@@ -82,5 +82,5 @@ def test_cli_baseline_defaults_to_text_for_prism(tmp_path, capsys):
     t = _task(tmp_path, image_decides=False)
     assert main(["baseline", str(t.root)]) == 0
     out = capsys.readouterr().out
-    assert "accuracy\t1" in out and (t.solution_dir / "baseline.json").read_text().count('"text"') == 1
+    assert "\naccuracy  1\n" in out and (t.solution_dir / "baseline.json").read_text().count('"text"') == 1
     assert main(["baseline", str(t.root), "--model", "random", "--seed", "3"]) == 0

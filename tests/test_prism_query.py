@@ -185,7 +185,7 @@ def test_default_is_several_encoders_and_one_encoder_warns(tmp_path, capsys):
     assert set(row["ranks"]) >= set(OFFLINE_ENCODERS) and row["agreement"] is not None
     assert "warning: one encoder" not in capsys.readouterr().err
     assert main(["prism", "query", "--premises", str(prem), "--captions", str(caps), "--top-k", "2",
-                 "--encoders", "tfidf", "--no-length-filter", "--out", str(out)]) == 0
+                 "--encoders", "tfidf", "--no-length-filter", "--out", str(out), "--force"]) == 0
     assert "warning: one encoder: the model agreement is undefined" in capsys.readouterr().err
     s = QuerySummary()
     caption_query([("p", "the glass is shattered")], [("c", "the glass is shattered on the floor")],

@@ -34,10 +34,10 @@ def test_score_writes_scores_csv(task, tmp_path, capsys, which):
     assert not list(out.parent.glob(".*"))   # no temporary file left
 
 
-def test_score_prints_csv_and_json(task, tmp_path, capsys):
+def test_score_prints_a_table_and_json(task, tmp_path, capsys):
     pred = write_csv(tmp_path / "p.csv", GOOD)
     assert main(["score", "--problem", str(task), "--predictions", str(pred)]) == 0
-    assert capsys.readouterr().out.startswith("index,problemID,metric,value\n0,t_problem,accuracy,0.8\n")
+    assert capsys.readouterr().out.splitlines()[:2] == ["metric    value", "accuracy  0.8"]
     assert main(["score", "--problem", str(task), "--predictions", str(pred), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["problemID"] == "t_problem"
@@ -49,7 +49,7 @@ def test_score_explicit_dataset_and_targets(task, tmp_path, capsys):
     pred = write_csv(tmp_path / "p.csv", GOOD)
     assert main(["score", "--problem", str(task / "t_problem"), "--predictions", str(pred),
                  "--datasets", str(task / "t_dataset")]) == 0
-    assert "accuracy,0.8" in capsys.readouterr().out
+    assert "accuracy  0.8" in capsys.readouterr().out
     tg = write_csv(tmp_path / "targets.csv", "d3mIndex,y\n1,b\n3,a\n5,c\n7,b\n9,a\n")
     assert main(["score", "--problem", str(task / "t_problem"), "--predictions", str(pred),
                  "--targets", str(tg), "--format", "json"]) == 0
@@ -102,7 +102,7 @@ def test_metrics_text_table_columns_line_up(capsys):
     lines = capsys.readouterr().out.splitlines()
     header = lines[0].split()
     assert header[:4] == ["NAME", "BETTER", "BEST", "WORST"]
-    rows = {ln.split()[0]: ln.split() for ln in lines[1:] if ln and not ln.startswith("*")}
+    rows = {ln.split()[0]: ln.split() for ln in lines[1:] if ln and not ln.startswith(("*", " "))}
     assert rows["accuracy"][1:4] == ["higher", "1", "0"]
     assert rows["meanSquaredError"][1:4] == ["lower", "0", "inf"]
     assert rows["accuracy"][-1] == "d3mkit.scoring.metrics"

@@ -26,7 +26,7 @@ def test_baseline_one_epoch(task_root, model, capsys):
     assert main(["baseline", str(task_root), "--model", model, "--epochs", "1", "--device", "cpu",
                  "--quiet"]) == 0
     out = capsys.readouterr()
-    assert "rocAuc\t" in out.out and "accuracy\t" in out.out
+    assert "\nrocAuc " in out.out and "\naccuracy " in out.out
     name = task_root.name
     sol = task_root / f"{name}_solution"
     pred = pd.read_csv(sol / "predictions.csv")

@@ -70,7 +70,7 @@ def d3mkit_score(pdoc: Path, pred: Path, targets: Path | None, out: Path) -> tup
     env = dict(os.environ, PYTHONPATH=str(REPO))
     truth = ["--targets", targets] if targets is not None else []
     runs = [run_measured("d3mkit", ["score", "--problem", pdoc, "--predictions", pred, *truth,
-                                    "--output", out, "--format", "json"], env) for _ in range(3)]
+                                    "--out", out, "--force", "--format", "json"], env) for _ in range(3)]
     p = runs[-1]
     if p["code"] != 0:
         raise SystemExit(f"d3mkit score failed: {p['stdout']}{p['stderr']}")

@@ -9,7 +9,6 @@ written with ``\\u00e9`` escapes there (:func:`write`), so it stays valid JSON.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
@@ -35,6 +34,7 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _json_escape(m: re.Match) -> str:
+    import json
     return json.dumps(m.group(0))[1:-1]    # \u00e9, or a surrogate pair beyond the BMP
 
 
@@ -50,6 +50,7 @@ def write(text: str, stream=None) -> None:
 
 def print_json(obj) -> None:
     """``obj`` as indented JSON on stdout."""
+    import json
     write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
