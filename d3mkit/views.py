@@ -41,7 +41,7 @@ import pandas as pd
 from d3mkit.atomic import StagedDir, check_output_dir, copy_file, copy_tree
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, OutputExists, OutputInsideInput, UsageError, require_path, require_type
+from d3mkit.errors import D3MKitError, OutputExists, OutputInsideInput, require_path, require_type
 from d3mkit.paths import CODE as PATH_ESCAPE, lexical_escape, outside_reason, resolve_inside, walk_files
 from d3mkit.splits import read_splits, select, splits_path
 from d3mkit.tables import write_table
