@@ -6,8 +6,8 @@ command shares (installed by :class:`d3mkit.cli.Parser`):
   datasets; ``--device {auto,cpu,cuda}``; ``--format text|json`` for what is printed.
 * **Old spellings** (:data:`DEPRECATED`) stay for one release as hidden aliases: they work,
   are not in ``--help``, and print a one-line deprecation note on stderr. An alias is added
-  to a parser only where the new option exists and the old spelling means nothing else
-  there (``build tabular --dataset wine`` is not the score's old ``--dataset``).
+  only to the commands that had the old spelling (``build tabular --dataset wine`` is not
+  the score's old ``--dataset``).
 * **Help** is plain text: reST markup from docstrings (````x````, ``:func:`x```) is
   shown as ``'x'``; descriptions and example epilogs keep their line breaks.
 * **Flags of parameters.** :func:`flag_table` maps a parser's destinations (the Python
@@ -23,14 +23,16 @@ import argparse
 import re
 import sys
 
-#: old spelling -> the spelling of the one vocabulary (kept, hidden, for one release)
+#: old spelling -> (the spelling of the one vocabulary, the commands that had the old one);
+#: kept, hidden, for one release
+_COUNTS = ("d3mkit build visudo", "d3mkit reproduce visudo")
 DEPRECATED = {
-    "--output": "--out",
-    "-o": "--out",
-    "--dataset": "--datasets",
-    "--train-count": "--n-train",
-    "--test-count": "--n-test",
-    "--valid-count": "--n-valid",
+    "--output": ("--out", ("d3mkit score", "d3mkit convert", "d3mkit prism extract", "d3mkit prism query")),
+    "-o": ("--out", ("d3mkit convert",)),
+    "--dataset": ("--datasets", ("d3mkit score",)),
+    "--train-count": ("--n-train", _COUNTS),
+    "--test-count": ("--n-test", _COUNTS),
+    "--valid-count": ("--n-valid", _COUNTS),
 }
 
 _REST = re.compile(r"``([^`]+)``|:[a-z]+:`~?([^`]+)`")
@@ -82,9 +84,9 @@ def add_aliases(parser: argparse.ArgumentParser) -> None:
         return
     parser._aliases_added = True
     known = {o: a for a in parser._actions for o in a.option_strings}
-    for old, new in DEPRECATED.items():
+    for old, (new, commands) in DEPRECATED.items():
         target = known.get(new)
-        if target is None or old in known:
+        if target is None or old in known or parser.prog not in commands:
             continue
         group = next((g for g in parser._mutually_exclusive_groups if target in g._group_actions), parser)
         group.add_argument(old, action=_Deprecated, target=target, new=new, dest=target.dest,
