@@ -379,7 +379,10 @@ def test_score_output_never_overwrites_an_input(wine, predictions, capsys, which
     target = predictions if which == "predictions" else wine / "wine_problem" / "problemDoc.json"
     before = target.read_bytes()
     code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--out", target], capsys)
-    assert code == 2 and "[output.is_input]" in err and str(target) in err
+    assert code == 2 and "[output.exists]" in err and str(target) in err     # refused without --force
+    code, _, err = run(["score", "--problem", wine, "--predictions", predictions, "--out", target, "--force"],
+                       capsys)
+    assert code == 2 and "[output.is_input]" in err and str(target) in err   # and never over an input
     assert target.read_bytes() == before
 
 
