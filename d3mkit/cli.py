@@ -63,7 +63,6 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {suggest_choice(message)}{extra}\n")
 
 
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``only`` (a command name) just that command's module is imported,
     so ``d3mkit validate ...`` never pays for ``build``'s imports (start-up time)."""
