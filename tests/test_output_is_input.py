@@ -45,13 +45,13 @@ def _refused(argv, victim: Path, capsys):
 def test_score_never_writes_over_a_file_it_read(wine, name, capsys):
     victim = wine / INPUTS[name]
     preds = wine.parent / "predictions.csv"
-    err = _refused(["score", "--problem", wine, "--predictions", preds, "--output", victim], victim, capsys)
+    err = _refused(["score", "--problem", wine, "--predictions", preds, "--out", victim, "--force"], victim, capsys)
     assert str(victim) in err
 
 
 def test_score_never_writes_over_its_predictions(wine, capsys):
     preds = wine.parent / "predictions.csv"
-    _refused(["score", "--problem", wine, "--predictions", preds, "--output", preds], preds, capsys)
+    _refused(["score", "--problem", wine, "--predictions", preds, "--out", preds, "--force"], preds, capsys)
 
 
 def test_another_name_for_the_same_file_is_the_same_input(wine, capsys):
@@ -59,22 +59,22 @@ def test_another_name_for_the_same_file_is_the_same_input(wine, capsys):
     link = wine.parent / "hardlink.csv"
     os.link(victim, link)
     preds = wine.parent / "predictions.csv"
-    _refused(["score", "--problem", wine, "--predictions", preds, "--output", link], victim, capsys)
+    _refused(["score", "--problem", wine, "--predictions", preds, "--out", link, "--force"], victim, capsys)
     dotted = wine / "wine_problem" / ".." / INPUTS["learningData"]
-    _refused(["score", "--problem", wine, "--predictions", preds, "--output", dotted], victim, capsys)
+    _refused(["score", "--problem", wine, "--predictions", preds, "--out", dotted, "--force"], victim, capsys)
 
 
 def test_convert_never_writes_over_its_input(wine, capsys):
     doc = wine / INPUTS["problemDoc"]
     alias = wine.parent / "alias.json"
     os.link(doc, alias)
-    _refused(["convert", doc, "--to", "4.0.0", "--output", alias, "--force"], doc, capsys)
+    _refused(["convert", doc, "--to", "4.0.0", "--out", alias, "--force"], doc, capsys)
 
 
 def test_an_output_beside_the_inputs_is_still_written(wine, capsys):
     preds = wine.parent / "predictions.csv"
     out = wine / "wine_problem" / "scores.csv"
-    assert main(["score", "--problem", str(wine), "--predictions", str(preds), "--output", str(out)]) == 0
+    assert main(["score", "--problem", str(wine), "--predictions", str(preds), "--out", str(out)]) == 0
     assert out.read_text().startswith("index,problemID,metric,value")
 
 
