@@ -15,7 +15,9 @@ def _db_argument(p) -> None:
 
 def add_parser(sub) -> None:
     p = sub.add_parser("challenge", help="make and run a challenge for the evaluation server",
-                       description="Organiser commands of the evaluation server (docs/server.md).")
+                       description="Organiser commands of the evaluation server (docs/server.md).",
+                       epilog="examples:\n  d3mkit challenge create --problems out --out challenge\n"
+                              "  d3mkit challenge team add challenge alpha")
     cmds = p.add_subparsers(dest="challenge_command", metavar="COMMAND", parser_class=type(p))
     cmds.required = True
 

@@ -11,7 +11,8 @@ def add_parser(sub) -> None:
     from d3mkit.executor import add_executor_arguments
     p = sub.add_parser("serve", help="run the evaluation server of a challenge",
                        description="Teams submit predictions over HTTP; workers score them; the "
-                                   "leaderboard updates live (docs/server.md).")
+                                   "leaderboard updates live (docs/server.md).",
+                       epilog="example:\n  d3mkit serve challenge --port 8000")
     p.add_argument("challenge", type=Path, metavar="CHALLENGE")
     p.add_argument("--db", metavar="URL", default=None,
                    help="database URL (default: CHALLENGE/challenge.sqlite)")

@@ -10,7 +10,9 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("submit", help="submit a predictions.csv to an evaluation server")
+    p = sub.add_parser("submit", help="submit a predictions.csv to an evaluation server",
+                       epilog="example:\n  d3mkit submit --server http://127.0.0.1:8000 --token TOKEN "
+                              "--problem PROBLEM_ID predictions.csv --wait")
     p.add_argument("--server", required=True, help="the server's URL, e.g. http://127.0.0.1:8000")
     p.add_argument("--token", default=None,
                    help="the team token (default: the environment variable D3MKIT_TOKEN)")
