@@ -41,7 +41,7 @@ def _run(args) -> int:
     if unknown:
         raise UsageError(f"--only {', '.join(unknown)}: unknown part (known: {', '.join(parts)})")
     from d3mkit.atomic import check_output_dir
-    check_output_dir(args.out, "--out")
+    check_output_dir(args.out, "out")
     args.out.mkdir(parents=True, exist_ok=True)
     chosen = [(part, demo) for part, demo in parts.items() if not args.only or part in args.only]
     echo = _echoer(args.verbose)

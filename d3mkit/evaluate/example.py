@@ -17,7 +17,7 @@ def write_example(root: Path, *, force: bool = False) -> tuple[Path, Path]:
     from d3mkit.atomic import StagedDir
     from d3mkit.evaluate.synthetic import make_campaign
     with StagedDir(Path(root), force=force or (Path(root).is_dir() and not any(Path(root).iterdir())),
-                   option="--example") as tmp:
+                   param="example") as tmp:
         make_campaign(tmp, systems=len(SYSTEMS), problems=3, rows=90, seed=25, malformed=0.0, folds=3,
                       names=SYSTEMS, broken=BROKEN)
     return Path(root) / "problems", Path(root) / "submissions"
