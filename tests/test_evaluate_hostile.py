@@ -258,8 +258,18 @@ def test_two_concurrent_runs_never_mix_their_outputs(tmp_path):
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
     p, s = make_campaign(tmp_path, systems=6, problems=8, rows=20_000, seed=25, malformed=0)
     proc = _run_cli(["--problems", str(p), "--submissions", str(s), "--out", str(tmp_path / "out"),
-                     "--workers", "2", "--bootstrap", "2000"], start_new_session=True)
-    time.sleep(6)
+                     "--workers", "2", "--bootstrap", "20000"], start_new_session=True)
+    # interrupt once the workers run (a fixed sleep raced a fast machine, which had finished)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if children.read_text().split():
+                break
+        except OSError:
+            pass
+        time.sleep(0.05)
+    time.sleep(1.0)
     assert proc.poll() is None, proc.communicate()
     os.killpg(proc.pid, signal.SIGINT)                            # as a terminal does: the whole group
     out, err = proc.communicate(timeout=120)
