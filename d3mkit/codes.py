@@ -124,6 +124,12 @@ OTHER: dict[str, tuple[str, str]] = {
     "problem.no_targets": (E, "a problemDoc names no targets"),
     "problem.unusable": (E, "a problemDoc without a datasetID or targets cannot be worked with"),
     "manifest.type": (E, "a task root's <name>_debug/manifest.json is not a JSON object"),
+    # digests of a task root's files (d3mkit.digests; d3mkit validate --verify-digests)
+    "digest.changed": (E, "a file's bytes differ from the sha256 its manifest recorded (or it became a symlink)"),
+    "digest.missing": (E, "a file the manifest's digests record is gone"),
+    "digest.unexpected": (E, "a file of the task root that the manifest's digests do not record"),
+    "digest.none": (E, "the manifest records no digests to verify (written before d3mkit recorded them)"),
+    "digest.malformed": (E, "the manifest's digests field is not path -> {sha256, bytes}"),
     # metrics and the registry
     "metric.unknown": (E, "a metric name is not in the metric registry (scoring cannot go on)"),
     "metric.missing": (E, "a performanceMetrics entry names no metric ('other' needs specifyOther)"),

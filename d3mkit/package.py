@@ -15,6 +15,10 @@ Usage::
         w.write_problem_doc(problem_doc)                     # dataSplits made from the doc
     w.root   # the final path
 
+On commit the manifest (``<name>_debug/manifest.json``: the benchmark, seed, parameters and
+d3mkit version) also records the sha256 of every file written (:mod:`d3mkit.digests`), so
+``d3mkit validate --verify-digests`` can name what changed later.
+
 :func:`convert_tree` writes a task root (or TRAIN/TEST/SCORE views tree) converted to other D3M
 schema versions (documents by :mod:`d3mkit.docs.convert` and
 :mod:`d3mkit.docs.convert_dataset`, bounding-box columns of the tables rewritten) the same
@@ -30,6 +34,7 @@ import pandas as pd
 
 from d3mkit import __version__
 from d3mkit.atomic import StagedDir, check_output_dir, copy_tree
+from d3mkit.digests import tree_digests
 from d3mkit.paths import outside_reason, resolve_inside
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.jsonio import save_json
@@ -153,7 +158,10 @@ class TaskRootWriter:
         assert self.tmp is not None and self._stage is not None
         if exc_type is None:
             try:
-                save_json(self.debug_dir / "manifest.json", self.manifest)
+                debug = self.debug_dir
+                # the sha256 of every file written (d3mkit.digests), the manifest itself aside
+                self.manifest["digests"] = tree_digests(self.tmp, self.name)
+                save_json(debug / "manifest.json", self.manifest)
                 if self.validate:
                     from d3mkit.validation import validate_task_root
                     issues = validate_task_root(self.tmp, cells_checked=tuple(self._cells_checked))
@@ -261,4 +269,10 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
         for targets in dest.glob("*/targets.csv"):
             for column, how in sorted(box_columns):
                 _rewrite_column(targets, column, how, issues)
+        # a task root's manifest records the digests of the converted files, not the old ones
+        for manifest in dest.glob("*_debug/manifest.json"):
+            data = load_json(manifest)
+            if isinstance(data, dict) and "digests" in data:
+                data["digests"] = tree_digests(dest, manifest.parent.name[:-len("_debug")])
+                save_json(manifest, data)
     return issues

@@ -13,7 +13,7 @@ LAYERS = [
                    "d3mkit.docs", "d3mkit.schemas"]),
     ("validation", ["d3mkit.validation", "d3mkit.tables"]),
     ("packaging", ["d3mkit.splits", "d3mkit.views", "d3mkit.package", "d3mkit.taskroot",
-                   "d3mkit.importing"]),
+                   "d3mkit.importing", "d3mkit.digests"]),
     ("scoring", ["d3mkit.scoring"]),
     ("benchmarks", ["d3mkit.benchmarks", "d3mkit.baselines", "d3mkit.evaluate", "d3mkit.executor",
                     "d3mkit.server"]),

@@ -1,4 +1,6 @@
 """``d3mkit validate PATH... [--datasets DIR] [--format text|json] [--strict]``;
+``d3mkit validate --verify-digests ROOT...`` also checks each task root's files against the
+digests its manifest recorded (:mod:`d3mkit.digests`);
 ``d3mkit validate PREDICTIONS... --problem P [--targets T]`` checks predictions files as
 ``d3mkit score`` reads them (every issue, no scores).
 
@@ -28,6 +30,9 @@ def add_parser(sub) -> None:
     p.add_argument("--strict", action="store_true", help="warnings make the documents invalid too")
     p.add_argument("--summary", action="store_true",
                    help="text format: list only the documents that fail, with their counts (for many roots)")
+    p.add_argument("--verify-digests", action="store_true",
+                   help="also check every file of each task root PATH against the sha256 digests its "
+                        "_debug/manifest.json recorded: each changed, missing or unexpected file is an error")
     p.add_argument("--list-codes", action="store_true", help="print the issue codes and exit")
     p.add_argument("--problem", type=Path, metavar="P",
                    help="the PATHs are predictions files of this problem (directory, problemDoc.json "
@@ -53,6 +58,8 @@ def run(args) -> int:
     if not args.paths:
         raise UsageError("validate needs at least one PATH (or --list-codes)")
     if args.problem is not None:
+        if args.verify_digests:
+            raise UsageError("--verify-digests checks task roots, not predictions files (drop --problem)")
         from d3mkit.scoring.check import validate_predictions
         report = validate_predictions(args.paths, args.problem, datasets=args.datasets,
                                       targets=args.targets, repeat=args.repeat, fold=args.fold)
@@ -61,6 +68,11 @@ def run(args) -> int:
             raise UsageError("--targets needs --problem (it is the truth of predictions files)")
         from d3mkit.scoring.check import validate_all
         report = validate_all(args.paths, args.datasets)
+        if args.verify_digests:
+            from d3mkit.digests import verify_task_root
+            for path in args.paths:
+                manifest, issues = verify_task_root(path)
+                report.add(manifest, "digests", issues)
     from d3mkit.commands.show import write
     write(report.to_json(args.strict) + "\n" if args.format == "json"
           else report.to_text(args.strict, summary=args.summary))

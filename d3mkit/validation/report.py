@@ -20,7 +20,7 @@ from pathlib import PurePath
 
 from d3mkit.errors import Issue, clean_text, shown
 
-KINDS = ("problemDoc", "datasetDoc", "dataSplits", "learningData", "table", "predictions")
+KINDS = ("problemDoc", "datasetDoc", "dataSplits", "learningData", "table", "predictions", "digests")
 
 
 @dataclass

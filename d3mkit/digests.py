@@ -1,0 +1,158 @@
+"""The sha256 digests of a task root's files: what ``build`` and ``import`` record in
+``<name>_debug/manifest.json`` and what ``d3mkit validate --verify-digests`` checks.
+
+What this module owns: which files of a task root are digested, how (sha256 of the bytes,
+read once in 1 MiB blocks), where the digests live in the manifest (``"digests"``: a JSON
+object mapping each file's path relative to the task root, ``/``-separated, to
+``{"sha256": HEX, "bytes": SIZE}``, sorted by path) and what counts as changed, missing or
+unexpected.
+
+Every regular file under the task root is digested except two: the manifest itself (it
+cannot hold its own digest) and ``<name>_solution/`` (what baselines write after the build).
+Hidden entries (``.NAME``) are skipped only when they are d3mkit's own leftovers of a killed
+run; everything else counts.
+
+>>> import tempfile
+>>> root = Path(tempfile.mkdtemp()) / "t"
+>>> (root / "t_dataset").mkdir(parents=True); _ = (root / "t_dataset" / "a.csv").write_text("x\\n")
+>>> tree_digests(root, "t")
+{'t_dataset/a.csv': {'sha256': '...', 'bytes': 2}}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+from d3mkit.errors import Issue, error
+
+KEY = "digests"                 # the manifest's field
+MANIFEST = "manifest.json"      # in <name>_debug/
+_BLOCK = 1 << 20
+
+
+def file_sha256(path: Path | str) -> tuple[str, int]:
+    """(sha256 hex digest, size in bytes) of the regular file ``path``, read once, never
+    through a symlink (``O_NOFOLLOW``)."""
+    h = hashlib.sha256()
+    n = 0
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(21, "not a regular file", str(path))
+        buf = bytearray(_BLOCK)
+        view = memoryview(buf)
+        while True:
+            k = fh.readinto(buf)
+            if not k:
+                break
+            h.update(view[:k])
+            n += k
+    return h.hexdigest(), n
+
+
+def _excluded(rel: str, name: str) -> bool:
+    return rel == f"{name}_debug/{MANIFEST}" or rel.startswith(f"{name}_solution/")
+
+
+def _leftover(entry: str) -> bool:
+    return entry.startswith(".") and (".tmp-" in entry or ".old-" in entry)
+
+
+def walk(root: Path | str, name: str):
+    """Yield ``(relative path, os.DirEntry)`` for every entry under the task root ``root``
+    that the digests cover (files, and symlinks or other non-directories, which verification
+    names), in sorted order; directories are entered, never through a symlink."""
+    root = Path(root)
+    stack = [("", str(root))]
+    while stack:
+        prefix, d = stack.pop()
+        with os.scandir(d) as it:
+            entries = sorted(it, key=lambda e: e.name, reverse=True)
+        for e in entries:
+            if _leftover(e.name):
+                continue
+            rel = f"{prefix}{e.name}"
+            if e.is_dir(follow_symlinks=False):
+                stack.append((rel + "/", e.path))
+            elif not _excluded(rel, name):
+                yield rel, e
+
+
+def tree_digests(root: Path | str, name: str) -> dict[str, dict]:
+    """``{relative path: {"sha256", "bytes"}}`` of every regular file the digests cover
+    (see the module docstring), sorted by path."""
+    out = {}
+    for rel, e in walk(root, name):
+        if e.is_file(follow_symlinks=False):
+            digest, size = file_sha256(e.path)
+            out[rel] = {"sha256": digest, "bytes": size}
+    return dict(sorted(out.items()))
+
+
+def recorded(manifest: dict, path: str = "") -> tuple[dict[str, dict] | None, list[Issue]]:
+    """The digests recorded in ``manifest`` (None when there are none) and the issues of a
+    malformed ``digests`` field (``digest.malformed``, naming ``path``)."""
+    if KEY not in manifest:
+        return None, []
+    value = manifest[KEY]
+    bad = not isinstance(value, dict)
+    if not bad:
+        for rel, d in value.items():
+            if not (isinstance(d, dict) and isinstance(d.get("sha256"), str) and len(d["sha256"]) == 64
+                    and isinstance(d.get("bytes"), int)):
+                return None, [error("digest.malformed", f"{KEY}.{rel}",
+                                    "a digest is an object {\"sha256\": 64 hex digits, \"bytes\": size}", path)]
+    if bad:
+        return None, [error("digest.malformed", KEY, "digests must be a JSON object of path -> digest", path)]
+    return value, []
+
+
+def verify(root: Path | str, name: str, manifest: dict, manifest_path: str = "") -> list[Issue]:
+    """One issue per file of the task root ``root`` whose bytes differ from the recorded
+    digest (``digest.changed``), per recorded file that is gone (``digest.missing``) and per
+    file the manifest does not list (``digest.unexpected``). Each file is read once. No
+    recorded digests is ``digest.none``."""
+    root = Path(root)
+    want, issues = recorded(manifest, manifest_path)
+    if issues:
+        return issues
+    if want is None:
+        return [error("digest.none", KEY, "the manifest records no digests (the task root was not "
+                      "written by a d3mkit that records them; rebuild it to record them)", manifest_path)]
+    seen: set[str] = set()
+    for rel, e in walk(root, name):
+        seen.add(rel)
+        p = str(root / rel)
+        if rel not in want:
+            issues.append(error("digest.unexpected", "", "the file is not in the manifest's digests "
+                                "(added after the task root was written)", p))
+            continue
+        if not e.is_file(follow_symlinks=False):
+            issues.append(error("digest.changed", "", "a regular file was recorded; now it is a symlink "
+                                "or another kind of file", p))
+            continue
+        digest, size = file_sha256(e.path)
+        w = want[rel]
+        if digest != w["sha256"]:
+            issues.append(error("digest.changed", "", f"sha256 {digest[:12]}... ({size:,} bytes) differs from "
+                                f"the recorded {w['sha256'][:12]}... ({w['bytes']:,} bytes)", p))
+    for rel in want:
+        if rel not in seen:
+            issues.append(error("digest.missing", "", "the manifest records this file; it is gone",
+                                str(root / rel)))
+    return issues
+
+
+def verify_task_root(path: Path | str) -> tuple[str, list[Issue]]:
+    """(the manifest's path, :func:`verify` issues) of the task root at or above ``path``
+    (:meth:`d3mkit.taskroot.TaskRoot.open`); no manifest is ``digest.none``."""
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(path)
+    mpath = task.debug_dir / MANIFEST
+    if not mpath.is_file():
+        return str(mpath), [error("digest.none", "", "the task root has no manifest, so no digests "
+                                  "to verify", str(mpath))]
+    return str(mpath), verify(task.root, task.name, task.manifest, str(mpath))

@@ -1,0 +1,102 @@
+"""Digests (d3mkit.digests): a build records the sha256 of every file of the task root in
+``<name>_debug/manifest.json``; ``d3mkit validate --verify-digests`` names each changed,
+missing or unexpected file, one issue each, exit 1; each byte is read once."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from _attack_util import refused, run
+from d3mkit import digests
+from d3mkit.benchmarks.tabular import build_task_root
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_task_root(tmp_path_factory.mktemp("dg"), "iris")
+
+
+@pytest.fixture
+def root(built, tmp_path):
+    dst = tmp_path / built.name
+    shutil.copytree(built, dst)
+    return dst
+
+
+def _manifest(root):
+    return json.loads((root / f"{root.name}_debug" / "manifest.json").read_text())
+
+
+def test_build_records_every_file(root):
+    recorded = _manifest(root)["digests"]
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    assert sorted(recorded) == [f for f in files if not f.endswith("_debug/manifest.json")]
+    import hashlib
+    for rel, d in recorded.items():
+        data = (root / rel).read_bytes()
+        assert d == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
+def test_untouched_root_verifies(root, capsys):
+    code, out, _ = run(["validate", "--verify-digests", root], capsys)
+    assert code == 0 and "(digests)" in out, out
+
+
+def test_each_tampering_is_one_issue(root, capsys):
+    ld = root / "iris_dataset" / "tables" / "learningData.csv"
+    ld.write_bytes(ld.read_bytes().replace(b"setosa", b"setosb", 1))       # changed, same size
+    (root / "iris_problem" / "dataSplits.csv").unlink()                    # missing
+    (root / "iris_dataset" / "notes.txt").write_text("added")             # unexpected
+    doc = root / "iris_dataset" / "datasetDoc.json"
+    os.rename(doc, root / "iris_dataset" / "real.json")
+    doc.symlink_to("real.json")                                           # a symlink now
+    manifest, issues = digests.verify_task_root(root)
+    got = sorted((i.code, os.path.relpath(i.path, root)) for i in issues)
+    assert got == [("digest.changed", "iris_dataset/datasetDoc.json"),
+                   ("digest.changed", "iris_dataset/tables/learningData.csv"),
+                   ("digest.missing", "iris_problem/dataSplits.csv"),
+                   ("digest.unexpected", "iris_dataset/notes.txt"),
+                   ("digest.unexpected", "iris_dataset/real.json")]
+    text = refused(["validate", "--verify-digests", root], capsys, "digest.changed", 1, path=ld)
+
+
+def test_solution_files_are_not_the_roots(root, capsys):
+    (root / "iris_solution").mkdir()
+    (root / "iris_solution" / "predictions.csv").write_text("d3mIndex,species\n")
+    assert digests.verify_task_root(root)[1] == []
+
+
+@pytest.mark.parametrize("value, code", [(None, "digest.none"), ([1], "digest.malformed"),
+                                         ({"a": {"sha256": "x", "bytes": 1}}, "digest.malformed")])
+def test_no_or_malformed_digests(root, capsys, value, code):
+    m = root / "iris_debug" / "manifest.json"
+    data = _manifest(root)
+    if value is None:
+        del data["digests"]
+    else:
+        data["digests"] = value
+    m.write_text(json.dumps(data))
+    refused(["validate", "--verify-digests", root], capsys, code, 1, path=m)
+
+
+def test_each_byte_read_once(root, monkeypatch):
+    seen = []
+    real = digests.file_sha256
+    monkeypatch.setattr(digests, "file_sha256", lambda p: seen.append(p) or real(p))
+    assert digests.verify_task_root(root)[1] == []
+    assert sorted(seen) == sorted(set(seen)) and len(seen) == len(_manifest(root)["digests"])
+
+
+def test_convert_rerecords_digests(root, tmp_path, capsys):
+    out = tmp_path / "conv" / root.name
+    code, _, err = run(["convert", root, "--to", "4.0.0", "--out", out], capsys)
+    assert code == 0, err
+    assert digests.verify_task_root(out)[1] == []
+
+
+def test_verify_with_problem_is_a_usage_error(root, capsys):
+    refused(["validate", "--verify-digests", "--problem", root, root / "x.csv"], capsys, "usage", 2)
