@@ -21,7 +21,7 @@ from d3mkit.readlog import recording
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
             "build", "baseline", "demo", "reproduce", "codes", "prism", "import", "info",
-            "challenge", "serve", "submit"]
+            "challenge", "serve", "submit", "export"]
 MODULES = {"import": "import_"}   # a command whose module name is a Python keyword
 
 

@@ -222,6 +222,12 @@ OTHER: dict[str, tuple[str, str]] = {
     "output.not_regular": (E, "an output path is a FIFO, device, socket or other non-regular file (refused)"),
     "output.is_input": (E, "an output would replace a file the same run read, or a directory holding one (refused, nothing written)"),
     "output.unusable": (E, "an output path cannot be written (a directory, read-only, or its parent is not a directory)"),
+    # Croissant and Hugging Face export and import (d3mkit.interop)
+    "croissant.rai": (E, "an RAI file is not a JSON object of field -> text (or list of text)"),
+    "croissant.rai_missing": (W, "a required Croissant RAI field (dataCollection, dataBiases, dataLimitations, "
+                                 "personalSensitiveInformation, dataUseCases) is given nowhere"),
+    "croissant.invalid_root": (W, "a task root that does not validate was exported with --force; the Croissant "
+                                  "file lists its issues"),
     # command line
     "usage": (E, "bad arguments (exit 2)"),
     "usage.path": (E, "a path argument does not exist, is a broken symlink or cannot be read (exit 2)"),

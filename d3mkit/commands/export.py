@@ -1,0 +1,73 @@
+"""``d3mkit export croissant ROOT [--out FILE] [--rai RAI.json] [--force]``: the task root as
+Croissant 1.1 JSON-LD (:mod:`d3mkit.interop.croissant`);
+``d3mkit export hf ROOT --out DIR [--repeat N --fold N] [--force]``: the task root as a
+Hugging Face ``datasets`` DatasetDict saved with ``save_to_disk`` (:mod:`d3mkit.interop.hf`,
+needs the ``[hf]`` extra).
+
+A task root that does not validate is refused with its issues (exit 1) unless ``--force``
+(the Croissant file then lists them); ``--force`` also replaces an existing output. An
+output inside the task root is a usage error (exit 2). Warnings (a missing RAI field) go to
+stderr; the path written goes to stdout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from d3mkit.errors import EXIT_OK, UsageError, print_issues
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("export", help="write a task root as Croissant 1.1 JSON-LD or a Hugging Face dataset",
+                       description="Export a task root to another dataset format.")
+    fmt = p.add_subparsers(dest="to", metavar="FORMAT")
+    fmt.required = True
+    c = fmt.add_parser("croissant", help="Croissant 1.1 JSON-LD with splits and RAI fields")
+    c.add_argument("root", type=Path, metavar="ROOT", help="the task root")
+    c.add_argument("--out", type=Path, metavar="FILE",
+                   help="the Croissant file (default: ROOT's name + .croissant.json beside ROOT); it must "
+                        "lie in a directory holding ROOT, since it names the files relative to itself")
+    c.add_argument("--rai", type=Path, metavar="RAI.json",
+                   help="a JSON object of Croissant RAI fields (dataCollection, dataBiases, dataLimitations, "
+                        "personalSensitiveInformation, dataUseCases, ...), over the manifest's and the "
+                        "benchmark's")
+    c.add_argument("--force", action="store_true",
+                   help="export a task root that does not validate (the file lists its issues) and replace "
+                        "an existing output")
+    c.set_defaults(func=run_croissant)
+    h = fmt.add_parser("hf", help="a Hugging Face datasets DatasetDict (save_to_disk), one split per TRAIN/TEST")
+    h.add_argument("root", type=Path, metavar="ROOT", help="the task root")
+    h.add_argument("--out", type=Path, required=True, metavar="DIR", help="the directory to create")
+    h.add_argument("--repeat", type=int, default=0, help="which repeat of dataSplits (default 0)")
+    h.add_argument("--fold", type=int, default=0, help="which fold of dataSplits (default 0)")
+    h.add_argument("--force", action="store_true",
+                   help="export a task root that does not validate and replace an existing --out")
+    h.set_defaults(func=run_hf)
+
+
+def _root(path: Path) -> Path:
+    if not path.exists():
+        raise UsageError("path does not exist", str(path), code="usage.path")
+    if "://" in str(path):
+        raise UsageError("a task root is a local directory, not a URL", str(path), code="usage.path")
+    return path
+
+
+def run_croissant(args) -> int:
+    from d3mkit.interop.croissant import default_out, export_croissant, read_rai
+    root = _root(args.root)
+    out = args.out if args.out is not None else default_out(root)
+    if out.exists() and not args.force:
+        raise UsageError("output exists; use --force to replace it", str(out))
+    rai = read_rai(args.rai) if args.rai is not None else None
+    print_issues(export_croissant(root, out, rai=rai, rai_path=str(args.rai or ""), force=args.force))
+    print(out)
+    return EXIT_OK
+
+
+def run_hf(args) -> int:
+    from d3mkit.interop.hf import export_hf
+    root = _root(args.root)
+    print_issues(export_hf(root, args.out, repeat=args.repeat, fold=args.fold, force=args.force))
+    print(args.out)
+    return EXIT_OK

@@ -1,0 +1,316 @@
+"""A task root as Croissant 1.1 JSON-LD (``d3mkit export croissant``): the one owner of the
+mapping between D3M documents and Croissant (docs/interop.md has the table).
+
+* **distribution**: a ``cr:FileObject`` per table resource and for dataSplits.csv, each with
+  its sha256 (the digest the manifest recorded, :mod:`d3mkit.digests`, when the file's size
+  still matches; else hashed here), and a ``cr:FileSet`` per media collection. Every
+  ``contentUrl`` is relative to the Croissant file, which must sit in a directory that holds
+  the task root.
+* **record sets**: ``learningData`` (key: the index column; each field typed from its colType:
+  integer ``sc:Integer``, real ``sc:Float``, boolean ``sc:Boolean``, dateTime ``sc:Date``,
+  anything else ``sc:Text``; targets also ``cr:Label``), one ``sc:Enumeration`` record set
+  ``enumerations/<column>`` per categorical column listing its labels (as openml-croissant
+  does; the column's description names it, see :func:`croissant_document`), ``splits`` (``cr:Split``: TRAIN is
+  ``cr:TrainingSplit``, TEST ``cr:TestSplit``) and ``dataSplits`` (d3mIndex, type, repeat,
+  fold: Croissant has no folds, so every repeat and fold is a row there).
+* **the problem**: task type, subtype, targets, metrics and the split method, as ``d3m:``
+  properties (the D3M problemSchema's own names, namespace :data:`D3M_NS`), since the
+  Croissant Tasks vocabulary has no place for them yet.
+* **description and RAI**: name, description, licence, citation (``citeAs``), version, and the
+  ``rai:`` fields from ``--rai``, the manifest's ``"rai"`` or the benchmark's card
+  (:mod:`d3mkit.benchmarks.cards`); a missing required one is a ``croissant.rai_missing``
+  warning.
+
+Nothing here imports mlcroissant: the document is built as plain JSON (mlcroissant checks it in
+the tests and in tools/bench_export.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from d3mkit.errors import D3MKitError, Issue, UsageError, error, warning
+
+CONFORMS = "http://mlcommons.org/croissant/1.1"
+RAI_CONFORMS = "http://mlcommons.org/croissant/RAI/1.0"
+D3M_NS = "https://gitlab.com/datadrivendiscovery/data-supply/-/blob/shared/documentation/"
+
+# the Croissant 1.1 @context, as mlcroissant 1.1 writes it, plus the d3m: namespace
+CONTEXT = {
+    "@language": "en", "@vocab": "https://schema.org/", "arrayShape": "cr:arrayShape",
+    "citeAs": "cr:citeAs", "column": "cr:column", "conformsTo": "dct:conformsTo",
+    "containedIn": "cr:containedIn", "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/", "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"}, "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty",
+    "examples": {"@id": "cr:examples", "@type": "@json"}, "extract": "cr:extract",
+    "field": "cr:field", "fileProperty": "cr:fileProperty", "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet", "format": "cr:format", "includes": "cr:includes",
+    "isArray": "cr:isArray", "isLiveDataset": "cr:isLiveDataset", "jsonPath": "cr:jsonPath",
+    "key": "cr:key", "md5": "cr:md5", "parentField": "cr:parentField", "path": "cr:path",
+    "recordSet": "cr:recordSet", "references": "cr:references", "regex": "cr:regex",
+    "repeated": "cr:repeated", "replace": "cr:replace", "samplingRate": "cr:samplingRate",
+    "sc": "https://schema.org/", "separator": "cr:separator", "source": "cr:source",
+    "subField": "cr:subField", "transform": "cr:transform",
+    "d3m": D3M_NS,
+}
+
+# D3M colType -> Croissant dataType (anything else is sc:Text)
+DATA_TYPES = {"integer": "sc:Integer", "real": "sc:Float", "boolean": "sc:Boolean", "dateTime": "sc:Date"}
+SPLIT_URLS = {"TRAIN": "cr:TrainingSplit", "TEST": "cr:TestSplit"}
+MEDIA_FORMATS = {"image": "image/png", "audio": "audio/wav", "video": "video/mp4", "text": "text/plain"}
+
+
+def _fid(record_set: str, column: str) -> str:
+    return f"{record_set}/{column}"
+
+
+def enumeration_id(column: str) -> str:
+    return f"enumerations/{column}"
+
+
+def _rel(path: Path, base: Path) -> str:
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+class _Digests:
+    """sha256 of a file of the task root: the manifest's when its size still matches."""
+
+    def __init__(self, root: Path, recorded: dict | None):
+        self.root, self.recorded = root, recorded or {}
+
+    def __call__(self, path: Path) -> str:
+        from d3mkit.digests import file_sha256
+        rel = _rel(path, self.root)
+        rec = self.recorded.get(rel)
+        if isinstance(rec, dict) and rec.get("bytes") == os.stat(path).st_size:
+            return rec["sha256"]
+        return file_sha256(path)[0]
+
+
+def rai_fields(task, rai: dict | None, rai_path: str = "") -> tuple[dict, list[Issue]]:
+    """The ``rai:`` fields: ``rai`` (from ``--rai``) over the manifest's ``"rai"`` over the
+    benchmark's card; keys may be given with or without the ``rai:`` prefix. A missing
+    required field is a ``croissant.rai_missing`` warning; a value that is not text (or a
+    list of text) is a ``croissant.rai`` error."""
+    from d3mkit.benchmarks.cards import RAI_REQUIRED, card
+    merged: dict = {}
+    for source in (card(task.benchmark).get("rai") or {}, task.manifest.get("rai") or {}, rai or {}):
+        if isinstance(source, dict):
+            merged.update({str(k).removeprefix("rai:"): v for k, v in source.items()})
+    issues = []
+    for k, v in merged.items():
+        ok = isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+        if not ok:
+            issues.append(error("croissant.rai", k, "an RAI field is text or a list of text", rai_path))
+    for k in RAI_REQUIRED:
+        if not merged.get(k):
+            issues.append(warning("croissant.rai_missing", f"rai:{k}", f"the RAI field rai:{k} is missing "
+                                  f"(give it in the RAI file or the build manifest's \"rai\")",
+                                  rai_path or str(task.root)))
+    return {f"rai:{k}": v for k, v in merged.items()}, issues
+
+
+def _field(rs: str, col: str, dtype, file_id: str, description: str = "", references: str | None = None) -> dict:
+    f = {"@type": "cr:Field", "@id": _fid(rs, col), "name": col, "dataType": dtype,
+         "source": {"fileObject": {"@id": file_id}, "extract": {"column": col}}}
+    if description:
+        f["description"] = description
+    if references:
+        f["references"] = {"field": {"@id": references}}
+    return f
+
+
+def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: str = "",
+                       carried: list[Issue] = ()) -> tuple[dict, list[Issue]]:
+    """The Croissant JSON-LD of ``task`` (a :class:`d3mkit.taskroot.TaskRoot`) with every
+    ``contentUrl`` relative to the directory ``base``, and the warnings (RAI fields).
+    ``carried`` are validation issues the task root has (exported anyway): the document says so."""
+    from d3mkit.digests import recorded
+    ddoc, pdoc = task.dataset, task.problem
+    about, pabout = ddoc.about, pdoc.about
+    digests = _Digests(task.root, recorded(task.manifest)[0])
+    issues: list[Issue] = []
+    rai_values, rai_issues = rai_fields(task, rai, rai_path)
+    issues += rai_issues
+    from d3mkit.benchmarks.cards import card
+    citation = about.get("citation") or card(task.benchmark).get("citation") or \
+        f"{about.get('datasetName') or task.name}: {about.get('source') or 'a d3mkit task root'}"
+
+    distribution, record_sets = [], []
+    ld = ddoc.learning_data
+    media = ddoc.media_columns(ld)
+    for res in ddoc.resources:
+        path = ddoc.resource_path(res)
+        if res.is_collection:
+            fmts = res.res_format
+            fmt = (fmts[0] if isinstance(fmts, (list, tuple)) and fmts else
+                   next(iter(fmts)) if isinstance(fmts, dict) and fmts else
+                   MEDIA_FORMATS.get(str(res.res_type), "application/octet-stream"))
+            distribution.append({"@type": "cr:FileSet", "@id": f"collection/{res.res_id}",
+                                 "name": f"collection {res.res_id}",
+                                 "description": f"D3M collection resource {res.res_id!r} ({res.res_type}); "
+                                                f"learningData names its files relative to this directory",
+                                 "encodingFormat": fmt, "includes": f"{_rel(path, base)}/**"})
+        elif res.is_table:
+            distribution.append({"@type": "cr:FileObject", "@id": f"file/{res.res_id}",
+                                 "name": _rel(path, task.dataset_dir), "contentUrl": _rel(path, base),
+                                 "encodingFormat": "text/csv", "sha256": digests(path)})
+    splits_path = task.problem_dir / pdoc.splits_file
+    distribution.append({"@type": "cr:FileObject", "@id": "file/dataSplits",
+                         "name": _rel(splits_path, task.problem_dir), "contentUrl": _rel(splits_path, base),
+                         "encodingFormat": "text/csv", "sha256": digests(splits_path)})
+
+    # enumerations of categorical columns (labels as TaskRoot.frame() reads them)
+    targets = set(pdoc.target_names)
+    frame = task.frame()
+    fields = []
+    index_cols = ld.index_columns if ld is not None else []
+    for col in (ld.columns or ()) if ld is not None else ():
+        name, ctype = col.col_name, col.col_type
+        dtype = DATA_TYPES.get(ctype, "sc:Text")
+        desc = f"colType {ctype}; role {', '.join(col.role or [])}"
+        if name in media:
+            desc += f"; a file of FileSet collection/{media[name].res_id}"
+        if ctype == "categorical":
+            labels = sorted(str(v) for v in frame[name].dropna().unique()) if name in frame else []
+            eid = enumeration_id(name)
+            record_sets.append({
+                "@type": "cr:RecordSet", "@id": eid, "name": eid, "dataType": "sc:Enumeration",
+                "description": f"The labels of the categorical column {name!r} of learningData.",
+                "key": {"@id": _fid(eid, "value")},
+                "field": [{"@type": "cr:Field", "@id": _fid(eid, "value"), "name": "value",
+                           "dataType": "sc:Text"}],
+                "data": [{_fid(eid, "value"): v} for v in labels]})
+            # named, not "references": mlcroissant 1.1.1 joins on a reference, and the join fails
+            # when pandas reads numeric labels as numbers (docs/interop.md)
+            desc += f"; its labels are the enumeration record set {eid}"
+        fields.append(_field("learningData", name, [dtype, "cr:Label"] if name in targets else dtype,
+                             f"file/{ld.res_id}", desc))
+    rs_ld = {"@type": "cr:RecordSet", "@id": "learningData", "name": "learningData",
+             "description": "The D3M learningData table, one record per row, typed from the datasetDoc's colTypes.",
+             "field": fields}
+    if index_cols:
+        rs_ld["key"] = [{"@id": _fid("learningData", c)} for c in index_cols] if len(index_cols) > 1 \
+            else {"@id": _fid("learningData", index_cols[0])}
+    record_sets.insert(0, rs_ld)
+    record_sets.append({
+        "@type": "cr:RecordSet", "@id": "splits", "name": "splits", "dataType": "cr:Split",
+        "description": "The D3M split types: TRAIN and TEST rows of each repeat and fold (record set dataSplits).",
+        "key": {"@id": "splits/name"},
+        "field": [{"@type": "cr:Field", "@id": "splits/name", "name": "name", "dataType": "sc:Text"},
+                  {"@type": "cr:Field", "@id": "splits/url", "name": "url", "dataType": "sc:URL"}],
+        "data": [{"splits/name": k, "splits/url": v} for k, v in SPLIT_URLS.items()]})
+    index_type = DATA_TYPES.get(ld.column(index_cols[0]).col_type, "sc:Text") if index_cols else "sc:Text"
+    record_sets.append({
+        "@type": "cr:RecordSet", "@id": "dataSplits", "name": "dataSplits",
+        "description": "dataSplits.csv: which learningData rows (d3mIndex) are TRAIN or TEST in each repeat "
+                       "and fold (Croissant has no folds: holdOut has repeat 0, fold 0 only).",
+        "field": [_field("dataSplits", "d3mIndex", index_type, "file/dataSplits"),
+                  _field("dataSplits", "type", "sc:Text", "file/dataSplits",
+                         "TRAIN or TEST, a name of the record set splits", "splits/name"),
+                  _field("dataSplits", "repeat", "sc:Integer", "file/dataSplits"),
+                  _field("dataSplits", "fold", "sc:Integer", "file/dataSplits")]})
+
+    description = " ".join(x for x in (about.get("description"), pabout.get("problemDescription")) if x) \
+        or f"The D3M task root {task.name}."
+    if carried:
+        description += (f" NOTE: exported although the task root does not validate ({len(carried)} "
+                        f"issue(s), listed in d3m:validationIssues).")
+    doc = {
+        "@context": CONTEXT, "@type": "sc:Dataset",
+        "name": about.get("datasetName") or task.name,
+        "description": description,
+        "conformsTo": [CONFORMS, RAI_CONFORMS],
+        "citeAs": citation,
+        "license": about.get("license") or "unknown",
+        "url": f"{_rel(task.root, base)}/",
+        "version": _version(about.get("datasetVersion")),
+        "datePublished": _written(task),
+        "distribution": distribution,
+        "recordSet": record_sets,
+        "d3m:datasetID": ddoc.dataset_id,
+        "d3m:problemID": pdoc.problem_id,
+        "d3m:taskType": pdoc.task_type,
+        "d3m:taskSubType": pdoc.task_subtype,
+        "d3m:targets": [t.col_name for t in pdoc.targets],
+        "d3m:performanceMetrics": json.dumps(pdoc.metrics),
+        "d3m:dataSplits": json.dumps(pdoc.splits),
+        **rai_values,
+    }
+    if about.get("source"):
+        doc["isBasedOn"] = about["source"]
+    if carried:
+        doc["d3m:validationIssues"] = [i.format() for i in carried]
+    return {k: v for k, v in doc.items() if v is not None}, issues
+
+
+def _written(task) -> str:
+    """The day the task root was written (its manifest's, else its datasetDoc's mtime), UTC."""
+    import datetime as dt
+    p = task.debug_dir / "manifest.json"
+    p = p if p.is_file() else task.dataset.path
+    return dt.datetime.fromtimestamp(os.stat(p).st_mtime, dt.timezone.utc).date().isoformat()
+
+
+def _version(v) -> str:
+    """schema.org version as Croissant wants it (MAJOR.MINOR.PATCH)."""
+    parts = str(v or "1.0").split(".")
+    parts = [p if p.isdigit() else "0" for p in parts][:3]
+    return ".".join(parts + ["0"] * (3 - len(parts)))
+
+
+def default_out(root: Path | str) -> Path:
+    """``<task root name>.croissant.json`` beside the task root."""
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(root)
+    return task.root.parent / f"{task.name}.croissant.json"
+
+
+def read_rai(path: Path | str) -> dict:
+    """The RAI fields of a JSON file (an object); else :class:`D3MKitError` naming it."""
+    from d3mkit.docs.jsonio import load_json
+    data = load_json(path)
+    if not isinstance(data, dict):
+        raise D3MKitError(error("croissant.rai", "", f"an RAI file is a JSON object of field -> text, "
+                                f"not {type(data).__name__}", str(path)))
+    return data
+
+
+def check_place(root: Path, out: Path) -> None:
+    """``out`` may hold the Croissant file of the task root ``root``: not inside the root,
+    and in a directory that holds it (every contentUrl is relative to the file)."""
+    from d3mkit.paths import outside_reason
+    r, o = root.resolve(), out.parent.resolve() / out.name
+    if outside_reason(root, out) is None or r == o or r in o.parents:
+        raise UsageError("the output is inside the task root; write it beside the task root", str(out))
+    if o.parent not in r.parents:
+        raise UsageError(f"the Croissant file names the task root's files relative to itself: write it "
+                         f"in {r.parent} or a directory above it", str(out))
+
+
+def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = None, rai_path: str = "",
+                     force: bool = False) -> list[Issue]:
+    """Write the Croissant file of the task root at ``root`` to ``out`` atomically; return the
+    warnings. A task root that does not validate raises :class:`D3MKitError` with its errors,
+    unless ``force`` (then the file lists them)."""
+    from d3mkit.atomic import write_text
+    from d3mkit.taskroot import TaskRoot
+    from d3mkit.validation import validate_task_root
+    task = TaskRoot.open(root)
+    out = Path(out)
+    check_place(task.root, out)
+    errors = [i for i in validate_task_root(task.root) if i.is_error]
+    if errors and not force:
+        raise D3MKitError(errors)
+    escapes = [i for i in errors if i.code == "path.escape"]
+    if escapes:
+        raise D3MKitError(escapes)       # never described, even with force
+    doc, issues = croissant_document(task, out.parent, rai=rai, rai_path=rai_path, carried=errors)
+    if any(i.is_error for i in issues):
+        raise D3MKitError(issues)
+    write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return issues + [warning("croissant.invalid_root", "", f"exported with {len(errors)} validation "
+                             f"error(s); the file lists them in d3m:validationIssues", str(task.root))] * bool(errors)

@@ -1,0 +1,39 @@
+"""Shared by the Croissant tests: load a Croissant file with mlcroissant (no error, no
+warning) and compare its records with what d3mkit reads."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def load(path):
+    """The mlcroissant Dataset of ``path``; fails on any error or warning."""
+    import mlcroissant as mlc
+    ds = mlc.Dataset(path)
+    issues = ds.metadata.ctx.issues
+    assert not issues.errors and not issues.warnings, issues.report()
+    return ds
+
+
+def value(v):
+    """A record or frame cell in one comparable form (bytes -> text, NA -> None)."""
+    if isinstance(v, bytes):
+        return v.decode("utf-8")
+    if v is None or (not isinstance(v, (str, list, tuple)) and pd.isna(v)):
+        return None
+    if isinstance(v, pd.Timestamp):
+        return v if v.tzinfo is not None else v.tz_localize("UTC")
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def records_frame(ds, record_set: str, columns) -> list[list]:
+    """The records of ``record_set`` as rows of :func:`value` cells in ``columns`` order."""
+    return [[value(r[f"{record_set}/{c}"]) for c in columns] for r in ds.records(record_set)]
+
+
+def frame_rows(frame: pd.DataFrame) -> list[list]:
+    return [[value(v) for v in row] for row in frame.itertuples(index=False)]
