@@ -228,6 +228,14 @@ OTHER: dict[str, tuple[str, str]] = {
                                  "personalSensitiveInformation, dataUseCases) is given nowhere"),
     "croissant.invalid_root": (W, "a task root that does not validate was exported with --force; the Croissant "
                                   "file lists its issues"),
+    "croissant.context": (E, "a JSON-LD file whose @context or conformsTo is not Croissant 1.0/1.1"),
+    "croissant.url": (E, "a Croissant file or contentUrl that is a URL (nothing is downloaded)"),
+    "croissant.record_set": (E, "the record set asked for, or its source file, is not in the Croissant file"),
+    "croissant.column": (E, "a field extracts a column the CSV file does not have"),
+    "croissant.nested": (E, "a record set with nested records (subField, parentField, repeated, isArray)"),
+    "croissant.unsupported": (E, "a Croissant source d3mkit has no reader for (archives, non-CSV, transforms, "
+                                 "fileProperty, joins of several files)"),
+    "croissant.digest": (E, "a Croissant FileObject's sha256 differs from the file's bytes"),
     # command line
     "usage": (E, "bad arguments (exit 2)"),
     "usage.path": (E, "a path argument does not exist, is a broken symlink or cannot be read (exit 2)"),

@@ -163,9 +163,11 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
                          "name": _rel(splits_path, task.problem_dir), "contentUrl": _rel(splits_path, base),
                          "encodingFormat": "text/csv", "sha256": digests(splits_path)})
 
-    # enumerations of categorical columns (labels as TaskRoot.frame() reads them)
+    # enumerations of categorical columns (labels as TaskRoot.frame() reads them, typed only
+    # where needed: typing every column of a wide table is most of an export's time)
+    from d3mkit.validation.coltypes import typed
     targets = set(pdoc.target_names)
-    frame = task.frame()
+    raw = _categorical_columns(task, ld)
     fields = []
     index_cols = ld.index_columns if ld is not None else []
     for col in (ld.columns or ()) if ld is not None else ():
@@ -175,7 +177,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         if name in media:
             desc += f"; a file of FileSet collection/{media[name].res_id}"
         if ctype == "categorical":
-            labels = sorted(str(v) for v in frame[name].dropna().unique()) if name in frame else []
+            labels = sorted(str(v) for v in typed(raw[name], ctype).dropna().unique()) if name in raw else []
             eid = enumeration_id(name)
             record_sets.append({
                 "@type": "cr:RecordSet", "@id": eid, "name": eid, "dataType": "sc:Enumeration",
@@ -203,7 +205,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         "field": [{"@type": "cr:Field", "@id": "splits/name", "name": "name", "dataType": "sc:Text"},
                   {"@type": "cr:Field", "@id": "splits/url", "name": "url", "dataType": "sc:URL"}],
         "data": [{"splits/name": k, "splits/url": v} for k, v in SPLIT_URLS.items()]})
-    index_type = DATA_TYPES.get(ld.column(index_cols[0]).col_type, "sc:Text") if index_cols else "sc:Text"
+    index_type = fields[[f["name"] for f in fields].index(index_cols[0])]["dataType"] if index_cols else "sc:Text"
     record_sets.append({
         "@type": "cr:RecordSet", "@id": "dataSplits", "name": "dataSplits",
         "description": "dataSplits.csv: which learningData rows (d3mIndex) are TRAIN or TEST in each repeat "
@@ -245,6 +247,21 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     if carried:
         doc["d3m:validationIssues"] = [i.format() for i in carried]
     return {k: v for k, v in doc.items() if v is not None}, issues
+
+
+def _categorical_columns(task, ld):
+    """learningData's categorical columns only, as text (the other columns are not read)."""
+    import pandas as pd
+
+    from d3mkit.errors import EXIT_USAGE
+    from d3mkit.validation.csvread import read_strings
+    wanted = [c.col_name for c in (ld.columns or ()) if c.col_type == "categorical"] if ld is not None else []
+    if not wanted:
+        return pd.DataFrame()
+    df, issues = read_strings(task.dataset.resource_path(ld), usecols=wanted, allow_empty=True)
+    if df is None:
+        raise D3MKitError(issues, EXIT_USAGE if issues[0].code in ("file.missing", "file.unreadable") else 1)
+    return df
 
 
 def _written(task) -> str:

@@ -1,0 +1,205 @@
+"""Benchmark of ``d3mkit export croissant|hf`` and digest verification (issue 24's speed targets).
+
+Prints one table (markdown) with ratios against a peer measured in the same run:
+
+1. d3mkit's own Croissant export of a task root with 10^3 columns (document only, and the whole
+   ``export_croissant`` with its validation of the root): target <= 0.5 s;
+2. export + mlcroissant loading it, against mlcroissant loading a hand-written file of the same
+   mapping (built here as plain JSON, not by d3mkit): target <= 1.5x;
+3. mlcroissant's load time against the number of fields (the quadratic curve);
+4. streaming: peak memory of ``export croissant`` and ``export hf`` on roots of 10^4 and 10^5
+   images (child processes; the memory must not grow with the images);
+5. ``validate --verify-digests``: bytes read (``/proc/self/io`` rchar) against the bytes of the
+   files: each byte read once.
+
+    python tools/bench_export.py [--fields 250,500,1000,2000] [--images 10000,100000] [--save]
+
+Needs the [croissant] and [hf] extras. numpy, pandas, pyarrow and mlcroissant versions and
+the load (/proc/loadavg) are printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_data import best_of, emit, md_table, run_measured  # noqa: E402
+
+from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target  # noqa: E402
+from d3mkit.package import TaskRootWriter  # noqa: E402
+
+
+def wide_root(out: Path, n_cols: int, n_rows: int = 200, seed: int = 0) -> Path:
+    """``out/wide<n_cols>``: d3mIndex, n_cols-2 real features and a categorical target."""
+    rng = np.random.default_rng(seed)
+    name = f"wide{n_cols}"
+    data = {"d3mIndex": np.arange(n_rows)}
+    for j in range(n_cols - 2):
+        data[f"f{j}"] = rng.normal(size=n_rows).round(4)
+    data["y"] = np.array(["a", "b", "c"])[rng.integers(0, 3, n_rows)]
+    df = pd.DataFrame(data)
+    cols = [Column(i, c, "integer" if i == 0 else "categorical" if c == "y" else "real",
+                   ("index",) if i == 0 else ("suggestedTarget",) if c == "y" else ("attribute",))
+            for i, c in enumerate(df.columns)]
+    ddoc = DatasetDoc.new(f"{name}_dataset", name, [Resource.table("learningData", "tables/learningData.csv", cols)])
+    pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "multiClass", f"{name}_dataset",
+                          [Target(0, "learningData", n_cols - 1, "y")], [{"metric": "accuracy"}],
+                          splits={"method": "holdOut", "testSize": 0.2, "stratified": False,
+                                  "numRepeats": 0, "randomSeed": seed})
+    with TaskRootWriter(out, name, benchmark="bench", seed=seed, force=True, validate=False) as w:
+        w.write_table("tables/learningData.csv", df)
+        w.write_dataset_doc(ddoc)
+        w.write_problem_doc(pdoc)
+    return w.root
+
+
+def image_root(out: Path, n: int) -> Path:
+    """``out/img<n>``: n 8x8 PNG files (the same bytes under n names) and a label each."""
+    import io
+
+    from PIL import Image
+    name = f"img{n}"
+    buf = io.BytesIO()
+    Image.fromarray(np.arange(64, dtype=np.uint8).reshape(8, 8)).save(buf, format="PNG")
+    png = buf.getvalue()
+    df = pd.DataFrame({"d3mIndex": np.arange(n), "image": [f"{i}.png" for i in range(n)],
+                       "y": np.array(["a", "b"])[np.arange(n) % 2]})
+    media = Resource.collection("0", "media/", "image", ["image/png"])
+    cols = [Column(0, "d3mIndex", "integer", ("index",)),
+            Column(1, "image", "string", ("attribute",), refers_to={"resID": "0", "resObject": "item"}),
+            Column(2, "y", "categorical", ("suggestedTarget",))]
+    ddoc = DatasetDoc.new(f"{name}_dataset", name,
+                          [media, Resource.table("learningData", "tables/learningData.csv", cols)])
+    pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "binary", f"{name}_dataset",
+                          [Target(0, "learningData", 2, "y")], [{"metric": "accuracy"}],
+                          splits={"method": "holdOut", "testSize": 0.2, "stratified": False,
+                                  "numRepeats": 0, "randomSeed": 0})
+    with TaskRootWriter(out, name, benchmark="bench", seed=0, force=True, validate=False) as w:
+        for f in df["image"]:
+            with open(w.media_path(f"media/{f}"), "wb") as fh:
+                fh.write(png)
+        w.write_table("tables/learningData.csv", df)
+        w.write_dataset_doc(ddoc)
+        w.write_problem_doc(pdoc)
+    return w.root
+
+
+def hand_written(root: Path, base: Path) -> dict:
+    """The same mapping as d3mkit's export, written out directly (the peer of row 2)."""
+    ld = pd.read_csv(root / f"{root.name}_dataset" / "tables" / "learningData.csv", nrows=1)
+    types = {"d3mIndex": "sc:Integer", "y": ["sc:Text", "cr:Label"]}
+    rel = os.path.relpath(root / f"{root.name}_dataset" / "tables" / "learningData.csv", base)
+    import hashlib
+    sha = hashlib.sha256((base / rel).read_bytes()).hexdigest()
+    from d3mkit.interop.croissant import CONTEXT
+    fields = [{"@type": "cr:Field", "@id": f"learningData/{c}", "name": c, "dataType": types.get(c, "sc:Float"),
+               "source": {"fileObject": {"@id": "file/learningData"}, "extract": {"column": c}}} for c in ld.columns]
+    return {"@context": CONTEXT, "@type": "sc:Dataset", "name": "hand", "description": "hand-written",
+            "conformsTo": "http://mlcommons.org/croissant/1.1", "citeAs": "x", "license": "CC0",
+            "url": "https://example.org", "version": "1.0.0", "datePublished": "2026-01-01",
+            "distribution": [{"@type": "cr:FileObject", "@id": "file/learningData", "name": "learningData.csv",
+                              "contentUrl": rel, "encodingFormat": "text/csv", "sha256": sha}],
+            "recordSet": [{"@type": "cr:RecordSet", "@id": "learningData", "name": "learningData",
+                           "key": {"@id": "learningData/d3mIndex"}, "field": fields},
+                          {"@type": "cr:RecordSet", "@id": "enumerations/y", "name": "enumerations/y",
+                           "dataType": "sc:Enumeration", "key": {"@id": "enumerations/y/value"},
+                           "field": [{"@type": "cr:Field", "@id": "enumerations/y/value", "name": "value",
+                                      "dataType": "sc:Text"}],
+                           "data": [{"enumerations/y/value": v} for v in "abc"]}]}
+
+
+def mlc_load(path: Path) -> float:
+    import logging
+
+    import mlcroissant as mlc
+    logging.getLogger("absl").setLevel(logging.ERROR)
+    t = time.perf_counter()
+    mlc.Dataset(path)
+    return time.perf_counter() - t
+
+
+def rchar() -> int:
+    with open("/proc/self/io") as fh:
+        return next(int(ln.split()[1]) for ln in fh if ln.startswith("rchar:"))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fields", default="250,500,1000,2000")
+    ap.add_argument("--images", default="10000,100000")
+    ap.add_argument("--save", action="store_true")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("D3MKIT_FSYNC", "0")
+    from d3mkit.interop.croissant import croissant_document, export_croissant
+    from d3mkit.taskroot import TaskRoot
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
+        tmp = Path(tmp)
+        root = wide_root(tmp, 1000)
+        task = TaskRoot.open(root)
+        t_doc = best_of(lambda: croissant_document(TaskRoot.open(root), tmp), 3)
+        out = tmp / "wide.croissant.json"
+        t_export = best_of(lambda: export_croissant(root, out), 3)
+        rows.append(["d3mkit export croissant, 10^3 columns x 200 rows: document only", f"{t_doc:.3f} s",
+                     "<= 0.5 s", ""])
+        rows.append(["... the whole export_croissant (validates the root first)", f"{t_export:.3f} s", "", ""])
+        hand = tmp / "hand.croissant.json"
+        hand.write_text(json.dumps(hand_written(root, tmp)))
+        t_hand = min(mlc_load(hand) for _ in range(2))
+        t_ours = min(mlc_load(out) for _ in range(2))
+        rows.append(["mlcroissant loads a hand-written file of the same mapping (peer)", f"{t_hand:.2f} s", "", "1.00x"])
+        rows.append(["d3mkit export + mlcroissant loads it", f"{t_export + t_ours:.2f} s", "<= 1.5x",
+                     f"{(t_export + t_ours) / t_hand:.2f}x"])
+        del task
+        for n in [int(x) for x in args.fields.split(",") if x]:
+            r = wide_root(tmp / "curve", n, n_rows=20)
+            o = tmp / "curve" / f"wide{n}.json"
+            export_croissant(r, o)
+            t = mlc_load(o)
+            rows.append([f"mlcroissant load, {n} fields", f"{t:.2f} s", "", f"{t / n * 1000:.2f} ms/field"])
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), D3MKIT_FSYNC="0")
+        for n in [int(x) for x in args.images.split(",") if x]:
+            r = image_root(tmp / "img", n)
+            res = run_measured("d3mkit", ["export", "croissant", r, "--out", tmp / "img" / f"img{n}.json"], env)
+            assert res["code"] == 0, res["stderr"]
+            rows.append([f"export croissant, {n:,} images", f"{res['wall']:.2f} s", "flat memory",
+                         f"{res['peak_mb']:.0f} MB peak"])
+            res = run_measured("d3mkit", ["export", "hf", r, "--out", tmp / "img" / f"hf{n}"], env)
+            assert res["code"] == 0, res["stderr"]
+            rows.append([f"export hf, {n:,} images", f"{res['wall']:.2f} s", "flat memory",
+                         f"{res['peak_mb']:.0f} MB peak"])
+            from d3mkit.digests import verify_task_root
+            size = sum(p.stat().st_size for p in r.rglob("*") if p.is_file())
+            before = rchar()
+            t = time.perf_counter()
+            issues = verify_task_root(r)[1]
+            t = time.perf_counter() - t
+            read = rchar() - before
+            assert not issues, issues[:3]
+            rows.append([f"verify digests, {n:,} images ({size / 1e6:.1f} MB of files)", f"{t:.2f} s",
+                         "each byte once", f"{read / size:.2f}x the bytes read"])
+            import shutil
+            shutil.rmtree(tmp / "img")
+    import mlcroissant
+    import pyarrow
+    versions = (f"numpy {np.__version__}, pandas {pd.__version__}, pyarrow {pyarrow.__version__}, "
+                f"mlcroissant {getattr(mlcroissant, '__version__', '1.1.x')}, Python {platform.python_version()}")
+    load = open("/proc/loadavg").read().split()[:3]
+    text = "\n".join([f"# bench_export ({versions}; {os.cpu_count()} cores, load {' '.join(load)})", "",
+                      *md_table(["what", "time", "target", "ratio / memory"], rows)]) + "\n"
+    emit(text, "bench_export.md", args.save)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
