@@ -8,7 +8,8 @@ public API (docs/api.md) is loaded on first use of a name:
 * documents and task roots — :class:`ProblemDoc`, :class:`DatasetDoc`, :class:`TaskRoot`;
 * splits and views — :func:`make_splits`, :func:`write_views`;
 * bringing your own data — :func:`import_table` (a path or a DataFrame), :func:`import_arff`
-  (with an OpenML split file), :func:`import_images` (an ImageFolder); each returns the task root written;
+  (with an OpenML split file), :func:`import_images` (an ImageFolder), :func:`import_croissant` (a
+  record set of a local Croissant file); each returns the task root written;
   :func:`info` (what a task root holds, as a dict);
 * scoring — :func:`score`; the registry :class:`Metric`, :func:`register_metric`,
   :func:`get_metric`, :func:`metric_names`.
@@ -31,6 +32,7 @@ _API = {
     "TaskRoot": "d3mkit.taskroot",
     "import_table": "d3mkit.importing.table", "import_arff": "d3mkit.importing.arff",
     "import_images": "d3mkit.importing.images", "info": "d3mkit.importing.info",
+    "import_croissant": "d3mkit.importing.croissant",
     "make_splits": "d3mkit.splits", "write_views": "d3mkit.views",
     "Metric": "d3mkit.registry", "register_metric": "d3mkit.registry",
     "get_metric": "d3mkit.registry", "metric_names": "d3mkit.registry",

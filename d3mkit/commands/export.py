@@ -46,10 +46,12 @@ def add_parser(sub) -> None:
 
 
 def _root(path: Path) -> Path:
+    from d3mkit.importing.croissant import is_url
+    if is_url(path):
+        raise UsageError("a task root is a local directory, not a URL (nothing is downloaded)", str(path),
+                         code="usage.path")
     if not path.exists():
         raise UsageError("path does not exist", str(path), code="usage.path")
-    if "://" in str(path):
-        raise UsageError("a task root is a local directory, not a URL", str(path), code="usage.path")
     return path
 
 

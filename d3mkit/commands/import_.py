@@ -1,4 +1,4 @@
-"""``d3mkit import table|arff|images SOURCE --out DIR``: package a user's data as a task root,
+"""``d3mkit import table|arff|images|croissant SOURCE --out DIR``: package a user's data as a task root,
 print its path (one line, like ``build``); warnings (rows left out) on stderr."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ EXAMPLES = """examples:
   d3mkit import table sales.tsv.gz --target price --types types.json --split kFold --folds 5 --out roots
   d3mkit import arff dataset.arff --target class --splits datasplits.arff --out roots
   d3mkit import images photos/ --out roots
+  d3mkit import croissant wine.croissant.json --record-set learningData --target class --out roots
 """
 
 
@@ -57,6 +58,11 @@ def add_parser(sub) -> None:
                    help="an OpenML estimation-procedure split file (ARFF rows type,rowid,repeat,fold)")
     _common(a)
     a.set_defaults(func=_run_arff)
+    c = kinds.add_parser("croissant", help="a CSV record set of a local Croissant 1.0/1.1 JSON-LD file")
+    c.add_argument("file", type=Path)
+    c.add_argument("--record-set", required=True, metavar="RS", help="the record set to import (its @id or name)")
+    _common(c)
+    c.set_defaults(func=_run_croissant)
     i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class")
     i.add_argument("directory", type=Path, help="DIR holding one sub-folder of images per class")
     _common(i, target=False)
@@ -88,6 +94,11 @@ def _run_table(args) -> int:
 def _run_arff(args) -> int:
     from d3mkit.importing.arff import import_arff_result
     return _done(import_arff_result(args.file, splits=args.splits, **_keywords(args)))
+
+
+def _run_croissant(args) -> int:
+    from d3mkit.importing.croissant import import_croissant_result
+    return _done(import_croissant_result(args.file, record_set=args.record_set, **_keywords(args)))
 
 
 def _run_images(args) -> int:

@@ -57,8 +57,8 @@ CONTEXT = {
     "d3m": D3M_NS,
 }
 
-# D3M colType -> Croissant dataType (anything else is sc:Text)
-DATA_TYPES = {"integer": "sc:Integer", "real": "sc:Float", "boolean": "sc:Boolean", "dateTime": "sc:Date"}
+from d3mkit.importing.croissant import DATA_TYPES  # noqa: E402  (colType -> dataType, owned by the reader)
+
 SPLIT_URLS = {"TRAIN": "cr:TrainingSplit", "TEST": "cr:TestSplit"}
 MEDIA_FORMATS = {"image": "image/png", "audio": "audio/wav", "video": "video/mp4", "text": "text/plain"}
 

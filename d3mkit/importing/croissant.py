@@ -1,0 +1,279 @@
+"""``d3mkit import croissant FILE --record-set RS --target FIELD --out DIR``: one record set of a
+local Croissant file as a task root, through the same core as the table import
+(:func:`d3mkit.importing.table.import_frame`). This module owns what Croissant input d3mkit
+accepts and the dataType <-> colType table both ways (:data:`DATA_TYPES` is the export's,
+:mod:`d3mkit.interop.croissant`).
+
+Each field becomes a column named by the field's ``name``; its colType comes from its
+dataType (:data:`COL_TYPES`; a ``cr:Label`` or a field with an ``sc:Enumeration`` of its labels
+is categorical, other text ``string``), overridden by ``types``; the record set's key (when it
+is one integer field) becomes d3mIndex. The dataset's name, description, licence and citation
+go into the problem description.
+
+A Croissant file is untrusted input. Accepted: a JSON-LD object whose ``@context`` binds
+``cr`` to ``http://mlcommons.org/croissant/`` and whose ``conformsTo`` is Croissant 1.0 or
+1.1; a record set with inline ``data``, or whose fields each extract a ``column`` of the same
+CSV ``cr:FileObject`` (or ``cr:FileSet`` of CSV files, concatenated in name order) named by a
+relative ``contentUrl``/``includes`` inside the Croissant file's directory. The CSV is read by
+d3mkit's own reader, every cell as text (:func:`d3mkit.tables.read_table`), so ``007`` stays
+``007``; a FileObject's ``sha256``, when given, must match the bytes.
+
+Refused, one issue each (exit 1): a ``contentUrl`` that is a URL (``croissant.url``: nothing is
+downloaded), one leaving the directory (``path.escape``), an unknown context or version
+(``croissant.context``), a missing record set or column (``croissant.record_set``,
+``croissant.column``), nested records (``subField``, ``parentField``, ``repeated``, ``isArray``:
+``croissant.nested``), sources d3mkit has no reader for (archives, Parquet, JSON, a
+``transform``, a ``fileProperty``, fields from several files: ``croissant.unsupported``) and a
+digest mismatch (``croissant.digest``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from d3mkit.errors import D3MKitError, error
+
+CR = "http://mlcommons.org/croissant/"
+# D3M colType -> Croissant dataType (anything else is sc:Text): the export's mapping
+DATA_TYPES = {"integer": "sc:Integer", "real": "sc:Float", "boolean": "sc:Boolean", "dateTime": "sc:Date"}
+VERSIONS = ("http://mlcommons.org/croissant/1.0", "http://mlcommons.org/croissant/1.1")
+# Croissant dataType -> D3M colType (anything else: string)
+COL_TYPES = {"sc:Integer": "integer", "sc:Float": "real", "sc:Number": "real", "sc:Boolean": "boolean",
+             "sc:Date": "dateTime", "sc:DateTime": "dateTime"}
+NESTED = ("subField", "parentField", "repeated", "isArray", "cr:subField", "cr:parentField")
+
+
+@dataclass
+class RecordSetTable:
+    """A record set read as text: ``frame`` (columns = field names), each field's Croissant
+    dataTypes, the fields whose values are labels (``cr:Label`` or an enumeration), and the
+    dataset's name, description, licence and citation."""
+    frame: pd.DataFrame
+    types: dict[str, list[str]]
+    labels: set[str]
+    about: dict
+
+    def col_type(self, name: str) -> str:
+        for t in self.types.get(name, []):
+            if t in COL_TYPES:
+                return COL_TYPES[t]
+        return "categorical" if name in self.labels else "string"
+
+
+def is_url(text) -> bool:
+    """``text`` names a URL (``scheme:/...``; a pathlib.Path keeps one slash of ``://``).
+
+    >>> is_url("https://example.org/x.json"), is_url(Path("https://example.org/x")), is_url("data/x.csv")
+    (True, True, False)
+    """
+    return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]+:/", str(text)))
+
+
+def _issue(code: str, where: str, msg: str, path) -> D3MKitError:
+    return D3MKitError(error(code, where, msg, str(path)))
+
+
+def _list(v) -> list:
+    return v if isinstance(v, list) else [] if v is None else [v]
+
+
+def _id(v) -> str | None:
+    if isinstance(v, dict):
+        v = v.get("@id")
+    return v if isinstance(v, str) else None
+
+
+def _ref(field: dict) -> str:
+    """The @id a field ``references`` (``{"field": {"@id"}}`` or ``{"@id"}``), or ""."""
+    r = field.get("references")
+    if isinstance(r, dict) and "field" in r:
+        r = r["field"]
+    return _id(r) or ""
+
+
+def _check_context(doc, path) -> None:
+    if not isinstance(doc, dict):
+        raise _issue("croissant.context", "", f"a Croissant file is a JSON-LD object, not {type(doc).__name__}", path)
+    ctx = doc.get("@context")
+    if not isinstance(ctx, dict) or ctx.get("cr") != CR:
+        raise _issue("croissant.context", "@context", f"unknown context: 'cr' must be bound to {CR} "
+                     "(not a Croissant file, or one d3mkit cannot read)", path)
+    versions = [v for v in _list(doc.get("conformsTo")) if isinstance(v, str)]
+    if not any(v in VERSIONS for v in versions):
+        raise _issue("croissant.context", "conformsTo", f"conformsTo {versions or None} names no Croissant "
+                     f"version d3mkit reads ({', '.join(VERSIONS)})", path)
+
+
+def _local(folder: Path, rel, where: str, path) -> Path:
+    from d3mkit.paths import resolve_inside
+    if not isinstance(rel, str) or not rel:
+        raise _issue("croissant.unsupported", where, "a file without a contentUrl", path)
+    if is_url(rel) or rel.startswith(("data:", "file:")):
+        raise _issue("croissant.url", where, f"{rel[:200]!r} is a URL: d3mkit reads only local files beside "
+                     "the Croissant file and downloads nothing", path)
+    return resolve_inside(folder, rel, doc=path, location=where, what="contentUrl",
+                          root_name="the Croissant file's directory")
+
+
+def _csv_format(node: dict, where: str, path) -> None:
+    fmts = [f for f in _list(node.get("encodingFormat")) if isinstance(f, str)]
+    if not any(f.split(";")[0].strip() == "text/csv" for f in fmts):
+        raise _issue("croissant.unsupported", where, f"encodingFormat {fmts or None}: d3mkit reads CSV files "
+                     "only (no reader for other formats)", path)
+    if node.get("containedIn"):
+        raise _issue("croissant.unsupported", where, "a file inside an archive (containedIn): no reader", path)
+
+
+def _read_file(node: dict, folder: Path, where: str, path) -> pd.DataFrame:
+    from d3mkit.tables import read_table
+    _csv_format(node, where, path)
+    if node.get("@type") in ("cr:FileObject", "sc:FileObject", "FileObject"):
+        f = _local(folder, node.get("contentUrl"), f"{where}.contentUrl", path)
+        if not f.is_file():
+            raise _issue("file.missing", f"{where}.contentUrl", f"{node.get('contentUrl')!r} does not exist", path)
+        if isinstance(node.get("sha256"), str):
+            from d3mkit.digests import file_sha256
+            if file_sha256(f)[0] != node["sha256"].lower():
+                raise _issue("croissant.digest", f"{where}.sha256", "the file's sha256 differs from the "
+                             "Croissant file's", f)
+        return read_table(f)
+    includes = [i for i in _list(node.get("includes")) if isinstance(i, str)]
+    if not includes:
+        raise _issue("croissant.unsupported", where, "a FileSet without includes", path)
+    files: list[Path] = []
+    for pattern in includes:
+        _local(folder, pattern.split("*")[0] or ".", f"{where}.includes", path)
+        from d3mkit.paths import outside_reason
+        for f in sorted(folder.glob(pattern)):
+            why = outside_reason(folder, f)
+            if why:
+                raise _issue("path.escape", f"{where}.includes", f"{f} leaves the Croissant file's directory: {why}", path)
+            if f.is_file():
+                files.append(f)
+    if not files:
+        raise _issue("file.missing", f"{where}.includes", f"no file matches {includes}", path)
+    return pd.concat([read_table(f) for f in files], ignore_index=True)
+
+
+def read_record_set(path: Path | str, record_set: str) -> RecordSetTable:
+    """The record set ``record_set`` (its ``@id`` or ``name``) of the Croissant file ``path``
+    as a :class:`RecordSetTable`; anything d3mkit cannot map raises :class:`D3MKitError`."""
+    from d3mkit.docs.jsonio import load_json
+    path = Path(path)
+    if is_url(path):
+        raise _issue("croissant.url", "", "the Croissant file is a URL: give a local file (nothing is downloaded)", path)
+    doc = load_json(path)
+    _check_context(doc, path)
+    folder = path.parent
+    sets = [r for r in _list(doc.get("recordSet")) if isinstance(r, dict)]
+    k = next((i for i, r in enumerate(sets) if record_set in (r.get("@id"), r.get("name"))), None)
+    if k is None:
+        names = ", ".join(str(r.get("@id") or r.get("name")) for r in sets) or "none"
+        raise _issue("croissant.record_set", "recordSet", f"no record set {record_set!r} (record sets: {names})", path)
+    rs, where = sets[k], f"recordSet[{k}]"
+    fields = [f for f in _list(rs.get("field")) if isinstance(f, dict)]
+    if not fields:
+        raise _issue("croissant.unsupported", f"{where}.field", "a record set without fields", path)
+    names = [str(f.get("name") or str(f.get("@id", "")).rsplit("/", 1)[-1]) for f in fields]
+    types = {n: [t for t in _list(f.get("dataType")) if isinstance(t, str)] for n, f in zip(names, fields)}
+    enums = {str(r.get("@id")) for r in sets if "sc:Enumeration" in _list(r.get("dataType"))}
+    labels = {n for n, f in zip(names, fields)
+              if "cr:Label" in types[n] or _ref(f).rsplit("/", 1)[0] in enums or f"enumerations/{n}" in enums}
+    for i, f in enumerate(fields):
+        nested = [key for key in NESTED if f.get(key)]
+        if nested:
+            raise _issue("croissant.nested", f"{where}.field[{i}]", f"nested records ({', '.join(nested)}) do not "
+                         "map to one D3M table", path)
+    if rs.get("data") is not None:
+        data = rs["data"]
+        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+            raise _issue("croissant.unsupported", f"{where}.data", "inline data is a list of records", path)
+        ids = [str(f.get("@id")) for f in fields]
+        frame = pd.DataFrame({n: ["" if r.get(i) is None else str(r.get(i)) for r in data]
+                              for n, i in zip(names, ids)})
+        return RecordSetTable(frame, types, labels, _about(doc))
+    files = {}
+    sources = []
+    for i, f in enumerate(fields):
+        src = f.get("source") if isinstance(f.get("source"), dict) else {}
+        fid = _id(src.get("fileObject")) or _id(src.get("fileSet"))
+        ext = src.get("extract") if isinstance(src.get("extract"), dict) else {}
+        if fid is None or not isinstance(ext.get("column"), str):
+            raise _issue("croissant.unsupported", f"{where}.field[{i}].source", "a field that does not extract a "
+                         "column of a file (a fileProperty, jsonPath or another record set) has no reader", path)
+        if src.get("transform"):
+            raise _issue("croissant.unsupported", f"{where}.field[{i}].source.transform",
+                         "transforms are not applied by d3mkit", path)
+        files[fid] = i
+        sources.append((fid, ext["column"]))
+    if len(files) > 1:
+        raise _issue("croissant.unsupported", f"{where}.field", f"fields from several files ({', '.join(files)}) "
+                     "need a join; d3mkit imports a record set of one file", path)
+    fid = next(iter(files))
+    dist = [d for d in _list(doc.get("distribution")) if isinstance(d, dict)]
+    j = next((i for i, d in enumerate(dist) if d.get("@id") == fid or d.get("name") == fid), None)
+    if j is None:
+        raise _issue("croissant.record_set", f"{where}.field", f"the source {fid!r} is not in distribution", path)
+    table = _read_file(dist[j], folder, f"distribution[{j}]", path)
+    missing = [c for _, c in sources if c not in table.columns]
+    if missing:
+        raise _issue("croissant.column", f"{where}.field", f"column(s) {', '.join(missing)} not in the file", path)
+    frame = pd.DataFrame({n: table[c].to_numpy() for n, (_, c) in zip(names, sources)})
+    return RecordSetTable(frame, types, labels, _about(doc))
+
+
+def _about(doc: dict) -> dict:
+    def text(v):
+        if isinstance(v, dict):
+            v = v.get("en") or next(iter(v.values()), None)
+        return v if isinstance(v, str) else None
+    return {"name": text(doc.get("name")), "description": text(doc.get("description")),
+            "license": text(doc.get("license")), "citation": text(doc.get("citeAs"))}
+
+
+def _key(path: Path, record_set: str) -> list[str]:
+    """The field names of the record set's key (read again: small)."""
+    from d3mkit.docs.jsonio import load_json
+    doc = load_json(path)
+    rs = next(r for r in _list(doc.get("recordSet")) if isinstance(r, dict)
+              and record_set in (r.get("@id"), r.get("name")))
+    fields = {str(f.get("@id")): str(f.get("name") or str(f.get("@id", "")).rsplit("/", 1)[-1])
+              for f in _list(rs.get("field")) if isinstance(f, dict)}
+    return [fields[k] for k in (_id(k) for k in _list(rs.get("key"))) if k in fields]
+
+
+def import_croissant_result(source, *, record_set: str, target, out, **kwargs):
+    """:func:`import_croissant` returning :class:`~d3mkit.importing.table.Imported`."""
+    from d3mkit.importing.table import import_frame
+    path = Path(source)
+    table = read_record_set(path, record_set)
+    types = {c: table.col_type(c) for c in table.frame.columns}
+    user = kwargs.pop("types", None)
+    if user is not None:
+        from d3mkit.importing.table import read_types
+        types.update(user if isinstance(user, dict) else read_types(user))
+    key = _key(path, record_set)
+    if kwargs.get("index") is None and len(key) == 1 and types.get(key[0]) == "integer":
+        kwargs["index"] = key[0]
+    if kwargs.get("name") is None:
+        from d3mkit.importing.table import default_name
+        kwargs["name"] = default_name(path)
+    a = table.about
+    if kwargs.get("description") is None:
+        parts = [a.get("description"), f"Licence: {a['license']}." if a.get("license") else None,
+                 f"Cite as: {a['citation']}" if a.get("citation") else None,
+                 f"Imported from the Croissant record set {record_set!r} of {path.name}."]
+        kwargs["description"] = " ".join(p for p in parts if p)
+    return import_frame(table.frame, target=target, out=out, types=types, source_name=str(path), **kwargs)
+
+
+def import_croissant(source, *, record_set: str, target, out, **kwargs) -> Path:
+    """Package the record set ``record_set`` of the local Croissant file ``source`` as the task
+    root ``out/<name>/`` and return its path; ``target`` and the other keywords are
+    :func:`d3mkit.import_table`'s. Raises :class:`~d3mkit.errors.D3MKitError` naming the
+    problem (see the module docstring), with nothing written."""
+    return import_croissant_result(source, record_set=record_set, target=target, out=out, **kwargs).root
