@@ -226,8 +226,8 @@ OTHER: dict[str, tuple[str, str]] = {
     "croissant.rai": (E, "an RAI file is not a JSON object of field -> text (or list of text)"),
     "croissant.rai_missing": (W, "a required Croissant RAI field (dataCollection, dataBiases, dataLimitations, "
                                  "personalSensitiveInformation, dataUseCases) is given nowhere"),
-    "croissant.invalid_root": (W, "a task root that does not validate was exported with --force; the Croissant "
-                                  "file lists its issues"),
+    "export.invalid_root": (W, "a task root that does not validate was exported with --force (a Croissant file "
+                               "lists its issues in d3m:validationIssues)"),
     "croissant.context": (E, "a JSON-LD file whose @context or conformsTo is not Croissant 1.0/1.1"),
     "croissant.url": (E, "a Croissant file or contentUrl that is a URL (nothing is downloaded)"),
     "croissant.record_set": (E, "the record set asked for, or its source file, is not in the Croissant file"),

@@ -37,3 +37,14 @@ def records_frame(ds, record_set: str, columns) -> list[list]:
 
 def frame_rows(frame: pd.DataFrame) -> list[list]:
     return [[value(v) for v in row] for row in frame.itertuples(index=False)]
+
+
+def same_rows(records: list[list], frame: pd.DataFrame) -> None:
+    """Records (from :func:`records_frame`) equal ``frame`` row for row; a realVector cell
+    (a tuple in the frame) is text in Croissant and compared as its numbers."""
+    want = frame_rows(frame)
+    assert len(records) == len(want)
+    for i, (got, row) in enumerate(zip(records, want)):
+        got = [tuple(float(x) for x in g.split(",")) if isinstance(w, tuple) and isinstance(g, str) else g
+               for g, w in zip(got, row)]
+        assert got == row, (i, got, row)

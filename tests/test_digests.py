@@ -17,7 +17,7 @@ from d3mkit.benchmarks.tabular import build_task_root
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    return build_task_root(tmp_path_factory.mktemp("dg"), "iris")
+    return build_task_root(tmp_path_factory.mktemp("dg"), "iris")   # a small build, once
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ datasets = pytest.importorskip("datasets", reason="the [hf] extra (datasets) is 
 
 REPO = Path(__file__).resolve().parent.parent
 ROOTS = sorted(p for p in (REPO / "problems").iterdir() if p.is_dir() and list(p.glob("*_problem")))
+SLOW = {"abstraction_rotation_example", "value"}      # the roots with images: seconds each
+PARAMS = [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in ROOTS]
 
 
 def _copy(root: Path, tmp: Path) -> Path:
@@ -54,7 +56,7 @@ def _same_rows(out: Path, root: Path, repeat=0, fold=0):
     return dd
 
 
-@pytest.mark.parametrize("root", ROOTS, ids=[p.name for p in ROOTS])
+@pytest.mark.parametrize("root", PARAMS)
 def test_problems_load_from_disk(root, tmp_path, capsys):
     root = _copy(root, tmp_path)
     out = tmp_path / "hf"
@@ -71,6 +73,7 @@ def test_problems_load_from_disk(root, tmp_path, capsys):
     assert "## Citation" in card and "dataCollection" in card
 
 
+@pytest.mark.slow
 def test_repeat_and_fold(tmp_path, capsys):
     root = _copy([r for r in ROOTS if r.name == "wine"][0], tmp_path)
     pdoc = root / "wine_problem" / "problemDoc.json"
@@ -96,5 +99,7 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
     ld.write_text(ld.read_text().replace("12.77", "abc", 1))
     refused(["export", "hf", root, "--out", tmp_path / "bad"], capsys, "coltype.real", 1, path=ld)
     assert not (tmp_path / "bad").exists() and not list(tmp_path.glob(".bad*"))
+    code, _, err = run(["export", "hf", root, "--out", tmp_path / "forced", "--force"], capsys)
+    assert code == 0 and "[export.invalid_root]" in err and (tmp_path / "forced" / "dataset_dict.json").is_file()
     monkeypatch.setitem(sys.modules, "datasets", None)       # the [hf] extra missing
     refused(["export", "hf", root, "--out", tmp_path / "x"], capsys, "usage", 2)

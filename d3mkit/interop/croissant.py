@@ -329,5 +329,11 @@ def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = No
     if any(i.is_error for i in issues):
         raise D3MKitError(issues)
     write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    return issues + [warning("croissant.invalid_root", "", f"exported with {len(errors)} validation "
-                             f"error(s); the file lists them in d3m:validationIssues", str(task.root))] * bool(errors)
+    return issues + ([invalid_root(task.root, errors, "the file lists them in d3m:validationIssues")]
+                     if errors else [])
+
+
+def invalid_root(root, errors: list[Issue], where: str) -> Issue:
+    """The warning of an export of a task root with validation ``errors`` (with force)."""
+    return warning("export.invalid_root", "", f"exported with {len(errors)} validation error(s) "
+                   f"(first: [{errors[0].code}] {errors[0].message}); {where}", str(root))

@@ -164,4 +164,5 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
         shutil.rmtree(cache, ignore_errors=True)
         write_text(tmp / "README.md", dataset_card(task, features, repeat, fold,
                                                    {"train": len(train), "test": len(test)}))
-    return [i for i in errors] if force else []
+    from d3mkit.interop.croissant import invalid_root
+    return [invalid_root(task.root, errors, "the dataset holds the rows as read")] if errors else []
