@@ -71,6 +71,9 @@ def test_problems_load_from_disk(root, tmp_path, capsys):
     card = (out / "README.md").read_text()
     assert card.startswith("---\nlicense: ") and "\n---\n" in card[4:]
     assert "## Citation" in card and "dataCollection" in card
+    from huggingface_hub import DatasetCard          # installed with datasets: the Hub's own parser
+    meta = DatasetCard.load(out / "README.md").data.to_dict()
+    assert meta["license"] and meta["pretty_name"] == root.name
 
 
 @pytest.mark.slow
