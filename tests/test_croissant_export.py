@@ -134,13 +134,15 @@ def _no_output(tmp: Path):
 def test_invalid_root_refused_unless_force(tmp_path, capsys):
     root = _copy(ROOTS[-1], tmp_path)
     ld = root / "wine_dataset" / "tables" / "learningData.csv"
-    ld.write_text(ld.read_text().replace("12.77", "abc", 1))
-    refused(["export", "croissant", root], capsys, "coltype.real", 1, path=ld)
+    rows = ld.read_text().splitlines(keepends=True)
+    rows[2] = "0" + rows[2][rows[2].index(","):]           # d3mIndex 0 twice: an error
+    ld.write_text("".join(rows))
+    refused(["export", "croissant", root], capsys, "index.duplicate", 1, path=ld)
     _no_output(tmp_path)
     code, out, err = run(["export", "croissant", root, "--force"], capsys)
     assert code == 0 and "[export.invalid_root]" in err, err
     doc = json.loads(Path(out.strip()).read_text())
-    assert any("coltype.real" in i for i in doc["d3m:validationIssues"])
+    assert any("index.duplicate" in i for i in doc["d3m:validationIssues"])
     assert "does not validate" in doc["description"]
 
 

@@ -99,8 +99,10 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
     (tmp_path / "exists").mkdir()
     refused(["export", "hf", root, "--out", tmp_path / "exists"], capsys, "usage", 2)
     ld = root / "wine_dataset" / "tables" / "learningData.csv"
-    ld.write_text(ld.read_text().replace("12.77", "abc", 1))
-    refused(["export", "hf", root, "--out", tmp_path / "bad"], capsys, "coltype.real", 1, path=ld)
+    rows = ld.read_text().splitlines(keepends=True)
+    rows[2] = "0" + rows[2][rows[2].index(","):]           # d3mIndex 0 twice: an error
+    ld.write_text("".join(rows))
+    refused(["export", "hf", root, "--out", tmp_path / "bad"], capsys, "index.duplicate", 1, path=ld)
     assert not (tmp_path / "bad").exists() and not list(tmp_path.glob(".bad*"))
     code, _, err = run(["export", "hf", root, "--out", tmp_path / "forced", "--force"], capsys)
     assert code == 0 and "[export.invalid_root]" in err and (tmp_path / "forced" / "dataset_dict.json").is_file()
