@@ -97,7 +97,7 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
     refused(["export", "hf", root, "--out", root / "hf"], capsys, "usage", 2)
     assert not (root / "hf").exists()
     (tmp_path / "exists").mkdir()
-    refused(["export", "hf", root, "--out", tmp_path / "exists"], capsys, "usage", 2)
+    refused(["export", "hf", root, "--out", tmp_path / "exists"], capsys, "output.exists", 2)
     ld = root / "wine_dataset" / "tables" / "learningData.csv"
     rows = ld.read_text().splitlines(keepends=True)
     rows[2] = "0" + rows[2][rows[2].index(","):]           # d3mIndex 0 twice: an error

@@ -19,10 +19,13 @@ from d3mkit.errors import EXIT_OK, UsageError, print_issues
 
 def add_parser(sub) -> None:
     p = sub.add_parser("export", help="write a task root as Croissant 1.1 JSON-LD or a Hugging Face dataset",
-                       description="Export a task root to another dataset format.")
+                       description="Export a task root to another dataset format.",
+                       epilog="examples:\n  d3mkit export croissant out/wine\n"
+                              "  d3mkit export hf out/wine --out wine_hf")
     fmt = p.add_subparsers(dest="to", metavar="FORMAT")
     fmt.required = True
-    c = fmt.add_parser("croissant", help="Croissant 1.1 JSON-LD with splits and RAI fields")
+    c = fmt.add_parser("croissant", help="Croissant 1.1 JSON-LD with splits and RAI fields",
+                       epilog="example:\n  d3mkit export croissant out/wine --rai rai.json")
     c.add_argument("root", type=Path, metavar="ROOT", help="the task root")
     c.add_argument("--out", type=Path, metavar="FILE",
                    help="the Croissant file (default: ROOT's name + .croissant.json beside ROOT); it must "
@@ -35,7 +38,8 @@ def add_parser(sub) -> None:
                    help="export a task root that does not validate (the file lists its issues) and replace "
                         "an existing output")
     c.set_defaults(func=run_croissant)
-    h = fmt.add_parser("hf", help="a Hugging Face datasets DatasetDict (save_to_disk), one split per TRAIN/TEST")
+    h = fmt.add_parser("hf", help="a Hugging Face datasets DatasetDict (save_to_disk), one split per TRAIN/TEST",
+                       epilog="example:\n  d3mkit export hf out/wine --out wine_hf --repeat 0 --fold 0")
     h.add_argument("root", type=Path, metavar="ROOT", help="the task root")
     h.add_argument("--out", type=Path, required=True, metavar="DIR", help="the directory to create")
     h.add_argument("--repeat", type=int, default=0, help="which repeat of dataSplits (default 0)")
