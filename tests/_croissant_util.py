@@ -1,9 +1,27 @@
-"""Shared by the Croissant tests: load a Croissant file with mlcroissant (no error, no
-warning) and compare its records with what d3mkit reads."""
+"""Shared by the Croissant and HF export tests: the example roots under problems/ they
+export (``ROOTS``, ``PARAMS`` with the image roots marked slow, ``copy_root``), and loading a
+Croissant file with mlcroissant (no error, no warning) to compare its records with what
+d3mkit reads."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ROOTS = sorted(p for p in (REPO / "problems").iterdir() if p.is_dir() and list(p.glob("*_problem")))
+SLOW = {"abstraction_rotation_example", "value"}      # the roots with images: seconds each
+PARAMS = [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in ROOTS]
+
+
+def copy_root(root: Path, tmp: Path) -> Path:
+    """A copy of example ``root`` under ``tmp`` (exports write beside their root)."""
+    dst = tmp / root.name
+    shutil.copytree(root, dst)
+    return dst
 
 
 def load(path):

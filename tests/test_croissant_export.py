@@ -16,16 +16,8 @@ import pytest
 from _attack_util import refused, run
 from d3mkit.taskroot import TaskRoot
 
-REPO = Path(__file__).resolve().parent.parent
-ROOTS = sorted(p for p in (REPO / "problems").iterdir() if p.is_dir() and list(p.glob("*_problem")))
-SLOW = {"abstraction_rotation_example", "value"}      # the roots with images: seconds each
-PARAMS = [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in ROOTS]
-
-
-def _copy(root: Path, tmp: Path) -> Path:
-    dst = tmp / root.name
-    shutil.copytree(root, dst)
-    return dst
+from _croissant_util import PARAMS, ROOTS
+from _croissant_util import copy_root as _copy
 
 
 def _check_records(out: Path, root: Path):

@@ -5,7 +5,6 @@ TRAIN/TEST of --repeat/--fold, ClassLabel targets, Image media, a dataset card; 
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -16,16 +15,8 @@ from d3mkit.taskroot import TaskRoot
 
 datasets = pytest.importorskip("datasets", reason="the [hf] extra (datasets) is not installed")
 
-REPO = Path(__file__).resolve().parent.parent
-ROOTS = sorted(p for p in (REPO / "problems").iterdir() if p.is_dir() and list(p.glob("*_problem")))
-SLOW = {"abstraction_rotation_example", "value"}      # the roots with images: seconds each
-PARAMS = [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW else []) for p in ROOTS]
-
-
-def _copy(root: Path, tmp: Path) -> Path:
-    dst = tmp / root.name
-    shutil.copytree(root, dst)
-    return dst
+from _croissant_util import PARAMS, ROOTS
+from _croissant_util import copy_root as _copy
 
 
 def _same_rows(out: Path, root: Path, repeat=0, fold=0):
