@@ -24,6 +24,21 @@ def copy_root(root: Path, tmp: Path) -> Path:
     return dst
 
 
+def wine_kfold(tmp: Path, capsys) -> Path:
+    """A copy of the wine root whose splits are 3 folds x 2 repeats (rewritten by ``split``)."""
+    import json
+
+    from _attack_util import run
+    root = copy_root(next(r for r in ROOTS if r.name == "wine"), tmp)
+    pdoc = root / "wine_problem" / "problemDoc.json"
+    data = json.loads(pdoc.read_text())
+    data["inputs"]["dataSplits"].update({"method": "kFold", "numFolds": 3, "numRepeats": 2})
+    data["inputs"]["dataSplits"].pop("testSize", None)
+    pdoc.write_text(json.dumps(data))
+    assert run(["split", root / "wine_problem", "--force"], capsys)[0] == 0
+    return root
+
+
 def load(path):
     """The mlcroissant Dataset of ``path``; fails on any error or warning."""
     import mlcroissant as mlc

@@ -18,6 +18,7 @@ from d3mkit.taskroot import TaskRoot
 
 from _croissant_util import PARAMS, ROOTS
 from _croissant_util import copy_root as _copy
+from _croissant_util import wine_kfold
 
 
 def _check_records(out: Path, root: Path):
@@ -89,13 +90,7 @@ def test_types_and_missing_values(tmp_path, capsys):
 
 
 def test_kfold_repeats_are_rows_of_datasplits(tmp_path, capsys):
-    root = _copy(ROOTS[-1], tmp_path)          # wine
-    pdoc = root / "wine_problem" / "problemDoc.json"
-    data = json.loads(pdoc.read_text())
-    data["inputs"]["dataSplits"].update({"method": "kFold", "numFolds": 3, "numRepeats": 2})
-    data["inputs"]["dataSplits"].pop("testSize", None)
-    pdoc.write_text(json.dumps(data))
-    assert run(["split", root / "wine_problem", "--force"], capsys)[0] == 0
+    root = wine_kfold(tmp_path, capsys)
     code, out, err = run(["export", "croissant", root, "--rai", _rai(tmp_path)], capsys)
     assert code == 0 and "rai_missing" not in err, err
     doc = json.loads(Path(out.strip()).read_text())

@@ -4,7 +4,6 @@ TRAIN/TEST of --repeat/--fold, ClassLabel targets, Image media, a dataset card; 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ datasets = pytest.importorskip("datasets", reason="the [hf] extra (datasets) is 
 
 from _croissant_util import PARAMS, ROOTS
 from _croissant_util import copy_root as _copy
+from _croissant_util import wine_kfold
 
 
 def _same_rows(out: Path, root: Path, repeat=0, fold=0):
@@ -69,13 +69,7 @@ def test_problems_load_from_disk(root, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_repeat_and_fold(tmp_path, capsys):
-    root = _copy([r for r in ROOTS if r.name == "wine"][0], tmp_path)
-    pdoc = root / "wine_problem" / "problemDoc.json"
-    data = json.loads(pdoc.read_text())
-    data["inputs"]["dataSplits"].update({"method": "kFold", "numFolds": 3, "numRepeats": 2})
-    data["inputs"]["dataSplits"].pop("testSize", None)
-    pdoc.write_text(json.dumps(data))
-    assert run(["split", root / "wine_problem", "--force"], capsys)[0] == 0
+    root = wine_kfold(tmp_path, capsys)
     out = tmp_path / "hf"
     assert run(["export", "hf", root, "--out", out, "--repeat", "1", "--fold", "2"], capsys)[0] == 0
     _same_rows(out, root, 1, 2)

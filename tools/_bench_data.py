@@ -153,16 +153,23 @@ def learning_data(n: int, seed: int = 0) -> pd.DataFrame:
 
 
 def make_task_root(out: Path, n: int, seed: int = 0) -> Path:
-    name = f"bench{n}"
     df = learning_data(n, seed)
     types = ["integer", "real", "real", "integer", "dateTime", "boolean", "categorical"]
-    cols = [Column(i, c, t, ("index",) if i == 0 else ("suggestedTarget",) if c == "label"
+    return write_classification_root(out, f"bench{n}", df, types, ["accuracy", "f1Macro"], seed)
+
+
+def write_classification_root(out: Path, name: str, df, types: list[str], metrics: list[str],
+                              seed: int = 0) -> Path:
+    """``out/name``: ``df`` as learningData (its first column the index, its last the
+    multiClass target, colTypes ``types``) with a seeded 0.2 holdOut, written unvalidated."""
+    target = df.columns[-1]
+    cols = [Column(i, c, t, ("index",) if i == 0 else ("suggestedTarget",) if c == target
                    else ("attribute",)) for i, (c, t) in enumerate(zip(df.columns, types))]
     ddoc = DatasetDoc.new(f"{name}_dataset", name,
                           [Resource.table("learningData", "tables/learningData.csv", cols)])
     pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "multiClass", f"{name}_dataset",
-                          [Target(0, "learningData", 6, "label")],
-                          [{"metric": "accuracy"}, {"metric": "f1Macro"}],
+                          [Target(0, "learningData", len(df.columns) - 1, target)],
+                          [{"metric": m} for m in metrics],
                           splits={"method": "holdOut", "testSize": 0.2, "stratified": False,
                                   "numRepeats": 0, "randomSeed": seed})
     with TaskRootWriter(out, name, benchmark="bench", seed=seed, force=True, validate=False) as w:

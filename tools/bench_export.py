@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_data import best_of, emit, md_table, run_measured  # noqa: E402
+from _bench_data import best_of, emit, md_table, run_measured, write_classification_root  # noqa: E402
 
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target  # noqa: E402
 from d3mkit.package import TaskRootWriter  # noqa: E402
@@ -48,19 +48,8 @@ def wide_root(out: Path, n_cols: int, n_rows: int = 200, seed: int = 0) -> Path:
         data[f"f{j}"] = rng.normal(size=n_rows).round(4)
     data["y"] = np.array(["a", "b", "c"])[rng.integers(0, 3, n_rows)]
     df = pd.DataFrame(data)
-    cols = [Column(i, c, "integer" if i == 0 else "categorical" if c == "y" else "real",
-                   ("index",) if i == 0 else ("suggestedTarget",) if c == "y" else ("attribute",))
-            for i, c in enumerate(df.columns)]
-    ddoc = DatasetDoc.new(f"{name}_dataset", name, [Resource.table("learningData", "tables/learningData.csv", cols)])
-    pdoc = ProblemDoc.new(f"{name}_problem", name, "classification", "multiClass", f"{name}_dataset",
-                          [Target(0, "learningData", n_cols - 1, "y")], [{"metric": "accuracy"}],
-                          splits={"method": "holdOut", "testSize": 0.2, "stratified": False,
-                                  "numRepeats": 0, "randomSeed": seed})
-    with TaskRootWriter(out, name, benchmark="bench", seed=seed, force=True, validate=False) as w:
-        w.write_table("tables/learningData.csv", df)
-        w.write_dataset_doc(ddoc)
-        w.write_problem_doc(pdoc)
-    return w.root
+    types = ["integer", *["real"] * (n_cols - 2), "categorical"]
+    return write_classification_root(out, name, df, types, ["accuracy"], seed)
 
 
 def image_root(out: Path, n: int) -> Path:
