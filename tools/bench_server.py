@@ -14,8 +14,15 @@ worker processes started here). ``--clients`` threads POST ``--submissions`` fil
 the wall time from the first POST to the last one scored (read from the database). The peer,
 measured in the same run: the same work (the worker's :func:`d3mkit.server.scoring.score_job`:
 the whole-file check and the public scores) done serially in this process on ``--peer`` files,
-no HTTP. Prints a markdown table with the machine's load (``/proc/loadavg``) and the numpy,
-pandas and pyarrow versions (``--save`` also writes tools/results/server_bench.md).
+no HTTP; beside it, the naive way (two :func:`d3mkit.score` calls, the whole file and a file of
+its public rows, as the server did before). CPU columns are load-independent: the peer's
+``time.process_time`` per file, and for a server run the CPU time of the server and its scoring
+processes (``RUSAGE_CHILDREN`` of this process over the run: the server waits for its pool's
+workers; a Dask cluster's workers are this process's children, counted once the cluster closes)
+and of the client threads, per submission. "2 idle cores" is what two cores doing only that CPU
+work would give: 2000 / (server + client CPU ms). Prints a markdown table with the machine's
+load (``/proc/loadavg``) and the numpy, pandas and pyarrow versions (``--save`` also writes
+tools/results/server_bench.md).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import io
 import json
 import os
 import platform
+import resource
 import socket
 import sqlite3
 import subprocess
@@ -135,6 +143,7 @@ def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int
     try:
         load_before = _load()
         t0 = time.perf_counter()
+        c0 = time.process_time()
         threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
         for th in threads:
             th.start()
@@ -144,6 +153,7 @@ def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int
         while _scored(ch) < n - len(errors):
             time.sleep(0.05)
         wall = time.perf_counter() - t0
+        client_cpu = time.process_time() - c0
         with contextlib.closing(sqlite3.connect(ch / "challenge.sqlite")) as c:
             failed = c.execute("SELECT COUNT(*) FROM submissions WHERE status = 'failed'").fetchone()[0]
     finally:
@@ -152,7 +162,37 @@ def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int
     lat = np.array(latencies) * 1000
     return {"n": n, "wall": wall, "posted": posted, "rate": (n - len(errors)) / wall,
             "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
-            "errors": len(errors), "failed": failed, "load": f"{load_before} -> {_load()}"}
+            "errors": len(errors), "failed": failed, "load": f"{load_before} -> {_load()}",
+            "client_cpu_ms": 1000 * client_cpu / n}
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _naive(ch: Path, files: list[tuple[str, Path]], n: int) -> tuple[float, float]:
+    """(files per second of wall time, CPU milliseconds per file) of two :func:`d3mkit.score`
+    calls per file: the whole file against every TEST row, then a file of its public rows
+    against their truth."""
+    import d3mkit
+    from d3mkit.server.challenge import open_challenge
+    challenge = open_challenge(ch)
+
+    def one(pid: str, path: Path, out: Path) -> None:
+        truth = challenge.truth(pid)
+        d3mkit.score(truth["problem"], path, targets=truth["all"])
+        keep = set(pd.read_csv(truth["public"], dtype=str, usecols=["d3mIndex"])["d3mIndex"])
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        df[df["d3mIndex"].isin(keep)].to_csv(out, index=False)
+        d3mkit.score(truth["problem"], out, targets=truth["public"])
+    with tempfile.TemporaryDirectory(prefix="d3mkit-naive-") as tmp:
+        out = Path(tmp) / "predictions.csv"
+        one(*files[0], out)
+        t, c = time.perf_counter(), time.process_time()
+        for i in range(n):
+            one(*files[i % len(files)], out)
+        return n / (time.perf_counter() - t), 1000 * (time.process_time() - c) / n
 
 
 def _peer(ch: Path, files: list[tuple[str, Path]], n: int) -> tuple[float, float]:
@@ -192,31 +232,43 @@ def main() -> None:
         rows = []
         ch, tokens = _challenge(tmp, problems, "local", args.teams, args.submissions)
         peer, peer_cpu = _peer(ch, files, args.peer)
+        naive, naive_cpu = _naive(ch, files, args.peer)
         rows.append(["serial score_job in one process (peer, no HTTP)", args.peer, f"{peer:.1f}", "-", "-",
-                     "1.00", _load()])
+                     "1.00", f"{peer_cpu:.1f}", "-", f"{2000 / peer_cpu:.0f}", _load()])
+        rows.append(["naive: d3mkit.score of the file, then of its public rows (no HTTP)", args.peer,
+                     f"{naive:.1f}", "-", "-", f"{naive / peer:.2f}", f"{naive_cpu:.1f}", "-",
+                     f"{2000 / naive_cpu:.0f}", _load()])
+
+        def server_row(label: str, r: dict, cpu: float) -> list:
+            server_ms = 1000 * cpu / r["n"]
+            return [label, r["n"], f"{r['rate']:.1f}", f"{r['p50']:.0f}", f"{r['p95']:.0f}",
+                    f"{r['rate'] / peer:.2f}", f"{server_ms:.1f}", f"{r['client_cpu_ms']:.1f}",
+                    f"{2000 / (server_ms + r['client_cpu_ms']):.0f}", r["load"]]
+        c0 = _children_cpu()
         r = _run_load(ch, tokens, files, args.submissions, args.clients, ["--workers", str(args.workers)], tmp)
-        rows.append([f"d3mkit serve --workers {args.workers}", r["n"], f"{r['rate']:.1f}", f"{r['p50']:.0f}",
-                     f"{r['p95']:.0f}", f"{r['rate'] / peer:.2f}", r["load"]])
+        rows.append(server_row(f"d3mkit serve --workers {args.workers}", r, _children_cpu() - c0))
         if r["errors"] or r["failed"]:
             print(f"local: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
         if not args.no_dask:
             from distributed import LocalCluster
+            c0 = _children_cpu()
             with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster:
                 ch2, tokens2 = _challenge(tmp, problems, "dask", args.teams, args.submissions)
                 r = _run_load(ch2, tokens2, files, args.submissions, args.clients,
                               ["--scheduler", cluster.scheduler_address], tmp)
-            rows.append([f"d3mkit serve --scheduler (Dask LocalCluster, {args.workers} workers)", r["n"],
-                         f"{r['rate']:.1f}", f"{r['p50']:.0f}", f"{r['p95']:.0f}", f"{r['rate'] / peer:.2f}",
-                         r["load"]])
+            rows.append(server_row(f"d3mkit serve --scheduler (Dask LocalCluster, {args.workers} workers)",
+                                   r, _children_cpu() - c0))
             if r["errors"] or r["failed"]:
                 print(f"dask: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
     lines = [f"## Evaluation server: {args.rows:,}-row predictions (~{size:.0f} KiB each), "
              f"{args.clients} client threads, {args.teams} teams",
-             "", f"{os.cpu_count()} cores; {_versions()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}; "
-             f"the peer's CPU time per file {peer_cpu:.0f} ms (a load-independent figure: "
-             f"{os.cpu_count()} cores could score at most {1000 * (os.cpu_count() or 1) / peer_cpu:.0f} files/s)", "",
+             "", f"{os.cpu_count()} cores; {_versions()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}. "
+             "CPU ms are per submission (server: the server and its scoring processes; client: the "
+             "POSTing threads); '2 idle cores /s' = 2000 / (server + client CPU ms), the rate two "
+             "otherwise idle cores would give.", "",
              *md_table(["setup", "submissions", "scored/s", "POST p50 ms", "POST p95 ms", "x peer",
+                        "CPU ms (server or peer)", "client CPU ms", "2 idle cores /s",
                         "load avg (before -> after)"], rows), ""]
     emit("\n".join(lines), "server_bench.md", args.save)
 

@@ -22,6 +22,7 @@ from d3mkit.server.scoring import score_job, warm
 from d3mkit.server.store import MAX_ATTEMPTS
 
 LOG = logging.getLogger("d3mkit.server")
+SCORING_NICE = 10     # a local pool's scoring processes yield the CPU to the request handlers
 _SERVER_ERROR = [{"severity": "error", "code": "server.scoring_error", "location": "",
                   "message": "the server could not score this submission; the organisers can "
                              "see why in the server log"}]
@@ -72,7 +73,8 @@ class Dispatcher:
     # --------------------------------------------------------------------------- work
     def _job(self, sub, parts=("public",), check=True) -> dict:
         return {"id": sub.id, "predictions": str(self.challenge.uploads / f"{sub.id}.csv"),
-                "truth": self.challenge.truth(sub.problem), "check": check, "parts": list(parts)}
+                "truth": self.challenge.truth(sub.problem), "check": check, "parts": list(parts),
+                "nice": SCORING_NICE if self.executor.kind == "local" else 0}
 
     def step(self) -> bool:
         """Claim what fits, record what finished; True when anything happened."""
@@ -90,6 +92,7 @@ class Dispatcher:
                 continue
             fut.add_done_callback(lambda _f: self._wake.set())
             self._inflight[sub.id] = (fut, sub.attempts)
+        finished = []
         for sid in [s for s, (f, _) in self._inflight.items() if f.done()]:
             busy = True
             fut, attempts = self._inflight.pop(sid)
@@ -100,9 +103,8 @@ class Dispatcher:
                 continue
             if result.get("log"):
                 LOG.log(logging.ERROR, "submission %s: %s", sid, result["log"])
-            if self.store.record(sid, result["status"], result["issues"],
-                                 result["scores"].get("public")):
-                self.scored += 1
+            finished.append((sid, result["status"], result["issues"], result["scores"].get("public")))
+        self.scored += sum(self.store.record_many(finished))
         return busy
 
     def _retry(self, sid: str, attempts: int, exc: BaseException) -> None:

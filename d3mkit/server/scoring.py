@@ -2,14 +2,21 @@
 
 What this module owns: :func:`score_job`, the module-level function the dispatcher hands
 to the executor (a local process or a Dask worker; it reads only the paths in the job),
-and :func:`redact`, the rule of what a team sees.
+:class:`ProblemScorer` (a problem kept ready in the worker process) and :func:`redact`, the
+rule of what a team sees.
 
-Scoring is the library's: the public :func:`d3mkit.score`, as ``d3mkit score`` runs it.
+Scoring is the library's pipeline, the one ``d3mkit score`` runs (:mod:`d3mkit.scoring.score`),
+with the problem prepared once per worker process and the file read and aligned once:
 
-1. **check** — the whole file against the truth of every TEST row: the issues are what
-   ``d3mkit score`` reports (all of them), and an error fails the submission;
-2. **public** (and, at finalize, **private**) — the file's rows of that part of the split
-   units against the truth of the same rows: the scores of that leaderboard.
+1. **check** — the whole file against the truth of every TEST row
+   (:func:`~d3mkit.scoring.score.score_prepared_aligned`): the issues are what ``d3mkit
+   score`` reports (all of them), and an error fails the submission;
+2. **public** (and, at finalize, **private**) — the metrics computed on the rows of that
+   part of the split units (:meth:`Aligned.take <d3mkit.scoring.layouts.base.Aligned.take>`):
+   the scores ``d3mkit score`` gives for a file of those rows against the truth of the same
+   rows (the tests compare them), the scores of that leaderboard. A layout whose rows
+   cannot be picked so (ranked, classes, multiLabel, objectDetection) scores the part as a
+   file of its own.
 
 :func:`redact` keeps only issues about the submitted file, named ``predictions.csv``. Those
 name its rows and the values it holds. It drops what depends on the truth beyond the TEST
@@ -28,7 +35,7 @@ PREDICTIONS_NAME = "predictions.csv"
 HIDDEN_CODES = frozenset({"predictions.unseen_label", "predictions.too_many_labels"})
 
 
-def _key(text: str) -> str:
+def _key(text) -> str:
     """A split unit as compared: stripped, an integer written canonically (``007`` is 7)."""
     t = str(text).strip()
     if t.lstrip("-").isdigit():
@@ -36,11 +43,96 @@ def _key(text: str) -> str:
     return t
 
 
-@functools.lru_cache(maxsize=256)
+def _identity(path) -> tuple:
+    """What says a file is unchanged: its path, inode, size and modification time."""
+    import os
+    st = os.stat(path)
+    return (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def _units(targets_path: str, unit: str) -> frozenset:
     import pandas as pd
     col = pd.read_csv(targets_path, dtype=str, keep_default_na=False, usecols=[unit])[unit]
     return frozenset(_key(v) for v in col)
+
+
+class ProblemScorer:
+    """One problem of a challenge made ready in a worker process (see :func:`scorer`): the
+    whole TEST truth prepared once (:func:`~d3mkit.scoring.score.prepare_problem`), and
+    per part ("public", "private") which of its rows that part holds."""
+
+    def __init__(self, truth: dict):
+        from d3mkit.scoring.score import prepare_problem
+        self.truth = truth
+        self.prepared = prepare_problem(truth["problem"], targets=truth["all"],
+                                        metadata_dir=truth.get("metadata"))
+        self._masks: dict = {}
+        self._parts: dict = {}
+
+    def mask(self, part: str):
+        """The rows of ``part`` as a boolean mask over the truth's rows (in scoring's order)."""
+        if part not in self._masks:
+            import numpy as np
+            units = _units(self.truth[part], self.truth["unit"])
+            index = self.prepared.truth.index
+            self._masks[part] = np.fromiter((_key(v) in units for v in index), bool, len(index))
+        return self._masks[part]
+
+    def check(self, predictions):
+        """``(report, aligned)`` of the whole file against every TEST row: what ``d3mkit
+        score`` reports (raises :class:`~d3mkit.errors.D3MKitError` as it does)."""
+        from d3mkit.scoring.score import score_prepared_aligned
+        return score_prepared_aligned(self.prepared, predictions)
+
+    def score_part(self, aligned, predictions, part: str):
+        """The :class:`~d3mkit.scoring.score.ScoreReport` of the file's rows of ``part``
+        against the truth of those rows: the metrics computed on those rows of ``aligned``
+        (no second read or alignment); for a layout whose rows cannot be picked that way
+        (:meth:`~d3mkit.scoring.layouts.base.Aligned.take`), the file's rows of ``part``
+        scored as a file of their own against that part's truth file."""
+        from d3mkit.errors import D3MKitError, has_errors
+        from d3mkit.scoring.compute import compute_scores
+        sub = aligned.take(self.mask(part)) if aligned is not None else None
+        if sub is None:
+            return self._score_part_file(predictions, part)
+        report = compute_scores(self.prepared.planned, sub, self.prepared.problem.problem_id,
+                                metadata_dir=self.prepared.metadata_dir, path=str(predictions))
+        if has_errors(report.issues):
+            raise D3MKitError(report.issues)
+        return report
+
+    def _score_part_file(self, predictions, part: str):
+        import tempfile
+        from pathlib import Path
+
+        import pandas as pd
+
+        from d3mkit.scoring.score import prepare_problem, score_prepared
+        if part not in self._parts:
+            self._parts[part] = prepare_problem(self.truth["problem"], targets=self.truth[part],
+                                                metadata_dir=self.truth.get("metadata"))
+        unit = self.truth["unit"]
+        units = _units(self.truth[part], unit)
+        df = pd.read_csv(predictions, dtype=str, keep_default_na=False)
+        keep = [v in units or _key(v) in units for v in df[unit].to_numpy(dtype=object)]
+        with tempfile.TemporaryDirectory(prefix="d3mkit-part-") as tmp:
+            path = Path(tmp) / "predictions.csv"
+            df[keep].to_csv(path, index=False, lineterminator="\n")
+            return score_prepared(self._parts[part], path)
+
+
+@functools.lru_cache(maxsize=16)
+def _scorer(key: tuple) -> ProblemScorer:
+    return ProblemScorer(dict(key[0]))
+
+
+def scorer(truth: dict) -> ProblemScorer:
+    """The worker process's :class:`ProblemScorer` of ``truth`` (:meth:`Challenge.truth`),
+    kept between submissions and made anew when one of the problem's files changes (the
+    key holds each file's :func:`_identity`)."""
+    from pathlib import Path
+    files = [Path(truth["problem"]) / "problemDoc.json"] + [truth[p] for p in ("all", "public", "private")]
+    return _scorer((tuple(sorted(truth.items())), *(_identity(f) for f in files)))
 
 
 def redact(issues, predictions_path: str) -> list[dict]:
@@ -68,55 +160,49 @@ def _scores(report) -> list[dict]:
             for s in report.scores]
 
 
-def _in(values, units: frozenset):
-    """Which ``values`` are split units of ``units`` (a Python set lookup per value: pandas'
-    ``isin`` over a set of strings is 20x slower on pandas 3's string dtype)."""
-    import numpy as np
-    return np.fromiter((v in units or _key(v) in units for v in values), bool, len(values))
+_NICED = [False]
 
 
-def score_part(truth: dict, predictions, part: str):
-    """The :class:`~d3mkit.scoring.score.ScoreReport` of ``predictions`` (a path or a
-    DataFrame of strings) on the rows of ``part`` ("public" or "private") — the call the
-    tests compare with. The rows go to :func:`d3mkit.score` as a file (a temporary one):
-    through the file reader the call is faster than through a DataFrame."""
-    import tempfile
-    from pathlib import Path
-
-    import d3mkit
-    import pandas as pd
-    unit = truth["unit"]
-    df = predictions if isinstance(predictions, pd.DataFrame) else \
-        pd.read_csv(predictions, dtype=str, keep_default_na=False)
-    keep = _in(df[unit].to_numpy(dtype=object), _units(truth[part], unit))
-    with tempfile.TemporaryDirectory(prefix="d3mkit-part-") as tmp:
-        path = Path(tmp) / "predictions.csv"
-        df[keep].to_csv(path, index=False, lineterminator="\n")
-        return d3mkit.score(truth["problem"], path, targets=truth[part])
+def _lower_priority(nice: int) -> None:
+    """Once per worker process, lower its CPU priority by ``nice`` (the job says so only
+    for a local pool's processes, never for the server's own): the request handlers then
+    get the CPU first, and a POST is answered quickly while every core scores."""
+    import os
+    if nice > 0 and not _NICED[0]:
+        _NICED[0] = True
+        try:
+            os.nice(nice)
+        except (OSError, AttributeError):     # not permitted, or not on this platform
+            pass
 
 
 def score_job(job: dict) -> dict:
     """Score one submission: ``job`` = ``{"id", "predictions" (path), "truth"
-    (:meth:`Challenge.truth`), "check" (bool), "parts" (list)}``. Never raises: returns
-    ``{"id", "status": "scored"|"failed", "issues": [...], "scores": {part: [...]}, "log"}``."""
-    import d3mkit
+    (:meth:`Challenge.truth`), "check" (bool: report the whole-file issues), "parts"
+    (list), "nice" (optional: lower this worker process's priority by so much, once)}``. The file is read and aligned once, against the whole TEST truth (the
+    check); each part's scores are computed on that part's rows of it. Never raises:
+    returns ``{"id", "status": "scored"|"failed", "issues": [...], "scores": {part: [...]},
+    "log"}``."""
     from d3mkit.errors import D3MKitError
+    _lower_priority(job.get("nice", 0))
     pred, truth = job["predictions"], job["truth"]
     result = {"id": job["id"], "status": "scored", "issues": [], "scores": {}, "log": None}
+    check = job.get("check", True)
     try:
-        if job.get("check", True):
-            try:
-                report = d3mkit.score(truth["problem"], pred, targets=truth["all"])
-            except D3MKitError as exc:
-                result.update(status="failed", issues=redact(exc.issues, pred))
-                if any(i.path != pred for i in exc.issues):
-                    result["log"] = "; ".join(i.format() for i in exc.issues)[:2000]
-                return result
+        sc = scorer(truth)
+        try:
+            report, aligned = sc.check(pred)
+        except D3MKitError as exc:
+            if not check:
+                raise
+            result.update(status="failed", issues=redact(exc.issues, pred))
+            if any(i.path != pred for i in exc.issues):
+                result["log"] = "; ".join(i.format() for i in exc.issues)[:2000]
+            return result
+        if check:
             result["issues"] = redact(report.issues, pred)
-        import pandas as pd
-        df = pd.read_csv(pred, dtype=str, keep_default_na=False)
         for part in job.get("parts", ["public"]):
-            result["scores"][part] = _scores(score_part(truth, df, part))
+            result["scores"][part] = _scores(sc.score_part(aligned, pred, part))
     except Exception as exc:        # a bug or a server-side file: the team sees one line
         result.update(status="failed", scores={}, issues=[{
             "severity": "error", "code": "server.scoring_error", "location": "",

@@ -282,21 +282,37 @@ class Store:
         with self.engine.begin() as c:
             return c.execute(text("UPDATE submissions SET status = 'queued' WHERE status = 'scoring'")).rowcount
 
+    def _write_lock(self, c) -> None:
+        """Take SQLite's write lock at the start of the transaction ``c`` (``BEGIN
+        IMMEDIATE``), so that what it reads stays true until it commits, across threads and
+        processes alike; PostgreSQL transactions lock the rows they need instead."""
+        if self.dialect == "sqlite":
+            c.exec_driver_sql("BEGIN IMMEDIATE")
+
     def claim(self, n: int) -> list[Submission]:
-        """Up to ``n`` queued submissions, oldest first, now ``scoring`` (attempts + 1)."""
+        """Up to ``n`` queued submissions, oldest first, now ``scoring`` (attempts + 1), in
+        one transaction: under SQLite's write lock, or on PostgreSQL with the rows locked
+        (``FOR UPDATE SKIP LOCKED``), so two dispatchers never claim the same row."""
         from sqlalchemy import text
         if n <= 0:
             return []
-        with self.engine.connect() as c:
-            ids = [r[0] for r in c.execute(text("SELECT id FROM submissions WHERE status = 'queued' "
-                                                "ORDER BY created, id LIMIT :n"), {"n": n}).all()]
-        got = []
-        for sid in ids:
-            with self.engine.begin() as c:
-                if c.execute(text("UPDATE submissions SET status = 'scoring', attempts = attempts + 1 "
-                                  "WHERE id = :i AND status = 'queued'"), {"i": sid}).rowcount == 1:
-                    got.append(sid)
-        return [s for s in (self.submission(i) for i in got) if s is not None]
+        pick = "SELECT id FROM submissions WHERE status = 'queued' ORDER BY created, id LIMIT :n"
+        with self.engine.connect() as c:      # most looks find nothing: no lock for those
+            if c.execute(text(pick), {"n": 1}).first() is None:
+                return []
+        with self.engine.begin() as c:
+            self._write_lock(c)
+            lock = " FOR UPDATE SKIP LOCKED" if self.dialect == "postgresql" else ""
+            ids = [r[0] for r in c.execute(text(pick + lock), {"n": n}).all()]
+            if not ids:
+                return []
+            args = {f"i{k}": sid for k, sid in enumerate(ids)}
+            among = ", ".join(f":i{k}" for k in range(len(ids)))
+            c.execute(text(f"UPDATE submissions SET status = 'scoring', attempts = attempts + 1 "
+                           f"WHERE id IN ({among}) AND status = 'queued'"), args)
+            rows = c.execute(text(f"SELECT {_COLS} FROM submissions WHERE id IN ({among}) "
+                                  f"ORDER BY created, id"), args).all()
+        return [_sub(r) for r in rows]
 
     def release(self, sid: str) -> None:
         """A claimed submission back to ``queued`` (its worker died)."""
@@ -308,12 +324,21 @@ class Store:
     def record(self, sid: str, status: str, issues: list, public: list | None) -> bool:
         """Store a scoring result over a ``scoring`` row; False when the row was not being
         scored (recorded already: nothing is written twice)."""
+        return self.record_many([(sid, status, issues, public)])[0]
+
+    def record_many(self, results: list[tuple]) -> list[bool]:
+        """:meth:`record` of each ``(id, status, issues, public scores)``, in one
+        transaction (one commit, one fsync, for every result a dispatcher step collected)."""
         from sqlalchemy import text
+        if not results:
+            return []
+        stamp = now()
         with self.engine.begin() as c:
-            return c.execute(text("UPDATE submissions SET status = :s, issues = :iss, public_scores = :p, "
-                                  "scored = :t WHERE id = :i AND status = 'scoring'"),
-                             {"s": status, "iss": json.dumps(issues), "t": now(), "i": sid,
-                              "p": None if public is None else json.dumps(public)}).rowcount == 1
+            return [c.execute(text("UPDATE submissions SET status = :s, issues = :iss, public_scores = :p, "
+                                   "scored = :t WHERE id = :i AND status = 'scoring'"),
+                              {"s": status, "iss": json.dumps(issues), "t": stamp, "i": sid,
+                               "p": None if public is None else json.dumps(public)}).rowcount == 1
+                    for sid, status, issues, public in results]
 
     def record_private(self, sid: str, private: list) -> None:
         from sqlalchemy import text

@@ -59,6 +59,38 @@ class Aligned:
             self._sorted[target] = from_codes(*self.codes[target])
         return self._sorted[target]
 
+    def take(self, rows: np.ndarray) -> "Aligned | None":
+        """The bundle of the rows picked by the boolean mask ``rows`` (over ``index``), as
+        aligning a file holding only those rows against the truth of only those rows gives
+        it — the label codes renumbered over the labels those rows hold, so a label-union
+        metric (f1Macro) sees the same labels — with no issues; None for a layout whose
+        rows are not one per index with per-row arrays (only ``rows`` is)."""
+        if self.layout != "rows" or self.ranks is not None or self.classes is not None:
+            return None
+        rows = np.asarray(rows, dtype=bool)
+        if rows.shape != (self.n_rows,):
+            raise ValueError(f"a row mask of {rows.shape} for {self.n_rows} rows")
+
+        def pick(a):
+            out = a[rows]
+            out.flags.writeable = False
+            return out
+        codes = None
+        if self.codes:
+            codes = {}
+            for t, (tc, pc, labels) in self.codes.items():
+                tc, pc, labels = tc[rows], pc[rows], np.asarray(labels)
+                present = np.zeros(len(labels), dtype=bool)
+                present[tc] = True
+                present[pc] = True
+                new = np.cumsum(present) - 1
+                codes[t] = (new[tc], new[pc], labels[present])
+        return Aligned(self.layout, pick(self.index), list(self.targets),
+                       {t: pick(v) for t, v in self.truth.items()},
+                       {t: pick(v) for t, v in self.pred.items()}, dict(self.col_types),
+                       confidence=None if self.confidence is None else pick(self.confidence),
+                       codes=codes)
+
     def stacked(self) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, targets)`` arrays of truth and predictions (an allTargets metric's input)."""
         if "stacked" not in self._sorted:
