@@ -362,6 +362,7 @@ SERVER: dict[str, tuple[str, str]] = {
     "server.http": (E, "d3mkit submit: an HTTP error the server did not explain"),
     "challenge.config": (E, "a challenge directory's challenge.json is not one this d3mkit reads"),
     "challenge.no_problems": (E, "challenge create found no problemDoc.json under --problems"),
+    "challenge.metadata": (E, "challenge create: a problem's metrics read a per-row metadata file its task root's _debug directory lacks"),
     "team.exists": (E, "challenge team add: a team of that name exists"),
     "team.name": (E, "challenge team add: an empty, too long or unprintable team name"),
     "store.url": (E, "--db is not a database URL SQLAlchemy can use (or its driver is missing)"),

@@ -351,3 +351,30 @@ def test_submit_command_talks_to_the_server_with_the_stdlib_client(srv, capsys, 
     finally:
         server.should_exit = True
         th.join(timeout=20)
+
+
+def test_the_leaderboard_page_is_the_campaign_renderer_over_the_board_model(srv):
+    from d3mkit.evaluate.leaderboard import sections
+    from d3mkit.server.board import build_board, leaderboard_model
+    for team, system, pid in (("alpha", 0, PID), ("beta", 1, PID), ("alpha", 2, PID_REG), ("beta", 0, PID_REG)):
+        assert srv.post(team=team, system=system, pid=pid).status_code == 202
+    srv.post(team="beta", data=b"d3mIndex,y\n1,a\n")                 # a failed submission
+    srv.dispatcher.drain()
+    page = srv.client.get("/").text
+    model = leaderboard_model(srv.ch, build_board(srv.ch, srv.store, "public"), failures={"beta": 1})
+    for fragment in sections(model, ("overall", "heatmap", "problems"), prefix="public-"):
+        assert fragment in page                      # one owner draws leaderboards
+    assert model.critical_difference is not None and model.friedman["k"] == 2 and model.friedman["N"] == 2
+    assert 'aria-label="critical difference diagram"' in page and 'class="heat r1"' in page
+    assert [r.failures for r in model.overall if r.system == "beta"] == [1]
+    table = model.tables[0]
+    assert [m.label for m in table.metrics] == ["accuracy", "f1Macro"]
+    board = build_board(srv.ch, srv.store, "public")
+    want = {r["team"]: r["scores"]["accuracy"] for r in board.problems[0].rows}
+    assert {r.system: r.cells[0].mean for r in table.rows} == want
+    assert table.rows[0].tie == "best" and table.rows[0].cells[0].rank == 1
+    # the sorting script is a file the Content-Security-Policy allows; no inline script
+    js = srv.client.get("/leaderboard.js")
+    assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    assert "script-src 'self'" in js.headers["content-security-policy"]
+    assert '<script src="/leaderboard.js"></script>' in page and "<script>" not in page

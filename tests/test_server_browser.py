@@ -1,7 +1,10 @@
 """The server's pages in a real browser: headless Chromium (Debian's ``chromium``) driven
 over the DevTools protocol logs in with the team token, uploads a predictions file through
-the form and sees the leaderboard show the team with its score. Skipped without a browser,
-the ``[server]`` extra or ``websockets``."""
+the form and sees the leaderboard show the team with its score — drawn by the campaign
+leaderboard's renderer: the overall ranking, the critical-difference diagram, the teams x
+problems heat map, a table per problem, and the table-sorting script (served as a file the
+Content-Security-Policy allows) sorting a table on a click. Skipped without a browser, the
+``[server]`` extra or ``websockets``."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ BROWSER = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(BROWSER is None, reason="no Chromium/Chrome installed (apt-get install chromium)")]
 PID = "synth_000_problem"
+PID_REG = "synth_001_problem"
 
 
 class Page:
@@ -78,7 +82,7 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
     from d3mkit.server.dispatch import Dispatcher
     from d3mkit.server.store import Store
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
-    problems, subs, root, tokens = make_challenge(tmp_path, teams=("alpha",))
+    problems, subs, root, tokens = make_challenge(tmp_path, teams=("alpha", "beta"))
     ch = open_challenge(root)
     store = Store.open(ch.default_db_url())
     port = _port()
@@ -107,6 +111,9 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
         page.call("Page.enable")
         page.call("Page.navigate", url=f"{base}/")
         page.wait_for("document.readyState === 'complete' && document.body.innerText.includes('No scored submission yet')")
+        from d3mkit.server import client
+        for pid in (PID, PID_REG):        # another team, through the API, on both problems
+            client.submit(base, tokens["beta"], pid, subs / "system_01" / pid / "predictions.csv")
         page.call("Page.navigate", url=f"{base}/login")
         page.wait_for("document.readyState === 'complete' && !!document.getElementById('token')")
         page.js(f"document.getElementById('token').value = {json.dumps(tokens['alpha'])}; "
@@ -120,14 +127,32 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
         page.js(f"document.getElementById('problem').value = {json.dumps(PID)}; "
                 f"document.getElementById('submit').click(); true")
         page.wait_for("document.readyState === 'complete' && document.body.innerText.includes('accepted')")
-        want = expected_scores(problems, root, PID, pred)["accuracy"]
+        want = round(expected_scores(problems, root, PID, pred)["accuracy"], 4)
         page.call("Page.navigate", url=f"{base}/")
-        # the leaderboard reloads itself; wait until it shows alpha with its score
-        text = page.wait_for("document.readyState === 'complete' && document.body.innerText.includes("
-                             f"{json.dumps(f'{want:.4f}')}) && document.body.innerText", timeout=90)
-        assert f"{want:.4f}" in text, text[:2000]
-        assert re.search(r"1\s+alpha", text)
+        # the leaderboard reloads itself; wait until alpha's entry on PID shows its score
+        cell = ("Array.from(document.querySelectorAll('#public-problems ~ table tr'))"
+                ".filter(r => r.cells[0] && r.cells[0].innerText === 'alpha')")
+        page.wait_for(f"document.readyState === 'complete' && {cell}.length > 0", timeout=90)
+        got = page.js(f"parseFloat({cell}[0].cells[2].dataset.v)")
+        assert got == want
+        text = page.js("document.body.innerText")
+        assert re.search(r"\balpha\b", text) and re.search(r"\bbeta\b", text)
+        # the campaign's model and renderer: overall ranking, CD diagram, heat map, tables
+        assert page.js("document.querySelectorAll('#public-overall + p + table tbody tr').length") == 2
+        assert page.js("!!document.querySelector('svg[aria-label=\"critical difference diagram\"]')")
+        assert page.js("document.querySelectorAll('td.heat').length") == 4
+        assert page.js("document.querySelectorAll('td.heat.rn').length") == 1      # alpha has no regression entry
+        assert page.js("Array.from(document.querySelectorAll('tr.missing td')).some(td => td.innerText === 'alpha')")
         assert page.js("getComputedStyle(document.querySelector('th')).backgroundColor") == "rgb(215, 227, 244)"
+        # the sorting script ran (it marks the headers) and sorts the overall table on a click
+        assert page.js("document.querySelectorAll('th.sort').length") > 0
+        # in one script run, so that the page's own reload cannot come between the clicks
+        rows = "Array.from(document.querySelectorAll('#public-overall + p + table tbody tr'))"
+        first, second = page.js(
+            f"(() => {{ const order = () => {rows}.map(r => r.cells[1].innerText).join(','); "
+            "const th = document.querySelector('#public-overall + p + table th:nth-child(2)'); "
+            "th.click(); const a = order(); th.click(); return [a, order()]; })()")
+        assert sorted([first, second]) == ["alpha,beta", "beta,alpha"]
         page.ws.close()
     finally:
         browser.kill()

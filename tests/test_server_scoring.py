@@ -72,3 +72,54 @@ def test_the_prepared_problem_is_kept_and_renewed_when_its_truth_changes(made):
     st = os.stat(truth["all"])
     os.utime(truth["all"], ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     assert scorer(truth) is not a
+
+
+def _with_metadata_metric(problems, name="synth_000", samples=True):
+    """The campaign's classification root with a metric reading ``<name>_debug/samples.csv``."""
+    import json
+    root = problems / name
+    doc = root / f"{name}_problem" / "problemDoc.json"
+    d = json.loads(doc.read_text())
+    d["inputs"]["performanceMetrics"].append({"metric": "other", "specifyOther": "heldOutShapeAccuracy"})
+    doc.write_text(json.dumps(d, indent=2))
+    if samples:
+        ld = pd.read_csv(root / f"{name}_dataset" / "tables" / "learningData.csv", dtype=str)
+        debug = root / f"{name}_debug"
+        debug.mkdir(exist_ok=True)
+        pd.DataFrame({"d3mIndex": ld["d3mIndex"],
+                      "trainedTransformed": ["true" if int(i) % 3 else "false" for i in ld["d3mIndex"]]}
+                     ).to_csv(debug / "samples.csv", index=False)
+
+
+def test_a_metric_reading_debug_metadata_is_scored_from_the_copy_kept_beside_the_truth(tmp_path, monkeypatch):
+    import io
+    from d3mkit.cli import main
+    monkeypatch.setenv("D3MKIT_FSYNC", "0")
+    from d3mkit.evaluate.synthetic import make_campaign
+    problems, subs = make_campaign(tmp_path / "c", systems=2, problems=1, rows=60, seed=3, malformed=0)
+    _with_metadata_metric(problems)
+    root = tmp_path / "challenge"
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("sys.stdout", io.StringIO())
+        assert main(["challenge", "create", "--problems", str(problems), "--out", str(root), "--seed", "5"]) == 0
+    ch = open_challenge(root)
+    assert ch.problems[PID].metadata == ("samples.csv",)
+    assert (root / "private" / "p000" / "debug" / "samples.csv").is_file()
+    path = subs / "system_01" / PID / "predictions.csv"
+    got = score_job(_job(ch, PID, path))
+    assert got["status"] == "scored", got
+    for part in ("public", "private"):
+        want = expected_scores(problems, root, PID, path, part)
+        assert "heldOutShapeAccuracy" in want
+        assert {s["metric"]: s["value"] for s in got["scores"][part]} == pytest.approx(want, abs=1e-12)
+
+
+def test_challenge_create_refuses_a_metric_whose_metadata_is_missing(tmp_path, capsys):
+    from d3mkit.cli import main
+    from d3mkit.evaluate.synthetic import make_campaign
+    problems, _ = make_campaign(tmp_path / "c", systems=1, problems=1, rows=40, seed=3, malformed=0)
+    _with_metadata_metric(problems, samples=False)
+    code = main(["challenge", "create", "--problems", str(problems), "--out", str(tmp_path / "ch")])
+    err = capsys.readouterr().err
+    assert code == 1 and "challenge.metadata" in err and "samples.csv" in err and "synth_000_debug" in err
+    assert not (tmp_path / "ch").exists()

@@ -280,24 +280,49 @@ def _cell_text(c) -> tuple[str, str]:
     return text, str(c.rank)
 
 
+SECTIONS = ("intro", "overall", "heatmap", "problems", "failures")
+
+
 def render(m: Leaderboard) -> str:
     """The page for ``m`` (a complete HTML document)."""
+    return "\n".join([f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+                      f"<title>{_e(m.title)}</title><style>{_CSS}</style></head><body>",
+                      *sections(m), f"<script>{_SCRIPT}</script></body></html>\n"])
+
+
+def sections(m: Leaderboard, parts=SECTIONS, *, prefix: str = "") -> list[str]:
+    """The page's body as HTML fragments, in order — ``intro`` (title, run, counts, failure
+    policy), ``overall`` (the ranking, the Friedman test, the critical-difference diagram),
+    ``heatmap``, ``problems`` (a table per problem) and ``failures`` — for the ``parts``
+    asked for (an evaluation server shows its boards without the campaign's intro and
+    failure files); ``prefix`` starts each section's ``id`` (two boards on one page)."""
     sys_labels = short_labels(m.systems)
     prob_labels = short_labels(m.problems)
     p = m.parameters
-    params = ", ".join(f"{k} = {_e(v)}" for k, v in p.items())
-    parts = [f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-             f"<title>{_e(m.title)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{_e(m.title)}</h1>",
-             f'<p class="note">Generated {_e(m.generated)} by d3mkit {_e(m.version)}; parameters: {params}. '
-             + " · ".join(f'<a href="{_e(n)}">{_e(n)}</a>' for n in m.links) + "</p>"]
-    c = m.counts
-    parts.append(f"<p>{c['systems']} systems × {c['problems']} problems: {c['scored']} submissions scored, "
-                 f"{c['failed']} failed, {c['missing']} missing; {c['failure_rows']} rows in failures.csv.</p>")
-    parts.append(f'<p class="note">{_e(m.policy)}</p>')
+    parts_out: list[str] = []
+    if "intro" in parts:
+        params = ", ".join(f"{k} = {_e(v)}" for k, v in p.items())
+        parts_out += [f"<h1>{_e(m.title)}</h1>",
+                      f'<p class="note">Generated {_e(m.generated)} by d3mkit {_e(m.version)}; parameters: {params}. '
+                      + " · ".join(f'<a href="{_e(n)}">{_e(n)}</a>' for n in m.links) + "</p>"]
+        c = m.counts
+        parts_out.append(f"<p>{c['systems']} systems × {c['problems']} problems: {c['scored']} submissions scored, "
+                         f"{c['failed']} failed, {c['missing']} missing; {c['failure_rows']} rows in failures.csv.</p>")
+        parts_out.append(f'<p class="note">{_e(m.policy)}</p>')
+    if "overall" in parts:
+        parts_out += _overall(m, sys_labels, prefix)
+    if "heatmap" in parts:
+        parts_out += _heatmap(m, sys_labels, prob_labels, prefix)
+    if "problems" in parts:
+        parts_out += _problems(m, sys_labels, prefix)
+    if "failures" in parts:
+        parts_out += _failures(m, prefix)
+    return parts_out
 
-    # overall
-    parts.append('<h2 id="overall">Overall ranking</h2>')
+
+def _overall(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
+    p = m.parameters
+    parts = [f'<h2 id="{prefix}overall">Overall ranking</h2>']
     parts.append('<p class="note">On each problem the systems are ranked on its primary metric (the first '
                  "performanceMetric, mean over folds; ties share the mean of their places); the overall score "
                  "is the mean rank over the problems (lower is better). The normalised score is 0 for the "
@@ -312,7 +337,7 @@ def render(m: Leaderboard) -> str:
                     + _td("tied with the best" if r.tied_with_best and r.position != 1 else
                           ("best" if r.position == 1 else "")) + "</tr>")
     parts.append(_html_table(["position", "system", "mean rank", "normalised score", "problems scored", "failures",
-                         "critical difference"], rows))
+                              "critical difference"], rows))
     if m.friedman:
         f = m.friedman
         parts.append(f'<p class="note">Friedman test over {f["N"]} problems and {f["k"]} systems: '
@@ -321,31 +346,37 @@ def render(m: Leaderboard) -> str:
                      f'difference at alpha = {_e(p.get("alpha", 0.05))}: {_num(m.critical_difference, 3)}.</p>')
         svg = cd_svg(m.mean_ranks, m.critical_difference, sys_labels)
         if svg:
-            parts.append('<h2 id="cd">Critical difference</h2>' + svg)
+            parts.append(f'<h2 id="{prefix}cd">Critical difference</h2>' + svg)
+    return parts
 
-    # heat map as a table: rank and value in each cell, one colour per rank
-    if m.systems and m.problems:
-        parts.append('<h2 id="heatmap">Systems × problems</h2>')
-        parts.append('<p class="legend note">rank on the primary metric (value below): '
-                     '<span class="r1">1</span><span class="r2">2</span><span class="r3">3</span>'
-                     '<span class="r4">4-5</span><span class="r5">over 5</span><span class="rn">no score</span></p>')
-        head = ["system"] + [_name(pid, prob_labels) for pid in m.problems]
-        hrows = []
-        for r in m.overall:
-            s = r.system
-            cells = [_td(_name(s, sys_labels))]
-            for pid in m.problems:
-                got = m.heat.get((s, pid))
-                if got is None:
-                    cells.append(_td("–", None, "heat rn"))
-                else:
-                    rank, value = got
-                    cells.append(_td(f"{rank}<small>{_num(value, 3)}</small>", rank, f"heat {rank_class(rank)}"))
-            hrows.append("<tr>" + "".join(cells) + "</tr>")
-        parts.append(_html_table(head, hrows))
 
-    # per problem
-    parts.append('<h2 id="problems">Problems</h2>')
+def _heatmap(m: Leaderboard, sys_labels: dict, prob_labels: dict, prefix: str) -> list[str]:
+    """The heat map as a table: rank and value in each cell, one colour per rank."""
+    if not (m.systems and m.problems):
+        return []
+    parts = [f'<h2 id="{prefix}heatmap">Systems × problems</h2>',
+             '<p class="legend note">rank on the primary metric (value below): '
+             '<span class="r1">1</span><span class="r2">2</span><span class="r3">3</span>'
+             '<span class="r4">4-5</span><span class="r5">over 5</span><span class="rn">no score</span></p>']
+    head = ["system"] + [_name(pid, prob_labels) for pid in m.problems]
+    hrows = []
+    for r in m.overall:
+        s = r.system
+        cells = [_td(_name(s, sys_labels))]
+        for pid in m.problems:
+            got = m.heat.get((s, pid))
+            if got is None:
+                cells.append(_td("–", None, "heat rn"))
+            else:
+                rank, value = got
+                cells.append(_td(f"{rank}<small>{_num(value, 3)}</small>", rank, f"heat {rank_class(rank)}"))
+        hrows.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append(_html_table(head, hrows))
+    return parts
+
+
+def _problems(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
+    parts = [f'<h2 id="{prefix}problems">Problems</h2>']
     for t in m.tables:
         parts.append(f'<h3 title="{_e(t.problem_id)}">{_e(t.problem_id)}</h3>')
         parts.append('<p class="note">' + "; ".join(
@@ -370,14 +401,16 @@ def render(m: Leaderboard) -> str:
             cls = "best" if r.tie == "best" else r.status if r.status in ("failed", "missing") else ""
             body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
         parts.append(_html_table(head, body, titles=titles))
+    return parts
 
-    parts.append('<h2 id="failures">Failures</h2>')
+
+def _failures(m: Leaderboard, prefix: str) -> list[str]:
+    parts = [f'<h2 id="{prefix}failures">Failures</h2>']
     parts.append(_html_table(["code", "rows"], [f"<tr>{_td(_e(code))}{_td(str(n), n, 'num')}</tr>"
-                                           for code, n in m.failure_counts]))
+                                                for code, n in m.failure_counts]))
     shown_rows = m.failure_rows[:MAX_FAILURE_ROWS]
     if shown_rows:
         parts.append(_html_table(["system", "problemID", "code", "message"],
-                            ["<tr>" + "".join(_td(_e(x)) for x in r) + "</tr>" for r in shown_rows]))
+                                 ["<tr>" + "".join(_td(_e(x)) for x in r) + "</tr>" for r in shown_rows]))
     parts.append('<p class="note">Every row is in <a href="failures.csv">failures.csv</a>.</p>')
-    parts.append(f"<script>{_SCRIPT}</script></body></html>\n")
-    return "\n".join(parts)
+    return parts

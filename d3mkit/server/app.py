@@ -30,12 +30,12 @@ import re
 import secrets
 
 from d3mkit.server import auth, pages
-from d3mkit.server.board import build_board
-from d3mkit.server.store import QuotaExceeded
+from d3mkit.server.board import build_board, leaderboard_model
+from d3mkit.server.store import QuotaExceeded, RateLimited
 from d3mkit.server.upload import UploadError, receive
 
-CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
-       "frame-ancestors 'none'; base-uri 'none'")
+CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
                     (b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"),
                     (b"cross-origin-opener-policy", b"same-origin")]
@@ -75,8 +75,6 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
     from starlette.routing import Route
 
     secret = challenge.secret()
-    limiter = auth.RateLimiter(challenge.rate_per_minute)
-    login_limiter = auth.RateLimiter(30)
 
     def err(status: int, code: str, message: str, headers: dict | None = None):
         return JSONResponse({"error": {"code": code, "message": message}}, status, headers=headers)
@@ -100,9 +98,10 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         """(status, code, message, headers) refusing a submission before its body is read."""
         if store.finalized():
             return 409, "server.closed", "the challenge is finalized; no more submissions", None
-        if not limiter.allow(team.key_id):
-            return 429, "server.rate_limit", (f"too many requests: at most {challenge.rate_per_minute} "
-                                              f"a minute; try again shortly"), {"retry-after": str(limiter.retry_after())}
+        try:
+            store.rate_check(team.key_id, challenge.rate_per_minute)
+        except RateLimited as exc:
+            return 429, "server.rate_limit", exc.issues[0].message, {"retry-after": str(exc.retry_after)}
         if store.count_today(team.key_id) >= challenge.daily_quota:
             return 429, "server.quota", (f"daily quota of {challenge.daily_quota} submission(s) "
                                          f"reached; it resets at 00:00 UTC"), {"retry-after": "3600"}
@@ -125,10 +124,14 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         fsync_path(challenge.uploads)
         try:
             sub = store.add_submission(sid, team.key_id, problem, upload.size, upload.sha256, idem,
-                                       challenge.daily_quota)
+                                       challenge.daily_quota, challenge.rate_per_minute)
         except QuotaExceeded as exc:
             upload.discard()
-            raise UploadError(429, "server.quota", exc.issues[0].message) from None
+            raise _Refused(429, "server.quota", exc.issues[0].message, {"retry-after": "3600"}) from None
+        except RateLimited as exc:
+            upload.discard()
+            raise _Refused(429, "server.rate_limit", exc.issues[0].message,
+                           {"retry-after": str(exc.retry_after)}) from None
         except BaseException:
             upload.discard()
             raise
@@ -220,6 +223,9 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
     def style(request):
         return Response(pages.css(), media_type="text/css", headers={"cache-control": "max-age=300"})
 
+    def sort_script(request):
+        return Response(pages.script(), media_type="text/javascript", headers={"cache-control": "max-age=300"})
+
     # --------------------------------------------------------------------- the pages
     def _csrf_cookie(request) -> tuple[str, bool]:
         c = request.cookies.get(auth.CSRF_COOKIE)
@@ -268,10 +274,13 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
     @with_csrf
     def home(request):
         team = session_team(request)
-        boards = [build_board(challenge, store, "public")]
-        if store.finalized():
-            boards.append(build_board(challenge, store, "private"))
-        return HTMLResponse(pages.leaderboard_page(challenge, boards, team=team.name if team else None,
+        failures = store.failures_by_team()
+        names = store.teams()
+        failed = {names.get(k, k): n for k, n in failures.items()}
+        parts = ["public", "private"] if store.finalized() else ["public"]
+        models = [leaderboard_model(challenge, build_board(challenge, store, part), failures=failed)
+                  for part in parts]
+        return HTMLResponse(pages.leaderboard_page(challenge, models, team=team.name if team else None,
                                                    csrf=_page_csrf(request), counts=store.counts()))
 
     @with_csrf
@@ -279,8 +288,10 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         return HTMLResponse(pages.login_page(challenge, csrf=_page_csrf(request)))
 
     async def login(request):
-        if not login_limiter.allow("ip:" + (request.client.host if request.client else "")):
-            return err(429, "server.rate_limit", "too many login attempts; try again shortly")
+        try:
+            await run_in_threadpool(store.login_attempt, "ip:" + (request.client.host if request.client else ""))
+        except RateLimited as exc:
+            return err(429, "server.rate_limit", exc.issues[0].message, {"retry-after": str(exc.retry_after)})
         length = request.headers.get("content-length", "")
         if not length.isdigit() or int(length) > LOGIN_FORM_MAX:
             return err(413, "server.too_large", "the login form is too large")
@@ -363,6 +374,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         Route("/download/{key}/{name}", download, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/style.css", style, methods=["GET"]),
+        Route("/leaderboard.js", sort_script, methods=["GET"]),
         Route("/", home, methods=["GET"]),
         Route("/login", login_form, methods=["GET"]),
         Route("/login", login, methods=["POST"]),

@@ -1,4 +1,4 @@
-"""Who is asking: team tokens, browser sessions, CSRF tokens and the per-team rate limit.
+"""Who is asking: team tokens, browser sessions and CSRF tokens.
 
 What this module owns:
 
@@ -12,7 +12,9 @@ What this module owns:
 * **CSRF** (every form post): the double-submit pattern — a random ``d3mkit_csrf`` cookie,
   and in each form a field holding its HMAC under the secret; a post whose field does not
   match its cookie is refused (and so is one whose ``Origin`` names another site).
-* **Rate limit** (:class:`RateLimiter`): a token bucket per team in the server process.
+
+The rate limits are the database's (:meth:`d3mkit.server.store.Store.rate_check`,
+:meth:`~d3mkit.server.store.Store.login_attempt`), so every server process shares them.
 
 >>> token, key_id, digest = new_token()
 >>> token.startswith("d3m." + key_id + "."), check_hash(token, digest), check_hash(token + "x", digest)
@@ -30,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
 import time
 
 PREFIX = "d3m"
@@ -116,36 +117,6 @@ def csrf_ok(secret: bytes, cookie: str | None, field: str | None) -> bool:
     if not cookie or not field:
         return False
     return hmac.compare_digest(csrf_field(secret, cookie), field)
-
-
-class RateLimiter:
-    """A token bucket per team: ``per_minute`` requests a minute on average, bursts of at
-    most ``burst`` (default ``per_minute``).
-
-    >>> r = RateLimiter(60, burst=2)
-    >>> [r.allow("t", now=0.0) for _ in range(3)], r.allow("t", now=1.0)
-    ([True, True, False], True)
-    """
-
-    def __init__(self, per_minute: int, burst: int | None = None):
-        self.rate = per_minute / 60.0
-        self.burst = float(burst if burst is not None else per_minute)
-        self._buckets: dict[str, tuple[float, float]] = {}
-        self._lock = threading.Lock()
-
-    def allow(self, key: str, now: float | None = None) -> bool:
-        t = time.monotonic() if now is None else now
-        with self._lock:
-            tokens, last = self._buckets.get(key, (self.burst, t))
-            tokens = min(self.burst, tokens + (t - last) * self.rate)
-            if tokens < 1.0:
-                self._buckets[key] = (tokens, t)
-                return False
-            self._buckets[key] = (tokens - 1.0, t)
-            return True
-
-    def retry_after(self) -> int:
-        return max(1, int(round(1.0 / self.rate)))
 
 
 MAX_TEAM_NAME = 100

@@ -10,6 +10,14 @@ competition ranks per problem, the mean fractional rank over problems overall (a
 without an entry on a problem shares the last places there).
 
 Values are rounded to the challenge's ``precision`` digits here, once, for every view.
+
+:func:`leaderboard_model` turns a board into the campaign leaderboard's model
+(:class:`d3mkit.evaluate.leaderboard.Leaderboard`), which the pages draw with the campaign's
+own renderer (:func:`d3mkit.evaluate.leaderboard.sections`): the overall ranking with the
+Friedman test and the Nemenyi critical difference (:mod:`d3mkit.evaluate.stats`, teams
+tied with the best marked, the critical-difference diagram), the teams x problems ranks, and
+a table per problem with every team's entry, its rank on each metric and the team's
+failed submissions — one owner renders leaderboards.
 """
 
 from __future__ import annotations
@@ -99,3 +107,80 @@ def build_board(challenge, store, part: str = "public") -> Board:
             board.overall.append({"position": pos[t], "team": t, "mean_rank": _round(overall[t], 3),
                                   "problems": sum(1 for p in table.values() if t in p)})
     return board
+
+
+ALPHA = 0.05
+POLICY = ("On each problem a team's entry is its best public submission on the primary metric; a team "
+          "without one shares the last places of the ranking there.")
+
+
+def leaderboard_model(challenge, board: Board, *, failures: dict | None = None, generated: str = ""):
+    """The :class:`~d3mkit.evaluate.leaderboard.Leaderboard` of ``board`` (see the module
+    docstring); ``failures``: team name -> its failed submissions."""
+    import numpy as np
+
+    from d3mkit import __version__
+    from d3mkit.evaluate.leaderboard import Cell, Leaderboard, ProblemRow, ProblemTable, SystemRow
+    from d3mkit.evaluate.model import metric_info
+    from d3mkit.evaluate.stats import friedman, nemenyi_cd
+    failures = failures or {}
+    teams = [r["team"] for r in board.overall]
+    problems = [p.problem_id for p in board.problems]
+    mean = {r["team"]: r["mean_rank"] for r in board.overall}
+    k, n = len(teams), len(problems)
+    fried, cd = None, None
+    if k >= 2 and n >= 2:
+        from d3mkit.evaluate.stats import rank_rows
+        grid = np.array([[_primary_of(p, t) for t in teams] for p in board.problems], dtype=float)
+        f = friedman(rank_rows(grid, [p.higher_is_better for p in board.problems]))
+        fried = {key: f[key] for key in ("statistic", "p_value", "iman_davenport", "iman_davenport_p_value", "k", "N")}
+        cd = nemenyi_cd(k, n, ALPHA)
+    best = min(mean.values()) if mean else math.nan
+    overall = [SystemRow(r["team"], r["position"], r["mean_rank"], None, r["problems"], failures.get(r["team"], 0),
+                         cd is not None and r["mean_rank"] - best <= cd) for r in board.overall]
+    heat, tables = {}, []
+    registry_names = {pid: dict(e.metrics) for pid, e in challenge.problems.items()}
+    for p in board.problems:
+        names = {label: label.split("[", 1)[0] for label in p.metrics}     # f1Macro[y] -> f1Macro
+        directions = registry_names.get(p.problem_id, {})
+        infos = [metric_info(label, names[label], bool(directions.get(names[label], p.higher_is_better)))
+                 for label in p.metrics]
+        ranks = {}
+        for info in infos:
+            vals = [r["scores"].get(info.label) for r in p.rows]
+            vals = [math.nan if v is None else v for v in vals]
+            ranks[info.label] = dict(zip((r["team"] for r in p.rows),
+                                         competition_ranks(vals, info.direction == "higher")))
+        by_team = {r["team"]: r for r in p.rows}
+        rows = []
+        for t in teams:
+            r = by_team.get(t)
+            if r is None:
+                rows.append(ProblemRow(t, "missing", [None] * len(infos)))
+                continue
+            cells = []
+            for info in infos:
+                v = r["scores"].get(info.label)
+                rank = ranks[info.label].get(t, math.nan)
+                cells.append(None if v is None else
+                             Cell(v, math.nan, math.nan, math.nan, int(rank) if rank == rank else 0, 1))
+            rows.append(ProblemRow(t, "scored", cells, "best" if r["rank"] == 1 else None))
+            if r["rank"] is not None and p.metrics and r["scores"].get(p.metrics[0]) is not None:
+                heat[(t, p.problem_id)] = (r["rank"], r["scores"][p.metrics[0]])
+        rows.sort(key=lambda r: (r.cells[0].rank if r.cells and r.cells[0] is not None else math.inf, r.system))
+        tables.append(ProblemTable(p.problem_id, infos, 1, rows, False))
+    return Leaderboard(
+        title=f"{challenge.name}: {board.part} leaderboard", generated=generated, version=__version__,
+        parameters={"board": board.part, "public fraction": challenge.public_fraction, "alpha": ALPHA},
+        counts={"systems": k, "problems": n, "scored": sum(len(p.rows) for p in board.problems),
+                "failed": sum(failures.values()), "missing": 0, "failure_rows": 0},
+        overall=overall, systems=teams, problems=problems, heat=heat, friedman=fried, critical_difference=cd,
+        mean_ranks=mean, tables=tables, failure_counts=[], failure_rows=[], links=[], policy=POLICY)
+
+
+def _primary_of(p: ProblemBoard, team: str) -> float:
+    for r in p.rows:
+        if r["team"] == team and p.metrics and r["scores"].get(p.metrics[0]) is not None:
+            return float(r["scores"][p.metrics[0]])
+    return math.nan
+

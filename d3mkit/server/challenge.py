@@ -13,6 +13,8 @@ seeded public/private split of each problem's TEST rows, and the rule that nothi
       private/<n>/problem/        the SCORE view's problemDoc.json and dataSplits.csv
       private/<n>/targets.csv     the truth of every TEST row (the SCORE view's targets.csv)
       private/<n>/targets_public.csv, targets_private.csv   the truth split in two
+      private/<n>/debug/          the per-row metadata files the problem's metrics read
+                                  (the task root's ``<name>_debug/<file>``), when any does
       uploads/                    the submitted files, named by the server (<id>.csv)
 
 ``<n>`` is the problem's position (``p000``, ``p001``, ...), never a name from a document
@@ -52,6 +54,7 @@ class ProblemEntry:
     unit: str
     units: int
     public_units: int
+    metadata: tuple = ()       # the metadata files its metrics read, kept in private/<n>/debug/
 
 
 @dataclass
@@ -95,7 +98,8 @@ class Challenge:
         base = self.root / "private" / entry.key
         return {"problem": str(base / "problem"), "all": str(base / "targets.csv"),
                 "public": str(base / "targets_public.csv"),
-                "private": str(base / "targets_private.csv"), "unit": entry.unit}
+                "private": str(base / "targets_private.csv"), "unit": entry.unit,
+                "metadata": str(base / "debug") if entry.metadata else None}
 
 
 def open_challenge(root: Path | str) -> Challenge:
@@ -112,7 +116,7 @@ def open_challenge(root: Path | str) -> Challenge:
                                 str(cfg)))
     problems = {p["problem_id"]: ProblemEntry(p["problem_id"], p["key"], p["task_type"],
                                               tuple(tuple(m) for m in p["metrics"]), p["unit"],
-                                              p["units"], p["public_units"])
+                                              p["units"], p["public_units"], tuple(p.get("metadata", ())))
                 for p in data["problems"]}
     return Challenge(root, data["name"], data["seed"], data["public_fraction"], data["daily_quota"],
                      data["max_mb"], data["rate_per_minute"], data["precision"], problems)
@@ -149,6 +153,26 @@ def _unit_column(task_type: str, columns: list[str]) -> str:
     return "image" if task_type == "objectDetection" and "image" in columns else "d3mIndex"
 
 
+def _metadata_files(doc, task_root: Path, problem_id: str) -> list[str]:
+    """The per-row metadata files the problem's metrics read (``Metric.metadata_file``), each
+    checked to be in the task root's ``<name>_debug`` directory: a challenge whose truth
+    could not be scored is refused when it is made, not at its first submission."""
+    from d3mkit.scoring.plan import plan_metrics
+    from d3mkit.taskroot import TaskRoot
+    planned, _issues = plan_metrics(doc)
+    files = sorted({p.metric.metadata_file for p in planned if p.metric.metadata_file})
+    if not files:
+        return []
+    debug = TaskRoot.open(task_root).debug_dir
+    missing = [f for f in files if not (debug / f).is_file()]
+    if missing:
+        raise D3MKitError(error("challenge.metadata", "inputs.performanceMetrics",
+                                f"problem {problem_id}'s metrics read {', '.join(missing)} from the "
+                                f"task root's {debug.name} directory, which has no such file",
+                                str(task_root)))
+    return files
+
+
 def _zip_tree(src: Path, dest: Path) -> None:
     """``src`` as a zip archive at ``dest`` (entries relative to ``src``'s parent, sorted,
     fixed timestamps: the same views give the same bytes)."""
@@ -179,6 +203,7 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
     from d3mkit.docs.locate import locate_task_root
     from d3mkit.evaluate.discover import find_problems
     from d3mkit.tables import write_table
+    from d3mkit.taskroot import TaskRoot
     from d3mkit.views import write_views
     if not 0.0 < public_fraction < 1.0:
         raise UsageError(f"the public fraction must be between 0 and 1 (exclusive), got {public_fraction}")
@@ -209,6 +234,10 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
             shutil.copyfile(views / "SCORE" / "targets.csv", priv / "targets.csv")
             targets = pd.read_csv(priv / "targets.csv", dtype=str, keep_default_na=False)
             doc = ProblemDoc.load(priv / "problem" / "problemDoc.json")
+            metadata = _metadata_files(doc, root, pid)
+            for f in metadata:           # kept server-side beside the truth, never served
+                (priv / "debug").mkdir(exist_ok=True)
+                shutil.copyfile(TaskRoot.open(root).debug_dir / f, priv / "debug" / f)
             unit = _unit_column(doc.task_type, list(targets.columns))
             units = sorted(dict.fromkeys(targets[unit]), key=lambda u: (len(u), u))
             public = split_units(units, public_fraction, seed + i)
@@ -217,7 +246,7 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
             write_table(targets[~mask], priv / "targets_private.csv")
             entries.append({"problem_id": pid, "key": key, "task_type": doc.task_type,
                             "metrics": [list(m) for m in prob.metrics], "unit": unit,
-                            "units": len(units), "public_units": len(public)})
+                            "units": len(units), "public_units": len(public), "metadata": metadata})
         shutil.rmtree(tmp / ".views")
         (tmp / UPLOADS).mkdir()
         write_text(tmp / SECRET, secrets.token_hex(32) + "\n")

@@ -1,12 +1,15 @@
 """The server's HTML pages: the leaderboard, the login form, a team's own submissions with
 their issues and the upload form.
 
-What this module owns: the markup. Tables and their style are the campaign leaderboard's
-(:mod:`d3mkit.evaluate.leaderboard`: its table writer, which escapes every cell, and its
-CSS, served as ``/style.css`` so the Content-Security-Policy needs no inline style); the
-ranks come from :mod:`d3mkit.server.board`. Every name and message is HTML-escaped. Pages
-use no script: the leaderboard and a page with queued submissions reload themselves
-(``<meta http-equiv="refresh">``).
+What this module owns: the markup of the server's own pages. The leaderboard itself is the
+campaign leaderboard's: the model :func:`d3mkit.server.board.leaderboard_model` builds is
+drawn by :func:`d3mkit.evaluate.leaderboard.sections`, the renderer ``d3mkit evaluate``
+writes leaderboard.html with (its tables, critical-difference diagram and heat map), with
+its CSS served as ``/style.css`` and its table-sorting script as ``/leaderboard.js`` (so the
+Content-Security-Policy allows no inline style or script). The team page uses the same
+escaping table writer. Every name and message is HTML-escaped. The leaderboard and a page
+with queued submissions reload themselves (``<meta http-equiv="refresh">``); without the
+script every page reads the same.
 """
 
 from __future__ import annotations
@@ -26,11 +29,17 @@ def css() -> str:
     return _lb._CSS + EXTRA_CSS
 
 
+def script() -> str:
+    """The campaign leaderboard's table-sorting script, served as ``/leaderboard.js``."""
+    return _lb._SCRIPT
+
+
 def _e(text) -> str:
     return _lb._e(text)
 
 
-def _page(title: str, body: str, *, team: str | None, csrf: str, refresh: bool = False) -> str:
+def _page(title: str, body: str, *, team: str | None, csrf: str, refresh: bool = False,
+          sortable: bool = False) -> str:
     nav = ['<a href="/">Leaderboard</a>']
     if team is not None:
         nav.append('<a href="/team">My submissions</a>')
@@ -42,47 +51,36 @@ def _page(title: str, body: str, *, team: str | None, csrf: str, refresh: bool =
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{meta}'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{_e(title)}</title><link rel="stylesheet" href="/style.css"></head><body>'
-            f'<nav>{"".join(nav)}</nav>{body}</body></html>\n')
+            f'<nav>{"".join(nav)}</nav>{body}'
+            + ('<script src="/leaderboard.js"></script>' if sortable else "") + '</body></html>\n')
 
 
 def _fmt(v, precision: int) -> str:
     return "" if v is None else f"{v:.{precision}f}"
 
 
-def leaderboard_page(challenge, boards: list, *, team: str | None, csrf: str, counts: dict) -> str:
-    """``boards``: the public board, then the private one once finalized."""
+def leaderboard_page(challenge, models: list, *, team: str | None, csrf: str, counts: dict) -> str:
+    """``models``: the :class:`~d3mkit.evaluate.leaderboard.Leaderboard` of the public
+    board, then the private one once finalized (shown first)."""
     parts = [f"<h1>{_e(challenge.name)}: leaderboard</h1>",
              f'<p class="note">{len(challenge.problems)} problem(s); '
              f"{counts.get('scored', 0)} submission(s) scored, {counts.get('failed', 0)} failed, "
              f"{counts.get('queued', 0) + counts.get('scoring', 0)} queued. Public scores are on "
              f"{challenge.public_fraction:.0%} of each problem's TEST rows; the private board "
              f"appears when the organisers finalize the challenge. The page reloads itself.</p>"]
-    for board in reversed(boards):
-        title = "Private leaderboard (final)" if board.part == "private" else "Public leaderboard"
-        parts.append(f'<h2 id="{board.part}">{title}</h2>')
-        if not board.overall:
-            parts.append("<p>No scored submission yet.</p>")
+    for m in reversed(models):
+        part = m.parameters.get("board", "public")
+        title = "Private leaderboard (final)" if part == "private" else "Public leaderboard"
+        parts.append(f'<section id="{part}"><h2>{title}</h2>')
+        if not m.overall:
+            parts.append("<p>No scored submission yet.</p></section>")
             continue
-        parts.append('<p class="note">Overall: the mean over problems of each team\'s rank on the '
-                     "problem's primary metric (ties share the mean of their places; no entry: "
-                     "the last places). A team's entry on a problem is its best public submission.</p>")
-        rows = [[r["position"], r["team"], f"{r['mean_rank']:.3f}", r["problems"]] for r in board.overall]
-        parts.append(_lb._table(["position", "team", "mean rank", "problems"], rows,
-                                ["best" if r["position"] == 1 else "" for r in board.overall], {0, 2, 3}))
-        for p in board.problems:
-            direction = "higher" if p.higher_is_better else "lower"
-            parts.append(f"<h3>{_e(p.problem_id)}</h3><p class=\"note\">primary metric: "
-                         f"{_e(p.metrics[0] if p.metrics else '-')} ({direction} is better)</p>")
-            if not p.rows:
-                parts.append("<p>No entry yet.</p>")
-                continue
-            header = ["rank", "team"] + p.metrics + ["submissions"]
-            body = [[r["rank"] if r["rank"] is not None else "", r["team"]]
-                    + [_fmt(r["scores"].get(m), challenge.precision) for m in p.metrics]
-                    + [r["submissions"]] for r in p.rows]
-            parts.append(_lb._table(header, body, ["best" if r["rank"] == 1 else "" for r in p.rows],
-                                    set(range(2, len(header))) | {0}))
-    return _page(f"{challenge.name}: leaderboard", "\n".join(parts), team=team, csrf=csrf, refresh=True)
+        parts.append(f'<p class="note">{_e(m.policy)} The private board shows the private scores of '
+                     f"the same entries. Failures: the team's failed submissions.</p>")
+        parts += _lb.sections(m, ("overall", "heatmap", "problems"), prefix=f"{part}-")
+        parts.append("</section>")
+    return _page(f"{challenge.name}: leaderboard", "\n".join(parts), team=team, csrf=csrf, refresh=True,
+                 sortable=True)
 
 
 def login_page(challenge, *, csrf: str, message: str = "") -> str:

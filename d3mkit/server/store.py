@@ -1,6 +1,7 @@
-"""The challenge database: teams, submissions and the challenge's state.
+"""The challenge database: teams, submissions, the rate limits' state and the challenge's state.
 
-What this module owns: the schema, its migrations and every query. SQLAlchemy Core (a
+What this module owns: the schema, its migrations and every query, and so the quota and the
+rate limits, which are counted here (every server process on the database shares them). SQLAlchemy Core (a
 well-kept layer over both databases) talks to SQLite by default — one file in the
 challenge directory, WAL mode (readers never wait for the writer) with
 ``synchronous=FULL`` (a commit is on the disk before it returns) — or to PostgreSQL given
@@ -15,8 +16,13 @@ refused (``store.version``).
 Submission states: ``queued`` (accepted: its file is fsynced and its row committed),
 ``scoring`` (claimed by a worker), ``scored`` or ``failed``. A ``scoring`` row left by a
 killed server goes back to ``queued`` when the next one starts (:meth:`Store.requeue`);
-a claim is one conditional ``UPDATE`` (``... WHERE status = 'queued'``), so no submission
-is scored into two results, and a result is recorded only over a ``scoring`` row.
+a claim takes a batch of queued rows in one locked transaction, so no submission is
+claimed twice, and a result is recorded only over a ``scoring`` row.
+
+Limits: a team's daily quota and its rate (submissions in the last :data:`RATE_WINDOW`
+seconds) are counted from ``submissions``, and checked again inside the transaction that
+inserts the row, under SQLite's write lock (``BEGIN IMMEDIATE``) or the team's row lock on
+PostgreSQL. Login attempts per client are rows of ``login_attempts``.
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ from dataclasses import dataclass
 
 from d3mkit.errors import D3MKitError, UsageError, error
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_ATTEMPTS = 3      # a submission whose scoring killed its worker this often fails
+RATE_WINDOW = 60      # seconds: the rate limit counts what a team did in the last minute
+LOGINS_PER_MINUTE = 30
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -44,6 +52,12 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX submissions_team_day ON submissions (team, day)",
         "CREATE TABLE state (name VARCHAR(50) PRIMARY KEY, value TEXT NOT NULL)",
     ],
+    2: [   # the rate limits' state in the database, shared by every server process
+        "CREATE INDEX submissions_team_created ON submissions (team, created)",
+        "CREATE TABLE login_attempts (client VARCHAR(100) NOT NULL, at VARCHAR(40) NOT NULL)",
+        "CREATE INDEX login_attempts_client ON login_attempts (client, at)",
+        "CREATE INDEX login_attempts_at ON login_attempts (at)",
+    ],
 }
 
 
@@ -54,6 +68,20 @@ def now() -> str:
 
 def today() -> str:
     return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+
+
+def _ago(seconds: float) -> str:
+    """:func:`now` ``seconds`` ago (compares with stored times as text)."""
+    return (_dt.datetime.now(_dt.timezone.utc) - _dt.timedelta(seconds=seconds)).isoformat(timespec="microseconds")
+
+
+def _wait_from(oldest: str | None) -> int:
+    """Whole seconds until a window entry made at ``oldest`` leaves the window (at least 1)."""
+    import math
+    if not oldest:
+        return 1
+    left = RATE_WINDOW - (_dt.datetime.now(_dt.timezone.utc) - _dt.datetime.fromisoformat(oldest)).total_seconds()
+    return max(1, math.ceil(left))
 
 
 @dataclass(frozen=True)
@@ -102,6 +130,14 @@ class QuotaExceeded(D3MKitError):
         self.quota = quota
         super().__init__(error("server.quota", "", f"daily quota of {quota} submission(s) reached; "
                                f"it resets at 00:00 UTC"))
+
+
+class RateLimited(D3MKitError):
+    """A team (or a client logging in) over its rate: ``retry_after`` seconds to wait."""
+
+    def __init__(self, message: str, retry_after: int):
+        self.retry_after = retry_after
+        super().__init__(error("server.rate_limit", "", message))
 
 
 class Store:
@@ -224,22 +260,43 @@ class Store:
                             {"t": team, "k": key}).first()
         return None if row is None else _sub(row)
 
+    def rate_check(self, team: str, per_minute: int) -> None:
+        """Raise :class:`RateLimited` when ``team`` made ``per_minute`` submissions in the
+        last :data:`RATE_WINDOW` seconds (every server process counts the same rows)."""
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            self._rate(c, team, per_minute, text)
+
+    def _rate(self, c, team: str, per_minute: int, text) -> None:
+        n, oldest = c.execute(text("SELECT COUNT(*), MIN(created) FROM submissions "
+                                   "WHERE team = :t AND created >= :since"),
+                              {"t": team, "since": _ago(RATE_WINDOW)}).one()
+        if int(n) >= per_minute:
+            raise RateLimited(f"too many submissions: at most {per_minute} a minute; try again "
+                              f"in {_wait_from(oldest)} s", _wait_from(oldest))
+
     def add_submission(self, sid: str, team: str, problem: str, size: int, sha256: str,
-                       idem_key: str | None, quota: int) -> Submission:
+                       idem_key: str | None, quota: int, per_minute: int | None = None) -> Submission:
         """Record an accepted submission (its file already fsynced) in one transaction that
-        also checks the team's daily quota; returns the row (an earlier one with the same
-        idempotency key, if there is one). Raises :class:`QuotaExceeded`."""
+        also checks the team's daily quota and, with ``per_minute``, its rate; returns the
+        row (an earlier one with the same idempotency key, if there is one). The checks and
+        the insert hold the team's lock (SQLite's write lock; the team's row on PostgreSQL),
+        so concurrent posts — of any server process — cannot pass either limit. Raises
+        :class:`QuotaExceeded` or :class:`RateLimited`."""
         from sqlalchemy import text
         from sqlalchemy.exc import IntegrityError
         day = today()
         try:
             with self.engine.begin() as c:
+                self._write_lock(c)
                 if self.dialect == "postgresql":     # serialise one team's inserts
                     c.execute(text("SELECT key_id FROM teams WHERE key_id = :t FOR UPDATE"), {"t": team})
                 n = int(c.execute(text("SELECT COUNT(*) FROM submissions WHERE team = :t AND day = :d"),
                                   {"t": team, "d": day}).scalar_one())
                 if n >= quota:
                     raise QuotaExceeded(quota)
+                if per_minute is not None:
+                    self._rate(c, team, per_minute, text)
                 c.execute(text("INSERT INTO submissions (id, team, problem, status, bytes, sha256, "
                                "idem_key, created, day) VALUES (:i, :t, :p, 'queued', :b, :h, :k, :c, :d)"),
                           {"i": sid, "t": team, "p": problem, "b": size, "h": sha256, "k": idem_key,
@@ -251,6 +308,24 @@ class Store:
                     return earlier
             raise
         return self.submission(sid)
+
+    def login_attempt(self, client: str, per_minute: int | None = None) -> None:
+        """Count one login attempt of ``client`` (an address); raise :class:`RateLimited`
+        when it made ``per_minute`` in the last :data:`RATE_WINDOW` seconds. Attempts older
+        than the window are deleted on the way. ``per_minute``: :data:`LOGINS_PER_MINUTE`."""
+        from sqlalchemy import text
+        per_minute = LOGINS_PER_MINUTE if per_minute is None else per_minute
+        since = _ago(RATE_WINDOW)
+        with self.engine.begin() as c:
+            self._write_lock(c)
+            c.execute(text("DELETE FROM login_attempts WHERE at < :since"), {"since": since})
+            n, oldest = c.execute(text("SELECT COUNT(*), MIN(at) FROM login_attempts "
+                                       "WHERE client = :c AND at >= :since"),
+                                  {"c": client[:100], "since": since}).one()
+            if int(n) >= per_minute:
+                raise RateLimited("too many login attempts; try again shortly", _wait_from(oldest))
+            c.execute(text("INSERT INTO login_attempts (client, at) VALUES (:c, :t)"),
+                      {"c": client[:100], "t": now()})
 
     def submission(self, sid: str) -> Submission | None:
         from sqlalchemy import text
@@ -270,6 +345,13 @@ class Store:
         sql = f"SELECT {_COLS} FROM submissions" + (" WHERE " + " AND ".join(where) if where else "")
         with self.engine.connect() as c:
             return [_sub(r) for r in c.execute(text(sql + " ORDER BY created, id"), args).all()]
+
+    def failures_by_team(self) -> dict[str, int]:
+        """key_id -> how many of the team's submissions failed."""
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return dict(c.execute(text("SELECT team, COUNT(*) FROM submissions WHERE status = 'failed' "
+                                       "GROUP BY team")).all())
 
     def counts(self) -> dict[str, int]:
         from sqlalchemy import text
