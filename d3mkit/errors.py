@@ -283,16 +283,23 @@ def require_path(param: str, value) -> None:
     require_type(param, value, (str, os.PathLike), "a path (str or os.PathLike)")
 
 
-class OutputIsInput(UsageError):
-    """An output would replace a file the same run read (or a directory holding one):
-    exit code 2, nothing written (:mod:`d3mkit.readlog`)."""
-
-    def __init__(self, path: str, message: str):
-        super().__init__(message, path, code="output.is_input")
-
-
 # ------------------------------------------------------------- errors naming parameters
-_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:=([^{}]*))?\}")
+_PARAM = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?:=([^{}]*))?\}")
+
+
+def literal(text) -> str:
+    """``text`` (a path, a value from a file) as it must appear in an :class:`ArgumentError`
+    template: its braces doubled, so ``{x}`` in a file name is never read as a parameter.
+
+    >>> InvalidArgument("out", "cannot hold " + literal("a{b}")).issues[0].message
+    'out cannot hold a{b}'
+    """
+    return str(text).replace("{", "{{").replace("}", "}}")
+
+
+def _fill(text: str, name) -> str:
+    """``text`` with each ``{param}`` written as ``name(param, value)`` and ``{{``/``}}`` as braces."""
+    return _PARAM.sub(lambda m: m.group(0)[0] if m.group(1) is None else name(m.group(1), m.group(2)), text)
 
 
 def python_name(param: str, value: str | None) -> str:
@@ -334,16 +341,13 @@ class ArgumentError(D3MKitError):
         self.templates = [(code, location, message, str(path))
                           for code, location, message, *path in templates for path in [path[0] if path else ""]]
         self.params = tuple(dict.fromkeys(m.group(1) for t in self.templates for text in t[1:3]
-                                          for m in _PARAM.finditer(text)))
+                                          for m in _PARAM.finditer(text) if m.group(1) is not None))
         D3MKitError.__init__(self, self.render(python_name), exit_code)
 
     def render(self, name=python_name) -> list[Issue]:
         """The issues with every ``{param}`` written as ``name(param, value)``."""
-        def fill(text: str) -> str:
-            return _PARAM.sub(lambda m: name(m.group(1), m.group(2)), text)
-
         def one(c: str, location: str, message: str, path: str) -> Issue:   # c: the code
-            return error(c, fill(location), fill(message), path)
+            return error(c, _fill(location, name), _fill(message, name), path)
         return [one(*t) for t in self.templates]
 
 
@@ -381,19 +385,29 @@ class OutputExists(ArgumentError, UsageError):
 
     def __init__(self, path, param: str = "out", force: str = "force", detail: str = "already exists"):
         self.param = param
-        ArgumentError.__init__(self, [("output.exists", "", f"{path} {detail} (pass {{{force}=True}} to replace it)",
+        ArgumentError.__init__(self, [("output.exists", "", f"{literal(path)} {detail} (pass {{{force}=True}} to replace it)",
                                         path)])
 
 
 class OutputInsideInput(ArgumentError, UsageError):
-    """An output that is an input, lies inside one or holds one (writing it would replace
-    what is read)."""
+    """The one error of code ``output.is_input``: an output that is an input, lies inside
+    one or holds one (writing it would replace what is read). Raised by the library's own
+    checks (``input_path`` given: the output must lie outside it) and by
+    :func:`d3mkit.readlog.refuse_input` (``reason`` given: the file or a file under the
+    directory was read by the same run); exit code 2, nothing written.
 
-    def __init__(self, path, input_path, param: str = "out", what: str = "the input"):
+    >>> OutputInsideInput("r/x", "r").issues[0].format()
+    'r/x: error [output.is_input] out must be outside the input r and must not contain it'
+    >>> OutputInsideInput("a{b}.csv", reason="was read").render(flag_name)[0].format()
+    'a{b}.csv: error [output.is_input] was read'
+    """
+
+    def __init__(self, path, input_path=None, param: str = "out", what: str = "the input",
+                 reason: str | None = None):
         self.param = param
-        ArgumentError.__init__(self, [("output.is_input", "",
-                                        f"{{{param}}} must be outside {what} {input_path} and must not contain it",
-                                        path)])
+        message = (literal(reason) if reason is not None else
+                   f"{{{param}}} must be outside {what} {literal(input_path)} and must not contain it")
+        ArgumentError.__init__(self, [("output.is_input", "", message, str(path))])
 
 
 class MissingDependency(D3MKitError):

@@ -27,7 +27,7 @@ the file system may later reuse.
 ...     refuse_input(truth)
 Traceback (most recent call last):
 ...
-d3mkit.errors.OutputIsInput: ...learningData.csv: error [output.is_input] this file was read as an input of the same run; writing the output over it would destroy it (give another name)
+d3mkit.errors.OutputInsideInput: ...learningData.csv: error [output.is_input] this file was read as an input of the same run; writing the output over it would destroy it (give another name)
 """
 
 from __future__ import annotations
@@ -130,11 +130,11 @@ def _inputs_under(directory: str) -> list[str]:
 
 
 def refuse_input(path: Path | str) -> None:
-    """Raise :class:`~d3mkit.errors.OutputIsInput` when writing ``path`` would replace a
+    """Raise :class:`~d3mkit.errors.OutputInsideInput` when writing ``path`` would replace a
     file read in this run: ``path`` is that file, or a directory holding it."""
     if _DEPTH == 0 or not _READ:
         return
-    from d3mkit.errors import OutputIsInput
+    from d3mkit.errors import OutputInsideInput
     p = str(path)
     try:
         st = os.stat(p)
@@ -143,11 +143,11 @@ def refuse_input(path: Path | str) -> None:
     with _LOCK:
         hit = (st.st_dev, st.st_ino) in _READ
     if hit:
-        raise OutputIsInput(p, "this file was read as an input of the same run; writing the "
-                               "output over it would destroy it (give another name)")
+        raise OutputInsideInput(p, reason="this file was read as an input of the same run; writing "
+                                          "the output over it would destroy it (give another name)")
     if os.path.isdir(p):
         held = _inputs_under(os.path.realpath(p))
         if held:
-            raise OutputIsInput(p, f"this directory holds an input of the same run "
-                                   f"({os.path.relpath(held[0], p)}); replacing it would destroy "
-                                   f"the input (give another name)")
+            raise OutputInsideInput(p, reason=f"this directory holds an input of the same run "
+                                              f"({os.path.relpath(held[0], p)}); replacing it would "
+                                              f"destroy the input (give another name)")

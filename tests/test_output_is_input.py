@@ -86,3 +86,31 @@ def test_the_library_outside_a_command_records_nothing(tmp_path):
     readlog.note(f)                     # outside recording(): no effect
     write_text(f, "y\n")
     assert f.read_text() == "y\n"
+
+
+def test_one_typed_error_owns_the_code(tmp_path, wine, capsys):
+    """``output.is_input`` has one owner, :class:`d3mkit.errors.OutputInsideInput`: raised by
+    the run's record of inputs (readlog) and by the library's own checks (views, convert),
+    rendered with the command's flag for its parameter; a brace in a path stays a brace."""
+    from d3mkit import errors, readlog
+    from d3mkit.cli import flag_namer
+    assert not hasattr(errors, "OutputIsInput")
+    f = tmp_path / "in{put}.csv"
+    f.write_text("x\n")
+    with readlog.recording():
+        readlog.note(f)
+        with pytest.raises(errors.OutputInsideInput) as info:
+            readlog.refuse_input(f)
+    assert info.value.issues[0].code == "output.is_input" and info.value.issues[0].path == str(f)
+    inside = errors.OutputInsideInput(wine / "v", wine, "out", "the task root")
+    assert isinstance(inside, errors.UsageError) and inside.exit_code == 2
+
+    class Args:
+        _flags = {"out": "--out"}
+    line = errors.issues_for_cli(inside, flag_namer(Args()))[0].format()
+    assert "--out must be outside the task root" in line and "{" not in line
+    odd = errors.OutputInsideInput(tmp_path / "o", tmp_path / "a{b}")
+    assert "a{b}" in odd.issues[0].message and odd.params == ("out",)
+    code = main(["views", str(wine), "--out", str(wine / "views")])
+    err = capsys.readouterr().err
+    assert code == 2 and "[output.is_input] --out must be outside the task root" in err
