@@ -15,7 +15,7 @@ from importlib import import_module
 
 from d3mkit import __version__
 from d3mkit.commands import lazy_parser
-from d3mkit.errors import (EXIT_INVALID, EXIT_USAGE, D3MKitError, flag_name,  # noqa: F401
+from d3mkit.errors import (EXIT_INVALID, EXIT_USAGE, D3MKitError, error, flag_name,  # noqa: F401
                            issues_for_cli, print_issues)
 from d3mkit.readlog import recording
 
@@ -113,11 +113,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     args = parser.parse_args(argv)
+    from d3mkit.commands.show import Results
+    results = Results(json=getattr(args, "format", None) == "json")   # stdout: one JSON document
     try:
-        with recording():          # every file read is an input no output may replace
+        with recording(), results:          # every file read is an input no output may replace
             return int(args.func(args) or 0)
     except D3MKitError as exc:
-        print_issues(issues_for_cli(exc, flag_namer(args)))
+        issues = issues_for_cli(exc, flag_namer(args))
+        results.failed(issues)
+        print_issues(issues)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -125,10 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a path that cannot be read or written: name it, exit 2
-        where = exc.filename if exc.filename is not None else ""
+        where = "" if exc.filename is None else str(exc.filename)
         target = f" -> {exc.filename2}" if getattr(exc, "filename2", None) else ""
-        print(f"{where}{target}: error [file.os] {exc.strerror or exc}" if where
-              else f"error [file.os] {exc.strerror or exc}", file=sys.stderr)
+        issue = error("file.os", "", str(exc.strerror or exc), f"{where}{target}")
+        results.failed([issue])
+        print_issues([issue])
         return EXIT_USAGE
     except MemoryError:
         print("error [memory] out of memory: the sizes asked for are too large for this machine",

@@ -219,6 +219,8 @@ OTHER: dict[str, tuple[str, str]] = {
     # writing outputs (d3mkit.atomic)
     "output.exists": (E, "an output exists and is replaced only when asked (--force; force=True from Python) (exit 2)"),
     "dependency.missing": (E, "an optional dependency is not installed; the message names the pip extra (exit 3)"),
+    "file.os": (E, "the operating system refused to read or write a path (permission, no space, ...) (exit 2)"),
+    "dependency.data": (E, "benchmark data a baseline needs is not in the task root (exit 3, nothing trained)"),
     "output.not_regular": (E, "an output path is a FIFO, device, socket or other non-regular file (refused)"),
     "output.is_input": (E, "an output would replace a file the same run read, or a directory holding one (refused, nothing written)"),
     "output.unusable": (E, "an output path cannot be written (a directory, read-only, or its parent is not a directory)"),

@@ -418,8 +418,8 @@ class MissingDependency(D3MKitError):
     'error [dependency.missing] this baseline needs torch, which is not installed: pip install "d3mkit[baselines]"'
     """
 
-    def __init__(self, module: str, extra: str, what: str = "this", path: str = ""):
+    def __init__(self, module: str, extra: str | None, what: str = "this", path: str = ""):
         self.module, self.extra = module, extra
-        super().__init__(error("dependency.missing", "",
-                               f"{what} needs {module}, which is not installed: "
-                               f'pip install "d3mkit[{extra}]"', str(path)), EXIT_MISSING_DEPENDENCY)
+        how = f'pip install "d3mkit[{extra}]"' if extra else f"pip install {module}"
+        super().__init__(error("dependency.missing", "", f"{what} needs {module}, which is not installed: {how}",
+                               str(path)), EXIT_MISSING_DEPENDENCY)

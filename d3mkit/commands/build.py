@@ -1,4 +1,5 @@
-"""``d3mkit build BENCHMARK --out DIR ...``: write task roots, print each path."""
+"""``d3mkit build BENCHMARK --out DIR ...``: write task roots, print each path
+(``--format json``: ``{"benchmark", "roots": [PATH, ...]}``)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,9 @@ def _hint(message: str) -> str:
 
 def _builder_arguments(bp, record) -> None:
     from d3mkit.benchmarks import add_build_arguments
+    from d3mkit.commands.options import add_format
     add_build_arguments(bp)
+    add_format(bp, "each task root written, one a line")
     if record.build_options is not None:
         record.build_options(bp)
     if record.example and not bp.epilog:
@@ -66,6 +69,11 @@ def _builder_arguments(bp, record) -> None:
 
 
 def _run(args) -> int:
-    for root in args._builder(args):
-        print(root)
+    roots = list(args._builder(args))
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json({"benchmark": args.benchmark, "roots": [str(r) for r in roots]})
+    else:
+        for root in roots:
+            print(root)
     return 0

@@ -14,6 +14,7 @@ def _db_argument(p) -> None:
 
 
 def add_parser(sub) -> None:
+    from d3mkit.commands.options import add_format
     p = sub.add_parser("challenge", help="make and run a challenge for the evaluation server",
                        description="Organiser commands of the evaluation server (docs/server.md).",
                        epilog="examples:\n  d3mkit challenge create --problems out --out challenge\n"
@@ -39,6 +40,7 @@ def add_parser(sub) -> None:
     c.add_argument("--name", default=None, help="the challenge's title (default: the directory name)")
     c.add_argument("--force", action="store_true", help="replace an existing challenge directory")
     _db_argument(c)
+    add_format(c, "the challenge directory (each problem's rows on stderr)")
     c.set_defaults(func=_create)
 
     t = cmds.add_parser("team", help="teams: add")
@@ -48,6 +50,7 @@ def add_parser(sub) -> None:
     a.add_argument("challenge", type=Path, metavar="CHALLENGE")
     a.add_argument("name", metavar="NAME")
     _db_argument(a)
+    add_format(a, "the token")
     a.set_defaults(func=_team_add)
 
     f = cmds.add_parser("finalize", help="close submissions and reveal the private leaderboard")
@@ -55,6 +58,7 @@ def add_parser(sub) -> None:
     _db_argument(f)
     from d3mkit.executor import add_executor_arguments
     add_executor_arguments(f, "private scoring")
+    add_format(f, "nothing (the counts on stderr)")
     f.set_defaults(func=_finalize)
 
 
@@ -81,7 +85,14 @@ def _create(args) -> int:
         print(f"{pid}: {e.public_units} public and {e.units - e.public_units} private of {e.units} "
               f"TEST units ({e.unit}); primary metric {e.metrics[0][0] if e.metrics else '-'}",
               file=sys.stderr)
-    print(ch.root)
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json({"challenge": str(ch.root), "problems": [
+            {"problemID": pid, "unit": e.unit, "units": e.units, "public": e.public_units,
+             "private": e.units - e.public_units, "primary_metric": e.metrics[0][0] if e.metrics else None}
+            for pid, e in sorted(ch.problems.items())]})
+    else:
+        print(ch.root)
     return 0
 
 
@@ -93,7 +104,11 @@ def _team_add(args) -> int:
     finally:
         store.close()
     print(f"team {args.name!r} added; its token (shown only now, store it safely):", file=sys.stderr)
-    print(token)
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json({"team": args.name, "token": token})
+    else:
+        print(token)
     return 0
 
 
@@ -110,4 +125,8 @@ def _finalize(args) -> int:
     print(f"finalized: {done['queued_scored']} queued submission(s) scored now, "
           f"{done['private_scored']} scored on the private rows; {c.get('scored', 0)} scored, "
           f"{c.get('failed', 0)} failed in all", file=sys.stderr)
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json({"challenge": str(args.challenge), "queued_scored": done["queued_scored"],
+                    "private_scored": done["private_scored"], "counts": dict(c)})
     return 0

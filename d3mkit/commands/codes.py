@@ -6,7 +6,8 @@ from __future__ import annotations
 def add_parser(sub) -> None:
     p = sub.add_parser("codes", help="list every issue code, its severity and what it means",
                        epilog="examples:\n  d3mkit codes\n  d3mkit codes --format json")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    from d3mkit.commands.options import add_format
+    add_format(p, "a table")
     p.set_defaults(func=run)
 
 
@@ -14,8 +15,8 @@ def run(args) -> int:
     from d3mkit.codes import table
     rows = table()
     if args.format == "json":
-        import json
-        print(json.dumps([{"code": c, "severity": s, "description": d} for c, s, d in rows], indent=2))
+        from d3mkit.commands.show import print_json
+        print_json([{"code": c, "severity": s, "description": d} for c, s, d in rows])
     else:
         w = max(len(c) for c, _, _ in rows)
         for c, s, d in rows:

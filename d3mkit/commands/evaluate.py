@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from d3mkit.errors import UsageError
+from d3mkit.errors import UsageError, print_issues
 
 FAIL_ON = ("failures", "missing", "none")
 
@@ -49,6 +49,8 @@ def add_parser(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace --out even when it holds files that are not a campaign's outputs")
     p.add_argument("--quiet", action="store_true", help="print nothing (no progress, summary or paths)")
+    from d3mkit.commands.options import add_format
+    add_format(p, "a summary on stderr and each output's path")
     p.set_defaults(func=_run)
 
 
@@ -83,9 +85,14 @@ def _example(args) -> int:
     if args.example.exists() and any(args.example.iterdir()) and not args.force:
         raise UsageError("--example needs a new or empty directory (or --force)", str(args.example))
     p, s = write_example(args.example, force=args.force)
-    if not args.quiet:
-        out = args.example / "out"
-        print(f"d3mkit evaluate --problems {p} --submissions {s} --out {out}")
+    out = args.example / "out"
+    command = f"d3mkit evaluate --problems {p} --submissions {s} --out {out}"
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json({"example": str(args.example), "problems": str(p), "submissions": str(s),
+                    "command": command})
+    elif not args.quiet:
+        print(command)
     return 0
 
 
@@ -122,23 +129,29 @@ def _run(args) -> int:
                             use_cache=not args.no_cache, params=params)
         where = ex.describe()
     n = grid_counts(camp)
+    outputs = {name: str(args.out / name) for name in ("scores.csv", "aggregates.csv", "failures.csv",
+                                                       "comparisons.csv", "summary.json", "leaderboard.html")}
     if not args.quiet:
         print(f"{n['systems']} systems x {n['problems']} problems = {n['submissions']} submissions: "
               f"{n['scored']} scored, {n['failed']} failed, {n['missing']} missing; "
               f"{n['failure_rows']} rows in failures.csv ({camp.scored} evaluated now, "
               f"{camp.reused} from the cache; {where})", file=sys.stderr)
-        for name in ("scores.csv", "aggregates.csv", "failures.csv", "comparisons.csv", "summary.json",
-                     "leaderboard.html"):
-            print(args.out / name)
+        if args.format != "json":
+            print("\n".join(outputs.values()))
+    issues = []
     if n["scored"] == 0:
+        from d3mkit.errors import error
+        why = ("no usable problemDoc.json under --problems" if not n["problems"] else
+               "no system directory under --submissions" if not n["systems"] else
+               "no submission could be scored (see failures.csv)")
+        issues.append(error("evaluate.nothing_scored", "", f"nothing was scored: {why}", str(args.out)))
         if not args.quiet:
-            why = ("no usable problemDoc.json under --problems" if not n["problems"] else
-                   "no system directory under --submissions" if not n["systems"] else
-                   "no submission could be scored (see failures.csv)")
-            print(f"{args.out}: error [evaluate.nothing_scored] nothing was scored: {why}", file=sys.stderr)
-        return 1
-    if args.fail_on == "failures" and n["failure_rows"]:
-        return 1
-    if args.fail_on == "missing" and (n["missing"] or n["missing_folds"]):
-        return 1
-    return 0
+            print_issues(issues)
+    code = (1 if issues or (args.fail_on == "failures" and n["failure_rows"])
+            or (args.fail_on == "missing" and (n["missing"] or n["missing_folds"])) else 0)
+    if args.format == "json":
+        from d3mkit.commands.show import issue_dict, print_json
+        print_json({"out": str(args.out), "counts": n, "evaluated": camp.scored, "reused": camp.reused,
+                    "executor": where, "outputs": outputs, "exit_code": code,
+                    "issues": [issue_dict(i) for i in issues]})
+    return code

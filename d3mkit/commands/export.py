@@ -7,7 +7,7 @@ needs the ``[hf]`` extra).
 A task root that does not validate is refused with its issues (exit 1) unless ``--force``
 (the Croissant file then lists them); ``--force`` also replaces an existing output. An
 output inside the task root is a usage error (exit 2). Warnings (a missing RAI field) go to
-stderr; the path written goes to stdout.
+stderr; the path written goes to stdout (``--format json``: ``{"to", "out", "issues"}``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def add_parser(sub) -> None:
     c.add_argument("--force", action="store_true",
                    help="export a task root that does not validate (the file lists its issues) and replace "
                         "an existing output")
+    from d3mkit.commands.options import add_format
+    add_format(c, "the path written")
     c.set_defaults(func=run_croissant)
     h = fmt.add_parser("hf", help="a Hugging Face datasets DatasetDict (save_to_disk), one split per TRAIN/TEST",
                        epilog="example:\n  d3mkit export hf out/wine --out wine_hf --repeat 0 --fold 0")
@@ -46,6 +48,7 @@ def add_parser(sub) -> None:
     h.add_argument("--fold", type=int, default=0, help="which fold of dataSplits (default 0)")
     h.add_argument("--force", action="store_true",
                    help="export a task root that does not validate and replace an existing --out")
+    add_format(h, "the path written")
     h.set_defaults(func=run_hf)
 
 
@@ -66,14 +69,21 @@ def run_croissant(args) -> int:
     if out.exists() and not args.force:
         raise UsageError("output exists; use --force to replace it", str(out))
     rai = read_rai(args.rai) if args.rai is not None else None
-    print_issues(export_croissant(root, out, rai=rai, rai_path=str(args.rai or ""), force=args.force))
-    print(out)
-    return EXIT_OK
+    return _done(args, out, export_croissant(root, out, rai=rai, rai_path=str(args.rai or ""), force=args.force))
 
 
 def run_hf(args) -> int:
     from d3mkit.interop.hf import export_hf
     root = _root(args.root)
-    print_issues(export_hf(root, args.out, repeat=args.repeat, fold=args.fold, force=args.force))
-    print(args.out)
+    return _done(args, args.out, export_hf(root, args.out, repeat=args.repeat, fold=args.fold, force=args.force))
+
+
+def _done(args, out: Path, issues) -> int:
+    """The warnings on stderr, then the path written (``--format json``: ``{"to", "out", "issues"}``)."""
+    print_issues(issues)
+    if args.format == "json":
+        from d3mkit.commands.show import issue_dict, print_json
+        print_json({"to": args.to, "out": str(out), "issues": [issue_dict(i) for i in issues]})
+    else:
+        print(out)
     return EXIT_OK

@@ -1,5 +1,6 @@
 """``d3mkit import table|arff|images|croissant SOURCE --out DIR``: package a user's data as a task root,
-print its path (one line, like ``build``); warnings (rows left out) on stderr."""
+print its path (one line, like ``build``; ``--format json``: ``{"root", "issues"}``); warnings
+(rows left out) on stderr."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def _common(p, *, target: bool = True) -> None:
     p.add_argument("--stratified", action=argparse.BooleanOptionalAction, default=None,
                    help="stratify on the target (default: for classification)")
     p.add_argument("--seed", type=seed_value, default=0, help="split seed (same seed, same bytes)")
+    from d3mkit.commands.options import add_format
+    add_format(p, "the task root's path")
 
 
 def add_parser(sub) -> None:
@@ -80,27 +83,31 @@ def _keywords(args, *, target: bool = True) -> dict:
     return kw
 
 
-def _done(result) -> int:
+def _done(result, args) -> int:
     print_issues(result.issues)
-    print(result.root)
+    if args.format == "json":
+        from d3mkit.commands.show import issue_dict, print_json
+        print_json({"root": str(result.root), "issues": [issue_dict(i) for i in result.issues]})
+    else:
+        print(result.root)
     return 0
 
 
 def _run_table(args) -> int:
     from d3mkit.importing.table import import_frame
-    return _done(import_frame(args.file, **_keywords(args)))
+    return _done(import_frame(args.file, **_keywords(args)), args)
 
 
 def _run_arff(args) -> int:
     from d3mkit.importing.arff import import_arff_result
-    return _done(import_arff_result(args.file, splits=args.splits, **_keywords(args)))
+    return _done(import_arff_result(args.file, splits=args.splits, **_keywords(args)), args)
 
 
 def _run_croissant(args) -> int:
     from d3mkit.importing.croissant import import_croissant_result
-    return _done(import_croissant_result(args.file, record_set=args.record_set, **_keywords(args)))
+    return _done(import_croissant_result(args.file, record_set=args.record_set, **_keywords(args)), args)
 
 
 def _run_images(args) -> int:
     from d3mkit.importing.images import import_images_result
-    return _done(import_images_result(args.directory, **_keywords(args, target=False)))
+    return _done(import_images_result(args.directory, **_keywords(args, target=False)), args)

@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("info", help="describe a task root: rows, columns, targets, splits, metrics, media",
                        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, help="a task root, a dataset or problem directory, or a D3M document")
-    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or json")
+    from d3mkit.commands.options import add_format
+    add_format(p, "a description")
     p.set_defaults(func=_run)
 
 
@@ -24,8 +25,8 @@ def _run(args) -> int:
     from d3mkit.importing.info import format_text, info
     d = info(args.path)
     if args.format == "json":
-        import json
-        print(json.dumps(d, indent=2))
+        from d3mkit.commands.show import print_json
+        print_json(d)
     else:
         print("\n".join(format_text(d)))
     return 0

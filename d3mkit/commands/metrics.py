@@ -10,7 +10,8 @@ import sys
 def add_parser(sub) -> None:
     p = sub.add_parser("metrics", help="list the registered metrics",
                        epilog="examples:\n  d3mkit metrics\n  d3mkit metrics --format json")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    from d3mkit.commands.options import add_format
+    add_format(p, "a table")
     p.set_defaults(func=_run)
 
 
@@ -34,7 +35,8 @@ def _run(args) -> int:
     if args.format == "json":
         out = {"metrics": [m.describe() for m in metrics],
                "issues": [i.to_dict() for i in issues]}
-        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
+        from d3mkit.commands.show import write
+        write(json.dumps(out, indent=2, default=str) + "\n")
         return 0
     rows = [("NAME", "BETTER", "BEST", "WORST", "TASK TYPES", "CONF", "PARAMS", "TARGETS", "SOURCE")]
     for m in metrics:

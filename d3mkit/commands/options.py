@@ -131,6 +131,17 @@ def suggest_choice(message: str) -> str:
     return f"{message}; did you mean {match!r}?" if match else message
 
 
+FORMATS = ("text", "json")
+
+
+def add_format(parser: argparse.ArgumentParser, text: str = "lines for people") -> None:
+    """``--format text|json``: what a command prints on stdout, ``text`` (the default) or
+    one JSON document (:mod:`d3mkit.commands.show`; messages stay on stderr)."""
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help=f"what to print on stdout: {text} (default), or json: one JSON document "
+                             f"(errors as {{\"issues\": [...]}}; messages stay on stderr)")
+
+
 def must_exist(*paths) -> None:
     """Each given path (None skipped) exists, else the one usage error every command gives
     for a missing path: ``PATH: error [usage.path] path does not exist`` (exit 2)."""

@@ -1,6 +1,14 @@
 """What commands print: the one terminal form of scores (:mod:`d3mkit.display`) and
 ``--format json`` for scripts, written so that any console can take it.
 
+**JSON mode.** With ``--format json`` stdout carries exactly one JSON document:
+:class:`Results` (entered by :func:`d3mkit.cli.main` around every command) sends
+whatever else is printed while the command runs (progress, a builder's or a demo's lines)
+to stderr, and :func:`print_json`/:func:`write` go to the real stdout. A command that stops
+on a :class:`~d3mkit.errors.D3MKitError` before printing its document prints the error
+convention instead, ``{"issues": [{"severity", "code", "location", "message", "path"}]}``
+(:meth:`Results.failed`); its lines go to stderr as in text mode, with the same exit code.
+
 A console that cannot encode a character (``PYTHONIOENCODING=ascii``, a cp1252 Windows
 console) gets it escaped instead of an error: :func:`safe_streams` (called once by
 :func:`d3mkit.cli.main`) makes stdout and stderr write ``\\xe9``-style escapes, and JSON is
@@ -11,6 +19,47 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import redirect_stdout
+from contextvars import ContextVar
+
+_RESULTS: ContextVar["Results | None"] = ContextVar("d3mkit_results", default=None)
+
+
+class Results:
+    """The stdout of one command's results (a context manager): in JSON mode (``json``
+    true) everything printed inside goes to stderr except what :func:`write` writes, which
+    goes to the stdout of the moment the block was entered; ``printed`` says whether it did."""
+
+    def __init__(self, json: bool = False):
+        self.json, self.printed, self.stream = json, False, None
+        self._token = self._redirect = None
+
+    def __enter__(self) -> "Results":
+        if self.json:
+            self.stream = sys.stdout
+            self._token = _RESULTS.set(self)
+            self._redirect = redirect_stdout(sys.stderr)
+            self._redirect.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._redirect is not None:
+            self._redirect.__exit__(*exc)
+            _RESULTS.reset(self._token)
+            self._redirect = self._token = None
+
+    def failed(self, issues) -> None:
+        """In JSON mode, when the command printed no document: ``{"issues": [...]}``."""
+        if self.json and not self.printed:
+            import json
+            self.printed = True
+            write(json.dumps({"issues": [issue_dict(i) for i in issues]}, indent=2, ensure_ascii=False)
+                  + "\n", self.stream or sys.stdout)
+
+
+def issue_dict(issue) -> dict:
+    """An issue in JSON: :meth:`d3mkit.errors.Issue.to_dict` and the file it is about."""
+    return {**issue.to_dict(), "path": issue.path}
 
 
 def safe_streams() -> None:
@@ -42,6 +91,9 @@ def write(text: str, stream=None) -> None:
     """Write ``text`` (JSON or any printed result) to ``stream`` (stdout). Where the console
     cannot encode a character, JSON text gets ``\\uXXXX`` escapes (still valid JSON; only
     strings hold such characters); other text is escaped by :func:`safe_streams`."""
+    results = _RESULTS.get()
+    if stream is None and results is not None:   # JSON mode: the one document, on the real stdout
+        stream, results.printed = results.stream, True
     stream = stream or sys.stdout
     if not _encodable(text, stream) and text.lstrip()[:1] in ("{", "["):
         text = _NON_ASCII.sub(_json_escape, text)

@@ -21,7 +21,8 @@ def add_parser(sub) -> None:
     p.add_argument("--wait", action="store_true", help="wait for the score and print it")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="seconds --wait waits at most (default 600)")
-    p.add_argument("--format", choices=["text", "json"], default="text", help="output (default text)")
+    from d3mkit.commands.options import add_format
+    add_format(p, "the submission's id, status and scores")
     p.set_defaults(func=_run)
 
 
@@ -37,7 +38,8 @@ def _run(args) -> int:
     if args.wait:
         got = client.wait(args.server, token, got["id"], timeout=args.timeout)
     if args.format == "json":
-        print(json.dumps(got, sort_keys=True))
+        from d3mkit.commands.show import write
+        write(json.dumps(got, sort_keys=True) + "\n")
     else:
         print(f"{got['id']}\t{got['status']}")
         for s in got.get("scores", []):

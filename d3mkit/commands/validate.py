@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     p.add_argument("--datasets", action="append", type=Path, default=[], metavar="DIR",
                    help="where to look for a problem's dataset by datasetID (repeatable)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    from d3mkit.commands.options import add_format
+    add_format(p, "one line per document and issue")
     p.add_argument("--strict", action="store_true", help="warnings make the documents invalid too")
     p.add_argument("--summary", action="store_true",
                    help="text format: list only the documents that fail, with their counts (for many roots)")
