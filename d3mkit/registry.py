@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint
 from types import ModuleType
 from typing import Callable, Iterable
 
@@ -192,7 +191,7 @@ def unregister_metric(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _add_from(ep: EntryPoint, source: str | None) -> None:
+def _add_from(ep: "entrypoints.EntryPoint", source: str | None) -> None:
     obj = ep.load()
     if isinstance(obj, ModuleType):
         return   # importing the module registered its metrics
