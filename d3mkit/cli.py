@@ -38,6 +38,7 @@ class Parser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):
         from d3mkit.commands.options import add_aliases
         add_aliases(self)
+        self._argv = list(sys.argv[1:] if args is None else args)   # for "did you mean" in error()
         ns, extras = super().parse_known_args(args, namespace)
         if not hasattr(ns, "_parser"):    # the innermost parser (a subcommand's) is set first
             ns._parser = self
@@ -57,9 +58,13 @@ class Parser(argparse.ArgumentParser):
     hint = None   # a command's own hint for a usage error: hint(message) -> text to add
 
     def error(self, message: str):  # usage errors: exit 2, one line, no traceback
-        from d3mkit.commands.options import suggest_choice
+        from d3mkit.commands.options import suggest_choice, suggest_option
         self.print_usage(sys.stderr)
         extra = self.hint(message) if self.hint is not None else ""
+        if not extra and message.startswith("the following arguments are required"):
+            known = {o for a in self._actions for o in a.option_strings}   # a typo left it unset
+            extra = suggest_option(self, [a for a in getattr(self, "_argv", ())
+                                          if a.startswith("--") and a.split("=", 1)[0] not in known])
         self.exit(EXIT_USAGE, f"{self.prog}: error: {suggest_choice(message)}{extra}\n")
 
 

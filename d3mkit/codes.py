@@ -350,7 +350,7 @@ SERVER: dict[str, tuple[str, str]] = {
     "server.auth": (E, "no valid team token (Authorization: Bearer TOKEN); HTTP 401"),
     "server.csrf": (E, "a form post without its CSRF token, or from another site; HTTP 403"),
     "server.content_type": (E, "the request is not multipart/form-data, or the file part is not CSV; HTTP 415"),
-    "server.too_large": (E, "the upload passes the challenge's size cap (--max-mb); HTTP 413"),
+    "server.too_large": (E, "the upload passes the challenge's size cap (--max-size-mb); HTTP 413"),
     "server.form": (E, "a malformed form: no file, a field too long, too many parts; HTTP 400"),
     "server.unknown_problem": (E, "the problem field names no problem of the challenge; HTTP 400"),
     "server.quota": (E, "the team's daily quota is used up; HTTP 429"),

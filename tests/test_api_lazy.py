@@ -13,7 +13,7 @@ import pytest
 
 import d3mkit
 from d3mkit.benchmarks.tabular import build_task_root
-from d3mkit.validation import run
+from d3mkit.validation import files
 
 
 @pytest.fixture
@@ -28,12 +28,12 @@ def tree(tmp_path):
 @pytest.fixture
 def counted(monkeypatch):
     calls = []
-    real = run.check_dataset
+    real = files.dataset_steps
 
-    def check_dataset(d, report, **kw):
+    def dataset_steps(d, report, **kw):
         calls.append(Path(d).parent.name)
-        return real(d, report, **kw)
-    monkeypatch.setattr(run, "check_dataset", check_dataset)
+        return (yield from real(d, report, **kw))
+    monkeypatch.setattr(files, "dataset_steps", dataset_steps)
     return calls
 
 
@@ -104,3 +104,56 @@ def test_the_report_is_the_same_either_way(tmp_path):
     streamed = sorted(i.format() for i in d3mkit.iter_issues(tmp_path))
     assert streamed == sorted(i.format() for i in d3mkit.validation.validate_paths([tmp_path]).issues())
     assert streamed
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The CSV files the validator reads, in order."""
+    calls = []
+    real = files.read_csv_checked
+
+    def read_csv_checked(path, *a, **kw):
+        calls.append(Path(path).name)
+        return real(path, *a, **kw)
+    monkeypatch.setattr(files, "read_csv_checked", read_csv_checked)
+    return calls
+
+
+def test_is_valid_stops_inside_the_dataset_check(tmp_path, reads):
+    """A datasetDoc whose first error is in the document itself: is_valid answers without
+    reading learningData (the whole dataset check used to run first)."""
+    root = build_task_root(tmp_path, "wine")
+    doc = root / "wine_dataset" / "datasetDoc.json"
+    data = json.loads(doc.read_text())
+    data["about"]["datasetSchemaVersion"] = 7          # a schema error in the document
+    doc.write_text(json.dumps(data))
+    reads.clear()                                        # the build validated what it wrote
+    assert d3mkit.is_valid(root) is False
+    assert reads == []
+    every = list(d3mkit.iter_issues(root))
+    assert every[0].code == "schema.version" and reads == ["learningData.csv"]   # iterating on reads the rest
+
+
+def test_is_valid_stops_at_the_first_bad_column(tmp_path, monkeypatch):
+    """Inside a table, each column's colType check is a step: the first bad column ends it
+    (``strict``: a text cell in a real column is a warning, issue 20)."""
+    root = build_task_root(tmp_path, "wine")
+    ld = root / "wine_dataset" / "tables" / "learningData.csv"
+    df = pd.read_csv(ld, dtype=str)
+    first = df.columns[1]
+    df[first] = "not-a-number"
+    df.to_csv(ld, index=False)
+    checked = []
+    real = files.coltypes.bad_rows
+
+    def bad_rows(s, ct):
+        checked.append(s.iloc[0])
+        return real(s, ct)
+    monkeypatch.setattr(files.coltypes, "bad_rows", bad_rows)
+    issues = d3mkit.iter_issues(root)
+    assert d3mkit.is_valid(root, strict=True) is False    # a bad number is a warning: strict stops there
+    assert checked[-1] == "not-a-number" and checked.count("not-a-number") == 1, checked
+    stopped_after = len(checked)
+    checked.clear()
+    list(issues)
+    assert len(checked) > stopped_after + 5          # the other columns are checked when iterated on

@@ -284,3 +284,135 @@ def test_score_out_never_replaces_what_it_reads(wine, capsys):
     before = truth.read_bytes()
     code, _, err = run(_score(wine, "--out", truth, "--force"), capsys)
     assert code == 2 and "[output.is_input]" in err and truth.read_bytes() == before
+
+
+# --- the vocabulary, walked over every parser -------------------------------------------------------
+def _parsers():
+    """``(prog, parser)`` of every parser the command line has: each command, each
+    subcommand (build's benchmarks, import's sources, export's formats, challenge's and
+    prism's commands) and each reproducer's own parser, ready (lazy options added)."""
+    import argparse
+
+    from d3mkit.benchmarks.plugins import reproducers
+    from d3mkit.cli import Parser
+    from d3mkit.commands.options import add_aliases
+
+    def walk(p):
+        if hasattr(p, "_ready"):
+            p._ready()
+        add_aliases(p)
+        yield p.prog, p
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for sp in a.choices.values():
+                    yield from walk(sp)
+    yield from walk(build_parser())
+    for name, record in reproducers().items():
+        p = Parser(prog=f"d3mkit reproduce {name}")
+        record.options(p)
+        add_aliases(p)
+        yield p.prog, p
+
+
+def _visible(p):
+    """``{"--option": action}`` of the options ``--help`` shows."""
+    import argparse
+    return {o: a for a in p._actions for o in a.option_strings
+            if o.startswith("--") and a.help != argparse.SUPPRESS}
+
+
+def _leaf(p) -> bool:
+    import argparse
+    return not any(isinstance(a, argparse._SubParsersAction) for a in p._actions)
+
+
+PARSERS = dict(_parsers())
+#: what prints results: every leaf but these has --format text|json
+NO_FORMAT = {"d3mkit serve": "runs a server, prints nothing on stdout",
+             "d3mkit prism extract": "--format is the output's jsonl|csv|manifest (machine-readable already)",
+             "d3mkit prism query": "--format is the output's jsonl|csv",
+             "d3mkit reproduce": "NAME's own parser (below) has the options",
+             **{prog: "a reproduction writes its tables and figures to files"
+                for prog in PARSERS if prog.startswith("d3mkit reproduce ")}}
+
+
+def test_the_walk_sees_every_command_and_the_new_ones():
+    for prog in ("d3mkit import table", "d3mkit import images", "d3mkit export croissant", "d3mkit export hf",
+                 "d3mkit challenge create", "d3mkit challenge team add", "d3mkit serve", "d3mkit submit",
+                 "d3mkit info", "d3mkit build visudo", "d3mkit reproduce visudo", "d3mkit evaluate"):
+        assert prog in PARSERS, prog
+    assert {p.split()[1] for p in PARSERS if len(p.split()) > 1} == set(COMMANDS)
+
+
+@pytest.mark.parametrize("prog", sorted(PARSERS))
+def test_every_parser_speaks_the_one_vocabulary(prog):
+    from d3mkit.commands.options import DEPRECATED, FORMATS
+    p = PARSERS[prog]
+    shown = _visible(p)
+    every = {o: a for a in p._actions for o in a.option_strings}
+    # old spellings: never shown; where they exist they are the hidden alias of the new one
+    for old, (new, commands) in DEPRECATED.items():
+        if prog in commands:       # (build tabular's --dataset NAME is not score's old --dataset)
+            assert old not in shown and new in shown, (prog, old)
+        if old in every and prog in commands:
+            assert every[old].dest == every[new].dest, (prog, old)
+        elif old in every:         # another command's own option of that name, not an alias
+            assert type(every[old]).__name__ != "_Deprecated", (prog, old)
+    for opt, action in shown.items():
+        # --out for everything written, nothing else spelled "output"
+        assert "output" not in opt, (prog, opt)
+        if action.dest in ("out", "output"):
+            assert opt == "--out", (prog, opt)
+        # counts are --n-train/--n-test/--n-valid, fractions --test-size
+        assert not opt.endswith("-count") and not opt.startswith("--num-"), (prog, opt)
+        if opt.startswith("--n-"):
+            assert opt in ("--n-train", "--n-test", "--n-valid"), (prog, opt)
+        if any(w in opt for w in ("size", "fraction", "share", "ratio")) and \
+                any(w in opt for w in ("test", "train", "valid")):
+            assert opt == "--test-size", (prog, opt)
+        # the search path of datasets is --datasets, repeatable
+        if action.dest in ("datasets", "dataset") and action.type is Path:
+            assert opt == "--datasets" and isinstance(action.default, list), (prog, opt)
+        # --device is a choice everywhere
+        if opt == "--device":
+            assert list(action.choices) == ["auto", "cpu", "cuda"], prog
+        # one name for a size cap of files read
+        if "mb" in opt.split("-"):
+            assert opt == "--max-size-mb", (prog, opt)
+    if _leaf(p) and prog not in NO_FORMAT and prog != "d3mkit":
+        assert "--format" in shown, f"{prog} prints results without --format json"
+        assert set(FORMATS) <= set(shown["--format"].choices), prog
+
+
+@pytest.mark.parametrize("prog", sorted(p for p in PARSERS if p != "d3mkit"))
+def test_every_parser_has_plain_help_with_an_example(prog):
+    p = PARSERS[prog]
+    text = p.format_help()
+    assert "``" not in text and ":func:" not in text and ":class:" not in text, prog
+    if not prog.startswith("d3mkit reproduce "):     # a reproducer's example is reproduce's own
+        import re
+        m = re.search(r"\nexamples?:\n(.*)", text, re.S)
+        assert m, prog
+        assert f"d3mkit {prog.split()[1]}" in m.group(1), prog
+
+
+@pytest.mark.parametrize("argv,hint", [
+    (["export", "croisant", "x"], "did you mean 'croissant'?"),
+    (["import", "tabel", "x"], "did you mean 'table'?"),
+    (["build", "tabluar"], "did you mean 'tabular'?"),
+    (["challenge", "finalise", "x"], "did you mean 'finalize'?"),
+    (["import", "table", "x.csv", "--out", "o", "--targt", "y"], "did you mean --target?"),
+    (["challenge", "create", "--problems", "p", "--out", "o", "--max-siz-mb", "3"], "did you mean --max-size-mb?"),
+])
+def test_did_you_mean_reaches_every_level(argv, hint, capsys):
+    code, _, err = run(argv, capsys)
+    assert code == 2 and hint in err, err
+
+
+def test_challenge_max_mb_is_a_hidden_alias(tmp_path, capsys):
+    from d3mkit.commands.options import add_aliases
+    p = PARSERS["d3mkit challenge create"]
+    add_aliases(p)
+    ns = p.parse_args(["--problems", "p", "--out", "o", "--max-mb", "3"])
+    assert ns.max_size_mb == 3.0 and "--max-mb is deprecated" in capsys.readouterr().err
+    assert "--max-mb" not in p.format_help()

@@ -116,7 +116,7 @@ def test_quota_and_rate_limit_answer_429(tmp_path, monkeypatch):
 
 def test_size_cap_and_content_types(tmp_path, monkeypatch):
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
-    s = Server(tmp_path, daily_quota=50, rate=1000, max_mb=0.001)     # 1,048 bytes
+    s = Server(tmp_path, daily_quota=50, rate=1000, max_size_mb=0.001)     # 1,048 bytes
     big = b"d3mIndex,y\n" + b"".join(b"%d,a\n" % i for i in range(400))
     r = s.post(data=big)
     assert r.status_code == 413 and r.json()["error"]["code"] == "server.too_large"

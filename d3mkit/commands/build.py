@@ -63,9 +63,15 @@ def _builder_arguments(bp, record) -> None:
     add_format(bp, "each task root written, one a line")
     if record.build_options is not None:
         record.build_options(bp)
-    if record.example and not bp.epilog:
-        bp.epilog = f"example:\n  {bp.prog} --out out {' '.join(record.example)}"
+    if not bp.epilog:     # the example in problems/, else the options a build cannot do without
+        needed = [f"{_long(a)} {a.metavar or a.dest.upper()}" for a in bp._actions
+                  if a.required and a.option_strings and a.dest != "out"]
+        bp.epilog = f"example:\n  {bp.prog} --out out {' '.join(record.example or needed)}"
     bp.set_defaults(func=_run, _builder=record.build)
+
+
+def _long(action) -> str:
+    return next((o for o in action.option_strings if o.startswith("--")), action.option_strings[0])
 
 
 def _run(args) -> int:

@@ -22,14 +22,15 @@ def add_parser(sub) -> None:
     cmds = p.add_subparsers(dest="challenge_command", metavar="COMMAND", parser_class=type(p))
     cmds.required = True
 
-    c = cmds.add_parser("create", help="make a challenge from task roots")
+    c = cmds.add_parser("create", help="make a challenge from task roots",
+                        epilog="example:\n  d3mkit challenge create --problems out --out challenge --daily-quota 3")
     c.add_argument("--problems", type=Path, required=True, help="directory holding the task roots")
     c.add_argument("--out", type=Path, required=True, help="the challenge directory to write")
     c.add_argument("--public-fraction", type=float, default=0.5,
                    help="share of each problem's TEST rows on the public board (default 0.5)")
     c.add_argument("--daily-quota", type=int, default=5, metavar="N",
                    help="submissions per team per UTC day (default 5)")
-    c.add_argument("--max-mb", type=float, default=20.0, metavar="M",
+    c.add_argument("--max-size-mb", type=float, default=20.0, metavar="M",
                    help="largest predictions file accepted, in MiB (default 20)")
     c.add_argument("--rate", type=int, default=30, metavar="N",
                    help="submission requests per team per minute (default 30)")
@@ -43,17 +44,19 @@ def add_parser(sub) -> None:
     add_format(c, "the challenge directory (each problem's rows on stderr)")
     c.set_defaults(func=_create)
 
-    t = cmds.add_parser("team", help="teams: add")
+    t = cmds.add_parser("team", help="teams: add", epilog="example:\n  d3mkit challenge team add challenge alpha")
     tcmds = t.add_subparsers(dest="team_command", metavar="COMMAND", parser_class=type(p))
     tcmds.required = True
-    a = tcmds.add_parser("add", help="add a team and print its token (once)")
+    a = tcmds.add_parser("add", help="add a team and print its token (once)",
+                         epilog="example:\n  d3mkit challenge team add challenge alpha --format json")
     a.add_argument("challenge", type=Path, metavar="CHALLENGE")
     a.add_argument("name", metavar="NAME")
     _db_argument(a)
     add_format(a, "the token")
     a.set_defaults(func=_team_add)
 
-    f = cmds.add_parser("finalize", help="close submissions and reveal the private leaderboard")
+    f = cmds.add_parser("finalize", help="close submissions and reveal the private leaderboard",
+                        epilog="example:\n  d3mkit challenge finalize challenge --workers 2")
     f.add_argument("challenge", type=Path, metavar="CHALLENGE")
     _db_argument(f)
     from d3mkit.executor import add_executor_arguments
@@ -77,7 +80,7 @@ def _create(args) -> int:
     from d3mkit.server.challenge import create_challenge
     from d3mkit.server.store import Store
     ch = create_challenge(args.problems, args.out, public_fraction=args.public_fraction,
-                          daily_quota=args.daily_quota, max_mb=args.max_mb, rate_per_minute=args.rate,
+                          daily_quota=args.daily_quota, max_mb=args.max_size_mb, rate_per_minute=args.rate,
                           precision=args.precision, seed=args.seed, name=args.name, force=args.force)
     store = Store.open(args.db or ch.default_db_url())
     store.close()

@@ -49,24 +49,31 @@ def add_parser(sub) -> None:
                        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     kinds = p.add_subparsers(dest="source_kind", metavar="SOURCE", parser_class=type(p))
     kinds.required = True
-    t = kinds.add_parser("table", help="a CSV, TSV, gzip-compressed CSV/TSV or Parquet table")
+    t = kinds.add_parser("table", help="a CSV, TSV, gzip-compressed CSV/TSV or Parquet table",
+                         epilog="examples:\n  d3mkit import table data.csv --target label --out roots\n"
+                                "  d3mkit import table sales.tsv.gz --target price --split kFold --folds 5 --out roots")
     t.add_argument("file", type=Path, help="the table: .csv, .tsv/.tab, .csv.gz/.tsv.gz, .parquet")
     t.add_argument("--media", type=Path, default=None,
                    help="directory holding the files a column names (becomes a media collection)")
     _common(t)
     t.set_defaults(func=_run_table)
-    a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file")
+    a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file",
+                         epilog="example:\n  d3mkit import arff dataset.arff --target class --splits datasplits.arff "
+                                "--out roots")
     a.add_argument("file", type=Path, help="the ARFF file (an OpenML dataset)")
     a.add_argument("--splits", type=Path, default=None,
                    help="an OpenML estimation-procedure split file (ARFF rows type,rowid,repeat,fold)")
     _common(a)
     a.set_defaults(func=_run_arff)
-    c = kinds.add_parser("croissant", help="a CSV record set of a local Croissant 1.0/1.1 JSON-LD file")
+    c = kinds.add_parser("croissant", help="a CSV record set of a local Croissant 1.0/1.1 JSON-LD file",
+                         epilog="example:\n  d3mkit import croissant wine.croissant.json --record-set learningData "
+                                "--target class --out roots")
     c.add_argument("file", type=Path)
     c.add_argument("--record-set", required=True, metavar="RS", help="the record set to import (its @id or name)")
     _common(c)
     c.set_defaults(func=_run_croissant)
-    i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class")
+    i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class",
+                         epilog="example:\n  d3mkit import images photos/ --out roots")
     i.add_argument("directory", type=Path, help="DIR holding one sub-folder of images per class")
     _common(i, target=False)
     i.set_defaults(func=_run_images)

@@ -3,7 +3,8 @@ command shares (installed by :class:`d3mkit.cli.Parser`):
 
 * **Names.** ``--out`` for everything a command writes; ``--n-train/--n-test/--n-valid``
   for counts and ``--test-size`` for a fraction; ``--datasets`` for the search path of
-  datasets; ``--device {auto,cpu,cuda}``; ``--format text|json`` for what is printed.
+  datasets; ``--device {auto,cpu,cuda}``; ``--format text|json`` for what is printed
+  (:func:`add_format`); ``--max-size-mb`` for a size cap of files read.
 * **Old spellings** (:data:`DEPRECATED`) stay for one release as hidden aliases: they work,
   are not in ``--help``, and print a one-line deprecation note on stderr. An alias is added
   only to the commands that had the old spelling (``build tabular --dataset wine`` is not
@@ -33,6 +34,7 @@ DEPRECATED = {
     "--train-count": ("--n-train", _COUNTS),
     "--test-count": ("--n-test", _COUNTS),
     "--valid-count": ("--n-valid", _COUNTS),
+    "--max-mb": ("--max-size-mb", ("d3mkit challenge create",)),
 }
 
 _REST = re.compile(r"``([^`]+)``|:[a-z]+:`~?([^`]+)`")

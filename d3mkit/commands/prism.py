@@ -16,6 +16,8 @@ def add_parser(sub) -> None:
     cmds.required = True
 
     e = cmds.add_parser("extract", help="Extraction from Captions with the Table 3 labeling functions",
+                        epilog="examples:\n  d3mkit prism extract --captions captions.txt --out matches.jsonl\n"
+                               "  d3mkit prism extract --captions coco.json --format manifest --out manifest.csv",
                         description="One JSON object (or CSV row) per matched sentence: caption_id, sentence "
                                     "(preprocessed, lower case), action, precondition, label (allow|prevent), "
                                     "lf, precision. When several labeling functions match a sentence, the one "
@@ -41,7 +43,9 @@ def add_parser(sub) -> None:
                    help="skip (and count) sentences longer than this (default 2000)")
     e.set_defaults(func=_extract, _flags={"output": "--out"})
 
-    q = cmds.add_parser("query", help="Caption Querying: ground premises in captions")
+    q = cmds.add_parser("query", help="Caption Querying: ground premises in captions",
+                        epilog="example:\n  d3mkit prism query --premises premises.txt --captions captions.txt "
+                               "--top-k 10 --encoders tfidf,lsa")
     q.add_argument("--premises", type=Path, required=True,
                    help="text file (one premise per line) or CSV/JSONL with id and premise/text fields")
     q.add_argument("--captions", type=Path, required=True,

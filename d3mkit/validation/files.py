@@ -11,7 +11,8 @@
   item a row names is on disk (and inside the root).
 
 :func:`check_dataset` loads a datasetDoc, runs all of this and records issues in a
-:class:`~d3mkit.validation.report.Report`; the :class:`DatasetContext` it returns is what the
+:class:`~d3mkit.validation.report.Report` (:func:`dataset_steps` is the same as a generator
+of steps, for the lazy ``iter_issues``); the :class:`DatasetContext` it returns is what the
 problem and dataSplits checks read (learningData, target columns, index keys).
 """
 
@@ -21,6 +22,7 @@ import os
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generator, Iterator
 
 import numpy as np
 import pandas as pd
@@ -322,9 +324,9 @@ def _check_index(ctx: DatasetContext, res_id: str, t: Table, cols: list[dict], l
     return out
 
 
-def _check_types(t: Table, cols: list[dict]) -> list[Issue]:
+def _column_types(t: Table, cols: list[dict]) -> Iterator[list[Issue]]:
+    """The colType issues of ``t``, one list per checked column (a step of its own)."""
     p = str(t.path)
-    out: list[Issue] = []
     for c in cols:
         ct = c.get("colType")
         if ct not in coltypes.CHECKED:
@@ -333,11 +335,9 @@ def _check_types(t: Table, cols: list[dict]) -> list[Issue]:
         if s is None:
             continue
         rows = coltypes.bad_rows(s, ct)
-        if len(rows):
-            what = coltypes.fault(ct)
-            out += row_issues(COLTYPE_CODES[ct], rows, c["colName"],
-                              lambda r: f"{short(s.iloc[r])} {what} (colType {ct})", p)
-    return out
+        what = coltypes.fault(ct)
+        yield row_issues(COLTYPE_CODES[ct], rows, c["colName"],
+                         lambda r: f"{short(s.iloc[r])} {what} (colType {ct})", p) if len(rows) else []
 
 
 def _check_refers(ctx: DatasetContext, res_id: str, res_pos: int, t: Table, cols: list[dict]) -> list[Issue]:
@@ -439,6 +439,21 @@ def _looks_object_detection(ctx: DatasetContext) -> bool:
 def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = False,
                   multi_label: bool = False) -> DatasetContext:
     """Validate the dataset whose datasetDoc.json is ``doc_path``; record issues in ``report``."""
+    steps = dataset_steps(doc_path, report, object_detection=object_detection, multi_label=multi_label)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = False,
+                  multi_label: bool = False) -> Generator[None, None, DatasetContext]:
+    """:func:`check_dataset` as a generator that yields after each step recorded in
+    ``report`` (the datasetDoc read, its schema, its resources; then per table: reading
+    it, its header and index, each checked column's colType, its refersTo columns) and
+    returns the :class:`DatasetContext`. A consumer that stops at an issue (``is_valid``)
+    does no more: a datasetDoc with an error is the end, its tables are never read."""
     doc_path = Path(doc_path)
     p = str(doc_path)
     ctx = DatasetContext(doc_path)
@@ -451,6 +466,7 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
         return ctx
     ctx.data = data
     report.add(p, "datasetDoc", _schema(data, p))
+    yield
     ctx.resources = [(i, r) for i, r in enumerate(as_list(data.get("dataResources"))) if isinstance(r, dict)]
     doc_issues = _check_resources(ctx, p) + _check_declarations(ctx, p)
     ctx.learning_id = find_learning(ctx.resources)
@@ -460,6 +476,7 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
     ctx.object_detection = object_detection or _looks_object_detection(ctx)
     ctx.multi_label = multi_label
     report.add(p, "datasetDoc", doc_issues)
+    yield
     for i, r in ctx.resources:
         rid = r.get("resID")
         rel = as_str(r.get("resPath"))
@@ -478,6 +495,7 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
         ctx.tables[rid] = t
         kind = "learningData" if rid == ctx.learning_id else "table"
         report.add(str(full), kind, t.issues)
+        yield
         if t.header is None:
             continue
         loc = f"dataResources[{i}].columns"
@@ -486,10 +504,13 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
         else:
             tissues = _check_header(t, cols) if as_list(r.get("columns")) else []
         tissues += _check_index(ctx, rid, t, cols, loc)
-        if t.df is not None:
-            tissues += _check_types(t, cols)
         report.add(str(full), kind, [x for x in tissues if x.path == str(full)])
         report.add(p, "datasetDoc", [x for x in tissues if x.path != str(full)])
+        yield
+        if t.df is not None:
+            for column_issues in _column_types(t, cols):
+                report.add(str(full), kind, column_issues)
+                yield
     for i, r in ctx.resources:
         rid = r.get("resID")
         t = ctx.tables.get(rid) if isinstance(rid, str) else None
@@ -499,4 +520,5 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
         report.add(str(t.path), "learningData" if rid == ctx.learning_id else "table",
                    [x for x in tissues if x.path == str(t.path)])
         report.add(p, "datasetDoc", [x for x in tissues if x.path != str(t.path)])
+        yield
     return ctx

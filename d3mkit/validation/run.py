@@ -1,8 +1,8 @@
 """Validation end to end: discover documents, pair problems with datasets, run every
 check, return a :class:`~d3mkit.validation.report.Report`. Nothing is ever written.
 
-The driver is a generator of steps (:func:`_steps`: discovery, each dataset, each
-problem), so the same code gives the whole report (:func:`validate_paths`) and a lazy
+The driver is a generator of steps (:func:`_steps`: discovery, each step of each dataset,
+each problem), so the same code gives the whole report (:func:`validate_paths`) and a lazy
 stream of issues (:func:`stream_issues`, which yields each step's issues as soon as the
 step is done and does no more work than its consumer asks for).
 """
@@ -18,7 +18,7 @@ from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_list, as_str
 from d3mkit.validation.crossdoc import check_problem_dataset
 from d3mkit.validation.discover import DatasetIndex, Found, _check_readable, discover
-from d3mkit.validation.files import DatasetContext, check_dataset
+from d3mkit.validation import files
 from d3mkit.validation.report import Report
 from d3mkit.validation.splitcheck import check_splits
 from d3mkit.docs.published import view_dataset_ids, view_of
@@ -85,8 +85,9 @@ def _discover(paths: list[Path | str], report: Report, lenient: bool) -> Found:
 
 def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
            lenient: bool = False) -> Iterator[None]:
-    """Validate into ``report``, yielding after discovery, after each dataset and after
-    each problem (the points where :func:`stream_issues` hands issues out)."""
+    """Validate into ``report``, yielding after discovery, after each step of each dataset
+    (:func:`d3mkit.validation.files.dataset_steps`: per table read, header and index,
+    column) and after each problem (the points where :func:`stream_issues` hands issues out)."""
     found = _discover(paths, report, lenient)
     index = DatasetIndex(found.datasets, datasets)
     for p, why in found.escaping:
@@ -155,19 +156,22 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
     # predictions files are the scoring layer's to check (d3mkit.scoring.check.validate_all)
     report.found_predictions = list(found.predictions)
 
-    contexts: dict[Path, DatasetContext] = {}
+    contexts: dict[Path, files.DatasetContext] = {}
     for d in wanted:
-        contexts[d] = check_dataset(d, report, object_detection=d in od_datasets, multi_label=d in ml_datasets)
+        contexts[d] = yield from files.dataset_steps(d, report, object_detection=d in od_datasets,
+                                                    multi_label=d in ml_datasets)
         yield
 
     for pp, data, issues, pairs, missing, alone in problems:
         p = str(pp)
-        _check_problem(pp, data, issues, pairs, missing, alone, contexts, report)
+        yield from _problem_steps(pp, data, issues, pairs, missing, alone, contexts, report)
         yield
 
 
-def _check_problem(pp: Path, data, issues: list[Issue], pairs: dict, missing: list[Issue], alone: bool,
-                   contexts: dict, report: Report) -> None:
+def _problem_steps(pp: Path, data, issues: list[Issue], pairs: dict, missing: list[Issue], alone: bool,
+                   contexts: dict, report: Report) -> Iterator[None]:
+    """A problem's checks, yielding after its schema and after the problem <-> dataset
+    checks, before the splits file is read."""
     p = str(pp)
     if issues:
         return    # reported when it was parsed
@@ -176,8 +180,10 @@ def _check_problem(pp: Path, data, issues: list[Issue], pairs: dict, missing: li
                                           f"a problemDoc is a JSON object, not {type(data).__name__}", p)])
         return
     report.add(p, "problemDoc", _problem_schema(data, p) + missing)
+    yield
     ctxs = {i: contexts.get(d) if d is not None else None for i, d in pairs.items()}
     report.add(p, "problemDoc", check_problem_dataset(data, ctxs, p))
+    yield
     if alone and not _splits_file(data, pp).is_file():
         return   # nothing to check: no phantom dataSplits document
     check_splits(data, pp, ctxs.get(0), report, view=view_of(pp))

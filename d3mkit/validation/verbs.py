@@ -3,7 +3,8 @@
 :func:`validate`, a plain function; the validator itself is :mod:`d3mkit.validation`.
 
 :func:`iter_issues` is a generator: the validator runs as it is iterated (discovery, then
-one dataset or problem at a time) and stops when the iteration stops, so :func:`is_valid`
+one step of a dataset or problem at a time: a table read, a column checked) and stops when
+the iteration stops, so :func:`is_valid`
 returns at the first error without checking the rest. Arguments of the wrong type raise
 :class:`TypeError` naming the parameter.
 
