@@ -15,6 +15,7 @@ import pytest
 from d3mkit.cli import main
 from d3mkit.evaluate import stats
 from d3mkit.evaluate.resampled import Resampler
+from d3mkit.evaluate.scorer import Call
 from d3mkit.evaluate.synthetic import make_campaign
 from d3mkit.registry import get_metric
 
@@ -109,22 +110,25 @@ def test_resampled_forms_equal_the_metric_function_on_each_resample(name, kind):
         yp = np.where(rng.random(n) < 0.7, yt, labels[rng.integers(0, len(labels), n)])
         kw = {"posLabel": "1"} if kind == "binary" else {}
     m = get_metric(name)
-    r = Resampler(m, yt, yp, kw, float(m(yt, yp, **kw)))
+    call = Call.of(name, m, yt, yp, kw, float(m(yt, yp, **kw)))
+    r = Resampler(call)
     assert r.form == "sums"
     idx = next(stats.resample_blocks(n, 50, rng))
-    slow = r._by_function(idx)
-    weights = stats.block_weights(idx, n)
-    for fast in (r.values(idx), r.values(idx, lambda: weights)):   # counted directly, or W @ X
-        assert np.allclose(fast, slow, rtol=1e-4, atol=1e-6)
+    slow = r.by_function([(call, row)] for row in idx)
+    fast = r.from_sums(stats.block_weights(idx, n) @ r.all_columns())
+    assert np.allclose(fast, slow, rtol=1e-4, atol=1e-6)
 
 
 def test_resampled_falls_back_to_the_function_when_no_form_fits():
     m = get_metric("normalizedMutualInformation")
     yt = np.array(list("aabbccab"), dtype=object)
     yp = np.array(list("aabbcbab"), dtype=object)
-    r = Resampler(m, yt, yp, {}, float(m(yt, yp)))
+    call = Call.of("nmi", m, yt, yp, {}, float(m(yt, yp)))
+    r = Resampler(call)
     assert r.form == "function"
-    assert len(r.values(next(stats.resample_blocks(8, 5, np.random.default_rng(0))))) == 5
+    idx = next(stats.resample_blocks(8, 5, np.random.default_rng(0)))
+    got = r.by_function([(call, row)] for row in idx)
+    assert len(got) == 5 and got[0] == pytest.approx(float(m(yt[idx[0]], yp[idx[0]])))
 
 
 def _read(path):

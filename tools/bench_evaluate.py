@@ -15,10 +15,11 @@ fresh process (``--no-cache``); wall seconds, CPU seconds (user+sys of every pro
 run: on a loaded, shared machine the steadier figure) and the largest resident set. The
 Dask cluster (``--workers`` processes) is started before the timed part. The ratio column
 is each statistics run against the same executor without statistics (target: at most 3x).
-The micro benchmark times :class:`d3mkit.evaluate.resampled.Resampler` on 10,000 resamples
-(target: at most 2 s) beside the per-resample loop of the same metric functions (its
-``_by_function``, which is what calling a metric once per resample costs), measured on
-``--micro-loop`` resamples and scaled. Prints markdown tables with the numpy / pandas /
+The micro benchmark times the campaign's bootstrap
+(:func:`d3mkit.evaluate.bootstrap.problem_statistics`) on 10,000 resamples (target: at most
+2 s) beside the per-resample loop of the same metric functions
+(:meth:`~d3mkit.evaluate.resampled.Resampler.by_function`, which is what calling a metric
+once per resample costs), measured on ``--micro-loop`` resamples and scaled. Prints markdown tables with the numpy / pandas /
 pyarrow versions and the load average (``--save`` writes tools/results/evaluate_bench.md).
 """
 
@@ -81,25 +82,27 @@ def dask_run(p: Path, s: Path, out: Path, workers: int, bootstrap: int) -> tuple
 
 
 def micro(resamples: int, rows: int, loop_sample: int) -> list[tuple]:
-    """Bootstrap of accuracy + f1Macro on ``rows`` rows: the vectorised Resampler against
-    calling the metric functions once per resample."""
+    """Bootstrap intervals of accuracy + f1Macro on ``rows`` rows: the campaign's own
+    code (:func:`d3mkit.evaluate.bootstrap.problem_statistics`, one system and one fold:
+    per block of resamples one weight matrix and one matrix product for both metrics)
+    against calling the metric functions once per resample."""
     import numpy as np
+    from d3mkit.evaluate.bootstrap import problem_statistics
     from d3mkit.evaluate.resampled import Resampler
-    from d3mkit.evaluate.stats import resample_blocks
+    from d3mkit.evaluate.scorer import Call
     from d3mkit.registry import get_metric
     rng = np.random.default_rng(0)
     labels = np.array(list("abcd"), dtype=object)
     yt = labels[rng.integers(0, 4, rows)]
     yp = np.where(rng.random(rows) < 0.7, yt, labels[rng.integers(0, 4, rows)])
     yt.flags.writeable = yp.flags.writeable = False
-    ms = [get_metric("accuracy"), get_metric("f1Macro")]
+    calls = [Call.of(name, get_metric(name), yt, yp, {}, float(get_metric(name)(yt, yp)))
+             for name in ("accuracy", "f1Macro")]
 
     def vectorised():
-        rs = [Resampler(m, yt, yp, {}, float(m(yt, yp))) for m in ms]
-        for idx in resample_blocks(rows, resamples, np.random.default_rng(1)):
-            memo: dict = {}
-            for r in rs:
-                r.values(idx, None, memo)
+        got, _ = problem_statistics("micro", [(0, 0)], {(0, 0, 0): calls}, resamples=resamples,
+                                    confidence=0.95, seed=1)
+        assert len(got) == 2
     out = []
     best = None
     for _ in range(3):
@@ -107,12 +110,12 @@ def micro(resamples: int, rows: int, loop_sample: int) -> list[tuple]:
         vectorised()
         got = (time.perf_counter() - t, time.process_time() - c)
         best = got if best is None or got[0] < best[0] else best
-    out.append((f"Resampler, {resamples:,} resamples (fastest of 3)", f"{best[0]:.2f}", f"{best[1]:.2f}", "1.0x"))
-    rs = [Resampler(m, yt, yp, {}, float(m(yt, yp))) for m in ms]
-    idx = next(resample_blocks(rows, loop_sample, np.random.default_rng(2)))
+    out.append((f"campaign bootstrap (problem_statistics), {resamples:,} resamples (fastest of 3)",
+                f"{best[0]:.2f}", f"{best[1]:.2f}", "1.0x"))
+    idx = np.random.default_rng(2).integers(0, rows, size=(loop_sample, rows))
     t, c = time.perf_counter(), time.process_time()
-    for r in rs:
-        r._by_function(idx)
+    for call in calls:
+        Resampler(call).by_function([(call, row)] for row in idx)
     scale = resamples / loop_sample
     lw, lc = (time.perf_counter() - t) * scale, (time.process_time() - c) * scale
     out.append((f"metric function once per resample ({loop_sample} timed, scaled to {resamples:,})",
@@ -183,7 +186,7 @@ def main(argv=None) -> int:
                            "vs no statistics (wall)", "peak RSS MiB"], rows)
         lines.append("")
     lines += [f"Bootstrap alone: accuracy + f1Macro on {args.micro_rows:,} rows (4 labels)", ""]
-    lines += md_table(["run", "wall s", "CPU s", "vs Resampler"],
+    lines += md_table(["run", "wall s", "CPU s", "vs the campaign's bootstrap"],
                       micro(args.micro_resamples, args.micro_rows, args.micro_loop))
     load_after = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"] * 3
     lines += ["", f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}, "

@@ -6,8 +6,8 @@ the problem's metrics are resolved and each fold's TEST truth read once
 (:mod:`d3mkit.evaluate.scorer`, the same calls as ``d3mkit score``), every submission is
 scored on every fold, then the statistics run on the aligned arrays while they are in
 memory: a percentile bootstrap interval per (system, metric, fold) and, on the TEST rows of
-the first repeat's folds pooled, a paired test of every pair of systems
-(:mod:`d3mkit.evaluate.stats`, :mod:`d3mkit.evaluate.resampled`). A submission that fails
+each repeat's folds pooled, a paired test of every pair of systems over every repeat
+(:mod:`d3mkit.evaluate.bootstrap`). A submission that fails
 becomes failure rows (one per error issue), never an exception.
 
 Incremental re-runs: ``OUT/.evaluate-cache.json`` maps a content hash of a problem's inputs
@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,116 +148,21 @@ def _internal(exc: BaseException) -> list:
     return [["internal", f"{type(exc).__name__}: {exc}"]]
 
 
-def _rng(params: Params, pid: str, repeat: int, fold: int):
-    """The resamples of one (problem, repeat, fold): the same for every system (paired)
-    and for any worker count. ``fold`` -1 is the pool of the repeat's folds."""
-    import numpy as np
-    return np.random.default_rng([params.seed, zlib.crc32(pid.encode("utf-8", "surrogateescape")),
-                                  repeat, fold + 1])
-
-
-def _resampled(calls: list, n: int, params: Params, rng) -> list:
-    """Per call, its metric on each of ``params.bootstrap`` resamples of the ``n`` rows
-    (one index block at a time, shared by all calls: paired). With more than two calls
-    the block's weight matrix is made once and shared (``W @ X`` per call)."""
-    import numpy as np
-    from d3mkit.evaluate.resampled import Resampler
-    from d3mkit.evaluate.stats import block_weights, resample_blocks
-    rs = [Resampler(c.metric, c.yt, c.yp, c.kw, c.value) for c in calls]
-    parts: list[list] = [[] for _ in calls]
-    share = len(rs) > 2
-    for idx in resample_blocks(n, params.bootstrap, rng):
-        memo: list = []
-
-        def weights():
-            if not memo:
-                memo.append(block_weights(idx, n))
-            return memo[0]
-        counted: dict = {}
-        for k, r in enumerate(rs):
-            parts[k].append(r.values(idx, weights if share else None, counted))
-    return [np.concatenate(p) if p else np.zeros(0) for p in parts]
-
-
-def _intervals(problem: Problem, res: ProblemResult, calls: dict, params: Params) -> None:
-    """Fill ci_low/ci_high of every resampleable score row, fold by fold."""
-    from d3mkit.evaluate.stats import percentile_interval
-    for r, f in problem.folds:
-        here = [(i, c) for (i, rr, ff), cs in calls.items() if (rr, ff) == (r, f) for c in cs]
-        if not here:
-            continue
-        n = len(here[0][1].yt)
-        here = [(i, c) for i, c in here if len(c.yt) == n]
-        values = _resampled([c for _, c in here], n, params, _rng(params, problem.problem_id, r, f))
-        for (i, c), v in zip(here, values):
-            lo, hi = percentile_interval(v, params.confidence)
-            for row in res.outcomes[i].scores:
-                if row[0] == c.label and row[2] == r and row[3] == f:
-                    row[5], row[6] = lo, hi
-
-
-def _pooled(calls: dict, i: int, keys: list, label: str):
-    """System ``i``'s call for ``label`` with the TEST rows of the folds ``keys`` pooled
-    (None unless every fold has it)."""
-    import numpy as np
-    from d3mkit.evaluate.scorer import Call
-    parts = []
-    for r, f in keys:
-        c = next((c for c in calls.get((i, r, f), []) if c.label == label), None)
-        if c is None:
-            return None
-        parts.append(c)
-    if len(parts) == 1:
-        return parts[0]
-    yt = np.concatenate([c.yt for c in parts])
-    yp = np.concatenate([c.yp for c in parts])
-    first = parts[0]
-    try:
-        value = float(first.metric(yt, yp, **first.kw))
-    except (ValueError, ZeroDivisionError, TypeError):
-        return None
-    if not math.isfinite(value):
-        return None
-    return Call(label, first.metric, yt, yp, first.kw, value)
-
-
-def _comparisons(problem: Problem, res: ProblemResult, calls: dict, params: Params) -> list:
-    """Every pair of systems on every resampleable metric, on the TEST rows of the first
-    repeat's folds pooled: McNemar's exact test for accuracy, else a paired bootstrap
-    test; Holm's correction over all the problem's tests."""
-    import numpy as np
-    from d3mkit.evaluate.stats import holm, mcnemar_exact, paired_bootstrap_p
-    repeat = min(r for r, _ in problem.folds)
-    keys = [(r, f) for r, f in problem.folds if r == repeat]
-    labels = list(dict.fromkeys(c.label for cs in calls.values() for c in cs))
-    rows = []
+def _statistics(problem: Problem, res: ProblemResult, calls: dict, params: Params) -> None:
+    """Fill ci_low/ci_high of every score row and the problem's comparisons
+    (:func:`d3mkit.evaluate.bootstrap.problem_statistics`)."""
+    from d3mkit.evaluate.bootstrap import problem_statistics
+    intervals, comps = problem_statistics(problem.problem_id, problem.folds, calls,
+                                          resamples=params.bootstrap, confidence=params.confidence,
+                                          seed=params.seed)
+    for i, o in enumerate(res.outcomes):
+        for row in o.scores:
+            got = intervals.get((i, row[2], row[3], row[0]))
+            if got is not None:
+                row[5], row[6] = got
     systems = [o.system for o in res.outcomes]
-    for label in labels:
-        pooled = [(i, _pooled(calls, i, keys, label)) for i in range(len(systems))]
-        pooled = [(i, c) for i, c in pooled if c is not None]
-        if len(pooled) < 2:
-            continue
-        n = len(pooled[0][1].yt)
-        pooled = [(i, c) for i, c in pooled if len(c.yt) == n]
-        values = _resampled([c for _, c in pooled], n, params, _rng(params, problem.problem_id, repeat, -1))
-        exact = pooled[0][1].metric.name == "accuracy"
-        right = [np.asarray(c.yt, dtype=object) == np.asarray(c.yp, dtype=object) for _, c in pooled] \
-            if exact else None
-        for a in range(len(pooled)):
-            for b in range(a + 1, len(pooled)):
-                ca, cb = pooled[a][1], pooled[b][1]
-                diff = ca.value - cb.value
-                if exact:
-                    p = mcnemar_exact(int(np.count_nonzero(right[a] & ~right[b])),
-                                      int(np.count_nonzero(~right[a] & right[b])))
-                    test = "mcnemar_exact"
-                else:
-                    p = paired_bootstrap_p(diff, values[a] - values[b])
-                    test = "paired_bootstrap"
-                rows.append([label, systems[pooled[a][0]], systems[pooled[b][0]], diff, p, NAN, test])
-    for row, ph in zip(rows, holm([r[4] for r in rows])):
-        row[5] = ph
-    return rows
+    res.comparisons = [[label, systems[a], systems[b], diff, p, ph, test]
+                       for label, a, b, diff, p, ph, test in comps]
 
 
 def _constants(problem: Problem, calls: dict) -> dict:
@@ -326,8 +230,7 @@ def score_problem(unit: tuple) -> ProblemResult:
             calls[(i, r, f)] = cs
     try:
         if params.bootstrap > 0:
-            _intervals(problem, res, calls, params)
-            res.comparisons = _comparisons(problem, res, calls, params)
+            _statistics(problem, res, calls, params)
         res.constants = _constants(problem, calls)
     except MemoryError:
         res.comparisons = []

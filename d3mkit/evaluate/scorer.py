@@ -6,28 +6,44 @@ resolves, reads and lines up files touches this module only.
 * :func:`prepare` — the problem's metrics resolved and one fold's TEST truth read
   (:func:`d3mkit.scoring.score.prepare_problem`, as ``d3mkit score --repeat R --fold F``);
 * :func:`score_file` — one predictions file scored exactly as ``d3mkit score`` does
-  (:func:`~d3mkit.scoring.score.score_prepared_aligned`), plus the aligned arrays of
-  every metric call the statistics can resample (:class:`Call`).
+  (:func:`~d3mkit.scoring.score.score_prepared_aligned`), plus the exact metric call(s)
+  behind every value (:class:`Call`), which the statistics resample.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 
-@dataclass
 class Call:
-    """One metric value of a scored file with what produced it: ``label`` as in
-    scores.csv, the registry metric, the aligned truth and predictions (TEST rows in
-    the truth's order) and the keyword arguments of the call."""
-    label: str
-    metric: object
-    yt: np.ndarray
-    yp: np.ndarray
-    kw: dict
-    value: float
+    """One metric value of a scored file with the exact call(s) that produced it:
+    ``label`` as in scores.csv, the registry metric, the layout, ``pieces`` — the
+    ``(y_true, y_pred, inputs)`` of each call (several when the value is their mean) —
+    the value, and the key of each resampling unit (:mod:`d3mkit.evaluate.units`).
+    ``yt``/``yp``/``kw`` are the first piece's."""
+
+    def __init__(self, label: str, metric, pieces: list, value: float, *, layout: str = "rows",
+                 target: str | None = None, index=None):
+        from d3mkit.evaluate.units import unit_keys
+        self.label, self.metric, self.pieces, self.value = label, metric, pieces, value
+        self.layout, self.target = layout, target
+        self.yt, self.yp, self.kw = pieces[0]
+        self.n_rows = len(self.yt) if layout != "multiLabel" else self.yt.n_rows
+        idx = np.arange(self.n_rows) if index is None else index
+        self.units = unit_keys(layout, self.yt, self.kw, idx)
+        self._groups = None
+
+    @classmethod
+    def of(cls, label: str, metric, yt, yp, kw: dict, value: float) -> "Call":
+        """A call of the rows layout from its arrays (tests, benchmarks)."""
+        return cls(label, metric, [(yt, yp, dict(kw))], value)
+
+    def groups(self):
+        """objectDetection: the truth and detection rows of each unit (cached)."""
+        if self._groups is None:
+            from d3mkit.evaluate.units import object_groups
+            self._groups = object_groups(self.yt, self.yp, self.kw, self.units)
+        return self._groups
 
 
 def fold_keys(problem_doc: str) -> tuple[tuple[int, int], ...]:
@@ -55,39 +71,36 @@ def prepare(problem_doc: str, dataset: str | None, repeat: int, fold: int):
 
 def score_file(prepared, path: str, *, calls: bool = True):
     """``(scores, calls)``: the ``[label, metric, value]`` rows ``d3mkit score`` writes
-    for ``path``, and the :class:`Call` of each single-target value on the rows layout
-    whose metric needs nothing but the two columns (no confidence, ranks or metadata).
+    for ``path``, and the :class:`Call` behind each value (every layout and metric).
     Raises :class:`~d3mkit.errors.D3MKitError` with every issue, as ``d3mkit score``."""
-    from d3mkit.scoring.compute import canonical_label
     from d3mkit.scoring.score import score_prepared_aligned
-    report, aligned = score_prepared_aligned(prepared, path)
+    record: list | None = [] if calls else None
+    report, aligned = score_prepared_aligned(prepared, path, record)
     rows = [[s.label, s.metric, s.value] for s in report.scores]
     out: list[Call] = []
-    if not calls or aligned.layout != "rows" or aligned.confidence is not None or aligned.ranks is not None:
-        return rows, out
-    multi = len(aligned.targets) > 1
-    by_label = {s.label: s.value for s in report.scores}
-    for plan in prepared.planned:
-        m = plan.metric
-        if m.metadata_file or m.needs_confidence or (multi and plan.applicability == "allTargets"):
-            continue
-        for t in aligned.targets:
-            label = f"{plan.name}[{t}]" if multi else plan.name
-            if label not in by_label:
-                continue
-            kw = dict(plan.params)
-            if "posLabel" in m.params:
-                kw["posLabel"] = canonical_label(kw.get("posLabel"), aligned.col_types.get(t, "categorical"))
-            out.append(Call(label, m, aligned.truth[t], aligned.pred[t], kw, by_label[label]))
+    for plan, target, pieces, value in record or ():
+        label = f"{plan.name}[{target}]" if target else plan.name
+        out.append(Call(label, plan.metric, pieces, value, layout=aligned.layout, target=target,
+                        index=aligned.index))
     return rows, out
+
+
+PLAIN_INPUTS = ("target_names", "d3m_index", "codes")
 
 
 def constant_value(call: Call) -> float:
     """What a constant predictor scores on the call's TEST rows, through the same metric
-    function: the most frequent true label (label targets) or the mean truth (numbers)."""
+    function: the most frequent true label (label targets) or the mean truth (numbers).
+    NaN for a metric that reads more than the two columns (confidence, ranks, metadata)
+    or another layout: a constant has no such inputs."""
     import math
     import warnings
+    if call.layout != "rows" or len(call.pieces) != 1 or call.metric.metadata_file or \
+            any(k not in PLAIN_INPUTS for k in call.metric.inputs):
+        return math.nan
     yt = call.yt
+    if yt.ndim != 1:
+        return math.nan
     if yt.dtype.kind == "f":
         const = np.full(len(yt), float(np.mean(yt)))
     else:
@@ -96,10 +109,11 @@ def constant_value(call: Call) -> float:
         pick = yt[np.asarray(yt, dtype=str) == top][0]
         const = np.full(len(yt), pick, dtype=object)
         const.flags.writeable = True
+    kw = {k: v for k, v in call.kw.items() if k != "codes"}
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            v = float(call.metric(yt, const, **call.kw))
+            v = float(call.metric(yt, const, **kw))
     except (ValueError, ZeroDivisionError, TypeError):
         return math.nan
     return v if math.isfinite(v) else math.nan

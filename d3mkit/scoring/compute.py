@@ -78,16 +78,20 @@ def _call(m: Metric, yt, yp, kw: dict) -> float:
 
 
 def compute_scores(planned: list[Planned], aligned: Aligned, problem_id: str | None,
-                   *, metadata_dir: Path | None = None, path: str = "") -> ScoreReport:
+                   *, metadata_dir: Path | None = None, path: str = "",
+                   record: list | None = None) -> ScoreReport:
     """Call each planned metric on ``aligned``; a metric that cannot be computed is an
-    error in the report (the caller raises)."""
+    error in the report (the caller raises). ``record``, when given, receives one
+    ``(plan, target, [(y_true, y_pred, inputs), ...], value)`` per score: the exact
+    call(s) that produced it (several when the value is their mean), for ``d3mkit
+    evaluate`` to resample."""
     report = ScoreReport(problem_id, issues=list(aligned.issues))
     layout = BY_NAME[aligned.layout]
     for plan in planned:
         m = plan.metric
         calls, average = layout.calls(aligned, plan.applicability == "allTargets")
         meta = _metadata(m, metadata_dir, aligned.index) if m.metadata_file else None
-        values = []
+        values, pieces = [], []
         for call in calls:
             kw = dict(plan.params)
             kw.update({k: v for k, v in call.inputs.items() if k in m.inputs})
@@ -111,8 +115,13 @@ def compute_scores(planned: list[Planned], aligned: Aligned, problem_id: str | N
                 continue
             if average:
                 values.append(value)
+                pieces.append((call.y_true, call.y_pred, kw))
             else:
                 report.scores.append(Score(plan.name, call.target, value))
+                if record is not None:
+                    record.append((plan, call.target, [(call.y_true, call.y_pred, kw)], value))
         if average and len(values) == len(calls):
             report.scores.append(Score(plan.name, None, float(np.mean(values))))
+            if record is not None:
+                record.append((plan, None, pieces, float(np.mean(values))))
     return report

@@ -111,15 +111,16 @@ def score_prepared(prepared: PreparedProblem, predictions) -> ScoreReport:
     return score_prepared_aligned(prepared, predictions)[0]
 
 
-def score_prepared_aligned(prepared: PreparedProblem, predictions):
-    """:func:`score_prepared` and the aligned arrays it scored (``d3mkit evaluate``
-    resamples them for its statistics)."""
+def score_prepared_aligned(prepared: PreparedProblem, predictions, record: list | None = None):
+    """:func:`score_prepared` and the aligned arrays it scored; ``record`` receives each
+    score's metric call(s) (:func:`~d3mkit.scoring.compute.compute_scores`: ``d3mkit
+    evaluate`` resamples them for its statistics)."""
     aligned, issues = _align_prepared(prepared, predictions)
     if aligned is None:
         raise D3MKitError(issues)
     report = compute_scores(prepared.planned, aligned, prepared.problem.problem_id,
                             metadata_dir=prepared.metadata_dir,
-                            path=source_name(predictions, "predictions"))
+                            path=source_name(predictions, "predictions"), record=record)
     if has_errors(report.issues):
         raise D3MKitError(report.issues)
     return report, aligned
