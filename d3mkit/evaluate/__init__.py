@@ -5,13 +5,17 @@ with the statistics that say which differences are real.
   fold), and every submission that cannot be scored (stray files, symlinks out of the
   tree, control characters in names, ...);
 * :mod:`d3mkit.evaluate.scorer` — the one seam with :mod:`d3mkit.scoring` (the same calls
-  as ``d3mkit score``, plus the aligned arrays the statistics resample);
+  as ``d3mkit score``, plus the metric calls the statistics resample);
 * :mod:`d3mkit.evaluate.campaign` — scoring on an executor (one problem per work unit),
-  the bootstrap intervals and paired tests while the arrays are in memory, the cache, and
-  the outputs committed together;
+  the statistics while the arrays are in memory, the cache, and the outputs committed
+  together;
+* :mod:`d3mkit.evaluate.bootstrap` — one problem's intervals and paired tests over every
+  repeat (the draws, shared by systems and metrics); :mod:`d3mkit.evaluate.resampled` — a
+  metric on many resamples at once; :mod:`d3mkit.evaluate.units` — the resampling unit of
+  each layout and a metric's inputs for drawn units;
 * :mod:`d3mkit.evaluate.stats` — the statistics as pure functions (bootstrap weights,
   percentile intervals, paired bootstrap, McNemar, Holm, Friedman, Nemenyi, normalised
-  scores); :mod:`d3mkit.evaluate.resampled` — a metric on many resamples at once;
+  scores);
 * :mod:`d3mkit.evaluate.ranking` — ranks per problem and the mean-rank aggregation (pure);
 * :mod:`d3mkit.evaluate.report` — the output tables and summary.json from the results;
 * :mod:`d3mkit.evaluate.model` and :mod:`d3mkit.evaluate.leaderboard` — the leaderboard

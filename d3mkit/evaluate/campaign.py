@@ -33,7 +33,7 @@ from d3mkit.evaluate.discover import (Discovery, Failure, Problem, Submission, c
                                       find_problems, find_submissions, fold_file, limits_in_force, shown)
 
 CACHE_FILE = ".evaluate-cache.json"
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3                   # 3: intervals for every metric, tests over every repeat
 MAX_ISSUES_PER_SUBMISSION = 20
 NAN = float("nan")
 
