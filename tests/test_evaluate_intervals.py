@@ -326,3 +326,46 @@ def test_counted_and_weighted_resamples_give_the_same_intervals():
     for key, (lo, hi) in alone.items():
         assert both[key] == pytest.approx((lo, hi))
     assert [c[0] for c in comps] == ["accuracy", "f1Macro"]
+
+
+def test_all_targets_metrics_get_intervals(tmp_path):
+    """An allTargets metric: a mean over the targets' calls (multiLabel, two targets) is
+    resampled as the mean of its pieces on one draw; a regression metric of the stacked
+    (rows, targets) arrays takes whole rows."""
+    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.evaluate.scorer import score_file
+    from d3mkit.scoring.score import prepare_problem
+    t = tmp_path / "targets.csv"
+    t.write_text("d3mIndex,genre,mood\n" + "".join(f"{i},{'ab'[i % 2]},{'xy'[i % 3 % 2]}\n" for i in range(30)))
+    doc = ProblemDoc.new("ml_problem", "ml", "classification", "multiLabel", "d",
+                         [Target(0, "learningData", 1, "genre"), Target(1, "learningData", 2, "mood")],
+                         [{"metric": "accuracy", "applicabilityToTarget": "allTargets"}])
+    prepared = prepare_problem(doc, targets=t)
+    calls = {}
+    rng = np.random.default_rng(12)
+    for i, err in enumerate((0.1, 0.5)):
+        p = tmp_path / f"p{i}.csv"
+        p.write_text("d3mIndex,genre,mood\n" + "".join(
+            f"{k},{'ab'[(k + (rng.random() < err)) % 2]},{'xy'[k % 3 % 2]}\n" for k in range(30)))
+        rows, cs = score_file(prepared, str(p))
+        assert len(cs) == 1 and len(cs[0].pieces) == 2 and cs[0].value == rows[0][2]
+        calls[(i, 0, 0)] = cs
+    intervals, comps = problem_statistics("ml", [(0, 0)], calls, resamples=200, confidence=0.95, seed=0)
+    for i in range(2):
+        lo, hi = intervals[(i, 0, 0, "accuracy")]
+        assert lo <= calls[(i, 0, 0)][0].value <= hi
+    assert len(comps) == 1 and comps[0][6] == "paired_bootstrap"
+    # stacked regression targets
+    n = 50
+    y = rng.normal(size=(n, 2))
+    for i, noise in enumerate((0.1, 0.8)):
+        yp = y + rng.normal(scale=noise, size=(n, 2))
+        m = get_metric("meanSquaredError")
+        calls[(i, 0, 0)] = [Call("mse", m, [(y, yp, {})], float(m(y, yp)))]
+    r = Resampler(calls[(0, 0, 0)][0])
+    assert r.form == "function"
+    draw = np.array([0, 0, 5, 9])
+    assert r.by_function([[(calls[(0, 0, 0)][0], draw)]])[0] == pytest.approx(
+        float(get_metric("meanSquaredError")(y[draw], calls[(0, 0, 0)][0].yp[draw])))
+    intervals, comps = problem_statistics("reg", [(0, 0)], calls, resamples=200, confidence=0.95, seed=0)
+    assert set(intervals) == {(0, 0, 0, "mse"), (1, 0, 0, "mse")} and comps[0][4] < 0.05

@@ -11,10 +11,11 @@ calling the metric once per resample.
 The campaign is :func:`d3mkit.evaluate.synthetic.make_campaign` (seed 0; half the problems
 classification with accuracy+f1Macro, half regression with RMSE+MAE; ``--folds`` kFold
 folds, one predictions file per fold; ``--malformed`` of the files broken). Each run is a
-fresh process (``--no-cache``); wall seconds, CPU seconds (user+sys of every process of the
-run: on a loaded, shared machine the steadier figure) and the largest resident set. The
-Dask cluster (``--workers`` processes) is started before the timed part. The ratio column
-is each statistics run against the same executor without statistics (target: at most 3x).
+fresh process (``--no-cache``); wall seconds, CPU seconds (the pool: user+sys of every
+process of the run; Dask: the calling process and the workers' processes during the
+campaign) — on a loaded, shared machine the steadier figure — and the largest resident set. The
+Dask cluster (``--workers`` processes) is started before the timed part. The ratio columns
+are each statistics run against the same executor without statistics (target: at most 3x).
 The micro benchmark times the campaign's bootstrap
 (:func:`d3mkit.evaluate.bootstrap.problem_statistics`) on 10,000 resamples (target: at most
 2 s) beside the per-resample loop of the same metric functions
@@ -60,25 +61,31 @@ def hwm_kb():
     with open("/proc/self/status") as fh:
         return int(next(line.split()[1] for line in fh if line.startswith("VmHWM:")))
 
+def cpu():
+    return time.process_time()
+
 p, s, out, workers, boot = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster:
     with make_executor(scheduler=cluster.scheduler_address) as ex:
-        t = time.perf_counter()
+        before = ex.client.run(cpu)
+        t, c = time.perf_counter(), time.process_time()
         run_campaign(p, s, out, ex, use_cache=False, params=Params(bootstrap=boot))
-        dt = time.perf_counter() - t
+        dt, dc = time.perf_counter() - t, time.process_time() - c
+        after = ex.client.run(cpu)
         peaks = list(ex.client.run(hwm_kb).values()) + [hwm_kb()]
-print(dt, max(peaks))
+print(dt, dc + sum(after[w] - before[w] for w in after), max(peaks))
 """
 
 
-def dask_run(p: Path, s: Path, out: Path, workers: int, bootstrap: int) -> tuple[float, float]:
-    """(wall seconds of the campaign, peak MiB of the largest process) on a LocalCluster of
-    ``workers`` processes started beforehand, all in a fresh process (Linux: ``/proc``)."""
+def dask_run(p: Path, s: Path, out: Path, workers: int, bootstrap: int) -> tuple[float, float, float]:
+    """(wall seconds of the campaign, CPU seconds of the calling process and the worker
+    processes during it, peak MiB of the largest process) on a LocalCluster of ``workers``
+    processes started beforehand, all in a fresh process (Linux: ``/proc``)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     res = subprocess.run([sys.executable, "-c", _DASK, str(p), str(s), str(out), str(workers), str(bootstrap)],
                          capture_output=True, text=True, env=env, check=True).stdout.split()
-    return float(res[-2]), int(res[-1]) / 1024
+    return float(res[-3]), float(res[-2]), int(res[-1]) / 1024
 
 
 def micro(resamples: int, rows: int, loop_sample: int) -> list[tuple]:
@@ -165,8 +172,8 @@ def main(argv=None) -> int:
                 runs[("pool", boot)] = (w, c, m)
                 print(f"pool bootstrap {boot}: {w:.1f} s", file=sys.stderr)
                 if not args.no_dask:
-                    dw, dm = dask_run(p, s, tmp / f"d{boot}", args.workers, boot)
-                    runs[("dask", boot)] = (dw, None, dm)
+                    dw, dc, dm = dask_run(p, s, tmp / f"d{boot}", args.workers, boot)
+                    runs[("dask", boot)] = (dw, dc, dm)
                     print(f"dask bootstrap {boot}: {dw:.1f} s", file=sys.stderr)
             for ex, name in (("pool", f"local pool, --workers {args.workers}"),
                              ("dask", f"Dask LocalCluster, {args.workers} worker processes")):
@@ -175,15 +182,16 @@ def main(argv=None) -> int:
                         continue
                     w, c, m = runs[(ex, boot)]
                     ratio = w / runs[(ex, 0)][0]
-                    rows.append((name, f"--bootstrap {boot}", f"{w:.1f}", f"{c:.1f}" if c is not None else "n/a",
-                                 f"{n * args.folds / w:.0f}", f"{ratio:.2f}x", f"{m:.0f}"))
+                    cratio = c / runs[(ex, 0)][1]
+                    rows.append((name, f"--bootstrap {boot}", f"{w:.1f}", f"{c:.1f}", f"{n * args.folds / w:.0f}",
+                                 f"{ratio:.2f}x", f"{cratio:.2f}x", f"{m:.0f}"))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         lines += [f"{args.systems} systems x {args.problems} problems x {args.folds} folds of {args.rows:,} rows "
                   f"({args.rows // args.folds:,} TEST rows per fold file, {args.systems * args.problems * args.folds:,} "
                   f"files), {args.malformed:.0%} malformed", ""]
         lines += md_table(["executor", "statistics", "wall s", "CPU s", "files/s (wall)",
-                           "vs no statistics (wall)", "peak RSS MiB"], rows)
+                           "vs no statistics (wall)", "vs no statistics (CPU)", "peak RSS MiB"], rows)
         lines.append("")
     lines += [f"Bootstrap alone: accuracy + f1Macro on {args.micro_rows:,} rows (4 labels)", ""]
     lines += md_table(["run", "wall s", "CPU s", "vs the campaign's bootstrap"],
