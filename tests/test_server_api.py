@@ -361,9 +361,24 @@ def test_the_leaderboard_page_is_the_campaign_renderer_over_the_board_model(srv)
     srv.post(team="beta", data=b"d3mIndex,y\n1,a\n")                 # a failed submission
     srv.dispatcher.drain()
     page = srv.client.get("/").text
-    model = leaderboard_model(srv.ch, build_board(srv.ch, srv.store, "public"), failures={"beta": 1})
+    stats = {pid: json.loads(v) for pid, v in
+             ((n.split(":", 2)[2], v) for n, v in srv.store.states("stats:public:").items())}
+    assert set(stats) == {PID, PID_REG} and not any(r["log"] for r in stats.values())
+    model = leaderboard_model(srv.ch, build_board(srv.ch, srv.store, "public"), failures={"beta": 1},
+                              statistics=stats)
     for fragment in sections(model, ("overall", "heatmap", "problems"), prefix="public-"):
         assert fragment in page                      # one owner draws leaderboards
+    # the campaign's statistics: every value an interval around it, a paired test against
+    # the best entry, the normalised score from the constant predictor
+    for t in model.tables:
+        assert t.tested
+        for row in t.rows:
+            assert row.tie in ("best", "tied", "worse")
+            for c in row.cells:
+                assert c.ci_low <= c.mean + 1e-4 and c.mean - 1e-4 <= c.ci_high
+    assert all(r.normalised is not None for r in model.overall)
+    assert max(r.normalised for r in model.overall) <= 1.0 + 1e-9
+    assert "[" in page and "vs best" in page
     assert model.critical_difference is not None and model.friedman["k"] == 2 and model.friedman["N"] == 2
     assert 'aria-label="critical difference diagram"' in page and 'class="heat r1"' in page
     assert [r.failures for r in model.overall if r.system == "beta"] == [1]
@@ -378,3 +393,30 @@ def test_the_leaderboard_page_is_the_campaign_renderer_over_the_board_model(srv)
     assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
     assert "script-src 'self'" in js.headers["content-security-policy"]
     assert '<script src="/leaderboard.js"></script>' in page and "<script>" not in page
+
+
+def _die(jobs):
+    import os
+    os._exit(3)          # a scoring worker killed mid-job
+
+
+@pytest.mark.slow
+def test_submissions_that_kill_their_workers_fail_after_three_attempts(tmp_path, monkeypatch):
+    import time
+
+    from d3mkit.server import dispatch
+    monkeypatch.setenv("D3MKIT_FSYNC", "0")
+    s = Server(tmp_path, daily_quota=50, rate=1000)
+    s.dispatcher = dispatch.Dispatcher(s.ch, s.store, lambda: make_executor(2), inflight=4)
+    monkeypatch.setattr(dispatch, "score_jobs", _die)
+    sids = [s.post(system=k).json()["id"] for k in range(3)]      # one batch: one task per worker
+    end = time.monotonic() + 120
+    while time.monotonic() < end and s.store.counts() != {"failed": 3}:
+        s.dispatcher.step()
+        time.sleep(0.05)
+    assert s.store.counts() == {"failed": 3}
+    for sid in sids:
+        got = s.get(sid).json()
+        assert got["status"] == "failed" and [i["code"] for i in got["issues"]] == ["server.scoring_error"]
+        assert s.store.submission(sid).attempts >= 3         # claimed again after each death
+    s.dispatcher.executor.close()

@@ -144,6 +144,15 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
         assert page.js("document.querySelectorAll('td.heat.rn').length") == 1      # alpha has no regression entry
         assert page.js("Array.from(document.querySelectorAll('tr.missing td')).some(td => td.innerText === 'alpha')")
         assert page.js("getComputedStyle(document.querySelector('th')).backgroundColor") == "rgb(215, 227, 244)"
+        # the campaign's statistics, once the dispatcher computed them: an interval in each
+        # value cell of an entry and the paired test against the best one
+        page.call("Page.reload")
+        ci = ("Array.from(document.querySelectorAll('#public-problems ~ table tr'))"
+              ".filter(r => r.cells[0] && r.cells[0].innerText === 'alpha')[0]")
+        page.wait_for(f"document.readyState === 'complete' && {ci} && /\\[.*,.*\\]/.test({ci}.cells[2].innerText)",
+                      timeout=90)
+        assert page.js("Array.from(document.querySelectorAll('th')).some(th => th.innerText === 'vs best')")
+        assert page.js(f"['best', 'tied', 'worse'].includes({ci}.cells[{ci}.cells.length - 1].innerText)")
         # the sorting script ran (it marks the headers) and sorts the overall table on a click
         assert page.js("document.querySelectorAll('th.sort').length") > 0
         # in one script run, so that the page's own reload cannot come between the clicks

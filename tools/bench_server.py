@@ -3,14 +3,16 @@
 rows, and the latency of ``POST /api/submissions`` while scoring runs.
 
     PYTHONPATH=. python tools/bench_server.py [--rows 10000] [--submissions 400] [--clients 8]
-        [--workers 2] [--peer 40] [--no-dask] [--save]
+        [--workers 2] [--peer 40] [--pace 50] [--no-dask] [--save]
 
 A challenge is made from :func:`d3mkit.evaluate.synthetic.make_campaign` (two problems:
 classification with accuracy+f1Macro and regression with RMSE+MAE, ``--rows`` TEST rows
 each). ``d3mkit serve`` runs in a child process (uvicorn, ``--workers`` scoring processes;
 then the same with ``--scheduler`` on a Dask LocalCluster of ``--workers`` single-threaded
 worker processes started here). ``--clients`` threads POST ``--submissions`` files through
-``d3mkit submit``'s client as fast as the server answers; scored/s is the submissions over
+``d3mkit submit``'s client as fast as the server answers (the saturated rate), then again on a
+fresh challenge at ``--pace`` POSTs a second (open loop: the POST latency at the goal's offered
+rate, 50/s, rather than behind a queue of clients); scored/s is the submissions over
 the wall time from the first POST to the last one scored (read from the database). The peer,
 measured in the same run: the same work (the worker's :func:`d3mkit.server.scoring.score_job`:
 the whole-file check and the public scores) done serially in this process on ``--peer`` files,
@@ -116,7 +118,10 @@ def _scored(ch: Path) -> int:
 
 
 def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int, clients: int,
-              extra: list[str], tmp: Path) -> dict:
+              extra: list[str], tmp: Path, pace: float = 0.0) -> dict:
+    """POST ``n`` files with ``clients`` threads: as fast as the server answers, or with
+    ``pace`` > 0 at that offered rate (the i-th POST starts at ``i / pace`` s, open loop:
+    the latency of a server that keeps up, not of a queue of clients)."""
     from d3mkit.server import client
     port = _port()
     proc = _serve(ch, port, extra, tmp / f"{ch.name}.log")
@@ -126,12 +131,18 @@ def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int
     counter = iter(range(n))
     lock = threading.Lock()
 
+    start: list[float] = []
+
     def worker(k: int):
         while True:
             with lock:
                 i = next(counter, None)
             if i is None:
                 return
+            if pace > 0:
+                delay = start[0] + i / pace - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
             pid, path = files[i % len(files)]
             t = time.perf_counter()
             try:
@@ -144,6 +155,7 @@ def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int
         load_before = _load()
         t0 = time.perf_counter()
         c0 = time.process_time()
+        start.append(t0)
         threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
         for th in threads:
             th.start()
@@ -218,6 +230,8 @@ def main() -> None:
     ap.add_argument("--teams", type=int, default=20)
     ap.add_argument("--workers", type=int, default=2, help="scoring processes")
     ap.add_argument("--peer", type=int, default=40, help="files the serial peer scores")
+    ap.add_argument("--pace", type=float, default=50.0,
+                    help="also run with POSTs offered at this rate a second (0: only as fast as answered)")
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--save", action="store_true")
     args = ap.parse_args()
@@ -244,23 +258,32 @@ def main() -> None:
             return [label, r["n"], f"{r['rate']:.1f}", f"{r['p50']:.0f}", f"{r['p95']:.0f}",
                     f"{r['rate'] / peer:.2f}", f"{server_ms:.1f}", f"{r['client_cpu_ms']:.1f}",
                     f"{2000 / (server_ms + r['client_cpu_ms']):.0f}", r["load"]]
-        c0 = _children_cpu()
-        r = _run_load(ch, tokens, files, args.submissions, args.clients, ["--workers", str(args.workers)], tmp)
-        rows.append(server_row(f"d3mkit serve --workers {args.workers}", r, _children_cpu() - c0))
-        if r["errors"] or r["failed"]:
-            print(f"local: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
+        paces = [0.0] + ([args.pace] if args.pace > 0 else [])
+
+        def label(what: str, pace: float) -> str:
+            return what + (f", POSTs paced at {pace:g}/s" if pace else ", clients as fast as answered")
+        for k, pace in enumerate(paces):
+            ch_k, tokens_k = (ch, tokens) if k == 0 else \
+                _challenge(tmp, problems, f"local{k}", args.teams, args.submissions)
+            c0 = _children_cpu()
+            r = _run_load(ch_k, tokens_k, files, args.submissions, args.clients,
+                          ["--workers", str(args.workers)], tmp, pace)
+            rows.append(server_row(label(f"d3mkit serve --workers {args.workers}", pace), r, _children_cpu() - c0))
+            if r["errors"] or r["failed"]:
+                print(f"local: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
         if not args.no_dask:
             from distributed import LocalCluster
-            c0 = _children_cpu()
-            with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster:
-                ch2, tokens2 = _challenge(tmp, problems, "dask", args.teams, args.submissions)
-                r = _run_load(ch2, tokens2, files, args.submissions, args.clients,
-                              ["--scheduler", cluster.scheduler_address], tmp)
-            rows.append(server_row(f"d3mkit serve --scheduler (Dask LocalCluster, {args.workers} workers)",
-                                   r, _children_cpu() - c0))
-            if r["errors"] or r["failed"]:
-                print(f"dask: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
+            for k, pace in enumerate(paces):
+                c0 = _children_cpu()
+                with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+                    ch2, tokens2 = _challenge(tmp, problems, f"dask{k}", args.teams, args.submissions)
+                    r = _run_load(ch2, tokens2, files, args.submissions, args.clients,
+                                  ["--scheduler", cluster.scheduler_address], tmp, pace)
+                rows.append(server_row(label(f"d3mkit serve --scheduler (Dask LocalCluster, {args.workers} "
+                                             f"workers)", pace), r, _children_cpu() - c0))
+                if r["errors"] or r["failed"]:
+                    print(f"dask: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
     lines = [f"## Evaluation server: {args.rows:,}-row predictions (~{size:.0f} KiB each), "
              f"{args.clients} client threads, {args.teams} teams",
              "", f"{os.cpu_count()} cores; {_versions()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}. "

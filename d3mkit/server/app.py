@@ -271,6 +271,11 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
             return resp
         return wrapped
 
+    def _statistics(part: str) -> dict:
+        import json
+        prefix = f"stats:{part}:"
+        return {name[len(prefix):]: json.loads(v) for name, v in store.states(prefix).items()}
+
     @with_csrf
     def home(request):
         team = session_team(request)
@@ -278,8 +283,8 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         names = store.teams()
         failed = {names.get(k, k): n for k, n in failures.items()}
         parts = ["public", "private"] if store.finalized() else ["public"]
-        models = [leaderboard_model(challenge, build_board(challenge, store, part), failures=failed)
-                  for part in parts]
+        models = [leaderboard_model(challenge, build_board(challenge, store, part), failures=failed,
+                                    statistics=_statistics(part)) for part in parts]
         return HTMLResponse(pages.leaderboard_page(challenge, models, team=team.name if team else None,
                                                    csrf=_page_csrf(request), counts=store.counts()))
 

@@ -17,7 +17,11 @@ own renderer (:func:`d3mkit.evaluate.leaderboard.sections`): the overall ranking
 Friedman test and the Nemenyi critical difference (:mod:`d3mkit.evaluate.stats`, teams
 tied with the best marked, the critical-difference diagram), the teams x problems ranks, and
 a table per problem with every team's entry, its rank on each metric and the team's
-failed submissions — one owner renders leaderboards.
+failed submissions — one owner renders leaderboards. The campaign's statistics of each
+board (:func:`d3mkit.server.scoring.board_statistics`, computed in a worker and kept in the
+database) add each value's bootstrap interval, each entry's paired test against the best one
+("tied"/"worse", Holm-corrected) and the normalised score (0 the constant predictor, 1 the
+best team), for the entries they were computed for.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ class ProblemBoard:
     metrics: list[str]                     # labels, primary first
     higher_is_better: bool
     rows: list[dict] = field(default_factory=list)   # {"team", "rank", "scores": {label: v}, "submissions", "at"}
+    entries: dict = field(default_factory=dict)      # team name -> its entry's submission id (not shown)
 
 
 @dataclass
@@ -61,6 +66,26 @@ def _primary(scores: list | None) -> float:
     return float(scores[0]["value"])
 
 
+def entries(challenge, subs) -> dict[str, dict]:
+    """Each problem's entries: ``{problemID: {team key: submission}}``, a team's best
+    scored submission on the primary metric of the public rows (ties: the earlier one).
+    ``subs``: the scored submissions."""
+    out: dict[str, dict] = {}
+    for pid, entry in sorted(challenge.problems.items()):
+        hi = bool(entry.metrics[0][1]) if entry.metrics else True
+        best: dict[str, object] = {}
+        for s in subs:
+            if s.problem != pid:
+                continue
+            v = _primary(s.public)
+            cur = best.get(s.team)
+            if cur is None or (not math.isnan(v) and (math.isnan(_primary(cur.public)) or
+                               (v > _primary(cur.public) if hi else v < _primary(cur.public)))):
+                best[s.team] = s
+        out[pid] = best
+    return out
+
+
 def build_board(challenge, store, part: str = "public") -> Board:
     """The board of ``part`` ("public"; "private" only once finalized — the caller checks)."""
     names = store.teams()
@@ -71,25 +96,18 @@ def build_board(challenge, store, part: str = "public") -> Board:
     counts: dict[tuple[str, str], int] = {}
     for s in store.submissions():
         counts[(s.team, s.problem)] = counts.get((s.team, s.problem), 0) + 1
+    chosen_by_problem = entries(challenge, subs)
     for pid, entry in sorted(challenge.problems.items()):
         hi = bool(entry.metrics[0][1]) if entry.metrics else True
         direction[pid] = hi
-        best: dict[str, object] = {}
-        for s in subs:
-            if s.problem != pid:
-                continue
-            v = _primary(s.public)
-            cur = best.get(s.team)
-            if cur is None or (not math.isnan(v) and (math.isnan(_primary(cur.public)) or
-                               (v > _primary(cur.public) if hi else v < _primary(cur.public)))):
-                best[s.team] = s
+        best = chosen_by_problem[pid]
         chosen = {t: (s.public if part == "public" else s.private) for t, s in best.items()}
         labels = [m["metric"] for sc in chosen.values() if sc for m in sc]
         labels = list(dict.fromkeys(labels)) or [m[0] for m in entry.metrics]
         teams = sorted(chosen, key=lambda t: names.get(t, t))
         values = [_primary(chosen[t]) for t in teams]
         ranks = competition_ranks(values, hi)
-        pb = ProblemBoard(pid, labels, hi)
+        pb = ProblemBoard(pid, labels, hi, entries={names.get(t, t): best[t].id for t in teams})
         for t, v, r in sorted(zip(teams, values, ranks), key=lambda x: (math.isnan(x[2]), x[2], names.get(x[0], x[0]))):
             pb.rows.append({"team": names.get(t, t), "rank": None if math.isnan(r) else int(r),
                             "scores": {m["metric"]: _round(m["value"], challenge.precision)
@@ -114,9 +132,12 @@ POLICY = ("On each problem a team's entry is its best public submission on the p
           "without one shares the last places of the ranking there.")
 
 
-def leaderboard_model(challenge, board: Board, *, failures: dict | None = None, generated: str = ""):
+def leaderboard_model(challenge, board: Board, *, failures: dict | None = None,
+                      statistics: dict | None = None, generated: str = ""):
     """The :class:`~d3mkit.evaluate.leaderboard.Leaderboard` of ``board`` (see the module
-    docstring); ``failures``: team name -> its failed submissions."""
+    docstring); ``failures``: team name -> its failed submissions; ``statistics``: problemID
+    -> what :func:`d3mkit.server.scoring.board_statistics` found for the board's part (used
+    for the entries it was computed for: an entry changed since has no interval yet)."""
     import numpy as np
 
     from d3mkit import __version__
@@ -124,6 +145,7 @@ def leaderboard_model(challenge, board: Board, *, failures: dict | None = None, 
     from d3mkit.evaluate.model import metric_info
     from d3mkit.evaluate.stats import friedman, nemenyi_cd
     failures = failures or {}
+    statistics = statistics or {}
     teams = [r["team"] for r in board.overall]
     problems = [p.problem_id for p in board.problems]
     mean = {r["team"]: r["mean_rank"] for r in board.overall}
@@ -136,9 +158,8 @@ def leaderboard_model(challenge, board: Board, *, failures: dict | None = None, 
         fried = {key: f[key] for key in ("statistic", "p_value", "iman_davenport", "iman_davenport_p_value", "k", "N")}
         cd = nemenyi_cd(k, n, ALPHA)
     best = min(mean.values()) if mean else math.nan
-    overall = [SystemRow(r["team"], r["position"], r["mean_rank"], None, r["problems"], failures.get(r["team"], 0),
-                         cd is not None and r["mean_rank"] - best <= cd) for r in board.overall]
     heat, tables = {}, []
+    normalised: dict[str, list] = {t: [] for t in teams}
     registry_names = {pid: dict(e.metrics) for pid, e in challenge.problems.items()}
     for p in board.problems:
         names = {label: label.split("[", 1)[0] for label in p.metrics}     # f1Macro[y] -> f1Macro
@@ -152,6 +173,13 @@ def leaderboard_model(challenge, board: Board, *, failures: dict | None = None, 
             ranks[info.label] = dict(zip((r["team"] for r in p.rows),
                                          competition_ranks(vals, info.direction == "higher")))
         by_team = {r["team"]: r for r in p.rows}
+        ci, tie, constant = _statistics(p, statistics.get(p.problem_id), challenge.precision)
+        if p.metrics and p.metrics[0] in constant:
+            from d3mkit.evaluate.stats import normalised_scores
+            vals = np.array([_primary_of(p, t) for t in teams], dtype=float)
+            for t, v in zip(teams, normalised_scores(vals, constant[p.metrics[0]], p.higher_is_better)):
+                if math.isfinite(v):
+                    normalised[t].append(float(v))
         rows = []
         for t in teams:
             r = by_team.get(t)
@@ -162,13 +190,18 @@ def leaderboard_model(challenge, board: Board, *, failures: dict | None = None, 
             for info in infos:
                 v = r["scores"].get(info.label)
                 rank = ranks[info.label].get(t, math.nan)
+                lo, hi = ci.get((t, info.label), (math.nan, math.nan))
                 cells.append(None if v is None else
-                             Cell(v, math.nan, math.nan, math.nan, int(rank) if rank == rank else 0, 1))
-            rows.append(ProblemRow(t, "scored", cells, "best" if r["rank"] == 1 else None))
+                             Cell(v, math.nan, lo, hi, int(rank) if rank == rank else 0, 1))
+            rows.append(ProblemRow(t, "scored", cells, "best" if r["rank"] == 1 else tie.get(t)))
             if r["rank"] is not None and p.metrics and r["scores"].get(p.metrics[0]) is not None:
                 heat[(t, p.problem_id)] = (r["rank"], r["scores"][p.metrics[0]])
         rows.sort(key=lambda r: (r.cells[0].rank if r.cells and r.cells[0] is not None else math.inf, r.system))
-        tables.append(ProblemTable(p.problem_id, infos, 1, rows, False))
+        tables.append(ProblemTable(p.problem_id, infos, 1, rows, bool(tie)))
+    overall = [SystemRow(r["team"], r["position"], r["mean_rank"],
+                         _round(sum(normalised[r["team"]]) / len(normalised[r["team"]]), 3) if normalised[r["team"]] else None,
+                         r["problems"], failures.get(r["team"], 0), cd is not None and r["mean_rank"] - best <= cd)
+               for r in board.overall]
     return Leaderboard(
         title=f"{challenge.name}: {board.part} leaderboard", generated=generated, version=__version__,
         parameters={"board": board.part, "public fraction": challenge.public_fraction, "alpha": ALPHA},
@@ -176,6 +209,31 @@ def leaderboard_model(challenge, board: Board, *, failures: dict | None = None, 
                 "failed": sum(failures.values()), "missing": 0, "failure_rows": 0},
         overall=overall, systems=teams, problems=problems, heat=heat, friedman=fried, critical_difference=cd,
         mean_ranks=mean, tables=tables, failure_counts=[], failure_rows=[], links=[], policy=POLICY)
+
+
+def _statistics(p: ProblemBoard, stats: dict | None, digits: int) -> tuple[dict, dict, dict]:
+    """``(intervals {(team, label): (low, high)}, ties {team: "tied"|"worse"}, constants
+    {label: value})`` of one problem from its :func:`~d3mkit.server.scoring.board_statistics`
+    result, for the entries it was computed for. Ties are the campaign's rule: the paired
+    test of an entry against the best one on the primary metric, Holm-corrected, "tied" when
+    p >= alpha."""
+    if not stats or stats.get("log"):
+        return {}, {}, {}
+    current = {sid: t for t, sid in p.entries.items()}
+    team_of = {i: current.get(sid) for i, sid in enumerate(stats.get("entries", []))}
+    ci = {(team_of[i], label): (_round(lo, digits), _round(hi, digits))       # shown as the values are
+          for i, label, lo, hi in stats.get("intervals", []) if team_of.get(i) is not None}
+    ties: dict = {}
+    best = next((r["team"] for r in p.rows if r["rank"] == 1), None)
+    best_i = next((i for i, t in team_of.items() if t is not None and t == best), None)
+    if best_i is not None and p.metrics:
+        for label, a, b, _diff, _p, p_holm, _test in stats.get("comparisons", []):
+            if label != p.metrics[0] or best_i not in (a, b):
+                continue
+            other = team_of.get(b if a == best_i else a)
+            if other is not None and other != best:
+                ties[other] = "tied" if isinstance(p_holm, (int, float)) and p_holm >= ALPHA else "worse"
+    return ci, ties, dict(stats.get("constants", {}))      # the truth's: any entries will do
 
 
 def _primary_of(p: ProblemBoard, team: str) -> float:

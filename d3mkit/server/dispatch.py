@@ -18,11 +18,48 @@ from __future__ import annotations
 import logging
 import threading
 
-from d3mkit.server.scoring import score_job, warm
+import json
+import time
+
+from d3mkit.server.scoring import board_statistics, score_job, score_jobs, warm
 from d3mkit.server.store import MAX_ATTEMPTS
 
 LOG = logging.getLogger("d3mkit.server")
 SCORING_NICE = 10     # a local pool's scoring processes yield the CPU to the request handlers
+STATS_EVERY = 10.0    # seconds between two looks at which boards' entries changed
+BOOTSTRAP = 1000      # resamples of a board's statistics (the campaign's default)
+CONFIDENCE = 0.95
+
+
+def stats_key(part: str, problem_id: str) -> str:
+    """The ``state`` row holding a board's statistics."""
+    return f"stats:{part}:{problem_id}"
+
+
+def statistics_jobs(challenge, store, part: str, *, nice: int = 0, stale_only: bool = True) -> list[dict]:
+    """The :func:`~d3mkit.server.scoring.board_statistics` jobs of ``part``'s boards: one per
+    problem with entries, only those whose entries changed since their statistics were
+    computed when ``stale_only``."""
+    from d3mkit.server.board import entries
+    jobs = []
+    for pid, best in entries(challenge, store.submissions(status="scored")).items():
+        subs = [best[t] for t in sorted(best)]
+        if not subs:
+            continue
+        if stale_only:
+            stored = store.get_state(stats_key(part, pid))
+            if stored and sorted(json.loads(stored).get("entries", [])) == sorted(s.id for s in subs):
+                continue
+        jobs.append({"problem": pid, "part": part, "truth": challenge.truth(pid),
+                     "entries": [[s.id, str(challenge.uploads / f"{s.id}.csv")] for s in subs],
+                     "resamples": BOOTSTRAP, "confidence": CONFIDENCE, "seed": challenge.seed, "nice": nice})
+    return jobs
+
+
+def record_statistics(store, result: dict) -> None:
+    if result.get("log"):
+        LOG.log(logging.ERROR, "statistics of %s (%s): %s", result["problem"], result["part"], result["log"])
+    store.set_state(stats_key(result["part"], result["problem"]), json.dumps(result))
 _SERVER_ERROR = [{"severity": "error", "code": "server.scoring_error", "location": "",
                   "message": "the server could not score this submission; the organisers can "
                              "see why in the server log"}]
@@ -44,6 +81,8 @@ class Dispatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._inflight: dict = {}
+        self._stats: dict = {}           # problemID -> the future of its public board's statistics
+        self._stats_due = 0.0
         self.scored = 0
 
     # ------------------------------------------------------------------------ control
@@ -76,28 +115,41 @@ class Dispatcher:
                 "truth": self.challenge.truth(sub.problem), "check": check, "parts": list(parts),
                 "nice": SCORING_NICE if self.executor.kind == "local" else 0}
 
-    def step(self) -> bool:
-        """Claim what fits, record what finished; True when anything happened."""
+    def step(self, statistics_now: bool = False) -> bool:
+        """Claim what fits, record what finished, and when nothing is queued, start the
+        statistics of the public boards whose entries changed (at most every
+        :data:`STATS_EVERY` seconds, or now with ``statistics_now``); True when anything
+        happened."""
         busy = False
-        for sub in self.store.claim(self.cap - len(self._inflight)):
+        claimed = self.store.claim(self.cap - len(self._inflight))
+        jobs = []
+        for sub in claimed:
             busy = True
             if sub.problem not in self.challenge.problems:      # a problem removed since
                 self.store.record(sub.id, "failed", _SERVER_ERROR, None)
                 continue
+            jobs.append((sub, self._job(sub)))
+        size = -(-len(jobs) // max(1, self.executor.workers))  # one task per worker for a batch
+        for k in range(0, len(jobs), max(1, size)):
+            chunk = jobs[k:k + size]
             try:
-                fut = self.executor.submit(score_job, self._job(sub))
+                fut = self.executor.submit(score_jobs, [j for _, j in chunk])
             except Exception as exc:   # a pool that broke before the submit
-                LOG.log(logging.ERROR, "could not start scoring %s: %s", sub.id, exc)
-                self._retry(sub.id, sub.attempts, exc)
+                for sub, _ in chunk:
+                    LOG.log(logging.ERROR, "could not start scoring %s: %s", sub.id, exc)
+                    self._retry(sub.id, sub.attempts, exc)
                 continue
             fut.add_done_callback(lambda _f: self._wake.set())
-            self._inflight[sub.id] = (fut, sub.attempts)
+            for sub, _ in chunk:
+                self._inflight[sub.id] = (fut, sub.attempts)
         finished = []
         for sid in [s for s, (f, _) in self._inflight.items() if f.done()]:
+            if sid not in self._inflight:      # released with its broken pool just now
+                continue
             busy = True
             fut, attempts = self._inflight.pop(sid)
             try:
-                result = fut.result()
+                result = next(r for r in fut.result() if r["id"] == sid)
             except Exception as exc:     # the worker died (BrokenProcessPool, a lost Dask worker)
                 self._retry(sid, attempts, exc)
                 continue
@@ -105,6 +157,23 @@ class Dispatcher:
                 LOG.log(logging.ERROR, "submission %s: %s", sid, result["log"])
             finished.append((sid, result["status"], result["issues"], result["scores"].get("public")))
         self.scored += sum(self.store.record_many(finished))
+        for pid in [p for p, (f, _j) in self._stats.items() if f.done()]:
+            busy = True
+            fut, job = self._stats.pop(pid)
+            try:
+                result = fut.result()
+            except Exception as exc:      # a worker that died: tried again when the entries change
+                result = {"problem": pid, "part": job["part"], "entries": [e[0] for e in job["entries"]],
+                          "log": f"{type(exc).__name__}: {exc}"}
+            record_statistics(self.store, result)
+        if not claimed and not self._stats and (statistics_now or time.monotonic() >= self._stats_due):
+            self._stats_due = time.monotonic() + STATS_EVERY
+            nice = SCORING_NICE if self.executor.kind == "local" else 0
+            for job in statistics_jobs(self.challenge, self.store, "public", nice=nice):
+                fut = self.executor.submit(board_statistics, job)
+                fut.add_done_callback(lambda _f: self._wake.set())
+                self._stats[job["problem"]] = (fut, job)
+                busy = True
         return busy
 
     def _retry(self, sid: str, attempts: int, exc: BaseException) -> None:
@@ -136,12 +205,12 @@ class Dispatcher:
                 self._wake.clear()
 
     def drain(self, timeout: float = 600.0) -> None:
-        """Score everything queued now, in this thread (``d3mkit challenge finalize``, tests)."""
-        import time
+        """Score everything queued now, and the statistics of the boards it changed, in this
+        thread (``d3mkit challenge finalize``, tests)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            busy = self.step()
-            if not self._inflight and not busy and not self.store.counts().get("queued"):
+            busy = self.step(statistics_now=True)
+            if not self._inflight and not self._stats and not busy and not self.store.counts().get("queued"):
                 return
             if not busy:
                 self._wake.wait(0.05)
@@ -174,6 +243,9 @@ def finalize(challenge, store, make_executor) -> dict:
         store.requeue()
         d.drain()
         private = score_private(challenge, store, d.executor)
+        jobs = statistics_jobs(challenge, store, "private", stale_only=False)
+        for result in d.executor.map(board_statistics, jobs, chunksize=1 if d.executor.workers > 1 else None):
+            record_statistics(store, result)
     finally:
         d.executor.close()
     return {"queued_scored": d.scored, "private_scored": private, "counts": store.counts()}

@@ -28,6 +28,7 @@ the public or private scoring is shown (they would tell which rows are public).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import traceback
 
@@ -101,16 +102,22 @@ class ProblemScorer:
             raise D3MKitError(report.issues)
         return report
 
-    def _score_part_file(self, predictions, part: str):
+    def part_prepared(self, part: str):
+        """The :class:`~d3mkit.scoring.score.PreparedProblem` of the truth of ``part``'s rows
+        alone (made on first use)."""
+        if part not in self._parts:
+            from d3mkit.scoring.score import prepare_problem
+            self._parts[part] = prepare_problem(self.truth["problem"], targets=self.truth[part],
+                                                metadata_dir=self.truth.get("metadata"))
+        return self._parts[part]
+
+    @contextlib.contextmanager
+    def part_file(self, predictions, part: str):
+        """A temporary predictions.csv holding the rows of ``predictions`` in ``part``."""
         import tempfile
         from pathlib import Path
 
         import pandas as pd
-
-        from d3mkit.scoring.score import prepare_problem, score_prepared
-        if part not in self._parts:
-            self._parts[part] = prepare_problem(self.truth["problem"], targets=self.truth[part],
-                                                metadata_dir=self.truth.get("metadata"))
         unit = self.truth["unit"]
         units = _units(self.truth[part], unit)
         df = pd.read_csv(predictions, dtype=str, keep_default_na=False)
@@ -118,7 +125,12 @@ class ProblemScorer:
         with tempfile.TemporaryDirectory(prefix="d3mkit-part-") as tmp:
             path = Path(tmp) / "predictions.csv"
             df[keep].to_csv(path, index=False, lineterminator="\n")
-            return score_prepared(self._parts[part], path)
+            yield path
+
+    def _score_part_file(self, predictions, part: str):
+        from d3mkit.scoring.score import score_prepared
+        with self.part_file(predictions, part) as path:
+            return score_prepared(self.part_prepared(part), path)
 
 
 @functools.lru_cache(maxsize=16)
@@ -210,6 +222,52 @@ def score_job(job: dict) -> dict:
                        "why in the server log"}])
         result["log"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"[:4000]
     return result
+
+
+def score_jobs(jobs: list) -> list:
+    """:func:`score_job` of each job (one task for a batch the dispatcher claimed at once:
+    one round trip to a worker instead of one per submission)."""
+    return [score_job(j) for j in jobs]
+
+
+def board_statistics(job: dict) -> dict:
+    """The campaign's statistics of one problem's board, in a worker: ``job`` = ``{"problem",
+    "part", "truth" (:meth:`Challenge.truth`), "entries" ([[submission id, predictions
+    path], ...], one per team), "resamples", "confidence", "seed", "nice"}``. Each entry's
+    rows of ``part`` are scored as ``d3mkit evaluate`` scores a file
+    (:func:`d3mkit.evaluate.scorer.score_file`, against the truth of those rows), and
+    :func:`d3mkit.evaluate.bootstrap.problem_statistics` gives every value its percentile
+    bootstrap interval and every pair of entries its paired test, on the same seeded draws
+    of the part's rows; the constant predictor's value (:func:`~d3mkit.evaluate.scorer.constant_value`)
+    anchors the normalised score. Never raises: returns ``{"problem", "part", "entries" (ids),
+    "intervals": [[entry, label, low, high]], "comparisons": [[label, a, b, difference, p,
+    p_holm, test]], "constants": {label: value}, "log"}`` (entries by position)."""
+    import math
+    _lower_priority(job.get("nice", 0))
+    out = {"problem": job["problem"], "part": job["part"], "entries": [e[0] for e in job["entries"]],
+           "intervals": [], "comparisons": [], "constants": {}, "log": None}
+    try:
+        from d3mkit.evaluate.bootstrap import problem_statistics
+        from d3mkit.evaluate.scorer import constant_value, score_file
+        sc = scorer(job["truth"])
+        prepared = sc.part_prepared(job["part"])
+        calls = {}
+        for i, (_sid, path) in enumerate(job["entries"]):
+            with sc.part_file(path, job["part"]) as part_path:
+                calls[(i, 0, 0)] = score_file(prepared, str(part_path))[1]
+        intervals, comparisons = problem_statistics(job["problem"], [(0, 0)], calls,
+                                                    resamples=job["resamples"],
+                                                    confidence=job["confidence"], seed=job["seed"])
+        out["intervals"] = [[i, label, lo, hi] for (i, _r, _f, label), (lo, hi) in sorted(intervals.items())
+                            if math.isfinite(lo) and math.isfinite(hi)]
+        out["comparisons"] = [list(row) for row in comparisons]
+        for c in (calls.get((0, 0, 0)) or []):
+            v = constant_value(c)
+            if math.isfinite(v):
+                out["constants"][c.label] = v
+    except Exception as exc:         # logged by the dispatcher; the board shows no statistics
+        out["log"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"[:4000]
+    return out
 
 
 def warm(_item=None) -> int:

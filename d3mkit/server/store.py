@@ -243,6 +243,14 @@ class Store:
                          {"n": name, "v": value}).rowcount == 0:
                 c.execute(text("INSERT INTO state (name, value) VALUES (:n, :v)"), {"n": name, "v": value})
 
+    def states(self, prefix: str) -> dict[str, str]:
+        """Every state row whose name starts with ``prefix``: ``{name: value}``."""
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            rows = c.execute(text("SELECT name, value FROM state WHERE name LIKE :p"),
+                             {"p": prefix.replace("%", "").replace("_", "") + "%"}).all()
+        return {n: v for n, v in rows if n.startswith(prefix)}
+
     def finalized(self) -> bool:
         return self.get_state("finalized") is not None
 
