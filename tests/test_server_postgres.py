@@ -106,6 +106,31 @@ def test_store_on_postgresql(pg_url):
     assert store.record(claimed[0].id, "scored", [], [{"metric": "accuracy", "value": 0.5}])
     assert not store.record(claimed[0].id, "failed", [], None)     # never twice
     assert store.requeue() == 4 and store.counts() == {"queued": 4, "scored": 1}
+    # the rate limit in the database: a second team's concurrent posts through two
+    # handles (two server processes), at most three a minute
+    from d3mkit.server.store import RateLimited
+    token = add_team(store, "beta")
+    beta = check_token(store, token)
+    outcomes = []
+
+    def post_rate(i):
+        try:
+            (store, store2)[i % 2].add_submission(f"r{i}", beta.key_id, "p", 10, "0" * 64, None, 50, 3)
+            outcomes.append("ok")
+        except RateLimited as exc:
+            outcomes.append(exc.retry_after)
+    threads = [threading.Thread(target=post_rate, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes.count("ok") == 3 and all(1 <= w <= 60 for w in outcomes if w != "ok")
+    with pytest.raises(RateLimited):
+        store2.rate_check(beta.key_id, 3)
+    for _ in range(2):
+        store.login_attempt("ip:1", 2)
+    with pytest.raises(RateLimited):
+        store2.login_attempt("ip:1", 2)
     store.close()
     store2.close()
     time.sleep(0.1)
