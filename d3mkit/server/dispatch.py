@@ -27,6 +27,8 @@ from d3mkit.server.store import MAX_ATTEMPTS
 LOG = logging.getLogger("d3mkit.server")
 SCORING_NICE = 10     # a local pool's scoring processes yield the CPU to the request handlers
 STATS_EVERY = 10.0    # seconds between two looks at which boards' entries changed
+STATS_QUIET = 2.0     # ... made once nothing was claimed for this long (scoring first)
+STATS_MAX_WAIT = 60.0  # ... or, under a steady stream of submissions, after this long anyway
 BOOTSTRAP = 1000      # resamples of a board's statistics (the campaign's default)
 CONFIDENCE = 0.95
 
@@ -81,8 +83,9 @@ class Dispatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._inflight: dict = {}
-        self._stats: dict = {}           # problemID -> the future of its public board's statistics
-        self._stats_due = 0.0
+        self._stats: dict = {}           # problemID -> (future, job) of its public board's statistics
+        self._stats_last = -1e9           # when the boards were last looked at
+        self._last_claim = -1e9
         self.scored = 0
 
     # ------------------------------------------------------------------------ control
@@ -116,12 +119,16 @@ class Dispatcher:
                 "nice": SCORING_NICE if self.executor.kind == "local" else 0}
 
     def step(self, statistics_now: bool = False) -> bool:
-        """Claim what fits, record what finished, and when nothing is queued, start the
-        statistics of the public boards whose entries changed (at most every
-        :data:`STATS_EVERY` seconds, or now with ``statistics_now``); True when anything
-        happened."""
+        """Claim what fits, record what finished, and start the statistics of the public
+        boards whose entries changed: at most every :data:`STATS_EVERY` seconds, once
+        nothing was claimed for :data:`STATS_QUIET` seconds (or after
+        :data:`STATS_MAX_WAIT` seconds of steady submissions), or now with
+        ``statistics_now``. True when anything happened."""
         busy = False
         claimed = self.store.claim(self.cap - len(self._inflight))
+        now = time.monotonic()
+        if claimed:
+            self._last_claim = now
         jobs = []
         for sub in claimed:
             busy = True
@@ -166,8 +173,10 @@ class Dispatcher:
                 result = {"problem": pid, "part": job["part"], "entries": [e[0] for e in job["entries"]],
                           "log": f"{type(exc).__name__}: {exc}"}
             record_statistics(self.store, result)
-        if not claimed and not self._stats and (statistics_now or time.monotonic() >= self._stats_due):
-            self._stats_due = time.monotonic() + STATS_EVERY
+        waited = now - self._stats_last
+        if not claimed and not self._stats and (statistics_now or (waited >= STATS_EVERY and (
+                now - self._last_claim >= STATS_QUIET or waited >= STATS_MAX_WAIT))):
+            self._stats_last = now
             nice = SCORING_NICE if self.executor.kind == "local" else 0
             for job in statistics_jobs(self.challenge, self.store, "public", nice=nice):
                 fut = self.executor.submit(board_statistics, job)
