@@ -91,16 +91,16 @@ class _Stack:
 
 def _pooled_call(parts):
     """The call of the folds of one repeat pooled (their units concatenated), or None."""
-    from d3mkit.evaluate.resampled import _quiet_call
+    from d3mkit.evaluate.resampled import Piece
     from d3mkit.evaluate.scorer import Call
     from d3mkit.evaluate.units import assemble
+    from d3mkit.scoring.compute import call_metric
     first = parts[0]
     pieces = []
     try:
         for j in range(len(first.pieces)):
-            from d3mkit.evaluate.resampled import _Piece
-            pieces.append(assemble([(_Piece(c, j), np.arange(len(c.units))) for c in parts]))
-        value = float(np.mean([_quiet_call(first.metric, *p) for p in pieces]))
+            pieces.append(assemble([(Piece(c, j), np.arange(len(c.units))) for c in parts]))
+        value = float(np.mean([call_metric(first.metric, *p) for p in pieces]))
     except (ValueError, ZeroDivisionError, TypeError, IndexError, KeyError):
         return None
     if not math.isfinite(value):
@@ -193,7 +193,7 @@ def problem_statistics(pid: str, folds, calls: dict, *, resamples: int, confiden
             pooled[(r, key)] = (pc, rr, rfs)
     # strata of the pooled draw
     upos: dict = {}
-    strata = []           # (draw key, fold, local positions, n)
+    strata = []           # (draw key, fold, local positions)
     full = {}
     for rf in folds:
         u = fold_units.get(rf)

@@ -86,12 +86,6 @@ def label_list(calls) -> np.ndarray:
     return np.asarray(pd.unique(np.concatenate(vals)) if vals else np.zeros(0), dtype=object)
 
 
-def _quiet_call(metric, yt, yp, kw) -> float:
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(metric(yt, yp, **kw))
-
-
 class Resampler:
     """The resampled values of one call (see the module docstring). ``labels``: the label
     list of the call's target (:func:`label_list`, or :class:`Labels` of it; default:
@@ -301,13 +295,14 @@ class Resampler:
         :func:`~d3mkit.evaluate.units.assemble`. A call with several pieces (a mean over
         targets) is the mean of its pieces on the same draw."""
         from d3mkit.evaluate.units import assemble
+        from d3mkit.scoring.compute import call_metric
         out = []
         for parts in parts_per_resample:
             vals = []
             try:
                 for j in range(len(parts[0][0].pieces)):
-                    piece = [(_Piece(c, j), i) for c, i in parts]
-                    vals.append(_quiet_call(self.metric, *assemble(piece)))
+                    piece = [(Piece(c, j), i) for c, i in parts]
+                    vals.append(call_metric(self.metric, *assemble(piece)))
                 v = float(np.mean(vals))
             except (ValueError, ZeroDivisionError, TypeError, IndexError, KeyError):
                 v = math.nan
@@ -323,7 +318,7 @@ class Resampler:
         return self._correct
 
 
-class _Piece:
+class Piece:
     """One piece of a call seen as a call (what :func:`assemble` reads)."""
 
     def __init__(self, call, j: int):

@@ -94,7 +94,8 @@ def constant_value(call: Call) -> float:
     NaN for a metric that reads more than the two columns (confidence, ranks, metadata)
     or another layout: a constant has no such inputs."""
     import math
-    import warnings
+
+    from d3mkit.scoring.compute import call_metric
     if call.layout != "rows" or len(call.pieces) != 1 or call.metric.metadata_file or \
             any(k not in PLAIN_INPUTS for k in call.metric.inputs):
         return math.nan
@@ -111,9 +112,6 @@ def constant_value(call: Call) -> float:
         const.flags.writeable = True
     kw = {k: v for k, v in call.kw.items() if k != "codes"}
     try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            v = float(call.metric(yt, const, **kw))
+        return call_metric(call.metric, yt, const, kw)
     except (ValueError, ZeroDivisionError, TypeError):
         return math.nan
-    return v if math.isfinite(v) else math.nan

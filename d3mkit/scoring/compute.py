@@ -66,7 +66,7 @@ def canonical_label(value, col_type: str):
     return raw if bad[0] else vals[0].item() if hasattr(vals[0], "item") else vals[0]
 
 
-def _call(m: Metric, yt, yp, kw: dict) -> float:
+def call_metric(m: Metric, yt, yp, kw: dict) -> float:
     """One metric call: numpy warnings never reach stderr, and a value that is not a
     finite number is an error (ValueError), never a score."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -101,7 +101,7 @@ def compute_scores(planned: list[Planned], aligned: Aligned, problem_id: str | N
                 ctype = aligned.col_types.get(call.target or aligned.targets[0], "categorical")
                 kw["posLabel"] = canonical_label(kw.get("posLabel"), ctype)
             try:
-                value = _call(m, call.y_true, call.y_pred, kw)
+                value = call_metric(m, call.y_true, call.y_pred, kw)
             except D3MKitError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a metric that cannot score is an input issue
