@@ -73,6 +73,7 @@ class TaskRootWriter:
         self._learning_data: pd.DataFrame | None = None
         self._splits_written = False
         self._cells_checked: list[Path] = []
+        self._in_memory: dict[Path, pd.DataFrame] = {}     # tables written from these frames
 
     # directories inside the temporary root ------------------------------------------
     def _sub(self, suffix: str) -> Path:
@@ -124,12 +125,17 @@ class TaskRootWriter:
         p.parent.mkdir(parents=True, exist_ok=True)
         return p
 
-    def cells_checked(self, rel_path: str) -> None:
+    def cells_checked(self, rel_path: str, columns: pd.DataFrame | None = None) -> None:
         """Say that every cell of the table ``<name>_dataset/rel_path`` was checked against its
         colType by the caller as it was written (``d3mkit import`` infers the colTypes from
         the cells): the validation on commit reads only its index, target and refersTo
-        columns (the documents, splits and every other file are validated in full)."""
+        columns (the documents, splits and every other file are validated in full).
+        ``columns``, when given, holds those columns as written (text cells, row for row,
+        columns by header name) and says every row of the file has the header's width: the
+        validation takes them from memory instead of parsing the file again."""
         self._cells_checked.append(self.dataset_dir / rel_path)
+        if columns is not None:
+            self._in_memory[self.dataset_dir / rel_path] = columns
 
     def write_dataset_doc(self, doc: DatasetDoc) -> None:
         self._dataset_doc = doc
@@ -145,7 +151,10 @@ class TaskRootWriter:
                 raise RuntimeError("write learningData and the datasetDoc before the problemDoc")
             from d3mkit.splits import make_splits
             splits = make_splits(doc, self._learning_data, self._dataset_doc)
-        write_table(splits, self.problem_dir / doc.splits_file)
+        from d3mkit.splits import write_splits
+        path = self.problem_dir / doc.splits_file
+        write_splits(splits, path)
+        self._in_memory[path] = splits          # the commit's validation reads the frame, not the file
         self._splits_written = True
 
     def write_debug_table(self, name: str, df: pd.DataFrame) -> Path:
@@ -164,7 +173,8 @@ class TaskRootWriter:
                 save_json(debug / "manifest.json", self.manifest)
                 if self.validate:
                     from d3mkit.validation import validate_task_root
-                    issues = validate_task_root(self.tmp, cells_checked=tuple(self._cells_checked))
+                    issues = validate_task_root(self.tmp, cells_checked=tuple(self._cells_checked),
+                                                in_memory=self._in_memory)
                     if has_errors(issues):
                         raise D3MKitError([i for i in issues if i.is_error])
             except BaseException as e:

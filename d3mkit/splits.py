@@ -55,6 +55,7 @@ from d3mkit.errors import D3MKitError, Issue, OutputExists, error, require_type
 from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.paths import resolve_inside
 from d3mkit.tables import read_table, write_table
+from d3mkit.validation.common import sorted_unique
 
 COLUMNS = ["d3mIndex", "type", "repeat", "fold"]
 OD_COLUMNS = ["d3mIndex", "image", "type", "repeat", "fold"]
@@ -82,9 +83,15 @@ def folds_present(repeats, folds) -> str:
 
 
 def _strata_codes(strata: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
+    """Each label's rank among the sorted distinct labels (``np.unique``'s inverse); integer
+    labels by a sort (numpy 2.3+ hashes a plain ``np.unique`` of ints, ~10x slower)."""
     if strata is None:
         return np.zeros(n, dtype=np.int64), 1
-    _, codes = np.unique(np.asarray(strata), return_inverse=True)
+    strata = np.asarray(strata)
+    if strata.dtype.kind in "iu":
+        codes = np.searchsorted(sorted_unique(strata), strata).astype(np.int64)
+    else:
+        _, codes = np.unique(strata, return_inverse=True)
     codes = codes.reshape(-1)
     return codes, int(codes.max()) + 1 if n else 0
 
@@ -302,9 +309,49 @@ def image_column(dataset: DatasetDoc | None, columns: list[str]) -> str | None:
 # --------------------------------------------------------------------------------------
 # splits for a problem
 # --------------------------------------------------------------------------------------
-def _as_str(values) -> np.ndarray:
-    """Cells as canonical strings, so an int frame and its CSV split identically."""
-    return np.array([str(v) for v in values], dtype=object)
+def _str_codes(values, want_labels: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(codes, labels)`` of cells compared as their canonical strings (``str(v)``, so an int
+    frame and its CSV split identically): ``labels[codes]`` are the cells' strings, ``labels``
+    in order of first appearance. One hash pass over the cells and ``str`` of the distinct
+    values only (integers are distinct exactly when their strings are; their labels are made
+    only ``want_labels``, else None)."""
+    arr = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if arr.dtype.kind in "iu":
+        codes, uniq = pd.factorize(arr)
+        return codes.astype(np.int64), np.array([str(u) for u in uniq.tolist()], dtype=object) if want_labels else None
+    arr = np.asarray(arr, dtype=object)
+    codes, uniq = pd.factorize(arr)
+    na = codes < 0
+    if not na.any() and pd.api.types.infer_dtype(uniq, skipna=False) == "string":
+        return codes.astype(np.int64), np.asarray(uniq, dtype=object)    # str already (a C check)
+    labels = [str(u) for u in uniq]
+    if na.any():        # None, NaN, NA: their own strings ("None", "nan", "<NA>")
+        na_codes, na_labels = pd.factorize(np.array([str(v) for v in arr[na]], dtype=object))
+        codes[na] = len(labels) + na_codes
+        labels += list(na_labels)
+    merged, labels = pd.factorize(np.array(labels, dtype=object))     # 1 and "1": one string
+    codes = merged[codes]
+    if na.any():        # NA labels were numbered last: renumber in order of appearance
+        codes, order = pd.factorize(codes)
+        labels = labels[order]
+    return codes.astype(np.int64), np.asarray(labels, dtype=object)
+
+
+def _first_rows(codes: np.ndarray) -> np.ndarray:
+    """Where each code of :func:`_str_codes` first appears (codes are numbered in order of
+    first appearance, so a code is new exactly where it exceeds every code before it)."""
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    before = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+    return np.flatnonzero(codes > before)
+
+
+def _sorted_ranks(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each code's label's rank among the sorted labels (``np.unique`` of the strings)."""
+    order = np.argsort(labels, kind="stable")
+    rank = np.empty(len(labels), dtype=np.int64)
+    rank[order] = np.arange(len(labels))
+    return rank[codes]
 
 
 def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
@@ -331,7 +378,7 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
         raise D3MKitError.single(ld_path, "splits.no_index", "header",
                                  "learningData has no d3mIndex column")
     raw_index = learning_data["d3mIndex"].to_numpy()
-    index = _as_str(raw_index)
+    index_codes, _ = _str_codes(raw_index, want_labels=False)
     od = is_object_detection(problem)
     row_image = None
     if od:
@@ -340,19 +387,16 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
             raise D3MKitError.single(ld_path, "splits.no_image", "header",
                                      "objectDetection learningData has no image (multi-index) column")
         raw_image = learning_data[img].to_numpy()
-        images = _as_str(raw_image)
-        keys = images                                   # the split unit is the image
-        rows = ~pd.DataFrame({"i": index, "m": images}).duplicated().to_numpy()
-        row_image, row_keys = raw_image[rows], images[rows]
+        unit_codes, _ = _str_codes(raw_image, want_labels=False)     # the split unit is the image
+        pair = index_codes * (int(unit_codes.max(initial=0)) + 1) + unit_codes
+        rows = _first_rows(_str_codes(pair, want_labels=False)[0])
+        row_image = raw_image[rows]
     else:
-        keys = index
-        rows = ~pd.Series(index).duplicated().to_numpy()
-        row_keys = index[rows]
+        unit_codes = index_codes
+        rows = _first_rows(index_codes)
     row_index = raw_index[rows]                         # one output row per (multi-)index
-    unit_keys, first = np.unique(keys, return_index=True)
-    order = np.argsort(first, kind="stable")            # units in learningData order
-    unit_keys, first = unit_keys[order], first[order]
-    n = len(unit_keys)
+    first = _first_rows(unit_codes)                     # units in learningData order
+    n = len(first)
     if n == 0:
         raise D3MKitError.single(ld_path, "splits.empty", "", "learningData has no rows to split")
 
@@ -363,7 +407,7 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
             raise D3MKitError.single(ld_path, "splits.target_missing", "header",
                                      f"target column {strat_col!r} (first target of "
                                      f"{problem.path or 'the problemDoc'}) is not in learningData")
-        strata = _as_str(learning_data[strat_col])[first]
+        strata = _sorted_ranks(*_str_codes(learning_data[strat_col].to_numpy()[first]))
 
     if spec.method == "kFold" and spec.num_folds > n:
         raise D3MKitError.single(problem.path or "", "splits.num_folds", "inputs.dataSplits.numFolds",
@@ -376,7 +420,7 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
                                  f"{spec.describe()} of {len(row_index):,} rows would write {n_out:,} "
                                  f"dataSplits rows, over the {how_to_raise('MAX_SPLIT_ROWS')}")
     rng = np.random.default_rng(spec.seed)
-    unit_pos = pd.Index(unit_keys).get_indexer(row_keys)
+    unit_pos = unit_codes[rows]
     frames = []
     for r in range(spec.repeats):
         if spec.method == "holdOut":
@@ -390,10 +434,10 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
 
 
 def _rows(index, images, test, repeat, fold) -> pd.DataFrame:
-    d = {"d3mIndex": index}
+    d = {"d3mIndex": pd.Series(index, dtype=index.dtype if index.dtype.kind in "iu" else object)}
     if images is not None:
-        d["image"] = images
-    d["type"] = np.where(test, "TEST", "TRAIN")
+        d["image"] = pd.Series(images, dtype=images.dtype if images.dtype.kind in "iu" else object)
+    d["type"] = pd.Series(np.where(test, "TEST", "TRAIN"), dtype=object)
     d["repeat"] = np.full(len(index), repeat, dtype=np.int64)
     d["fold"] = np.full(len(index), fold, dtype=np.int64)
     return pd.DataFrame(d)
@@ -411,13 +455,60 @@ def splits_path(problem_dir: Path, splits_file: str) -> Path:
 
 
 def write_splits(splits: pd.DataFrame, path: Path | str) -> None:
-    """Write a splits table atomically (:func:`d3mkit.tables.write_table`)."""
-    write_table(splits, path)
+    """Write a splits table atomically: :func:`splits_bytes`, the bytes
+    :func:`d3mkit.tables.write_table` would write."""
+    from d3mkit.atomic import write_bytes
+    write_bytes(path, splits_bytes(splits))
+
+
+_NEEDS_QUOTES = (",", '"', "\n", "\r")
+
+
+def _plain_strings(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, strings)`` of a column of strings that pandas' CSV writer writes as they are
+    (``strings[codes]`` are the cells), or None (a missing cell, one that is not a string, or
+    one it would quote). Only the distinct cells are looked at."""
+    codes, uniq = pd.factorize(np.asarray(col.to_numpy(), dtype=object))
+    uniq = np.asarray(uniq, dtype=object)
+    if (codes < 0).any() or pd.api.types.infer_dtype(uniq, skipna=False) not in ("string", "empty"):
+        return None
+    joined = "\x00".join(uniq)
+    return None if any(ch in joined for ch in _NEEDS_QUOTES) else (codes, uniq)
 
 
 def splits_bytes(splits: pd.DataFrame) -> bytes:
-    """The exact bytes :func:`write_splits` (and :func:`d3mkit.tables.write_table`) write."""
-    return splits.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    """The exact bytes :func:`write_splits` writes: pandas' CSV (no index, ``\\n`` line
+    endings). A table of the usual columns with integer or plain string cells is formatted
+    here instead of through ``DataFrame.to_csv`` (5x slower at 10^6 rows): the
+    type/repeat/fold part of a row takes one of few values, each formatted once, and integer
+    d3mIndex values become text with numpy (:mod:`d3mkit.numtext`)."""
+    from d3mkit.numtext import fixed_text, int_text, rows_text
+    cols = [str(c) for c in splits.columns]
+    plain = len(splits) and cols[-3:] == ["type", "repeat", "fold"] and \
+        cols[:-3] in (["d3mIndex"], ["d3mIndex", "image"])
+    typ = _plain_strings(splits["type"]) if plain else None
+    reps, folds_ = (splits["repeat"].to_numpy(), splits["fold"].to_numpy()) if plain else (None, None)
+    if typ is None or reps.dtype.kind not in "iu" or folds_.dtype.kind not in "iu":
+        return splits.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    tcodes, tnames = typ
+    reps, folds_ = reps.astype(np.int64), folds_.astype(np.int64)
+    width = int(max(reps.max(), folds_.max(), 0)) + 1
+    tail = _str_codes((tcodes.astype(np.int64) * width + reps) * width + folds_, want_labels=False)[0]
+    texts = [f",{tnames[tcodes[i]]},{reps[i]},{folds_[i]}".encode() for i in _first_rows(tail).tolist()]
+    head = ",".join(cols).encode() + b"\n"
+    index = splits["d3mIndex"].to_numpy()
+    if len(cols) == 4 and (index.dtype.kind == "i" or (index.dtype.kind == "u" and index.max() < 2 ** 63)):
+        return head + rows_text([int_text(index), fixed_text(texts, tail)])
+    heads = [np.array([str(v) for v in splits[c].tolist()], dtype=object) if splits[c].dtype.kind in "iu"
+             else _plain_strings(splits[c]) for c in cols[:-3]]
+    if any(h is None for h in heads):
+        return splits.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    heads = [h if isinstance(h, np.ndarray) else h[1][h[0]] for h in heads]
+    lines = heads[0]
+    for h in heads[1:]:
+        lines = lines + "," + h
+    lines = lines + np.array([t.decode() for t in texts], dtype=object)[tail]
+    return head + ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def read_splits(path: Path | str) -> pd.DataFrame:

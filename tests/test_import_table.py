@@ -199,6 +199,9 @@ BAD = [
     ("odd column name", "x , y\n" + GOOD_ROWS.replace(",", ", "), ["--target", " y"], "import.column_name", 1),
     ("ragged rows", "x,y\n1,a\n2,b,3\n3,a\n", ["--target", "y"], "csv.bad_row", 1),
     ("short row", "x,y\n1,a\n2\n3,a\n", ["--target", "y"], "csv.bad_row", 1),
+    ("long first row", "x,y\n1,a,9\n2,b\n3,a\n", ["--target", "y"], "csv.bad_row", 1),
+    ("the one row long", "x,y\n1,a,9\n", ["--target", "y"], "csv.bad_row", 1),
+    ("short row, text last", "y,x,z\na,1,p\nb,2\na,3,q\nb,4,r\n", ["--target", "y"], "csv.bad_row", 1),
     ("several text targets", "x,y,z\n" + "".join(f"{i},{'ab'[i % 2]},{'cd'[i % 2]}\n" for i in range(6)),
      ["--target", "y,z"], "import.targets", 1),
     ("regression on text", "x,y\n" + GOOD_ROWS, ["--target", "y", "--task", "regression"], "import.task", 1),
@@ -220,6 +223,18 @@ def test_bad_table(tmp_path, capsys, text, args, code, exit_code):
 def test_non_utf8(tmp_path, capsys):
     src = _csv(tmp_path, "x,y\n1,caf\xe9\n2,b\n".encode("latin-1"), mode="wb")
     refused(["import", "table", src, "--target", "y", "--out", tmp_path / "o"], capsys, "file.encoding", 1, path=src)
+    assert _nothing_written(tmp_path / "o")
+
+
+def test_ragged_row_is_named_before_what_it_causes(tmp_path, capsys):
+    """The widths are counted only when the parse hints at a bad row; the bad row is still the
+    issue named, not the type error it causes further on."""
+    src = _csv(tmp_path, "x,y\n1,a\n2\nq,b\n4,a\n")
+    types = tmp_path / "types.json"
+    types.write_text('{"x": "integer"}')
+    text = refused(["import", "table", src, "--target", "y", "--types", types, "--out", tmp_path / "o"], capsys,
+                   "csv.bad_row", 1, path=src)
+    assert "row 3" in text
     assert _nothing_written(tmp_path / "o")
 
 

@@ -7,10 +7,16 @@ it into place — takes at most 3x ``pandas.read_csv`` of the same file, measure
 run, with a peak memory of at most 4x the file's size. Each measurement is a fresh process
 (wall time, peak RSS and CPU of the process tree, :func:`_bench_data.measure_command`).
 
-    python tools/bench_import.py [--rows 1000000] [--cols 20] [--repeat 1] [--tmp DIR] [--save]
+    python tools/bench_import.py [--rows 1000000] [--cols 20] [--repeat 1] [--cases csv|all|a,b]
+                                 [--tmp DIR] [--save]
 
-Prints a table (markdown) with the ratios and the numpy/pandas/pyarrow versions and the load
-average beside the figures; ``--save`` writes it to tools/results/bench_import.md.
+Cases (``--cases``, default ``csv``): ``csv`` the plain file; ``tsv`` and ``gzip`` the same
+table tab-separated and gzip-compressed; ``index`` with an ``--index row_id`` column;
+``d3mIndex-last`` with a ``d3mIndex`` column that is not the first; ``empty-targets`` with
+every 97th target cell empty (rows dropped). Each beside pandas reading the same file.
+Prints a table (markdown) with the CPU and wall ratios, peak memory against the file size,
+the numpy/pandas/pyarrow versions and the load average; ``--save`` writes it to
+tools/results/bench_import.md.
 """
 
 from __future__ import annotations
@@ -64,40 +70,90 @@ def mixed_csv(path: Path, rows: int, cols: int, seed: int = 0) -> Path:
     return path
 
 
+#: the cases: (name, file suffix, extra import options, how the peer reads the file)
+CASES = {
+    "csv": ("mixed.csv", [], "pd.read_csv(p)"),
+    "tsv": ("mixed.tsv", [], "pd.read_csv(p, sep='\\t')"),
+    "gzip": ("mixed.csv.gz", [], "pd.read_csv(p)"),
+    "index": ("indexed.csv", ["--index", "row_id"], "pd.read_csv(p)"),
+    "d3mIndex-last": ("lastindex.csv", [], "pd.read_csv(p)"),
+    "empty-targets": ("holes.csv", [], "pd.read_csv(p)"),
+}
+
+
+def _variant(src: Path, case: str, tmp: Path) -> Path:
+    """The file of ``case`` made from the plain CSV ``src`` (chunk by chunk: the bench stays
+    lean too)."""
+    import gzip
+    out = tmp / CASES[case][0]
+    if case == "csv":
+        return src
+    if case == "gzip":
+        with open(src, "rb") as fin, gzip.open(out, "wb", compresslevel=1) as fout:
+            while block := fin.read(1 << 24):
+                fout.write(block)
+        return out
+    with open(out, "w", encoding="utf-8", newline="") as fh:
+        for k, chunk in enumerate(pd.read_csv(src, dtype=str, keep_default_na=False, chunksize=200_000)):
+            start = k * 200_000
+            if case == "index":
+                chunk.insert(0, "row_id", np.arange(start, start + len(chunk)) * 3 + 7)
+            elif case == "d3mIndex-last":
+                chunk["d3mIndex"] = np.arange(start, start + len(chunk))
+            elif case == "empty-targets":
+                chunk.loc[chunk.index[::97], "y"] = ""
+            chunk.to_csv(fh, sep="\t" if case == "tsv" else ",", header=k == 0, index=False,
+                         lineterminator="\n")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--cols", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each measurement (the best is kept)")
+    ap.add_argument("--cases", default="csv", help=f"comma-separated, of {', '.join(CASES)} (or 'all')")
     ap.add_argument("--save", action="store_true")
     ap.add_argument("--tmp", default=None, help="directory for the CSV and the root (default: the system's)")
     args = ap.parse_args(argv)
+    cases = list(CASES) if args.cases == "all" else args.cases.split(",")
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        ap.error(f"unknown case(s): {', '.join(unknown)}")
     with tempfile.TemporaryDirectory(prefix="bench-import-", dir=args.tmp) as tmp:
         tmp = Path(tmp)
         src = mixed_csv(tmp / "mixed.csv", args.rows, args.cols)
-        size_mib = src.stat().st_size / 2 ** 20
         load_before = os.getloadavg()
-        peer = [sys.executable, "-c", f"import pandas as pd; pd.read_csv({str(src)!r})"]
-        mine = [sys.executable, "-m", "d3mkit", "import", "table", str(src), "--target", "y",
-                "--out", str(tmp / "out"), "--force"]
-        runs = {"pandas.read_csv": [], "d3mkit import table": []}
-        for _ in range(args.repeat):
-            runs["pandas.read_csv"].append(measure_command(peer))
-            runs["d3mkit import table"].append(measure_command(mine))
-        load_after = os.getloadavg()
-        best = {k: min(v, key=lambda r: r[0]) for k, v in runs.items()}
-        base = best["pandas.read_csv"][0]
         rows = []
-        for name, (wall, rss, cpu) in best.items():
-            rows.append([name, f"{wall:.2f}", f"{wall / base:.2f}x", f"{cpu:.2f}", f"{rss:,.0f}",
-                         f"{rss / size_mib:.2f}x"])
+        for case in cases:
+            path = _variant(src, case, tmp)
+            size_mib = path.stat().st_size / 2 ** 20
+            data_mib = src.stat().st_size / 2 ** 20 if case == "gzip" else size_mib   # the table's own bytes
+            peer = [sys.executable, "-c", f"import pandas as pd; p = {str(path)!r}; {CASES[case][2]}"]
+            mine = [sys.executable, "-m", "d3mkit", "import", "table", str(path), "--target", "y",
+                    *CASES[case][1], "--out", str(tmp / "out"), "--force"]
+            runs = {"pandas": [], "d3mkit": []}
+            for _ in range(args.repeat):
+                runs["pandas"].append(measure_command(peer))
+                runs["d3mkit"].append(measure_command(mine))
+            (pw, prss, pcpu), (w, rss, cpu) = (min(runs[k], key=lambda r: r[2]) for k in ("pandas", "d3mkit"))
+            rows.append([case, f"{size_mib:.1f}", f"{pcpu:.2f}", f"{cpu:.2f}", f"{cpu / pcpu:.2f}x",
+                         f"{pw:.2f}", f"{w:.2f}", f"{w / pw:.2f}x", f"{prss:,.0f}", f"{rss:,.0f}",
+                         f"{rss / data_mib:.2f}x"])
+            if path != src:
+                path.unlink()
+        load_after = os.getloadavg()
         text = "\n".join([
-            f"# d3mkit import table: {args.rows:,} rows x {args.cols} mixed columns, {size_mib:.1f} MiB CSV",
+            f"# d3mkit import table: {args.rows:,} rows x {args.cols} mixed columns, beside pandas.read_csv of "
+            f"the same file",
             "",
-            *md_table(["what", "wall s", "vs pandas", "CPU s", "peak RSS MiB", "RSS / file size"], rows),
+            *md_table(["case", "file MiB", "pandas CPU s", "import CPU s", "CPU ratio", "pandas wall s",
+                       "import wall s", "wall ratio", "pandas peak MiB", "import peak MiB",
+                       "import peak / table bytes"], rows),
             "",
-            f"targets: import <= 3.00x pandas.read_csv, peak RSS <= 4.00x the file size; "
-            f"best of {args.repeat} run(s), each a fresh process",
+            f"targets: import <= 3.00x pandas.read_csv, peak RSS <= 4.00x the file size (gzip: of the table it "
+            f"holds); best of {args.repeat} "
+            f"run(s) by CPU time, each a fresh process (interpreter start-up and imports included)",
             f"{versions_line()}; {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, "
             f"{load_after[0]:.2f} after",
         ])

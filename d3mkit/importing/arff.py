@@ -169,7 +169,9 @@ def read_splits(path: Path | str, index: list[str]) -> tuple[pd.DataFrame, dict]
                                     f"the {n:,} rows out (first rowid {int(absent[0])}); every row must be TRAIN or TEST", p))
     folds = int(ints["fold"].max()) + 1
     repeats = int(ints["repeat"].max()) + 1
-    idx = np.asarray(index, dtype=object)
+    idx = np.asarray(index)
+    if idx.dtype.kind not in "iu":
+        idx = idx.astype(object)
     splits = pd.DataFrame({"d3mIndex": idx[rowid], "type": df["type"].to_numpy(), "repeat": ints["repeat"],
                            "fold": ints["fold"]})
     doc: dict = {"method": "kFold" if folds > 1 else "holdOut", "stratified": False,

@@ -135,6 +135,12 @@ class Evidence:
                 self.levels = None
         return self
 
+    def settled(self) -> bool:
+        """True when no cell to come can change the colType but by the count of non-empty
+        cells: no rule but ``string`` is left (not numbers, booleans or dates; more than
+        :data:`MAX_LEVELS` distinct cells)."""
+        return self.levels is None and not (self.number or self.boolean or self.date)
+
     def coltype(self) -> str:
         """The colType of the cells seen (rules 1-7)."""
         if self.n_present == 0:

@@ -2,12 +2,13 @@
 
 What this module owns: importing a CSV file without holding it as Python strings. The file
 is checked like every CSV (:func:`d3mkit.validation.csvread.read_header`, the header rules,
-:func:`~d3mkit.validation.csvread.field_count_issues` for ragged rows), then read in chunks
+:func:`~d3mkit.validation.csvread.field_count_issues` for ragged rows, counted only when the
+parse hints at one), then read in chunks
 of :data:`CHUNK_ROWS` rows; each chunk's distinct cells feed every column's
 :class:`~d3mkit.importing.infer.Evidence` (the same rules as a table seen whole) and the
 ``types`` checks; only d3mIndex and the target columns are kept. learningData is then the
 file's own bytes with a ``d3mIndex`` column put first (:func:`write_indexed`): numbered
-lines when the file has no double quote, re-written by pandas chunk by chunk when it has.
+lines (:func:`d3mkit.numtext.number_lines`) when the file has no double quote, re-written by pandas chunk by chunk when it has.
 Peak memory is a chunk plus the kept columns, not the table.
 
 The table goes through :func:`d3mkit.importing.table.prepare_frame` instead (:func:`prepare_csv`
@@ -18,6 +19,7 @@ column is not the first, ``media`` is given, or a target cell is empty (rows to 
 from __future__ import annotations
 
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +28,7 @@ import pandas as pd
 from d3mkit.errors import D3MKitError
 from d3mkit.importing import infer
 from d3mkit.importing.table import ImportOptions, Prepared, check_given, check_header
+from d3mkit.numtext import number_lines
 
 CHUNK_ROWS = 250_000
 BLOCK = 1 << 24
@@ -37,7 +40,7 @@ def _chunks(path: Path, n: int, usecols=None, dtype=object, typed: bool = False)
     columns ``dtype`` (a dict) does not name."""
     na = dict(keep_default_na=False, na_values=[""]) if typed else dict(keep_default_na=False, na_filter=False)
     return pd.read_csv(path, header=0, names=list(range(n)), dtype=dtype, encoding="utf-8-sig", engine="c",
-                       chunksize=CHUNK_ROWS, usecols=usecols, **na)
+                       chunksize=CHUNK_ROWS, usecols=usecols, index_col=False, **na)
 
 
 def _kind(s: pd.Series) -> str:
@@ -56,15 +59,25 @@ def _add_text(ev: infer.Evidence, cells: pd.Series, given: str | None, column: s
     """Feed one chunk of a text column (``""`` or NA for an empty cell) to ``ev``; False (and
     nothing fed) when pandas turned some cells into other objects (an integer beyond 64 bits
     in an otherwise text column: its text is what counts)."""
-    cells = cells.fillna("") if cells.hasnans else cells
-    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
-    uniq = np.asarray(uniques, dtype=object)
+    if given is None and ev.settled():      # free text: only the count of non-empty cells matters
+        present = cells.notna().to_numpy()
+        if cells.dtype == object:
+            present &= cells.to_numpy() != ""
+        ev.n_present += int(present.sum())
+        return True
+    uniq = np.asarray(cells.unique(), dtype=object)       # distinct cells, no codes: 2-4x a factorize
+    missing = pd.isna(uniq)
+    n_present = int(cells.notna().sum())
+    if missing.any():
+        uniq = uniq[~missing]
     if cells.dtype == object and not all(isinstance(u, str) for u in uniq):
         return False
-    empty = np.flatnonzero(uniq == "")
-    n_present = len(codes) - (int((codes == empty[0]).sum()) if len(empty) else 0)
-    levels = np.delete(uniq, empty) if len(empty) else uniq
+    empty = uniq == ""
+    if empty.any():
+        n_present -= int((cells == "").sum())
+    levels = uniq[~empty] if empty.any() else uniq
     if given is not None:
+        cells = cells.fillna("") if cells.hasnans else cells
         check_given(levels, given, column, cells.to_numpy(dtype=object), row0, display)
     ev.add(levels, n_present)
     return True
@@ -108,10 +121,6 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     check_header(header, targets, opts, display)
     if opts.index is not None or opts.media is not None or ("d3mIndex" in header and header[0] != "d3mIndex"):
         return None
-    from d3mkit.validation.csvread import field_count_issues
-    ragged = field_count_issues(path, len(header))
-    if ragged:
-        raise D3MKitError(ragged)
     has_index = header[0] == "d3mIndex"
     others = header[1:] if has_index else header
     first = 1 if has_index else 0
@@ -122,21 +131,27 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     retext: set[int] = set()
     kept: list[pd.DataFrame] = []
     rows = 0
+    short = False       # a row with too few fields would show as a missing last cell
     try:
-        for chunk in _chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True):
-            for j, c in enumerate(others, start=first):
-                if j in retext:
-                    continue
-                kind = "text" if j in text_pos else _kind(chunk[j])
-                if kinds.setdefault(j, kind) != kind and {kinds[j], kind} != {"int", "float"}:
-                    retext.add(j)
-                elif kind == "text":
-                    if not _add_text(evidence[c], chunk[j], opts.types.get(c), c, rows + 2, display):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)    # a long first row: cut
+            for chunk in _chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True):
+                short = short or bool(chunk[len(header) - 1].isna().any())
+                for j, c in enumerate(others, start=first):
+                    if j in retext:
+                        continue
+                    kind = "text" if j in text_pos else _kind(chunk[j])
+                    if kinds.setdefault(j, kind) != kind and {kinds[j], kind} != {"int", "float"}:
                         retext.add(j)
-                elif not _add_typed(evidence[c], chunk[j], kind):
-                    retext.add(j)
-            kept.append(chunk[keep_pos].fillna(""))
-            rows += len(chunk)
+                    elif kind == "text":
+                        if not _add_text(evidence[c], chunk[j], opts.types.get(c), c, rows + 2, display):
+                            retext.add(j)
+                    elif not _add_typed(evidence[c], chunk[j], kind):
+                        retext.add(j)
+                kept.append(chunk[keep_pos].fillna(""))
+                rows += len(chunk)
+        if short or any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+            _refuse_ragged(path, len(header))
         if retext:
             for j in retext:
                 evidence[header[j]] = infer.Evidence()
@@ -145,9 +160,16 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
                 for j in sorted(retext):
                     _add_text(evidence[header[j]], chunk[j], None, header[j], start + 2, display)
                 start += len(chunk)
-    except UnicodeDecodeError as exc:
+    except (UnicodeDecodeError, pd.errors.ParserError, D3MKitError) as exc:
+        _refuse_ragged(path, len(header))   # a ragged row explains the others: named first
         from d3mkit.errors import error
-        raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8", display)) from None
+        if isinstance(exc, UnicodeDecodeError):
+            raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8",
+                                    display)) from None
+        if isinstance(exc, pd.errors.ParserError):
+            msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
+            raise D3MKitError(error("csv.parse", "", f"cannot parse CSV: {msg}", display)) from None
+        raise
     if rows == 0:
         from d3mkit.errors import error
         raise D3MKitError(error("csv.no_rows", "row 1", "the table has a header but no rows", display))
@@ -159,18 +181,30 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         from d3mkit.importing.table import _index
         frame = _index(frame, None, display)
     else:
-        frame.insert(0, "d3mIndex", np.arange(rows).astype(str).astype(object))
+        frame.insert(0, "d3mIndex", np.arange(rows, dtype=np.int64))
     quoted = _has_quote(path)
     return Prepared(["d3mIndex", *others], rows, evidence, {c: t for c, t in opts.types.items()},
                     frame, lambda out: write_indexed(path, out, header, has_index, quoted))
 
 
+def _refuse_ragged(path: Path, n: int) -> None:
+    """Raise the ``csv.bad_row`` issues of rows whose width is not ``n``, if any (the one
+    owner of the check, :func:`d3mkit.validation.csvread.field_counts`). Called only when the
+    parse hints at one: pandas refuses a long row (and cuts a long first row, warning), and
+    pads a short row with a missing last cell."""
+    from d3mkit.validation.csvread import field_count_issues
+    ragged = field_count_issues(path, n)
+    if ragged:
+        raise D3MKitError(ragged)
+
+
 def _has_quote(path: Path) -> bool:
+    import mmap
     with open(path, "rb") as fh:
-        while block := fh.read(BLOCK):
-            if b'"' in block:
-                return True
-    return False
+        if fh.seek(0, 2) == 0:
+            return False
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:   # no copy of the bytes
+            return m.find(b'"') >= 0
 
 
 def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool, quoted: bool) -> None:
@@ -192,25 +226,33 @@ def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool, quot
                 chunk.insert(0, "d3mIndex", np.arange(k * CHUNK_ROWS, k * CHUNK_ROWS + len(chunk)))
                 chunk.to_csv(fout, header=k == 0, index=False, lineterminator="\n")
             return
-        number = -1                      # the header line is not numbered
-        carry = b""
-        while True:
-            block = fin.read(BLOCK)
-            data = carry + block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            whole, carry = data[:cut], data[cut:]
-            lines = whole.split(b"\n")
-            if lines and lines[-1] == b"":
-                lines.pop()
-            if b"" in lines or b"\r" in lines:          # blank lines: skipped, not numbered
-                lines = [ln for ln in lines if ln not in (b"", b"\r")]
-            if lines and number < 0:
-                fout.write(b"d3mIndex," + lines[0] + b"\n")
-                lines = lines[1:]
-                number = 0
-            if lines:   # b"%d," % i for each line, joined in C (map, no Python loop body)
-                prefixes = map(b"%d,".__mod__, range(number, number + len(lines)))
-                fout.write(b"\n".join(map(bytes.__add__, prefixes, lines)) + b"\n")
-                number += len(lines)
-            if not block:
-                break
+        fout.write(b"d3mIndex," + fin.readline())       # the header (read_header found it first)
+        number = 0
+        for lines in _line_blocks(fin):   # numbers put in front of the lines with numpy (d3mkit.numtext)
+            text, count = number_lines(lines, number)
+            fout.write(text)
+            number += count
+
+
+def _line_blocks(fin):
+    """The rest of the binary file ``fin`` in blocks of whole lines, each ended by ``\\n`` (a
+    last line without one is given one): views into blocks of :data:`BLOCK` bytes, and the
+    line that straddles two blocks on its own."""
+    carry = b""
+    while True:
+        block = fin.read(BLOCK)
+        if not block:
+            if carry:
+                yield carry + b"\n"
+            return
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:
+            carry += block
+            continue
+        start = 0
+        if carry:
+            start = block.find(b"\n") + 1
+            yield carry + block[:start]
+        if start < cut:
+            yield memoryview(block)[start:cut]
+        carry = block[cut:]

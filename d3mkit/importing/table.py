@@ -112,7 +112,7 @@ def _index(df: pd.DataFrame, index: str | None, source: str) -> pd.DataFrame:
         _fail(source, "import.index", "column d3mIndex", f"the table has a d3mIndex column and the index "
               f"{index!r} was named too; drop one")
     if col is None:
-        df.insert(0, "d3mIndex", np.arange(len(df)).astype(str).astype(object))
+        df.insert(0, "d3mIndex", np.arange(len(df), dtype=np.int64))
         return df
     if col not in df.columns:
         _fail(source, "import.index", "row 1", f"index column {col!r} is not in the table", EXIT_USAGE)
@@ -122,18 +122,21 @@ def _index(df: pd.DataFrame, index: str | None, source: str) -> pd.DataFrame:
         r = int(bad[0])
         _fail(source, "import.index", f"row {r + 2}, column {col}",
               f"index value {values.iloc[r]!r} is not an integer")
-    ints = values.map(lambda v: int(v))
+    try:          # the cells matched [+-]?\d+: numpy's int() of each; Python ints beyond 64 bits
+        ints = pd.Series(np.asarray(values, dtype=object).astype(np.int64))
+    except OverflowError:
+        ints = values.map(lambda v: int(v))
     dup = np.flatnonzero(ints.duplicated().to_numpy())
     if len(dup):
         r = int(dup[0])
         _fail(source, "import.index", f"row {r + 2}, column {col}",
               f"index value {values.iloc[r]!r} appears on more than one row")
     df = df.drop(columns=[col])
-    df.insert(0, "d3mIndex", ints.astype(str).to_numpy(dtype=object))
+    df.insert(0, "d3mIndex", ints.to_numpy())
     return df
 
 
-def index_values(df: pd.DataFrame, index: str | None, source: str) -> list[str]:
+def index_values(df: pd.DataFrame, index: str | None, source: str) -> list[int]:
     """The d3mIndex each row of ``df`` gets (:func:`_index`), in row order."""
     return _index(df.copy(), index, source)["d3mIndex"].tolist()
 
@@ -366,7 +369,7 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     targets = _as_list(opts.target)
     kept = prep.kept
     if splits is not None and prep.dropped:
-        splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"]))].reset_index(drop=True)
+        splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"].astype(str)))].reset_index(drop=True)
     counts = {}
     for t in targets:
         values = kept[t][kept[t] != ""]
@@ -414,7 +417,8 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     with TaskRootWriter(out, name, benchmark="import", seed=int(opts.seed), parameters=params,
                         force=opts.force) as w:
         write_with(w.media_path("tables/learningData.csv"), prep.write)
-        w.cells_checked("tables/learningData.csv")     # every cell fed infer.Evidence or check_given
+        # every cell fed infer.Evidence or check_given; the index, target and media columns are in memory
+        w.cells_checked("tables/learningData.csv", kept)
         for v, src in (media_files or {}).items():
             copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
         w.write_dataset_doc(ddoc)

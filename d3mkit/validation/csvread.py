@@ -24,6 +24,7 @@ import csv
 import io
 import re
 import warnings
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,13 @@ from d3mkit.validation.common import row_issues
 
 SNIFF_BYTES = 1 << 16
 HEADER_BYTES = 1 << 24    # the header line may be at most 16 MiB
+
+#: tables a writer has just written and still holds (resolved path -> the frame it wrote, columns
+#: by header name, cells as written), set by :func:`d3mkit.validation.run.validate_task_root` for
+#: the commit-time validation of :class:`d3mkit.package.TaskRootWriter`: :func:`read_csv_checked`
+#: takes the columns it is asked for from the frame instead of parsing the file (whose rows the
+#: writer wrote from that frame, each the header's width). ``d3mkit validate`` never sets it.
+IN_MEMORY: ContextVar[dict] = ContextVar("IN_MEMORY", default={})
 
 
 @dataclass
@@ -199,6 +207,12 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
     n = len(header)
     numeric = numeric or {}
     usecols = None if columns is None else [i for i, name in enumerate(header) if name in columns]
+    held = IN_MEMORY.get().get(str(path.resolve())) if IN_MEMORY.get() else None
+    if held is not None and len(seen) == n:
+        df = _from_memory(held, header, numeric, usecols)
+        if df is not None:
+            t.df = df
+            return t
     typed = {i: ("Int64" if numeric.get(name) == "integer" else
                  "float64" if numeric.get(name) == "real" else "category")
              for i, name in enumerate(header) if usecols is None or i in usecols}
@@ -238,6 +252,49 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
     t.df = df
     return t
 
+
+
+def _from_memory(frame: pd.DataFrame, header: list[str], numeric: dict[str, str],
+                 usecols: list[int] | None) -> pd.DataFrame | None:
+    """The frame :func:`read_csv_checked` would parse, from the columns a writer holds
+    (:data:`IN_MEMORY`): positional columns, ``Int64``/``float64`` for the ``numeric`` ones,
+    ``category`` for the others, empty cells missing. None (read the file) when a column is not
+    held or a numeric column holds a cell that is not a plain number (the parser's messages
+    name such cells as written)."""
+    out = {}
+    for i in (usecols if usecols is not None else range(len(header))):
+        name = header[i]
+        if name not in frame.columns:
+            return None
+        col = frame[name]
+        a = col.to_numpy()
+        kind = numeric.get(name)
+        if kind is not None:
+            if a.dtype.kind in "iu" and kind == "integer":
+                out[i] = pd.array(a, dtype="Int64")
+                continue
+            obj = np.asarray(a, dtype=object)
+            empty = obj == ""
+            x = pd.to_numeric(pd.Series(np.where(empty, None, obj) if empty.any() else obj), errors="coerce")
+            if (x.isna().to_numpy() & ~empty).any():
+                return None
+            if kind == "integer":
+                if not pd.api.types.is_integer_dtype(x.dtype) or (np.abs(x.dropna().to_numpy()) >= 2 ** 53).any():
+                    return None
+                out[i] = x.astype("Int64").array
+            else:
+                out[i] = x.astype("float64").to_numpy()
+            continue
+        codes, uniq = pd.factorize(np.asarray(a, dtype=object))
+        uniq = np.asarray(uniq, dtype=object)
+        if not all(isinstance(u, str) for u in uniq):
+            return None
+        empty = np.flatnonzero(uniq == "")
+        if len(empty):
+            codes = np.where(codes == empty[0], -1, codes - (codes > empty[0]))
+            uniq = np.delete(uniq, empty)
+        out[i] = pd.Categorical.from_codes(codes, categories=pd.Index(uniq, dtype=object))
+    return pd.DataFrame(out)
 
 
 _DELIMITERS = ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'"))
@@ -281,7 +338,7 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
             header_done = False
             while True:
                 chunk = fh.read(_CHUNK)
-                if b'"' in chunk or chunk.count(b"\r") != chunk.count(b"\r\n"):
+                if b'"' in chunk or (b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")):
                     return _field_counts_csv(path, n)   # quotes, or a line ending in a lone CR
                 data = carry + chunk
                 cut = data.rfind(b"\n") + 1 if chunk else len(data)

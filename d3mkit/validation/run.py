@@ -190,13 +190,19 @@ def _problem_steps(pp: Path, data, issues: list[Issue], pairs: dict, missing: li
 
 
 def validate_task_root(root: Path, datasets: tuple[Path, ...] = (), *,
-                       cells_checked: tuple[Path, ...] = ()) -> list[Issue]:
+                       cells_checked: tuple[Path, ...] = (), in_memory: dict | None = None) -> list[Issue]:
     """All issues of the task root (or any tree) at ``root``: problem, dataset, splits, files.
     ``cells_checked`` are tables whose writer checked every cell against its colType: only
-    their index, target and refersTo columns are read (:data:`files.CELLS_CHECKED`)."""
+    their index, target and refersTo columns are read (:data:`files.CELLS_CHECKED`).
+    ``in_memory`` maps tables the caller has just written to the frames it wrote them from
+    (columns by header name): the checks take those columns from the frames instead of parsing
+    the files (:data:`d3mkit.validation.csvread.IN_MEMORY`); every check still runs."""
+    from d3mkit.validation.csvread import IN_MEMORY
     from d3mkit.validation.files import CELLS_CHECKED
     token = CELLS_CHECKED.set(frozenset(str(Path(p).resolve()) for p in cells_checked))
+    held = IN_MEMORY.set({str(Path(p).resolve()): f for p, f in (in_memory or {}).items()})
     try:
         return validate_paths([root], list(datasets)).issues()
     finally:
+        IN_MEMORY.reset(held)
         CELLS_CHECKED.reset(token)

@@ -1,0 +1,101 @@
+"""Text of many rows at once, built with numpy instead of one Python string per row.
+
+What this module owns: the vectorised byte builders the writers of large files use —
+:func:`int_text` (the decimal text of an integer array, as ``str(int)`` writes it),
+:func:`rows_text` (rows made of such right-aligned pieces, joined and ended by newlines) and
+:func:`number_lines` (a counter put in front of every line of a block of CSV bytes). Each is
+a few passes over byte matrices, about ten times faster than formatting 10^6 rows in Python
+(the dataSplits file of :func:`d3mkit.splits.splits_bytes`, learningData of
+``d3mkit import``). Pure functions, no I/O.
+
+Every piece is a pair ``(matrix, lengths)``: a ``uint8`` matrix with one row per text row,
+the text right-aligned in it, and the number of bytes of each row that belong to the text.
+
+>>> rows_text([int_text(np.array([0, -12, 345])), fixed_text([b",a", b",bc"], np.array([0, 1, 0]))])
+b'0,a\\n-12,bc\\n345,a\\n'
+>>> text, lines = number_lines(b"x,y\\n\\nz,w\\n", 7); text.tobytes(), lines
+(b'7,x,y\\n8,z,w\\n', 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_POW10 = [10 ** k for k in range(20)]
+
+
+def int_text(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(matrix, lengths)`` of the decimal text of each integer (``-`` for a negative one),
+    exactly ``str(int(v))``; ``values`` any integer dtype that fits in int64."""
+    a = np.asarray(values).astype(np.int64, copy=False)
+    n = len(a)
+    neg = a < 0
+    mag = np.abs(a).astype(np.uint64)       # int64's minimum: abs wraps, the cast gives 2**63
+    ndig = np.ones(n, dtype=np.int64)
+    for k in range(1, 20):
+        big = mag >= np.uint64(_POW10[k])
+        if not big.any():
+            break
+        ndig += big
+    width = int(ndig.max(initial=1)) + (1 if neg.any() else 0)
+    m = np.zeros((n, width), dtype=np.uint8)
+    rest = mag.copy()
+    for k in range(int(ndig.max(initial=1))):
+        m[:, width - 1 - k] = (rest % np.uint64(10)).astype(np.uint8) + 48
+        rest //= np.uint64(10)
+    if neg.any():
+        rows = np.flatnonzero(neg)
+        m[rows, width - 1 - ndig[rows]] = ord("-")
+    return m, ndig + neg
+
+
+def fixed_text(texts: list[bytes], codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(matrix, lengths)`` of ``texts[codes[i]]`` for each row: a column with few distinct
+    values, each formatted once."""
+    width = max((len(t) for t in texts), default=0)
+    table = np.zeros((len(texts), max(width, 1)), dtype=np.uint8)
+    for i, t in enumerate(texts):
+        if t:
+            table[i, table.shape[1] - len(t):] = np.frombuffer(t, dtype=np.uint8)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    codes = np.asarray(codes, dtype=np.int64)
+    return table[codes], lengths[codes]
+
+
+def rows_text(pieces: list[tuple[np.ndarray, np.ndarray]], end: bytes = b"\n") -> bytes:
+    """The rows made of ``pieces`` side by side, each row ended by ``end``."""
+    n = len(pieces[0][0])
+    mats = [p[0] for p in pieces] + [np.tile(np.frombuffer(end, dtype=np.uint8), (n, 1))]
+    keep = [np.arange(p[0].shape[1])[None, :] >= (p[0].shape[1] - p[1])[:, None] for p in pieces]
+    keep.append(np.ones((n, len(end)), dtype=bool))
+    return np.concatenate(mats, axis=1)[np.concatenate(keep, axis=1)].tobytes()
+
+
+def number_lines(block, start: int, sep: bytes = b",") -> tuple[np.ndarray, int]:
+    """``(text, lines)``: the bytes-like ``block`` (whole lines, each ended by ``\\n``) with
+    ``{k}{sep}`` put in front of each line, ``k`` counting from ``start``, as a ``uint8``
+    array (write it as it is), and the number of lines numbered. Blank lines (empty, or a
+    lone ``\\r``) are left out and not numbered, as every CSV reader skips them."""
+    a = np.frombuffer(block, dtype=np.uint8)
+    ends = np.flatnonzero(a == 10)
+    starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else ends
+    size = ends - starts
+    blank = (size == 0) | ((size == 1) & (a[np.minimum(starts, max(len(a) - 1, 0))] == 13))
+    if blank.any():
+        keep = np.repeat(~blank, size + 1)
+        return number_lines(a[keep].tobytes(), start, sep)
+    m, lengths = int_text(np.arange(start, start + len(starts), dtype=np.int64))
+    sep_a = np.frombuffer(sep, dtype=np.uint8)
+    pre = np.concatenate([m, np.tile(sep_a, (len(starts), 1))], axis=1)
+    plen = lengths + len(sep_a)
+    width = pre.shape[1]
+    shift = np.concatenate(([0], np.cumsum(plen)[:-1]))     # prefix bytes before each line's prefix
+    out = np.empty(len(a) + int(plen.sum()), dtype=np.uint8)
+    is_pre = np.zeros(len(out), dtype=bool)
+    col = np.arange(width)[None, :]
+    valid = col >= (width - plen)[:, None]
+    pos = (starts + shift)[:, None] + col - (width - plen)[:, None]
+    out[pos[valid]] = pre[valid]
+    is_pre[pos[valid]] = True
+    out[~is_pre] = a
+    return out, len(starts)
