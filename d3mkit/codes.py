@@ -317,6 +317,8 @@ IMPORT: dict[str, tuple[str, str]] = {
     "import.media": (E, "no column names files under the media directory, or a named media file is missing, "
                         "empty or of an unknown or mixed kind"),
     "import.arff": (E, "an ARFF file that cannot be parsed (with the line)"),
+    "import.arff_date": (E, "an ARFF DATE value that does not match the attribute's declared date format, "
+                            "or a format d3mkit cannot read"),
     "import.splits_file": (E, "an OpenML split file that lacks type/rowid/repeat/fold or holds bad values"),
     "import.splits_rows": (E, "a split file names a row that does not exist, or leaves rows out of a repeat/fold"),
     "import.images": (E, "an image folder with no class folders, an empty class, a non-image, a nested folder "

@@ -132,3 +132,51 @@ def test_unparseable_arff_names_the_line(tmp_path, capsys):
 def test_arff_target_missing(tmp_path, capsys):
     refused(["import", "arff", _dataset(tmp_path), "--target", "klass", "--out", tmp_path / "o"], capsys,
             "import.target", 2)
+
+
+DATED = """@RELATION dated
+@ATTRIBUTE x NUMERIC
+@ATTRIBUTE d DATE "dd-MM-yyyy"
+@ATTRIBUTE t DATE 'EEE, d MMM yyyy hh:mm a'
+@ATTRIBUTE class {a,b}
+@DATA
+"""
+
+
+def _dated(tmp_path, bad_row=None, fmt=None):
+    lines = []
+    for i in range(12):
+        d = f"{i + 1:02d}-03-2021" if i != bad_row else "2021-03-01"
+        day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][i % 7]
+        lines.append(f"{i},{d},'{day}, {i + 1} Mar 2021 0{i % 9 + 1}:30 {'AM' if i % 2 else 'PM'}',{'ab'[i % 2]}")
+    head = DATED if fmt is None else DATED.replace('"dd-MM-yyyy"', fmt)
+    p = tmp_path / "dated.arff"
+    p.write_text(head + "\n".join(lines) + "\n")
+    return p
+
+
+def test_arff_date_formats_become_iso(tmp_path):
+    root = d3mkit.import_arff(_dated(tmp_path), target="class", out=tmp_path / "o")
+    task = TaskRoot.open(root)
+    ld = task.learning_data()
+    assert ld["d"].tolist()[:3] == ["2021-03-01", "2021-03-02", "2021-03-03"]
+    # 1 March 2021 was a Monday: the day names the file gives agree; 1:30 PM is 13:30
+    assert ld["t"].tolist()[:2] == ["2021-03-01T13:30:00", "2021-03-02T02:30:00"]
+    cols = {c.col_name: c.col_type for c in task.dataset.learning_data.columns}
+    assert cols["d"] == cols["t"] == "dateTime"
+    assert d3mkit.is_valid(root)
+
+
+def test_arff_date_not_in_its_format(tmp_path, capsys):
+    src = _dated(tmp_path, bad_row=4)
+    text = refused(["import", "arff", src, "--target", "class", "--out", tmp_path / "o"], capsys,
+                   "import.arff_date", 1, path=src)
+    assert "row 6, column d" in text and "'2021-03-01'" in text and "dd-MM-yyyy" in text
+    assert not (tmp_path / "o" / "dated").exists()
+
+
+def test_arff_date_format_unreadable(tmp_path, capsys):
+    src = _dated(tmp_path, fmt='"yyyy-ww"')
+    text = refused(["import", "arff", src, "--target", "class", "--out", tmp_path / "o"], capsys,
+                   "import.arff_date", 1, path=src)
+    assert "'w'" in text

@@ -11,7 +11,9 @@ ARFF types: NUMERIC/REAL/INTEGER become ``integer`` when every value is integral
 ``real`` (the inference rules of :mod:`d3mkit.importing.infer`, so a two-valued numeric
 target is a binary label); NOMINAL becomes ``categorical`` (its declared levels are kept in
 the column's ``colDescription`` and count as the target's labels); STRING becomes
-``string``; DATE becomes ``dateTime``. A missing value (``?``) is an empty cell.
+``string``; DATE becomes ``dateTime``, its values read in the attribute's declared format (a
+Java ``SimpleDateFormat`` pattern such as ``"dd-MM-yyyy"``, :mod:`d3mkit.importing.javadate`)
+and written as ISO 8601. A missing value (``?``) is an empty cell.
 
 The split file (``type,rowid,repeat,fold`` rows, as OpenML serves it for a task): ``rowid``
 is the 0-based row of the dataset file and becomes that row's d3mIndex (row numbers, unless
@@ -33,7 +35,7 @@ import pandas as pd
 from d3mkit.errors import D3MKitError, EXIT_USAGE, error
 from d3mkit.importing.table import Imported, default_name, options, package_frame
 
-_DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b.*$""")
+_DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b(.*)$""")
 SPLIT_COLUMNS = ("type", "rowid", "repeat", "fold")
 
 
@@ -61,10 +63,13 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
                                 str(path)), EXIT_USAGE) from None
     path = Path(path)
     text = _text(path)
-    dates = set()
+    dates: dict[str, str | None] = {}      # DATE attribute -> its declared format (None: the default)
 
     def as_string(m: re.Match) -> str:
-        dates.add(m.group(1).split(None, 1)[1].strip().strip("'\""))
+        fmt = m.group(2).strip()
+        if len(fmt) >= 2 and fmt[0] == fmt[-1] and fmt[0] in "'\"":
+            fmt = fmt[1:-1]
+        dates[m.group(1).split(None, 1)[1].strip().strip("'\"")] = fmt or None
         return f"{m.group(1)}STRING"
     text = _DATE.sub(as_string, text)
     try:
@@ -94,11 +99,32 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
     for j, name in enumerate(names):
         numeric = kinds[name] == "NUMERIC"
         cols[name] = np.asarray([_cell(r[j], numeric) for r in rows], dtype=object)
+        if kinds[name] == "DATE" and dates.get(name):
+            cols[name] = _iso_dates(cols[name], name, dates[name], str(path))
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise D3MKitError(error("csv.duplicate_header", f"column {dup}", f"attribute {dup!r} is declared twice",
                                 str(path)))
     return pd.DataFrame(cols, columns=names, dtype=object), kinds
+
+
+def _iso_dates(cells: np.ndarray, name: str, fmt: str, p: str) -> np.ndarray:
+    """A DATE column's cells, written in its declared format (a Java ``SimpleDateFormat``
+    pattern, :mod:`d3mkit.importing.javadate`), as ISO 8601; one issue for a format d3mkit
+    cannot read or a value that does not match it (``import.arff_date``)."""
+    from d3mkit.importing.javadate import compile_pattern
+    try:
+        pattern = compile_pattern(fmt)
+    except ValueError as exc:
+        raise D3MKitError(error("import.arff_date", f"column {name}", str(exc), p)) from None
+    codes, uniq = pd.factorize(cells)
+    iso = [pattern.iso(v) if v != "" else "" for v in uniq]
+    bad = [k for k, v in enumerate(iso) if v is None]
+    if bad:
+        r = int(np.flatnonzero(codes == bad[0])[0])
+        raise D3MKitError(error("import.arff_date", f"row {r + 2}, column {name}",
+                                f"value {uniq[bad[0]]!r} does not match the declared date format {fmt!r}", p))
+    return np.asarray(iso, dtype=object)[codes]
 
 
 def _cell(v, numeric: bool) -> str:
