@@ -157,6 +157,7 @@ def _assert_every_row_has_an_interval(scores, comps):
     assert {(r["problemID"], r["metric"]) for r in scores} == {(c["problemID"], c["metric"]) for c in comps}
 
 
+@pytest.mark.slow
 def test_confidence_multilabel_and_ranked_problems_get_intervals_and_tests(tmp_path):
     rng = np.random.default_rng(5)
     p = tmp_path / "p"
