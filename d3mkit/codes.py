@@ -305,7 +305,7 @@ IMPORT: dict[str, tuple[str, str]] = {
     "import.target_empty": (E, "every cell of the target column is empty"),
     "import.target_constant": (E, "the target holds one value on every row: nothing to learn or score"),
     "import.target_missing": (W, "rows with an empty target cell were left out of the task root (counted)"),
-    "import.targets": (E, "several targets that are not all numeric (no D3M task d3mkit writes)"),
+    "import.targets": (E, "targets that give no D3M task d3mkit writes"),
     "import.index": (E, "the index column is missing, not integers, or repeats a value"),
     "import.column_name": (E, "a column name is empty, has control characters or leading/trailing whitespace"),
     "import.types": (E, "a colType override names an unknown column or colType, or the column's cells contradict it"),

@@ -202,8 +202,6 @@ BAD = [
     ("long first row", "x,y\n1,a,9\n2,b\n3,a\n", ["--target", "y"], "csv.bad_row", 1),
     ("the one row long", "x,y\n1,a,9\n", ["--target", "y"], "csv.bad_row", 1),
     ("short row, text last", "y,x,z\na,1,p\nb,2\na,3,q\nb,4,r\n", ["--target", "y"], "csv.bad_row", 1),
-    ("several text targets", "x,y,z\n" + "".join(f"{i},{'ab'[i % 2]},{'cd'[i % 2]}\n" for i in range(6)),
-     ["--target", "y,z"], "import.targets", 1),
     ("regression on text", "x,y\n" + GOOD_ROWS, ["--target", "y", "--task", "regression"], "import.task", 1),
     ("unknown metric", "x,y\n" + GOOD_ROWS, ["--target", "y", "--metric", "accurcy"], "metric.unknown", 2),
     ("test size 1", "x,y\n" + GOOD_ROWS, ["--target", "y", "--test-size", "1"], "import.split", 2),

@@ -25,9 +25,9 @@ column; the cells must fit the colType given (:func:`d3mkit.validation.coltypes.
 
 The task (``taskType``/``taskSubType``), unless given: one target — categorical or boolean
 with two labels: classification/binary, more labels: classification/multiClass, integer
-or real: regression/univariate; several targets — all numeric: regression/multivariate,
-all categorical or boolean: classification/multiLabel is not how D3M writes multi-label
-data (one target, several rows per index), so several non-numeric targets are refused.
+or real: regression/univariate; several targets — all numeric: regression/multivariate;
+otherwise classification/multiLabel, the label columns made one target with a row per
+(d3mIndex, label) as D3M writes multi-label data (:mod:`d3mkit.importing.multilabel`).
 
 >>> infer_coltype(pd.Series(["1", "-2", ""]))
 'integer'
@@ -69,8 +69,9 @@ DEFAULT_METRICS = {
     ("classification", "multiClass"): ["accuracy", "f1Macro"],
     ("regression", "univariate"): ["rootMeanSquaredError"],
     ("regression", "multivariate"): ["rootMeanSquaredError"],
+    ("classification", "multiLabel"): ["accuracy", "f1Macro"],
 }
-TASKS = {"classification": ("binary", "multiClass"), "regression": ("univariate", "multivariate")}
+TASKS = {"classification": ("binary", "multiClass", "multiLabel"), "regression": ("univariate", "multivariate")}
 
 
 def _all(values: np.ndarray, pattern: re.Pattern) -> bool:

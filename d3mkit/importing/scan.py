@@ -177,6 +177,11 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     frame.columns = (["d3mIndex"] if has_index else []) + targets
     if any((frame[t] == "").any() for t in targets):
         return None                         # rows to drop: the whole-table path counts them
+    if len(targets) > 1:                    # label columns: the whole-table path makes one label column
+        from d3mkit.importing.table import is_multilabel, target_types
+        if is_multilabel(target_types(evidence, targets, opts.types, {t: int(frame[t].nunique()) for t in targets}),
+                         opts):
+            return None
     if has_index:
         from d3mkit.importing.table import _index
         frame = _index(frame, None, display)

@@ -170,6 +170,21 @@ def _coltypes(evidence: dict[str, infer.Evidence], targets: list[str], given: di
     return types
 
 
+def is_multilabel(target_types: list[str], opts: ImportOptions) -> bool:
+    """Several targets that make one multiLabel target (:mod:`d3mkit.importing.multilabel`):
+    more than one, and not all numeric (or the task given is classification), unless the task
+    given is regression."""
+    if len(target_types) < 2 or opts.task == "regression":
+        return False
+    return opts.task == "classification" or any(t not in infer.NUMERIC for t in target_types)
+
+
+def target_types(evidence: dict[str, infer.Evidence], targets: list[str], given: dict[str, str],
+                 n_labels: dict[str, int]) -> list[str]:
+    """The colTypes the ``targets`` get (:func:`_coltypes`'s rule for them)."""
+    return [given.get(t) or infer.target_coltype(evidence[t].coltype(), n_labels[t]) for t in targets]
+
+
 def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opts: ImportOptions,
           source: str) -> tuple[str, str]:
     if opts.task is not None and opts.task not in infer.TASKS:
@@ -186,10 +201,12 @@ def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opt
                       f"{t!r} is {types[t]}")
     found = infer.infer_task([types[t] for t in targets], [labels[t] for t in targets])
     if found is None:
-        _fail(source, "import.targets", "", f"several targets ({', '.join(targets)}) that are not all numeric: "
-              f"d3mkit imports one classification target, or numeric targets (multivariate regression)")
+        _fail(source, "import.targets", "", f"the targets ({', '.join(targets)}) give no task d3mkit writes")
     task, subtype = found
     if opts.subtype is not None:
+        if opts.subtype == "multiLabel":
+            _fail(source, "import.task", "", "a multiLabel task needs several label columns as targets "
+                  "(--target a,b,c): one column per label, or one label per cell", EXIT_USAGE)
         if opts.subtype not in infer.TASKS[task]:
             _fail(source, "import.task", "", f"subtype {opts.subtype!r} does not apply to {task} "
                   f"({', '.join(infer.TASKS[task])})", EXIT_USAGE)
@@ -279,6 +296,7 @@ class Prepared:
     kept: pd.DataFrame
     write: object
     dropped: int = 0
+    frame: pd.DataFrame | None = None       # the whole table of text cells, when it is held
 
 
 def check_header(columns: list[str], targets: list[str], opts: ImportOptions, source: str) -> None:
@@ -310,7 +328,11 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
         _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
     df = _index(df.copy(), opts.index, source)
     missing = np.zeros(len(df), dtype=bool)
-    for t in targets:
+    ev = {t: infer.Evidence().add(*infer.levels_of(df[t])) for t in targets}
+    labels = target_types(ev, targets, {t: g for t in targets if (g := opts.types.get(t) or hints.get(t))},
+                          {t: int(df[t][df[t] != ""].nunique()) for t in targets}) if len(targets) > 1 else []
+    several = is_multilabel(labels, opts)       # label columns: a row without a label is dropped later
+    for t in targets if not several else ():
         missing |= (df[t].to_numpy() == "")
     dropped = int(missing.sum())
     if dropped == len(df):
@@ -330,7 +352,7 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
         evidence[c] = infer.Evidence().add(levels, n)
     kept = df[["d3mIndex", *targets, *[k for k in keep if k not in targets]]]
     return Prepared(list(df.columns), len(df), evidence, given, kept,
-                    lambda path: write_table(df, path), dropped)
+                    lambda path: write_table(df, path), dropped, frame=df if several else None)
 
 
 def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
@@ -368,17 +390,28 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     from d3mkit.splits import make_splits
     targets = _as_list(opts.target)
     kept = prep.kept
-    if splits is not None and prep.dropped:
-        splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"].astype(str)))].reset_index(drop=True)
     counts = {}
     for t in targets:
         values = kept[t][kept[t] != ""]
         counts[t] = len((labels or {}).get(t) or ()) or int(values.nunique())
-        if values.nunique() < 2:
-            _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
-                  f"({values.iloc[0]!r}) on every row: nothing to learn or score")
     types = _coltypes(prep.evidence, targets, prep.given, opts.types, counts)
-    task, subtype = _task(targets, types, counts, opts, source)
+    notes: list[Issue] = []
+    origin: dict = {}
+    if is_multilabel([types[t] for t in targets], opts):     # one label column, a row per label
+        prep, types, counts, origin = _as_multilabel(prep, targets, types, opts, source, notes,
+                                                     list(prep.kept.columns[1:]))
+        descriptions = {**(descriptions or {}), **origin["description"]}
+        targets, kept = [origin["label"]], prep.kept
+        task, subtype = "classification", "multiLabel"
+    else:
+        for t in targets:
+            values = kept[t][kept[t] != ""]
+            if values.nunique() < 2:
+                _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
+                      f"({values.iloc[0]!r}) on every row: nothing to learn or score")
+        task, subtype = _task(targets, types, counts, opts, source)
+    if splits is not None and prep.dropped:
+        splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"].astype(str)))].reset_index(drop=True)
     metrics = _metrics(task, subtype, opts.metrics, source)
     media_col = media_kind[0] if media_kind is not None else None
     name = opts.name or "imported"
@@ -394,7 +427,9 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
         resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_kind[1], media_kind[2]))
     ddoc = DatasetDoc.new(dataset_id(name), name, resources, description=opts.description,
                           source=f"d3mkit import of {Path(source).name}")
-    stratified = opts.stratified if opts.stratified is not None else task == "classification"
+    # a label set has no one class to stratify on: multiLabel splits are drawn at random by default
+    stratified = opts.stratified if opts.stratified is not None else (task == "classification"
+                                                                     and subtype != "multiLabel")
     if split_doc is None:
         if opts.split not in ("holdOut", "kFold"):
             _fail(source, "import.split", "", f"split method {opts.split!r} is not holdOut or kFold", EXIT_USAGE)
@@ -413,7 +448,9 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     if splits is None:       # d3mkit's split code, on the index and target columns
         splits = make_splits(pdoc, kept[["d3mIndex", *targets]], ddoc)
     params = {"source": Path(source).name, "targets": targets, "taskType": task, "taskSubType": subtype,
-              "colTypes": types, "droppedRows": prep.dropped, **(parameters or {})}
+              "colTypes": types, "droppedRows": prep.dropped, **({"multiLabelFrom": origin["columns"],
+                                                                 "multiLabelShape": origin["mode"]} if origin else {}),
+              **(parameters or {})}
     with TaskRootWriter(out, name, benchmark="import", seed=int(opts.seed), parameters=params,
                         force=opts.force) as w:
         write_with(w.media_path("tables/learningData.csv"), prep.write)
@@ -423,7 +460,44 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
             copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
         w.write_dataset_doc(ddoc)
         w.write_problem_doc(pdoc, splits)
-    return Imported(w.root, [])
+    return Imported(w.root, notes)
+
+
+def _as_multilabel(prep: Prepared, targets: list[str], types: dict[str, str], opts: ImportOptions, source: str,
+                   notes: list[Issue], kept_cols: list[str]):
+    """``prep`` with its label columns ``targets`` made one multiLabel target
+    (:func:`d3mkit.importing.multilabel.long_labels`): the new Prepared, colTypes, label count
+    and what was done (for the manifest and the label column's description)."""
+    from d3mkit.importing.multilabel import long_labels
+    from d3mkit.tables import write_table
+    if opts.subtype not in (None, "multiLabel"):
+        _fail(source, "import.task", "", f"several label targets ({', '.join(targets)}) make a multiLabel "
+              f"task, not {opts.subtype!r}", EXIT_USAGE)
+    if prep.frame is None:
+        raise RuntimeError("a multiLabel import needs the whole table (prepare_frame)")
+    long, label, dropped, mode = long_labels(prep.frame, targets)
+    if len(long) == 0:
+        _fail(source, "import.target_empty", f"column {', '.join(targets)}", "no row has a label")
+    n_labels = int(long[label].nunique())
+    if n_labels < 2:
+        _fail(source, "import.target_constant", f"column {', '.join(targets)}", f"every row has the one label "
+              f"{long[label].iloc[0]!r} and no other: nothing to learn or score")
+    if dropped:
+        notes.append(warning("import.target_missing", f"column {', '.join(targets)}",
+                                f"{dropped:,} row(s) with no label were left out", source))
+    evidence = {c: e for c, e in prep.evidence.items() if c not in targets}
+    evidence[label] = infer.Evidence().add(*infer.levels_of(long[label]))
+    others = [c for c in kept_cols if c not in targets]
+    new = Prepared(list(long.columns), len(long), evidence, {c: g for c, g in prep.given.items() if c not in targets},
+                   long[["d3mIndex", label, *others]], lambda path: write_table(long, path),
+                   prep.dropped + dropped, frame=long)
+    new_types = {c: t for c, t in types.items() if c not in targets}
+    new_types[label] = "categorical"
+    how = "a label per column whose cell is yes" if mode == "indicators" else "the labels written in the cells"
+    origin = {"label": label, "columns": targets, "mode": mode,
+              "description": {label: f"multiLabel target: one row per (d3mIndex, label); from the columns "
+                                     f"{', '.join(targets)} ({how})"}}
+    return new, new_types, {label: n_labels}, origin
 
 
 def options(target, **kwargs) -> ImportOptions:
