@@ -1,19 +1,23 @@
-"""One pass over a large CSV file in chunks, for ``d3mkit import table``: the lean path.
+"""One pass over a large table file in chunks, for ``d3mkit import table``: the lean path.
 
-What this module owns: importing a CSV file without holding it as Python strings. The file
-is checked like every CSV (:func:`d3mkit.validation.csvread.read_header`, the header rules,
-:func:`~d3mkit.validation.csvread.field_count_issues` for ragged rows, counted only when the
-parse hints at one), then read in chunks
-of :data:`CHUNK_ROWS` rows; each chunk's distinct cells feed every column's
-:class:`~d3mkit.importing.infer.Evidence` (the same rules as a table seen whole) and the
-``types`` checks; only d3mIndex and the target columns are kept. learningData is then the
-file's own bytes with a ``d3mIndex`` column put first (:func:`write_indexed`): numbered
-lines (:func:`d3mkit.numtext.number_lines`) when the file has no double quote, re-written by pandas chunk by chunk when it has.
-Peak memory is a chunk plus the kept columns, not the table.
+What this module owns: importing a CSV or TSV file (a gzip or Parquet source arrives here as
+a temporary CSV/TSV file, :func:`d3mkit.importing.source.lean_source`) without holding it as
+Python strings. The file is checked like every CSV (:func:`d3mkit.validation.csvread.read_header`,
+the header rules, :func:`~d3mkit.validation.csvread.field_count_issues` for ragged rows,
+counted only when the parse hints at one), then read in chunks of :data:`CHUNK_ROWS` rows;
+each chunk's distinct cells feed every column's :class:`~d3mkit.importing.infer.Evidence`
+(the same rules as a table seen whole) and the ``types`` checks; only the index, the targets
+and a media column are kept. learningData is then written from the file again: its own bytes
+with a ``d3mIndex`` column put first (:func:`write_indexed`; numbered lines,
+:func:`d3mkit.numtext.number_lines`, when the file has no double quote, pandas chunk by chunk
+when it has) when nothing but the numbering changes, else re-written by pandas
+:data:`REWRITE_ROWS` rows at a time (:func:`rewrite`: rows with an empty target left out, the
+index column moved first with its integer values, tabs made commas). Peak memory is a chunk
+plus the kept columns, not the table.
 
 The table goes through :func:`d3mkit.importing.table.prepare_frame` instead (:func:`prepare_csv`
-returns None) when the lean path does not apply: ``index`` names a column, a ``d3mIndex``
-column is not the first, ``media`` is given, or a target cell is empty (rows to drop).
+returns None) only for several label targets (a multiLabel task: each row becomes several), a
+media column not clear from the first rows, and a one-column file.
 """
 
 from __future__ import annotations
@@ -31,16 +35,18 @@ from d3mkit.importing.table import ImportOptions, Prepared, check_given, check_h
 from d3mkit.numtext import number_lines
 
 CHUNK_ROWS = 250_000
+REWRITE_ROWS = 50_000      # rows of text cells held while learningData is re-written
 BLOCK = 1 << 24
 
 
-def _chunks(path: Path, n: int, usecols=None, dtype=object, typed: bool = False):
-    """Chunks of the CSV, columns named by position: all text (``""`` for an empty cell), or
-    with ``typed`` pandas' own inference (numbers, booleans; only empty cells missing) for the
-    columns ``dtype`` (a dict) does not name."""
+def _chunks(path: Path, n: int, usecols=None, dtype=object, typed: bool = False, sep: str = ",",
+            rows: int = CHUNK_ROWS):
+    """Chunks of the CSV (``sep`` its delimiter), columns named by position: all text (``""``
+    for an empty cell), or with ``typed`` pandas' own inference (numbers, booleans; only empty
+    cells missing) for the columns ``dtype`` (a dict) does not name."""
     na = dict(keep_default_na=False, na_values=[""]) if typed else dict(keep_default_na=False, na_filter=False)
     return pd.read_csv(path, header=0, names=list(range(n)), dtype=dtype, encoding="utf-8-sig", engine="c",
-                       chunksize=CHUNK_ROWS, usecols=usecols, index_col=False, **na)
+                       chunksize=rows, usecols=usecols, index_col=False, sep=sep, **na)
 
 
 def _kind(s: pd.Series) -> str:
@@ -106,27 +112,45 @@ def _add_typed(ev: infer.Evidence, s: pd.Series, kind: str) -> bool:
 
 
 def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions,
-                targets: list[str]) -> Prepared | None:
-    """:class:`Prepared` of the CSV at ``path`` (header already read and checked for width),
-    or None when the whole-table path must take it (module docstring).
+                targets: list[str], issues: list | None = None, sep: str = ",",
+                hints: dict[str, str] | None = None) -> Prepared | None:
+    """:class:`Prepared` of the CSV at ``path`` (``sep`` its delimiter; header already read and
+    checked for width), or None when the whole-table path must take it (module docstring).
+    Warnings (rows left out for an empty target) go to ``issues``; ``hints`` are colTypes the
+    source declares (checked against the cells like ``types``).
 
     The chunks are read with pandas' own number and boolean parsing (no Python string per
     cell); a column whose chunks come back as numbers feeds :class:`~d3mkit.importing.infer.Evidence`
     the numbers' verdict (integers, or reals), the others their distinct cells. A column
     whose chunks disagree in kind, or whose floats cannot say whether the file wrote ``1`` or
     ``1.0``, is read again as text and judged on its cells, so the colType is the one the
-    rules give for the whole column."""
+    rules give for the whole column. Only the index, the targets and their row count are kept;
+    learningData is written from the file again (:func:`write_indexed`, or :func:`rewrite`
+    when rows are left out, the index column moves or its values change, or the file is not
+    comma-separated)."""
     if len(header) == 1:                    # maybe another delimiter: the checked reader names it
         return None
     check_header(header, targets, opts, display)
-    if opts.index is not None or opts.media is not None or ("d3mIndex" in header and header[0] != "d3mIndex"):
-        return None
-    has_index = header[0] == "d3mIndex"
-    others = header[1:] if has_index else header
-    first = 1 if has_index else 0
+    given = {**(hints or {}), **opts.types}
+    idx_name = opts.index or ("d3mIndex" if "d3mIndex" in header else None)
+    if opts.index is not None and opts.index != "d3mIndex" and "d3mIndex" in header:
+        from d3mkit.importing.table import _index
+        _index(pd.DataFrame(columns=header), opts.index, display)     # the one message for both
+    if idx_name is not None and idx_name not in header:
+        from d3mkit.errors import EXIT_USAGE, error
+        raise D3MKitError(error("import.index", "row 1", f"index column {idx_name!r} is not in the table",
+                                display), EXIT_USAGE)
+    idx_pos = header.index(idx_name) if idx_name is not None else None
+    others = [c for j, c in enumerate(header) if j != idx_pos]
     evidence = {c: infer.Evidence() for c in others}
-    keep_pos = ([0] if has_index else []) + [header.index(t) for t in targets]
-    text_pos = set(keep_pos) | {header.index(c) for c in opts.types}
+    media_name = None
+    if opts.media is not None:
+        media_name = _media_column(path, header, sep, {"d3mIndex", idx_name, *targets}, Path(opts.media))
+        if media_name is None:
+            return None                     # the whole-table path names what is wrong
+    keep_pos = ([idx_pos] if idx_pos is not None else []) + [header.index(t) for t in targets] + \
+        ([header.index(media_name)] if media_name is not None and media_name not in targets else [])
+    text_pos = set(keep_pos) | {header.index(c) for c in given}
     kinds: dict[int, str] = {}
     retext: set[int] = set()
     kept: list[pd.DataFrame] = []
@@ -135,33 +159,33 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pd.errors.ParserWarning)    # a long first row: cut
-            for chunk in _chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True):
+            for chunk in _chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True, sep=sep):
                 short = short or bool(chunk[len(header) - 1].isna().any())
-                for j, c in enumerate(others, start=first):
-                    if j in retext:
+                for j, c in enumerate(header):
+                    if j in retext or j == idx_pos:
                         continue
                     kind = "text" if j in text_pos else _kind(chunk[j])
                     if kinds.setdefault(j, kind) != kind and {kinds[j], kind} != {"int", "float"}:
                         retext.add(j)
                     elif kind == "text":
-                        if not _add_text(evidence[c], chunk[j], opts.types.get(c), c, rows + 2, display):
+                        if not _add_text(evidence[c], chunk[j], given.get(c), c, rows + 2, display):
                             retext.add(j)
                     elif not _add_typed(evidence[c], chunk[j], kind):
                         retext.add(j)
                 kept.append(chunk[keep_pos].fillna(""))
                 rows += len(chunk)
         if short or any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
-            _refuse_ragged(path, len(header))
+            _refuse_ragged(path, len(header), sep)
         if retext:
             for j in retext:
                 evidence[header[j]] = infer.Evidence()
             start = 0
-            for chunk in _chunks(path, len(header), usecols=sorted(retext)):
+            for chunk in _chunks(path, len(header), usecols=sorted(retext), sep=sep):
                 for j in sorted(retext):
                     _add_text(evidence[header[j]], chunk[j], None, header[j], start + 2, display)
                 start += len(chunk)
     except (UnicodeDecodeError, pd.errors.ParserError, D3MKitError) as exc:
-        _refuse_ragged(path, len(header))   # a ragged row explains the others: named first
+        _refuse_ragged(path, len(header), sep)   # a ragged row explains the others: named first
         from d3mkit.errors import error
         if isinstance(exc, UnicodeDecodeError):
             raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8",
@@ -174,31 +198,81 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         from d3mkit.errors import error
         raise D3MKitError(error("csv.no_rows", "row 1", "the table has a header but no rows", display))
     frame = pd.concat(kept, ignore_index=True)
-    frame.columns = (["d3mIndex"] if has_index else []) + targets
-    if any((frame[t] == "").any() for t in targets):
-        return None                         # rows to drop: the whole-table path counts them
+    frame.columns = [header[j] for j in keep_pos]
     if len(targets) > 1:                    # label columns: the whole-table path makes one label column
         from d3mkit.importing.table import is_multilabel, target_types
-        if is_multilabel(target_types(evidence, targets, opts.types, {t: int(frame[t].nunique()) for t in targets}),
-                         opts):
+        nonempty = {t: int(frame[t][frame[t] != ""].nunique()) for t in targets}
+        if is_multilabel(target_types(evidence, targets, given, nonempty), opts):
             return None
-    if has_index:
-        from d3mkit.importing.table import _index
-        frame = _index(frame, None, display)
+    from d3mkit.importing.table import _index, _media, drop_empty_targets
+    media = _media(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
+    written = frame[idx_name].to_numpy() if idx_pos is not None else None
+    if idx_pos is not None:
+        frame = _index(frame, opts.index, display)
     else:
         frame.insert(0, "d3mIndex", np.arange(rows, dtype=np.int64))
-    quoted = _has_quote(path)
-    return Prepared(["d3mIndex", *others], rows, evidence, {c: t for c, t in opts.types.items()},
-                    frame, lambda out: write_indexed(path, out, header, has_index, quoted))
+    frame, keep = drop_empty_targets(frame, targets, display, issues if issues is not None else [])
+    dropped = rows - len(frame)
+    as_is = (idx_pos is None or (idx_pos == 0 and idx_name == "d3mIndex")) and sep == "," and keep is None and \
+        (written is None or bool((frame["d3mIndex"].astype(str).to_numpy() == written).all()))
+    if as_is:                               # learningData: the file's bytes, numbered when it has no index
+        quoted = _has_quote(path)
+        write = lambda out: write_indexed(path, out, header, idx_pos == 0, quoted)   # noqa: E731
+    else:                                   # rows left out, the index moved or rewritten, tabs: re-written
+        index = frame["d3mIndex"].to_numpy()
+        write = lambda out: rewrite(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
+    return Prepared(["d3mIndex", *others], len(frame), evidence, {c: t for c, t in given.items()},
+                    frame, write, dropped, media=media)
 
 
-def _refuse_ragged(path: Path, n: int) -> None:
+def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Path) -> str | None:
+    """The column whose first non-empty cell (within the first rows) names a file under
+    ``media`` (the rule of :func:`d3mkit.importing.table._media`), or None."""
+    if not media.is_dir():
+        return None
+    head = pd.read_csv(path, header=0, names=list(range(len(header))), dtype=object, keep_default_na=False,
+                       na_filter=False, encoding="utf-8-sig", sep=sep, nrows=1000, index_col=False)
+    for j, c in enumerate(header):
+        if c in skip:
+            continue
+        values = head[j][head[j] != ""]
+        if not len(values):
+            return None                     # not seen yet: the whole table decides
+        if (media / str(values.iloc[0])).is_file():
+            return c
+    return None
+
+
+def rewrite(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
+            keep: np.ndarray | None) -> None:
+    """learningData.csv at ``dst`` from the table ``src`` (``sep`` its delimiter) chunk by chunk:
+    the rows of ``keep`` (all when None), the column at ``idx_pos`` (if any) left out and
+    ``index`` (the kept rows' d3mIndex values) put first, written by pandas (commas, quoting
+    as needed). Memory: one chunk of text cells of :data:`REWRITE_ROWS` rows."""
+    names = [c for j, c in enumerate(header) if j != idx_pos]
+    at = 0
+    start = 0
+    with open(dst, "w", encoding="utf-8", newline="") as fout:
+        for k, chunk in enumerate(_chunks(src, len(header), sep=sep, rows=REWRITE_ROWS)):
+            n = len(chunk)
+            if keep is not None:
+                chunk = chunk[keep[start:start + n]]
+            start += n
+            if idx_pos is not None:
+                chunk = chunk.drop(columns=[idx_pos])
+            chunk.columns = names
+            chunk.insert(0, "d3mIndex", index[at:at + len(chunk)])
+            at += len(chunk)
+            chunk.to_csv(fout, header=k == 0, index=False, lineterminator="\n")
+
+
+def _refuse_ragged(path: Path, n: int, sep: str = ",") -> None:
     """Raise the ``csv.bad_row`` issues of rows whose width is not ``n``, if any (the one
     owner of the check, :func:`d3mkit.validation.csvread.field_counts`). Called only when the
     parse hints at one: pandas refuses a long row (and cuts a long first row, warning), and
     pads a short row with a missing last cell."""
     from d3mkit.validation.csvread import field_count_issues
-    ragged = field_count_issues(path, n)
+    ragged = field_count_issues(path, n, sep=sep)
     if ragged:
         raise D3MKitError(ragged)
 

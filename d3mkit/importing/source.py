@@ -14,6 +14,7 @@ as the CSV or TSV inside. The header is checked against the import's own column 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gzip
 import tempfile
@@ -52,7 +53,7 @@ def _read_csv(path: Path, display: str) -> pd.DataFrame:
     return df
 
 
-def _read_tsv(path: Path, display: str) -> pd.DataFrame:
+def _tsv_header(path: Path, display: str) -> list[str]:
     import csv
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
@@ -62,6 +63,11 @@ def _read_tsv(path: Path, display: str) -> pd.DataFrame:
     if not header:
         raise D3MKitError(error("csv.empty", "row 1", "no header row", display))
     _check_width(header, display)
+    return header
+
+
+def _read_tsv(path: Path, display: str) -> pd.DataFrame:
+    header = _tsv_header(path, display)
     try:
         df = pd.read_csv(path, sep="\t", dtype=object, keep_default_na=False, na_filter=False,
                          encoding="utf-8-sig", header=0, names=list(range(len(header))), engine="c")
@@ -96,6 +102,34 @@ def _gunzip(path: Path, display: str, tmp: Path) -> Path:
             raise
         raise D3MKitError(error("import.gzip", "", f"not a readable gzip file ({exc})", display))
     return out
+
+
+def _parquet_as_csv(path: Path, display: str, tmp: Path) -> tuple[Path, dict[str, str]]:
+    """A Parquet file as a CSV file of text cells under ``tmp`` (batch by batch: memory is one
+    batch) and the colTypes its schema says."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise D3MKitError(error("import.format", "", "reading Parquet needs pyarrow "
+                                "(pip install 'd3mkit[parquet]')", display), EXIT_USAGE) from None
+    out = tmp / "table.csv"
+    try:
+        pf = pq.ParquetFile(path)
+        _check_width(list(pf.schema_arrow.names), display)
+        hints = dtype_hints(pf.schema_arrow.empty_table().to_pandas())
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            first = True
+            for batch in pf.iter_batches(batch_size=50_000):
+                frame_as_text(batch.to_pandas()).to_csv(fh, header=first, index=False, lineterminator="\n")
+                first = False
+            if first:
+                fh.write(",".join(pf.schema_arrow.names) + "\n")
+    except D3MKitError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any Arrow error on a bad file
+        raise D3MKitError(error("import.format", "", f"not a readable Parquet file ({type(exc).__name__}: "
+                                f"{exc})", display)) from None
+    return out, hints
 
 
 def _read_parquet(path: Path, display: str) -> pd.DataFrame:
@@ -136,21 +170,53 @@ def read_source(path: Path | str) -> pd.DataFrame:
     return _read_text_table(path, display, name)
 
 
-def lean_header(path: Path) -> list[str] | None:
-    """The header of a plain CSV file (not TSV, gzip or Parquet) that is a regular file
-    within its limits, checked for width; None for the other formats (read whole)."""
+@dataclasses.dataclass
+class Lean:
+    """A table file the chunked reader takes (:func:`lean_source`): the file to read (a gzip
+    file's decompressed copy), its header and its delimiter."""
+
+    path: Path
+    header: list[str]
+    sep: str
+    hints: dict[str, str] = dataclasses.field(default_factory=dict)   # colTypes a Parquet schema says
+
+
+@contextlib.contextmanager
+def lean_source(path: Path):
+    """A :class:`Lean` for a CSV or TSV file, plain or gzip-compressed (decompressed into a
+    temporary directory, within ``D3MKIT_MAX_FILE_BYTES``, for as long as the context lasts),
+    that is a regular file within its limits with a header of at most
+    ``D3MKIT_MAX_IMPORT_COLUMNS`` columns; a Parquet file becomes a temporary CSV file of its
+    text cells (:func:`frame_as_text`), written batch by batch, with the colTypes its schema
+    says (:func:`dtype_hints`)."""
     from d3mkit.validation.csvread import read_header
+    path = Path(path)
+    display = str(path)
     name = path.name.lower()
-    if name.endswith((".tsv", ".tab", ".gz", ".parquet", ".pq")):
-        return None
     refused = file_issue(path, "table file")
     if refused is not None:
         _raise([refused], ("file.is_directory",))
-    header, issues = read_header(path)
-    if header is None:
-        _raise([dataclasses.replace(i, path=str(path)) for i in issues])
-    _check_width(header, str(path))
-    return header
+    with tempfile.TemporaryDirectory(prefix="d3mkit-import-") as tmp:
+        inner = path
+        if name.endswith((".parquet", ".pq")):
+            if not path.exists():
+                raise D3MKitError(error("file.missing", "", "file does not exist", display), EXIT_USAGE)
+            inner, hints = _parquet_as_csv(path, display, Path(tmp))
+            header, _ = read_header(inner)
+            yield Lean(inner, header, ",", hints)
+            return
+        if name.endswith(".gz"):
+            if not path.exists():
+                raise D3MKitError(error("file.missing", "", "file does not exist", display), EXIT_USAGE)
+            inner, name = _gunzip(path, display, Path(tmp)), name[:-3]
+        if name.endswith((".tsv", ".tab")):
+            yield Lean(inner, _tsv_header(inner, display), "\t")
+            return
+        header, issues = read_header(inner)
+        if header is None:
+            _raise([dataclasses.replace(i, path=display) for i in issues])
+        _check_width(header, display)
+        yield Lean(inner, header, ",")
 
 
 def _read_text_table(path: Path, display: str, name: str) -> pd.DataFrame:

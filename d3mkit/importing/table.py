@@ -297,6 +297,7 @@ class Prepared:
     write: object
     dropped: int = 0
     frame: pd.DataFrame | None = None       # the whole table of text cells, when it is held
+    media: tuple[str, str, list[str]] | None = None    # the media column (column, resType, formats)
 
 
 def check_header(columns: list[str], targets: list[str], opts: ImportOptions, source: str) -> None:
@@ -318,6 +319,25 @@ def check_header(columns: list[str], targets: list[str], opts: ImportOptions, so
               f"{', '.join(repr(c) for c in unknown[:10])}", EXIT_USAGE)
 
 
+def drop_empty_targets(df: pd.DataFrame, targets: list[str], source: str,
+                       issues: list[Issue]) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """``df`` without the rows whose target cell (any target's) is empty, and the mask of the
+    rows kept (None when none was left out); the count and the first such row are a warning
+    in ``issues`` (``import.target_missing``); no row left is ``import.target_empty``."""
+    missing = np.zeros(len(df), dtype=bool)
+    for t in targets:
+        missing |= (df[t].to_numpy() == "")
+    dropped = int(missing.sum())
+    if dropped == len(df):
+        _fail(source, "import.target_empty", f"column {targets[0]}", "every target cell is empty")
+    if not dropped:
+        return df, None
+    issues.append(warning("import.target_missing", f"column {', '.join(targets)}",
+                          f"{dropped:,} row(s) with an empty target were left out "
+                          f"(first at row {int(np.flatnonzero(missing)[0]) + 2})", source))
+    return df[~missing].reset_index(drop=True), ~missing
+
+
 def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], source: str,
                   hints: dict[str, str], issues: list[Issue], keep: tuple[str, ...] = ()) -> Prepared:
     """:class:`Prepared` of a whole table of text cells: the index made, rows with an empty
@@ -327,21 +347,14 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
     if len(df) == 0:
         _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
     df = _index(df.copy(), opts.index, source)
-    missing = np.zeros(len(df), dtype=bool)
     ev = {t: infer.Evidence().add(*infer.levels_of(df[t])) for t in targets}
     labels = target_types(ev, targets, {t: g for t in targets if (g := opts.types.get(t) or hints.get(t))},
                           {t: int(df[t][df[t] != ""].nunique()) for t in targets}) if len(targets) > 1 else []
     several = is_multilabel(labels, opts)       # label columns: a row without a label is dropped later
-    for t in targets if not several else ():
-        missing |= (df[t].to_numpy() == "")
-    dropped = int(missing.sum())
-    if dropped == len(df):
-        _fail(source, "import.target_empty", f"column {targets[0]}", "every target cell is empty")
-    if dropped:
-        issues.append(warning("import.target_missing", f"column {', '.join(targets)}",
-                              f"{dropped:,} row(s) with an empty target were left out "
-                              f"(first at row {int(np.flatnonzero(missing)[0]) + 2})", source))
-        df = df[~missing].reset_index(drop=True)
+    n_rows = len(df)
+    if not several:
+        df, _ = drop_empty_targets(df, targets, source, issues)
+    dropped = n_rows - len(df)
     evidence, given = {}, {}
     for c in df.columns[1:]:
         levels, n = infer.levels_of(df[c])
@@ -525,7 +538,7 @@ def read_types(path: Path | str) -> dict[str, str]:
 
 def import_frame(source, *, target, out, **kwargs) -> Imported:
     """:func:`import_table` returning :class:`Imported` (the root and the warnings)."""
-    from d3mkit.importing.source import dtype_hints, frame_as_text, lean_header, read_source
+    from d3mkit.importing.source import dtype_hints, frame_as_text, lean_source, read_source
     if isinstance(source, pd.DataFrame):
         where = kwargs.pop("source_name", None) or "DataFrame"
         opts = options(target, **kwargs)
@@ -534,12 +547,20 @@ def import_frame(source, *, target, out, **kwargs) -> Imported:
     if kwargs.get("name") is None:
         kwargs["name"] = default_name(path)
     opts = options(target, **kwargs)
-    header = lean_header(path)
-    if header is not None:       # a CSV file: the chunked path when it applies
-        from d3mkit.importing.scan import prepare_csv
-        prep = prepare_csv(path, str(path), header, opts, _as_list(opts.target))
-        if prep is not None:
-            return package(prep, opts, out, source=str(path))
+    with lean_source(path) as lean:
+        if lean is not None:       # a CSV or TSV file (a .gz one decompressed): the chunked path when it applies
+            from d3mkit.importing.scan import prepare_csv
+            issues: list[Issue] = []
+            prep = prepare_csv(lean.path, str(path), lean.header, opts, _as_list(opts.target), issues, lean.sep,
+                               lean.hints)
+            if prep is not None:
+                media = {}
+                if prep.media is not None:
+                    media = {"media_kind": prep.media, "media_files": {v: Path(opts.media) / v for v in
+                                                                       prep.kept[prep.media[0]].unique()}}
+                done = package(prep, opts, out, source=str(path), **media)
+                done.issues[:0] = issues
+                return done
     return package_frame(read_source(path), opts, out, source=str(path))
 
 

@@ -304,13 +304,14 @@ _SAW = re.compile(r"line (\d+), saw (\d+)")
 _CHUNK = 1 << 24
 
 
-def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Issue:
+def field_counts(path: Path | str, n: int, sep: str = ",") -> tuple[np.ndarray, np.ndarray] | Issue:
     """The records of ``path`` (after the header) whose number of fields is not ``n``:
     ``(row numbers, field counts)``, rows numbered as in every issue (the header is row 1;
     blank lines are skipped but counted). The one owner of "every row has the header's
     width" (pandas pads short rows, and skips long ones when it parses only some columns).
 
-    A file without a double quote is counted with numpy (commas per line, in 16 MiB
+    ``sep`` is the delimiter (a TSV file's tab). A file without a double quote is counted
+    with numpy (delimiters per line, in 16 MiB
     steps); one with quotes or a line that ends in a lone CR through the :mod:`csv` module,
     which knows quoted commas and newlines and every line ending; rows are numbered by the
     physical line they start on either way. Returns an :class:`Issue` when the file cannot
@@ -339,7 +340,7 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
             while True:
                 chunk = fh.read(_CHUNK)
                 if b'"' in chunk or (b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")):
-                    return _field_counts_csv(path, n)   # quotes, or a line ending in a lone CR
+                    return _field_counts_csv(path, n, sep)   # quotes, or a line ending in a lone CR
                 data = carry + chunk
                 cut = data.rfind(b"\n") + 1 if chunk else len(data)
                 whole, carry = data[:cut], data[cut:]
@@ -347,7 +348,7 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
                     a = np.frombuffer(whole, dtype=np.uint8)
                     # one pass over the bytes: the newlines and commas in file order; the
                     # commas before the k-th newline are its place in that list minus k
-                    marks = np.flatnonzero((a == 10) | (a == 44))
+                    marks = np.flatnonzero((a == 10) | (a == ord(sep)))
                     newline = np.flatnonzero(a[marks] == 10)
                     ends = marks[newline]
                     before = newline - np.arange(len(newline))
@@ -377,12 +378,12 @@ def field_counts(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Is
     return np.concatenate(rows), np.concatenate(counts)
 
 
-def _records(path: Path | str):
+def _records(path: Path | str, sep: str = ","):
     """``(line, fields)`` of each non-blank record of a CSV file, ``line`` the physical line
     it starts on (1 for the header): quoted newlines and blank lines count, and a line may
     end in LF, CRLF or a lone CR. Raises what :mod:`csv` and decoding raise."""
     with open(path, encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh)
+        reader = csv.reader(fh, delimiter=sep)
         end = 0
         for row in reader:
             start, end = end + 1, reader.line_num
@@ -418,14 +419,14 @@ def record_lines(path: Path | str) -> np.ndarray | Issue:
         csv.field_size_limit(old_limit)
 
 
-def _field_counts_csv(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray] | Issue:
+def _field_counts_csv(path: Path | str, n: int, sep: str = ",") -> tuple[np.ndarray, np.ndarray] | Issue:
     p = str(path)
     rows: list[int] = []
     counts: list[int] = []
     old_limit = csv.field_size_limit()
     try:
         csv.field_size_limit((1 << 31) - 1)   # a long quoted cell is valid (the file's size is capped)
-        records = _records(path)
+        records = _records(path, sep)
         next(records, None)   # the header
         for line, row in records:
             if len(row) != n:
@@ -442,10 +443,10 @@ def _field_counts_csv(path: Path | str, n: int) -> tuple[np.ndarray, np.ndarray]
     return np.asarray(rows, np.int64), np.asarray(counts, np.int64)
 
 
-def field_count_issues(path: Path | str, n: int, *, skipped: bool = False) -> list[Issue]:
+def field_count_issues(path: Path | str, n: int, *, skipped: bool = False, sep: str = ",") -> list[Issue]:
     """``csv.bad_row`` issues (error) for the rows of :func:`field_counts`; ``skipped`` says
     a row with too many fields was left out of the table (validation's reader)."""
-    found = field_counts(path, n)
+    found = field_counts(path, n, sep)
     if isinstance(found, Issue):
         return [found]
     rows, counts = found
