@@ -71,11 +71,12 @@ def rows_text(pieces: list[tuple[np.ndarray, np.ndarray]], end: bytes = b"\n") -
     return np.concatenate(mats, axis=1)[np.concatenate(keep, axis=1)].tobytes()
 
 
-def number_lines(block, start: int, sep: bytes = b",") -> tuple[np.ndarray, int]:
+def number_lines(block, start, sep: bytes = b",") -> tuple[np.ndarray, int]:
     """``(text, lines)``: the bytes-like ``block`` (whole lines, each ended by ``\\n``) with
-    ``{k}{sep}`` put in front of each line, ``k`` counting from ``start``, as a ``uint8``
-    array (write it as it is), and the number of lines numbered. Blank lines (empty, or a
-    lone ``\\r``) are left out and not numbered, as every CSV reader skips them."""
+    ``{k}{sep}`` put in front of each line, ``k`` counting from ``start`` (or the integers of
+    the array ``start``, one per line), as a ``uint8`` array (write it as it is), and the
+    number of lines numbered. Blank lines (empty, or a lone ``\\r``) are left out and not
+    numbered, as every CSV reader skips them."""
     a = np.frombuffer(block, dtype=np.uint8)
     ends = np.flatnonzero(a == 10)
     starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else ends
@@ -84,7 +85,9 @@ def number_lines(block, start: int, sep: bytes = b",") -> tuple[np.ndarray, int]
     if blank.any():
         keep = np.repeat(~blank, size + 1)
         return number_lines(a[keep].tobytes(), start, sep)
-    m, lengths = int_text(np.arange(start, start + len(starts), dtype=np.int64))
+    numbers = np.asarray(start)[:len(starts)] if np.ndim(start) else \
+        np.arange(start, start + len(starts), dtype=np.int64)
+    m, lengths = int_text(numbers)
     sep_a = np.frombuffer(sep, dtype=np.uint8)
     pre = np.concatenate([m, np.tile(sep_a, (len(starts), 1))], axis=1)
     plen = lengths + len(sep_a)

@@ -220,9 +220,67 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         write = lambda out: write_indexed(path, out, header, idx_pos == 0, quoted)   # noqa: E731
     else:                                   # rows left out, the index moved or rewritten, tabs: re-written
         index = frame["d3mIndex"].to_numpy()
-        write = lambda out: rewrite(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
+        how = rewrite_bytes if index.dtype.kind == "i" and _plain(path, sep) else rewrite
+        write = lambda out: how(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
     return Prepared(["d3mIndex", *others], len(frame), evidence, {c: t for c, t in given.items()},
                     frame, write, dropped, media=media)
+
+
+def _plain(path: Path, sep: str) -> bool:
+    """True when the table's bytes can be re-written line by line: no double quote, no
+    carriage return, no blank line, and no comma in a file with another delimiter."""
+    import mmap
+    with open(path, "rb") as fh:
+        if fh.seek(0, 2) == 0:
+            return False
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            bad = [b'"', b"\r", b"\n\n"] + ([b","] if sep != "," else [])
+            return all(m.find(b) < 0 for b in bad) and m[-1:] == b"\n"
+
+
+def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
+                  keep: np.ndarray | None) -> None:
+    """:func:`rewrite` for a file :func:`_plain` accepts, on its bytes with numpy (no Python
+    string per cell): every line has the header's width (checked before), so its delimiters
+    sit at known places; the index field and its delimiter are cut out, rows not in ``keep``
+    left out, tabs made commas, and ``index`` put in front (:func:`d3mkit.numtext.number_lines`)."""
+    import csv
+    import io
+    n = len(header)
+    names = [c for j, c in enumerate(header) if j != idx_pos]
+    head = io.StringIO()
+    csv.writer(head, lineterminator="\n").writerow(["d3mIndex", *names])
+    d = ord(sep)
+    row = at = 0
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        fout.write(head.getvalue().encode("utf-8"))
+        fin.readline()                                      # the header
+        for lines in _line_blocks(fin):
+            a = np.frombuffer(lines, dtype=np.uint8)
+            ends = np.flatnonzero(a == 10)
+            count = len(ends)
+            starts = np.concatenate(([0], ends[:-1] + 1))
+            cut = np.ones(len(a), dtype=bool)
+            if idx_pos is not None:
+                marks = np.flatnonzero((a == 10) | (a == d)).reshape(count, n)
+                first = starts if idx_pos == 0 else marks[:, idx_pos - 1] + 1
+                lo, hi = (first, marks[:, idx_pos] + 1) if idx_pos < n - 1 else (first - 1, marks[:, idx_pos])
+                step = np.zeros(len(a) + 1, dtype=np.int32)
+                step[lo] += 1
+                step[hi] -= 1
+                cut = np.cumsum(step[:-1]) == 0
+            if keep is not None:
+                cut &= np.repeat(keep[row:row + count], ends - starts + 1)
+                taken = int(keep[row:row + count].sum())
+            else:
+                taken = count
+            out = a[cut]
+            if d != 44:
+                out[out == d] = 44
+            text, _ = number_lines(out, index[at:at + taken])
+            fout.write(text)
+            row += count
+            at += taken
 
 
 def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Path) -> str | None:
