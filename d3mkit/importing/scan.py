@@ -265,10 +265,11 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
                 marks = np.flatnonzero((a == 10) | (a == d)).reshape(count, n)
                 first = starts if idx_pos == 0 else marks[:, idx_pos - 1] + 1
                 lo, hi = (first, marks[:, idx_pos] + 1) if idx_pos < n - 1 else (first - 1, marks[:, idx_pos])
-                step = np.zeros(len(a) + 1, dtype=np.int32)
-                step[lo] += 1
-                step[hi] -= 1
-                cut = np.cumsum(step[:-1]) == 0
+                del marks
+                # each line: [start, lo) kept, [lo, hi) cut, [hi, end] kept (one bool per byte, no
+                # per-byte integers: memory stays a small multiple of the block)
+                spans = np.stack([lo - starts, hi - lo, ends + 1 - hi], axis=1).ravel()
+                cut = np.repeat(np.tile(np.array([True, False, True]), count), spans)
             if keep is not None:
                 cut &= np.repeat(keep[row:row + count], ends - starts + 1)
                 taken = int(keep[row:row + count].sum())
