@@ -15,7 +15,7 @@ from d3mkit.cli import main
 
 TOY = textwrap.dedent('''
     """A toy third-party benchmark: iris under another name, one constant baseline."""
-    from d3mkit.benchmarks.plugins import Baseline, Benchmark, Requirement
+    from d3mkit.benchmarks.plugins import Baseline, Benchmark, Card, Requirement
 
 
     def options(parser):
@@ -57,7 +57,11 @@ TOY = textwrap.dedent('''
                           baselines={"constant": Baseline(run=constant, options=baseline_options),
                                      "needy": Baseline(run=constant, requires=("nothere_pkg_zz",)),
                                      "needs-data": Baseline(run=constant, requires=(NEEDS,))},
-                          default_model="constant", demo=demo)
+                          default_model="constant", demo=demo,
+                          card=Card(citation="Toy, T. A toy benchmark. 2026.", license="toy-licence-1.0",
+                                    rai={"dataCollection": "iris, renamed", "dataBiases": "toy biases",
+                                         "dataLimitations": "a toy", "personalSensitiveInformation": "none",
+                                         "dataUseCases": "tests"}))
     BROKEN = 42
 ''')
 
@@ -203,3 +207,33 @@ def test_requirements_are_typed():
     with pytest.raises(TypeError):
         plugins.Baseline(run=len, requires=(42,))
     assert plugins.Baseline(run=len, requires="torch").requires == (plugins.Requirement("torch", "baselines"),)
+
+
+def test_a_third_party_benchmark_brings_its_own_card(toy, tmp_path, capsys):
+    """The card is a field of the Benchmark record: the exports of the toy's task root carry
+    its citation and RAI fields (no rai_missing warning), and its licence where the datasetDoc
+    gives none."""
+    import json
+    assert main(["build", "toy", "--out", str(tmp_path / "out")]) == 0
+    root = tmp_path / "out" / "toy"
+    ddoc = root / "toy_dataset" / "datasetDoc.json"
+    data = json.loads(ddoc.read_text())
+    data["about"]["license"] = "unknown"
+    ddoc.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["export", "croissant", str(root)]) == 0
+    err = capsys.readouterr().err
+    assert "rai_missing" not in err, err
+    doc = json.loads((tmp_path / "out" / "toy.croissant.json").read_text())
+    assert doc["citeAs"] == "Toy, T. A toy benchmark. 2026."
+    assert doc["license"] == "toy-licence-1.0"
+    assert doc["rai:dataBiases"] == "toy biases" and doc["rai:dataUseCases"] == "tests"
+    assert plugins.card("toy").citation.startswith("Toy, T.")
+    assert plugins.card("nothere") == plugins.Card() and plugins.card(None) == plugins.Card()
+
+
+def test_own_benchmarks_carry_their_cards():
+    from d3mkit.interop.croissant import RAI_REQUIRED
+    for name in ("value", "value-detection", "visudo", "abstraction", "prism", "tabular"):
+        card = plugins.card(name)
+        assert card.citation and sorted(card.rai) == sorted(RAI_REQUIRED), name

@@ -40,10 +40,21 @@ The functions a record names, and what the commands call them with:
 * :class:`Reproducer` — ``options(parser)`` and ``run(args) -> int`` (the exit code) of
   ``d3mkit reproduce NAME``.
 
+A record also carries its :class:`Card`: what the benchmark says about its task roots on a
+dataset card (its paper's citation, its data licence and the Croissant Responsible-AI
+fields), which ``d3mkit export croissant`` and ``export hf`` write for every task root whose
+manifest names the benchmark (:func:`card`). A third-party benchmark brings its own.
+
 >>> toy = Benchmark("toy", "a toy benchmark", build=ref("d3mkit.benchmarks.problems:compare"),
 ...                 baselines={"const": Baseline(run=len)}, default_model="const")
 >>> toy.default_model, sorted(toy.baselines), toy.build.target
 ('const', ['const'], 'd3mkit.benchmarks.problems:compare')
+>>> Benchmark("toy", "x", card=Card(citation="Toy, 2026", rai={"dataUseCases": "tests"})).card.rai["dataUseCases"]
+'tests'
+>>> Card(rai={"dataBiases": 3})
+Traceback (most recent call last):
+...
+TypeError: a card's rai: 'dataBiases' -> int, expected a name -> str
 >>> Benchmark("toy", "x", default_model="missing")
 Traceback (most recent call last):
 ...
@@ -61,6 +72,8 @@ from d3mkit import entrypoints
 from d3mkit.errors import D3MKitError
 
 ENTRY_POINT_GROUP = "d3mkit.benchmarks"
+# the personalSensitiveInformation of a card whose data are generated
+NO_PERSONAL_DATA = "None: the data are generated; no person is described or identifiable."
 
 
 class ref:
@@ -179,6 +192,23 @@ class Reproducer:
 
 
 @dataclass(frozen=True)
+class Card:
+    """A benchmark's dataset card: its paper's ``citation``, its data ``license`` (used when the
+    datasetDoc gives none) and ``rai``, the Croissant Responsible-AI fields by name without the
+    ``rai:`` prefix (``dataCollection``, ``dataBiases``, ``dataLimitations``,
+    ``personalSensitiveInformation``, ``dataUseCases``, ...), each text."""
+    citation: str = ""
+    license: str = ""
+    rai: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("citation", "license"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"a card's {name} is text, not {type(getattr(self, name)).__name__}")
+        object.__setattr__(self, "rai", _frozen(self.rai, "a card's rai", str))
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """Everything d3mkit's commands know of one benchmark."""
     name: str
@@ -190,6 +220,7 @@ class Benchmark:
     default_model: str | None = None     # for task roots whose manifest names this benchmark
     demo: Callable | None = None         # demo(out, device, echo)
     reproducers: Mapping[str, Reproducer] = field(default_factory=dict)
+    card: Card = field(default_factory=Card)     # citation, licence, RAI fields of its task roots
     source: str = "d3mkit"               # where it came from (entry point)
 
     def __post_init__(self) -> None:
@@ -198,6 +229,8 @@ class Benchmark:
         object.__setattr__(self, "baselines", _frozen(self.baselines, f"benchmark {self.name!r} baselines", Baseline))
         object.__setattr__(self, "reproducers", _frozen(self.reproducers, f"benchmark {self.name!r} reproducers",
                                                         Reproducer))
+        if not isinstance(self.card, Card):
+            raise TypeError(f"benchmark {self.name!r}: card is a Card, not {type(self.card).__name__}")
         if self.example is not None:
             object.__setattr__(self, "example", tuple(self.example))
         if self.default_model is not None and self.default_model not in self.baselines:
@@ -263,6 +296,13 @@ def benchmarks() -> dict[str, Benchmark]:
         if record is not None:
             out[name] = record
     return out
+
+
+def card(name: str | None) -> Card:
+    """The card of the benchmark called ``name`` (a task root manifest's ``benchmark``); an
+    empty :class:`Card` for none, an unknown or a broken one."""
+    record = get(name) if name else None
+    return record.card if record is not None else Card()
 
 
 def plugin_issues() -> list:

@@ -17,9 +17,10 @@ mapping between D3M documents and Croissant (docs/interop.md has the table).
   properties (the D3M problemSchema's own names, namespace :data:`D3M_NS`), since the
   Croissant Tasks vocabulary has no place for them yet.
 * **description and RAI**: name, description, licence, citation (``citeAs``), version, and the
-  ``rai:`` fields from ``--rai``, the manifest's ``"rai"`` or the benchmark's card
-  (:mod:`d3mkit.benchmarks.cards`); a missing required one is a ``croissant.rai_missing``
-  warning.
+  ``rai:`` fields from ``--rai``, the manifest's ``"rai"`` or the card of the benchmark the
+  manifest names (:class:`d3mkit.benchmarks.plugins.Card`, a field of its Benchmark record; so
+  a third-party benchmark brings its own); a missing one of :data:`RAI_REQUIRED` is a
+  ``croissant.rai_missing`` warning.
 
 Nothing here imports mlcroissant: the document is built as plain JSON (mlcroissant checks it in
 the tests and in tools/bench_export.py).
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from d3mkit.errors import D3MKitError, Issue, UsageError, error, warning
@@ -59,6 +61,9 @@ CONTEXT = {
 
 from d3mkit.importing.croissant import DATA_TYPES  # noqa: E402  (colType -> dataType, owned by the reader)
 
+# Croissant RAI properties (rai: namespace) the NeurIPS datasets track asks for
+RAI_REQUIRED = ("dataCollection", "dataBiases", "dataLimitations", "personalSensitiveInformation",
+                "dataUseCases")
 SPLIT_URLS = {"TRAIN": "cr:TrainingSplit", "TEST": "cr:TestSplit"}
 MEDIA_FORMATS = {"image": "image/png", "audio": "audio/wav", "video": "video/mp4", "text": "text/plain"}
 
@@ -95,10 +100,10 @@ def rai_fields(task, rai: dict | None, rai_path: str = "") -> tuple[dict, list[I
     benchmark's card; keys may be given with or without the ``rai:`` prefix. A missing
     required field is a ``croissant.rai_missing`` warning; a value that is not text (or a
     list of text) is a ``croissant.rai`` error."""
-    from d3mkit.benchmarks.cards import RAI_REQUIRED, card
+    from d3mkit.benchmarks.plugins import card
     merged: dict = {}
-    for source in (card(task.benchmark).get("rai") or {}, task.manifest.get("rai") or {}, rai or {}):
-        if isinstance(source, dict):
+    for source in (card(task.benchmark).rai, task.manifest.get("rai") or {}, rai or {}):
+        if isinstance(source, Mapping):
             merged.update({str(k).removeprefix("rai:"): v for k, v in source.items()})
     issues = []
     for k, v in merged.items():
@@ -111,6 +116,19 @@ def rai_fields(task, rai: dict | None, rai_path: str = "") -> tuple[dict, list[I
                                   f"(give it in the RAI file or the build manifest's \"rai\")",
                                   rai_path or str(task.root)))
     return {f"rai:{k}": v for k, v in merged.items()}, issues
+
+
+def about_citation(task) -> str:
+    """The citation of a task root: the datasetDoc's, else the card of its benchmark's."""
+    from d3mkit.benchmarks.plugins import card
+    return task.dataset.about.get("citation") or card(task.benchmark).citation
+
+
+def about_license(task) -> str:
+    """The licence of a task root: the datasetDoc's, else its benchmark card's, else "unknown"."""
+    from d3mkit.benchmarks.plugins import card
+    lic = task.dataset.about.get("license")
+    return lic if lic and str(lic).lower() != "unknown" else card(task.benchmark).license or "unknown"
 
 
 def _field(rs: str, col: str, dtype, file_id: str, description: str = "", references: str | None = None) -> dict:
@@ -135,8 +153,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     issues: list[Issue] = []
     rai_values, rai_issues = rai_fields(task, rai, rai_path)
     issues += rai_issues
-    from d3mkit.benchmarks.cards import card
-    citation = about.get("citation") or card(task.benchmark).get("citation") or \
+    citation = about_citation(task) or \
         f"{about.get('datasetName') or task.name}: {about.get('source') or 'a d3mkit task root'}"
 
     distribution, record_sets = [], []
@@ -227,7 +244,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         "description": description,
         "conformsTo": [CONFORMS, RAI_CONFORMS],
         "citeAs": citation,
-        "license": about.get("license") or "unknown",
+        "license": about_license(task),
         "url": f"{_rel(task.root, base)}/",
         "version": _version(about.get("datasetVersion")),
         "datePublished": _written(task),

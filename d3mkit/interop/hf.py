@@ -4,7 +4,7 @@ owner of the mapping between D3M columns and HF features (docs/interop.md has th
 One split per TRAIN and TEST rows of a repeat and fold (``train``, ``test``), written with
 ``DatasetDict.save_to_disk`` so ``datasets.load_from_disk`` reads it; a dataset card
 ``README.md`` with a YAML header (licence, pretty name, task category) and the citation and
-RAI fields (:mod:`d3mkit.benchmarks.cards`, as the Croissant export takes them).
+RAI fields (the benchmark's card, as the Croissant export takes them).
 
 Features: a categorical target is a ``ClassLabel`` (its labels, sorted), a column referring
 to an image collection an ``Image`` (the file's bytes), integer ``int64``, real ``float64``,
@@ -93,10 +93,9 @@ def _rows(task, frame, features, media):
 
 def dataset_card(task, features, repeat: int, fold: int, sizes: dict[str, int]) -> str:
     """README.md: a YAML header (JSON strings are YAML) and the description, citation and RAI."""
-    from d3mkit.benchmarks.cards import card
-    from d3mkit.interop.croissant import rai_fields
+    from d3mkit.interop.croissant import about_citation, about_license, rai_fields
     about = task.dataset.about
-    lic = str(about.get("license") or "unknown")
+    lic = str(about_license(task))
     hf_lic = LICENSES.get(lic.strip().lower(), "other")
     has_image = any(type(f).__name__ == "Image" for f in features.values())
     tt = task.problem.task_type or ""
@@ -109,7 +108,7 @@ def dataset_card(task, features, repeat: int, fold: int, sizes: dict[str, int]) 
     if category:
         header.append(f"task_categories:\n- {category}")
     rai, _ = rai_fields(task, None)
-    citation = about.get("citation") or card(task.benchmark).get("citation") or about.get("source") or ""
+    citation = about_citation(task) or about.get("source") or ""
     body = [f"# {about.get('datasetName') or task.name}", "",
             str(about.get("description") or ""), "",
             f"D3M task root `{task.name}` exported by d3mkit: splits `train` and `test` are the TRAIN and "

@@ -5,9 +5,27 @@ the paper's CNN baseline, demo, reproducer, example in problems/ — as referenc
 imported only when called.
 """
 
-from d3mkit.benchmarks.plugins import Baseline, Benchmark, Reproducer, ref
+from d3mkit.benchmarks.plugins import NO_PERSONAL_DATA, Baseline, Benchmark, Card, Reproducer, ref
 
 _P = "d3mkit.benchmarks.abstraction"
+
+# its dataset card (export croissant / export hf): the paper, the RAI fields
+_CARD = Card(
+    citation=("Hudáky, Lehotay-Kéry and Kiss. A Novel Methodology for Measuring the Abstraction "
+              "Capabilities of Image Recognition Algorithms. J. Imaging 2021, 7(8), 152."),
+    rai={
+        "dataCollection": ("28x28 images of ten line shapes drawn by d3mkit's generator "
+                           "(seeded), transformed (rotation, flips, ...) and noised as "
+                           "configured."),
+        "dataBiases": ("Ten fixed shapes; transformations and noise as configured, nothing else "
+                       "varies."),
+        "dataLimitations": ("Synthetic line drawings; results need not transfer to natural "
+                            "images."),
+        "personalSensitiveInformation": NO_PERSONAL_DATA,
+        "dataUseCases": ("Studying whether models abstract shapes across transformations seen "
+                         "only for some shapes."),
+    },
+)
 
 BENCHMARK = Benchmark(
     name="abstraction",
@@ -23,4 +41,5 @@ BENCHMARK = Benchmark(
     demo=ref(f"{_P}.demo:run_demo"),
     reproducers={"abstraction": Reproducer(ref(f"{_P}.reproduce:add_arguments"), ref(f"{_P}.reproduce:run"),
                                            "the paper's tables, rerun and reported")},
+    card=_CARD,
 )
