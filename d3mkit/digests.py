@@ -7,6 +7,12 @@ object mapping each file's path relative to the task root, ``/``-separated, to
 ``{"sha256": HEX, "bytes": SIZE}``, sorted by path) and what counts as changed, missing or
 unexpected.
 
+The manifest of a root with many files is mostly digests (about 150 bytes a file): readers
+that need a few of them (the exporters) or none (:attr:`d3mkit.taskroot.TaskRoot.manifest`)
+use :func:`load_manifest`, which streams the ``"digests"`` object entry by entry and keeps
+only the wanted ones, so their memory does not grow with the number of files; verification
+reads them all.
+
 Every regular file under the task root is digested except two: the manifest itself (it
 cannot hold its own digest) and ``<name>_solution/`` (what baselines write after the build).
 Hidden entries (``.NAME``) are skipped only when they are d3mkit's own leftovers of a killed
@@ -22,7 +28,9 @@ run; everything else counts.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -110,6 +118,148 @@ def recorded(manifest: dict, path: str = "") -> tuple[dict[str, dict] | None, li
     return value, []
 
 
+class _Unstreamable(Exception):
+    """The manifest is not in the shape :func:`load_manifest` streams: read it whole instead."""
+
+
+class _Stream:
+    """A JSON text read in blocks: ``value()`` decodes the next value, ``take(ch)`` the next
+    structural character; the text read is kept (``head``) unless ``keep`` is off, when only
+    its line count and last-line width are (so the kept text can stand in for the whole)."""
+
+    _WS = re.compile(r"[ \t\r\n]*")
+    _DECODER = json.JSONDecoder()
+
+    def __init__(self, fh):
+        self.fh, self.buf, self.pos, self.eof = fh, "", 0, False
+        self.head: list[str] = []
+        self.keep = True
+        self.lines = self.col = 0
+
+    def _advance(self, end: int) -> str:
+        text = self.buf[self.pos:end]
+        self.pos = end
+        if self.keep:
+            self.head.append(text)
+        else:
+            n = text.count("\n")
+            self.lines += n
+            self.col = len(text) - text.rfind("\n") - 1 if n else self.col + len(text)
+        return text
+
+    def _more(self) -> bool:
+        if self.eof:
+            return False
+        chunk = self.fh.read(1 << 16)
+        if not chunk:
+            self.eof = True
+            return False
+        self.buf = self.buf[self.pos:] + chunk
+        self.pos = 0
+        return True
+
+    def peek(self) -> str:
+        while True:
+            self._advance(self._WS.match(self.buf, self.pos).end())
+            if self.pos < len(self.buf) or not self._more():
+                return self.buf[self.pos:self.pos + 1]
+
+    def take(self, ch: str) -> None:
+        if self.peek() != ch:
+            raise _Unstreamable
+        self._advance(self.pos + 1)
+
+    def value(self) -> tuple[object, str]:
+        self.peek()
+        while True:
+            try:
+                v, end = self._DECODER.raw_decode(self.buf, self.pos)
+            except (json.JSONDecodeError, RecursionError):
+                if self._more():
+                    continue
+                raise _Unstreamable from None
+            if end == len(self.buf) and self._more():      # a number may go on in the next block
+                continue
+            return v, self._advance(end)
+
+
+def _stream_manifest(path: Path, keep: set[str]) -> tuple[dict, dict]:
+    """(the manifest text's top level without its digests, parsed strictly with exact
+    positions; the kept digests' texts), reading the digests one entry at a time."""
+    from d3mkit.docs.jsonio import parse_json
+    kept: dict[str, str] | None = None          # None: no "digests" object was streamed
+    with open(path, encoding="utf-8", newline="") as fh:
+        st = _Stream(fh)
+        st.take("{")
+        if st.peek() != "}":
+            while True:
+                key, _ = st.value()
+                st.take(":")
+                if key == KEY and st.peek() == "{":
+                    kept = {}
+                    st.take("{")
+                    st.keep = False           # the entries stand in as blank lines (same positions after)
+                    st.lines = st.col = 0
+                    if st.peek() != "}":
+                        while True:
+                            rel, _ = st.value()
+                            st.take(":")
+                            _, text = st.value()
+                            if rel in keep:
+                                if rel in kept:
+                                    raise _Unstreamable          # a duplicate: the whole read names it
+                                kept[rel] = text
+                            if st.peek() != ",":
+                                break
+                            st.take(",")
+                    st.head.append("\n" * st.lines + " " * st.col)
+                    st.keep = True
+                    st.take("}")
+                else:
+                    st.value()
+                if st.peek() != ",":
+                    break
+                st.take(",")
+        st.take("}")
+        if st.peek() != "":
+            raise _Unstreamable
+    data, issues = parse_json("".join(st.head), str(path))
+    if issues or not isinstance(data, dict):
+        raise _Unstreamable
+    return data, kept
+
+
+def load_manifest(path: Path | str, keep=None) -> object:
+    """The manifest at ``path`` as :func:`d3mkit.docs.jsonio.load_json` reads it (the same
+    issues for the same documents), except that with ``keep`` (relative paths) its
+    ``"digests"`` hold only those entries: the others are read one at a time and dropped,
+    so the memory does not grow with the number of files. ``keep=None`` reads them all."""
+    from d3mkit.docs.jsonio import load_json, parse_json
+    from d3mkit.limits import file_issue
+    from d3mkit.readlog import note
+    path = Path(path)
+    if keep is None or file_issue(path, "JSON document", "MAX_JSON_BYTES") is not None:
+        data = load_json(path)
+    else:
+        keep = set(keep)
+        try:
+            data, kept = _stream_manifest(path, keep)
+            note(path)
+            if kept is not None:
+                data[KEY] = {}
+                for rel, text in kept.items():
+                    value, issues = parse_json(text, str(path))
+                    if issues:
+                        raise _Unstreamable
+                    data[KEY][rel] = value
+            return data
+        except (_Unstreamable, OSError, UnicodeDecodeError, ValueError):
+            data = load_json(path)           # names what is wrong, exactly as a whole read does
+    if keep is not None and isinstance(data, dict) and isinstance(data.get(KEY), dict):
+        data[KEY] = {k: v for k, v in data[KEY].items() if k in keep}
+    return data
+
+
 def verify(root: Path | str, name: str, manifest: dict, manifest_path: str = "") -> list[Issue]:
     """One issue per file of the task root ``root`` whose bytes differ from the recorded
     digest (``digest.changed``), per recorded file that is gone (``digest.missing``) and per
@@ -155,4 +305,8 @@ def verify_task_root(path: Path | str) -> tuple[str, list[Issue]]:
     if not mpath.is_file():
         return str(mpath), [error("digest.none", "", "the task root has no manifest, so no digests "
                                   "to verify", str(mpath))]
-    return str(mpath), verify(task.root, task.name, task.manifest, str(mpath))
+    manifest = load_manifest(mpath)                 # every digest (TaskRoot.manifest has none)
+    if not isinstance(manifest, dict):
+        return str(mpath), [error("manifest.type", "", f"manifest must be a JSON object, "
+                                  f"not {type(manifest).__name__}", str(mpath))]
+    return str(mpath), verify(task.root, task.name, manifest, str(mpath))

@@ -155,7 +155,7 @@ def walk_files(root: Path, rel_dir: str) -> tuple[set[str], dict[str, str]]:
     base = Path(root) / rel_dir
     files: set[str] = set()
     escaping: dict[str, str] = {}
-    stack = [(base, PurePosixPath())]
+    stack = [(base, "")]
     seen_dirs: set[str] = set()
     while stack:
         d, rel = stack.pop()
@@ -164,21 +164,28 @@ def walk_files(root: Path, rel_dir: str) -> tuple[set[str], dict[str, str]]:
             if real_d in seen_dirs:
                 continue
             seen_dirs.add(real_d)
-            entries = list(os.scandir(d))
+            it = os.scandir(d)
         except OSError:
             continue
-        for e in entries:
-            r = str(rel / e.name)
-            try:
-                if e.is_symlink():
-                    real = _real(e.path)
-                    if not inside(root_real, real):
-                        escaping[r] = f"a symlink leads outside the dataset root (to {real})"
-                        continue
-                if e.is_dir():
-                    stack.append((Path(e.path), rel / e.name))
-                else:
-                    files.add(r)
-            except OSError:
-                continue
+        with it:          # one entry at a time: a directory of 10^5 files is not listed twice
+            while True:
+                try:
+                    e = next(it, None)
+                except OSError:
+                    break
+                if e is None:
+                    break
+                r = f"{rel}{e.name}"
+                try:
+                    if e.is_symlink():
+                        real = _real(e.path)
+                        if not inside(root_real, real):
+                            escaping[r] = f"a symlink leads outside the dataset root (to {real})"
+                            continue
+                    if e.is_dir():
+                        stack.append((Path(e.path), f"{r}/"))
+                    else:
+                        files.add(r)
+                except OSError:
+                    continue
     return files, escaping

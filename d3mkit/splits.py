@@ -547,6 +547,66 @@ def _index_keys(col: pd.Series) -> np.ndarray:
     return np.where(codes < 0, -1, merged[codes])
 
 
+def _fold_masks(splits: pd.DataFrame, repeat: int, fold: int, p: str, first_row: int = 0
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(train mask, test mask, repeat numbers, fold numbers) of the rows of a dataSplits
+    table (or of a block of it starting at data row ``first_row``) for one repeat and fold;
+    a non-integer repeat/fold or another type than TRAIN/TEST in the fold raises."""
+    missing = [c for c in COLUMNS if c not in splits.columns]
+    if missing:
+        raise D3MKitError.single(p, "splits.columns", "row 1", f"missing column(s) {', '.join(missing)}")
+    nums = {}
+    for col in ("repeat", "fold"):
+        raw = splits[col]
+        x = raw.to_numpy() if raw.dtype.kind in "iu" else \
+            pd.to_numeric(raw.astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x))) if x.dtype.kind == "f" else []
+        if len(bad):
+            raise D3MKitError.single(p, "splits.value", f"row {first_row + bad[0] + 2}, column {col}",
+                                     f"{len(bad)} {col} value(s) are not integers (first "
+                                     f"{str(raw.iloc[bad[0]])[:40]!r})")
+        nums[col] = x
+    sel = (nums["repeat"] == repeat) & (nums["fold"] == fold)
+    typ = splits["type"].astype(str).to_numpy()
+    train, test = sel & (typ == "TRAIN"), sel & (typ == "TEST")
+    other = np.flatnonzero(sel & ~train & ~test)
+    if len(other):
+        raise D3MKitError.single(p, "splits.type", f"row {first_row + other[0] + 2}, column type",
+                                 f"{len(other)} row(s) of repeat {repeat}, fold {fold} have a type other "
+                                 f"than TRAIN or TEST (first {str(typ[other[0]])[:40]!r})")
+    return train, test, nums["repeat"][typ == "TEST"], nums["fold"][typ == "TEST"]
+
+
+def fold_members(path: Path | str, repeat: int = 0, fold: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(TRAIN d3mIndex values, TEST d3mIndex values) of one repeat and fold of the dataSplits
+    file ``path``, stripped, as sorted unique string arrays, read in blocks
+    (:func:`d3mkit.tables.read_table_chunks`) so that only the indices are held; the checks of
+    :func:`select`, with the same codes."""
+    from d3mkit.tables import read_table_chunks
+    p = str(path)
+    trains, tests, reps, fols = [], [], [], []
+    first = 0
+    for chunk in read_table_chunks(path):
+        train, test, r, f = _fold_masks(chunk, repeat, fold, p, first)
+        idx = chunk["d3mIndex"].astype(str).str.strip().to_numpy(dtype=str)
+        trains.append(np.unique(idx[train]))
+        tests.append(np.unique(idx[test]))
+        reps.append(np.unique(np.stack([r, f], axis=1), axis=0) if len(r) else np.empty((0, 2)))
+        first += len(chunk)
+    train = np.unique(np.concatenate(trains)) if trains else np.array([], dtype=str)
+    test = np.unique(np.concatenate(tests)) if tests else np.array([], dtype=str)
+    if not len(test):
+        rf = np.concatenate(reps) if reps else np.empty((0, 2))
+        raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold} "
+                                 f"({folds_present(rf[:, 0], rf[:, 1])})")
+    both = test[np.isin(test, train)]
+    if len(both):
+        raise D3MKitError.single(p, "splits.overlap", "column d3mIndex",
+                                 f"{len(both)} TEST d3mIndex value(s) of repeat {repeat}, fold {fold} are also "
+                                 f"TRAIN ({', '.join(both[:10])}); a split cannot score them")
+    return train, test
+
+
 def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | str = ""
            ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks ``(train, test)`` over the rows of a dataSplits table for one
@@ -562,32 +622,10 @@ def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | st
     [[True, False, False, False], [False, True, True, False]]
     """
     p = str(path)
-    missing = [c for c in COLUMNS if c not in splits.columns]
-    if missing:
-        raise D3MKitError.single(p, "splits.columns", "row 1", f"missing column(s) {', '.join(missing)}")
-    nums = {}
-    for col in ("repeat", "fold"):
-        raw = splits[col]
-        x = raw.to_numpy() if raw.dtype.kind in "iu" else \
-            pd.to_numeric(raw.astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
-        bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x))) if x.dtype.kind == "f" else []
-        if len(bad):
-            raise D3MKitError.single(p, "splits.value", f"row {bad[0] + 2}, column {col}",
-                                     f"{len(bad)} {col} value(s) are not integers (first "
-                                     f"{str(raw.iloc[bad[0]])[:40]!r})")
-        nums[col] = x
-    sel = (nums["repeat"] == repeat) & (nums["fold"] == fold)
-    typ = splits["type"].astype(str).to_numpy()
-    train, test = sel & (typ == "TRAIN"), sel & (typ == "TEST")
-    other = np.flatnonzero(sel & ~train & ~test)
-    if len(other):
-        raise D3MKitError.single(p, "splits.type", f"row {other[0] + 2}, column type",
-                                 f"{len(other)} row(s) of repeat {repeat}, fold {fold} have a type other "
-                                 f"than TRAIN or TEST (first {str(typ[other[0]])[:40]!r})")
+    train, test, test_repeats, test_folds = _fold_masks(splits, repeat, fold, p)
     if not test.any():
-        is_test = typ == "TEST"
         raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold} "
-                                 f"({folds_present(nums['repeat'][is_test], nums['fold'][is_test])})")
+                                 f"({folds_present(test_repeats, test_folds)})")
     keys = _index_keys(splits["d3mIndex"])
     both = np.flatnonzero(test & np.isin(keys, keys[train]))
     if len(both):

@@ -36,6 +36,30 @@ def read_table(path: Path | str) -> pd.DataFrame:
     return df
 
 
+CHUNK_ROWS = 2048
+
+
+def read_table_chunks(path: Path | str, usecols: list[str] | None = None, rows: int = CHUNK_ROWS):
+    """:func:`read_table` ``rows`` rows at a time (the same cells: every one a string, empty
+    cells ``""``), for readers whose memory must not grow with the table (the exporters).
+    ``usecols`` restricts the columns (absent names are skipped). The header is checked as
+    :func:`read_table` checks it; a row the parser cannot read raises
+    :class:`~d3mkit.errors.D3MKitError` (``csv.unreadable``) naming the file."""
+    from d3mkit.errors import EXIT_USAGE, D3MKitError, error
+    from d3mkit.validation.csvread import read_header
+    header, issues = read_header(path)
+    if header is None:
+        raise D3MKitError(issues, EXIT_USAGE if issues[0].code in ("file.missing", "file.unreadable") else 1)
+    cols = [c for c in usecols if c in header] if usecols is not None else header
+    try:
+        with pd.read_csv(path, dtype=object, keep_default_na=False, na_filter=False, encoding="utf-8-sig",
+                         engine="c", usecols=cols, chunksize=rows) as reader:
+            for chunk in reader:
+                yield chunk
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise D3MKitError(error("csv.unreadable", "", f"cannot read the table: {exc}", str(path))) from None
+
+
 def write_table(df: pd.DataFrame, path: Path | str) -> None:
     """Write a CSV file deterministically and atomically (:mod:`d3mkit.atomic`; parent
     directories are created)."""

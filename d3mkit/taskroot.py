@@ -30,7 +30,6 @@ from pathlib import Path
 import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.docs.jsonio import load_json
 from d3mkit.docs.locate import locate_task_root
 from d3mkit.errors import D3MKitError, UsageError, error, require_path
 from d3mkit.paths import require_inside
@@ -108,12 +107,26 @@ class TaskRoot:
 
     @cached_property
     def manifest(self) -> dict:
+        """``<name>_debug/manifest.json`` (``{}`` when absent) with its ``"digests"`` left
+        empty: they are read one at a time and dropped (:func:`d3mkit.digests.load_manifest`;
+        :meth:`recorded_digests` and ``validate --verify-digests`` read them)."""
+        from d3mkit.digests import load_manifest
         p = self._doc(self.debug_dir / "manifest.json")
-        data = load_json(p) if p.exists() else {}
+        data = load_manifest(p, keep=()) if p.exists() else {}
         if not isinstance(data, dict):
             raise D3MKitError(error("manifest.type", "", f"manifest must be a JSON object, "
                                     f"not {type(data).__name__}", str(p)))
         return data
+
+    def recorded_digests(self, rels) -> tuple[dict[str, dict] | None, list]:
+        """:func:`d3mkit.digests.recorded` of the manifest's digests of the files ``rels``
+        (paths relative to the task root) only, read without holding the others."""
+        from d3mkit.digests import load_manifest, recorded
+        p = self._doc(self.debug_dir / "manifest.json")
+        if not p.exists():
+            return None, []
+        data = load_manifest(p, keep=rels)
+        return recorded(data if isinstance(data, dict) else {}, str(p))
 
     @property
     def benchmark(self) -> str | None:

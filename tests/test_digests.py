@@ -100,3 +100,34 @@ def test_convert_rerecords_digests(root, tmp_path, capsys):
 
 def test_verify_with_problem_is_a_usage_error(root, capsys):
     refused(["validate", "--verify-digests", "--problem", root, root / "x.csv"], capsys, "usage", 2)
+
+
+def test_load_manifest_streams_the_digests(root, tmp_path):
+    """load_manifest keeps only the wanted digests and reads everything else exactly as a whole
+    read does, with the same issues for the same broken documents; TaskRoot.manifest holds none."""
+    from d3mkit.docs.jsonio import load_json
+    from d3mkit.errors import D3MKitError
+    from d3mkit.taskroot import TaskRoot
+    mpath = root / f"{root.name}_debug" / "manifest.json"
+    whole = load_json(mpath)
+    some = sorted(whole["digests"])[:2]
+    got = digests.load_manifest(mpath, keep=some + ["not/there.csv"])
+    assert got == {**whole, "digests": {k: whole["digests"][k] for k in some}}
+    assert digests.load_manifest(mpath) == whole
+    task = TaskRoot.open(root)
+    assert task.manifest == {**whole, "digests": {}}
+    assert task.recorded_digests(some) == ({k: whole["digests"][k] for k in some}, [])
+    text = mpath.read_text()
+    first = json.dumps(some[0])
+    for broken in (text.replace("{", "{,", 1),                                  # syntax
+                   text.replace(f'{first}: {{', f'{first}: {{"bytes": 1, ', 1),  # a duplicate key in a kept entry
+                   text.rstrip() + " []\n",                                      # trailing data
+                   text.replace('"seed"', '"seed": NaN, "x"', 1)):               # not JSON (outside the digests)
+        mpath.write_text(broken)
+        with pytest.raises(D3MKitError) as whole_err:
+            load_json(mpath)
+        with pytest.raises(D3MKitError) as streamed_err:
+            digests.load_manifest(mpath, keep=some)
+        assert [i.format() for i in streamed_err.value.issues] == [i.format() for i in whole_err.value.issues]
+    mpath.write_text(text.replace('"digests": {', '"digests": 3, "old": {', 1))    # malformed: named, not hidden
+    assert digests.recorded(digests.load_manifest(mpath, keep=some))[1][0].code == "digest.malformed"

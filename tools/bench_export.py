@@ -6,13 +6,16 @@ Prints one table (markdown) with ratios against a peer measured in the same run:
    ``export_croissant`` with its validation of the root): target <= 0.5 s;
 2. export + mlcroissant loading it, against mlcroissant loading a hand-written file of the same
    mapping (built here as plain JSON, not by d3mkit): target <= 1.5x;
-3. mlcroissant's load time against the number of fields (the quadratic curve);
-4. streaming: peak memory of ``export croissant`` and ``export hf`` on roots of 10^4 and 10^5
-   images (child processes; the memory must not grow with the images);
+3. mlcroissant's field-count curve: CPU seconds to load a hand-written file of 250 ... 4000
+   fields against d3mkit's export + load of the same root, with the ratio and the growth
+   exponent between one size and the next (2.0 = quadratic);
+4. streaming: peak memory of ``export croissant`` and ``export hf`` on roots of 10^3, 10^4 and
+   10^5 images (child processes), beside ``validate`` of the same root (which both run first),
+   and the slope in bytes per image from one size to the next;
 5. ``validate --verify-digests``: bytes read (``/proc/self/io`` rchar) against the bytes of the
    files: each byte read once.
 
-    python tools/bench_export.py [--fields 250,500,1000,2000] [--images 10000,100000] [--save]
+    python tools/bench_export.py [--fields 250,500,1000,2000,4000] [--images 1000,10000,100000] [--save]
 
 Needs the [croissant] and [hf] extras. numpy, pandas, pyarrow and mlcroissant versions and
 the load (/proc/loadavg) are printed beside the figures.
@@ -107,14 +110,21 @@ def hand_written(root: Path, base: Path) -> dict:
                            "data": [{"enumerations/y/value": v} for v in "abc"]}]}
 
 
-def mlc_load(path: Path) -> float:
+def mlc_load(path: Path, clock=time.perf_counter) -> float:
     import logging
 
     import mlcroissant as mlc
     logging.getLogger("absl").setLevel(logging.ERROR)
-    t = time.perf_counter()
+    t = clock()
     mlc.Dataset(path)
-    return time.perf_counter() - t
+    return clock() - t
+
+
+def cpu(fn) -> float:
+    """CPU seconds of ``fn()`` in this process (load-independent, unlike wall time)."""
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
 
 
 def rchar() -> int:
@@ -124,8 +134,8 @@ def rchar() -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fields", default="250,500,1000,2000")
-    ap.add_argument("--images", default="10000,100000")
+    ap.add_argument("--fields", default="250,500,1000,2000,4000")
+    ap.add_argument("--images", default="1000,10000,100000")
     ap.add_argument("--save", action="store_true")
     args = ap.parse_args(argv)
     os.environ.setdefault("D3MKIT_FSYNC", "0")
@@ -150,23 +160,39 @@ def main(argv=None) -> int:
         rows.append(["d3mkit export + mlcroissant loads it", f"{t_export + t_ours:.2f} s", "<= 1.5x",
                      f"{(t_export + t_ours) / t_hand:.2f}x"])
         del task
+        prev = None
         for n in [int(x) for x in args.fields.split(",") if x]:
             r = wide_root(tmp / "curve", n, n_rows=20)
             o = tmp / "curve" / f"wide{n}.json"
-            export_croissant(r, o)
-            t = mlc_load(o)
-            rows.append([f"mlcroissant load, {n} fields", f"{t:.2f} s", "", f"{t / n * 1000:.2f} ms/field"])
+            h = tmp / "curve" / f"hand{n}.json"
+            h.write_text(json.dumps(hand_written(r, tmp / "curve")))
+            c_hand = mlc_load(h, time.process_time)
+            c_exp = cpu(lambda: export_croissant(r, o))
+            c_ours = c_exp + mlc_load(o, time.process_time)
+            growth = "" if prev is None else \
+                f"; growth exponent {np.log(c_hand / prev[1]) / np.log(n / prev[0]):.2f}"
+            rows.append([f"field curve, {n} fields: mlcroissant loads the hand-written file (CPU)",
+                         f"{c_hand:.2f} s", "", f"{c_hand / n * 1000:.2f} ms/field{growth}"])
+            rows.append([f"field curve, {n} fields: d3mkit export ({c_exp:.2f} s) + mlcroissant load (CPU)",
+                         f"{c_ours:.2f} s", "<= 1.5x", f"{c_ours / c_hand:.2f}x"])
+            prev = (n, c_hand)
         env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), D3MKIT_FSYNC="0")
+        peaks: dict[str, list] = {"validate": [], "export croissant": [], "export hf": []}
         for n in [int(x) for x in args.images.split(",") if x]:
             r = image_root(tmp / "img", n)
-            res = run_measured("d3mkit", ["export", "croissant", r, "--out", tmp / "img" / f"img{n}.json"], env)
-            assert res["code"] == 0, res["stderr"]
-            rows.append([f"export croissant, {n:,} images", f"{res['wall']:.2f} s", "flat memory",
-                         f"{res['peak_mb']:.0f} MB peak"])
-            res = run_measured("d3mkit", ["export", "hf", r, "--out", tmp / "img" / f"hf{n}"], env)
-            assert res["code"] == 0, res["stderr"]
-            rows.append([f"export hf, {n:,} images", f"{res['wall']:.2f} s", "flat memory",
-                         f"{res['peak_mb']:.0f} MB peak"])
+            for what, cmd in (("validate", ["validate", r]),
+                              ("export croissant", ["export", "croissant", r, "--out", tmp / "img" / f"img{n}.json"]),
+                              ("export hf", ["export", "hf", r, "--out", tmp / "img" / f"hf{n}"])):
+                res = run_measured("d3mkit", cmd, env)
+                assert res["code"] == 0, res["stderr"]
+                slope = ""
+                if peaks[what]:
+                    n0, mb0 = peaks[what][-1]
+                    slope = f"; {(res['peak_mb'] - mb0) * 2**20 / (n - n0):+.0f} bytes/image from {n0:,}"
+                peaks[what].append((n, res["peak_mb"]))
+                rows.append([f"{what}, {n:,} images", f"{res['wall']:.2f} s ({res['cpu']:.2f} CPU s)",
+                             "flat memory" if what != "validate" else "(run by both)",
+                             f"{res['peak_mb']:.0f} MB peak{slope}"])
             from d3mkit.digests import verify_task_root
             size = sum(p.stat().st_size for p in r.rglob("*") if p.is_file())
             before = rchar()

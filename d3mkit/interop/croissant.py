@@ -81,10 +81,12 @@ def _rel(path: Path, base: Path) -> str:
 
 
 class _Digests:
-    """sha256 of a file of the task root: the manifest's when its size still matches."""
+    """sha256 of a file of the task root: the manifest's when its size still matches (only
+    the entries of ``paths`` are read from the manifest, :meth:`TaskRoot.recorded_digests`)."""
 
-    def __init__(self, root: Path, recorded: dict | None):
-        self.root, self.recorded = root, recorded or {}
+    def __init__(self, task, paths: list[Path]):
+        self.root = task.root
+        self.recorded = task.recorded_digests([_rel(p, task.root) for p in paths])[0] or {}
 
     def __call__(self, path: Path) -> str:
         from d3mkit.digests import file_sha256
@@ -146,10 +148,10 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     """The Croissant JSON-LD of ``task`` (a :class:`d3mkit.taskroot.TaskRoot`) with every
     ``contentUrl`` relative to the directory ``base``, and the warnings (RAI fields).
     ``carried`` are validation issues the task root has (exported anyway): the document says so."""
-    from d3mkit.digests import recorded
     ddoc, pdoc = task.dataset, task.problem
     about, pabout = ddoc.about, pdoc.about
-    digests = _Digests(task.root, recorded(task.manifest)[0])
+    splits_path = task.problem_dir / pdoc.splits_file
+    digests = _Digests(task, [ddoc.resource_path(r) for r in ddoc.resources if r.is_table] + [splits_path])
     issues: list[Issue] = []
     rai_values, rai_issues = rai_fields(task, rai, rai_path)
     issues += rai_issues
@@ -175,16 +177,14 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
             distribution.append({"@type": "cr:FileObject", "@id": f"file/{res.res_id}",
                                  "name": _rel(path, task.dataset_dir), "contentUrl": _rel(path, base),
                                  "encodingFormat": "text/csv", "sha256": digests(path)})
-    splits_path = task.problem_dir / pdoc.splits_file
     distribution.append({"@type": "cr:FileObject", "@id": "file/dataSplits",
                          "name": _rel(splits_path, task.problem_dir), "contentUrl": _rel(splits_path, base),
                          "encodingFormat": "text/csv", "sha256": digests(splits_path)})
 
     # enumerations of categorical columns (labels as TaskRoot.frame() reads them, typed only
     # where needed: typing every column of a wide table is most of an export's time)
-    from d3mkit.validation.coltypes import typed
     targets = set(pdoc.target_names)
-    raw = _categorical_columns(task, ld)
+    categories = _categorical_labels(task, ld)
     fields = []
     index_cols = ld.index_columns if ld is not None else []
     for col in (ld.columns or ()) if ld is not None else ():
@@ -194,7 +194,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         if name in media:
             desc += f"; a file of FileSet collection/{media[name].res_id}"
         if ctype == "categorical":
-            labels = sorted(str(v) for v in typed(raw[name], ctype).dropna().unique()) if name in raw else []
+            labels = categories.get(name, [])
             eid = enumeration_id(name)
             record_sets.append({
                 "@type": "cr:RecordSet", "@id": eid, "name": eid, "dataType": "sc:Enumeration",
@@ -266,19 +266,19 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     return {k: v for k, v in doc.items() if v is not None}, issues
 
 
-def _categorical_columns(task, ld):
-    """learningData's categorical columns only, as text (the other columns are not read)."""
-    import pandas as pd
-
-    from d3mkit.errors import EXIT_USAGE
-    from d3mkit.validation.csvread import read_strings
+def _categorical_labels(task, ld) -> dict[str, list[str]]:
+    """The labels of each categorical column of learningData, as :meth:`TaskRoot.frame` reads
+    them, sorted; only those columns are read, a block at a time (the memory holds the
+    labels, not the rows)."""
+    from d3mkit.tables import read_table_chunks
+    from d3mkit.validation.coltypes import typed
     wanted = [c.col_name for c in (ld.columns or ()) if c.col_type == "categorical"] if ld is not None else []
-    if not wanted:
-        return pd.DataFrame()
-    df, issues = read_strings(task.dataset.resource_path(ld), usecols=wanted, allow_empty=True)
-    if df is None:
-        raise D3MKitError(issues, EXIT_USAGE if issues[0].code in ("file.missing", "file.unreadable") else 1)
-    return df
+    labels: dict[str, set] = {c: set() for c in wanted}
+    if wanted:
+        for chunk in read_table_chunks(task.dataset.resource_path(ld), usecols=wanted):
+            for c in chunk.columns:
+                labels[c].update(str(v) for v in typed(chunk[c], "categorical").dropna().unique())
+    return {c: sorted(v) for c, v in labels.items()}
 
 
 def _written(task) -> str:

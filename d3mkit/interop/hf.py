@@ -9,8 +9,11 @@ RAI fields (the benchmark's card, as the Croissant export takes them).
 Features: a categorical target is a ``ClassLabel`` (its labels, sorted), a column referring
 to an image collection an ``Image`` (the file's bytes), integer ``int64``, real ``float64``,
 boolean ``bool``, dateTime ``timestamp[ns, tz=UTC]``, anything else ``string``. Rows are
-generated one at a time into datasets' Arrow writer (``Dataset.from_generator``), so the
-memory does not grow with the number of images. Needs the ``[hf]`` extra.
+generated one at a time into datasets' Arrow writer (``Dataset.from_generator``) from
+learningData read in blocks (:func:`d3mkit.tables.read_table_chunks`; the fold's rows picked
+by :func:`d3mkit.splits.fold_members`, which holds only the indices), and the ClassLabel
+names come from a first pass over the same blocks, so the memory does not grow with the
+number of rows or images. Needs the ``[hf]`` extra.
 """
 
 from __future__ import annotations
@@ -38,57 +41,83 @@ def _datasets():
     return datasets
 
 
-def features_of(task, frame, datasets):
-    """``(datasets.Features, {column: media collection})`` of learningData's columns."""
+def features_of(task, columns: list[str], labels: dict[str, set], datasets):
+    """``(datasets.Features, {column: media collection})`` of learningData's ``columns``;
+    ``labels`` are the labels of each categorical target (its ClassLabel names, sorted)."""
     ld = task.dataset.learning_data
     media = {c: r for c, r in task.dataset.media_columns(ld).items() if r.res_type == "image"}
-    targets = set(task.targets)
     feats = {}
     for col in ld.columns or ():
         name, ctype = col.col_name, col.col_type
-        if name not in frame.columns:
+        if name not in columns:
             continue
         if name in media:
             feats[name] = datasets.Image()
-        elif ctype == "categorical" and name in targets:
-            labels = sorted(str(v) for v in frame[name].dropna().unique())
-            feats[name] = datasets.ClassLabel(names=labels)
+        elif name in labels:
+            feats[name] = datasets.ClassLabel(names=sorted(labels[name]))
         elif ctype in SCALARS:
             feats[name] = datasets.Value(SCALARS[ctype])
         elif ctype == "dateTime":
             feats[name] = datasets.Value("timestamp[ns, tz=UTC]")
         else:
             feats[name] = datasets.Value("string")
-    for name in frame.columns:            # undeclared columns stay text
+    for name in columns:                  # undeclared columns stay text
         feats.setdefault(name, datasets.Value("string"))
-    return datasets.Features({c: feats[c] for c in frame.columns}), media
+    return datasets.Features({c: feats[c] for c in columns}), media
 
 
-def _rows(task, frame, features, media):
-    """One example per row of ``frame``; images as ``{"bytes", "path"}`` read one at a time."""
+def _blocks(task, members):
+    """learningData's rows whose d3mIndex is one of ``members`` (a sorted string array), in
+    file order, typed as :meth:`TaskRoot.frame` types them, a block at a time."""
+    import numpy as np
+
+    from d3mkit.tables import read_table_chunks
+    for raw in read_table_chunks(task.dataset.resource_path(task.dataset.learning_data)):
+        index = raw["d3mIndex"] if "d3mIndex" in raw.columns else raw.iloc[:, 0]
+        keep = np.isin(index.astype(str).str.strip().to_numpy(dtype=str), members)
+        if keep.any():
+            yield task.frame(raw[keep].reset_index(drop=True))
+
+
+def _labels(task, members) -> dict[str, set]:
+    """The labels of each categorical target among the rows of ``members`` (one pass)."""
+    cats = [c.col_name for c in task.dataset.learning_data.columns or ()
+            if c.col_type == "categorical" and c.col_name in set(task.targets)]
+    out: dict[str, set] = {c: set() for c in cats}
+    for frame in _blocks(task, members):
+        for c in cats:
+            if c in frame.columns:
+                out[c].update(str(v) for v in frame[c].dropna().unique())
+    return out
+
+
+def _rows(task, members, features, media):
+    """One example per row of the fold's ``members``; images as ``{"bytes", "path"}`` read
+    one at a time."""
     import pandas as pd
 
     from d3mkit.limits import open_regular
-    paths = {c: task.media_paths(c, frame) for c in media}
-    columns = list(frame.columns)
-    text = {c: type(features[c]).__name__ == "Value" and features[c].dtype == "string" for c in columns}
-    for i in range(len(frame)):
-        ex = {}
-        for c in columns:
-            v = frame[c].iat[i]
-            if c in media:
-                with open_regular(paths[c].iat[i], "media file") as fh:
-                    ex[c] = {"bytes": fh.read(), "path": str(v)}
-                continue
-            if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v):
-                ex[c] = None
-            elif text[c]:
-                ex[c] = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)   # realVector: as written
-            elif hasattr(v, "item") and not isinstance(v, pd.Timestamp):
-                ex[c] = v.item()
-            else:
-                ex[c] = v if not isinstance(v, str) else str(v)
-        yield ex
+    for frame in _blocks(task, members):
+        paths = {c: task.media_paths(c, frame) for c in media}
+        columns = list(frame.columns)
+        text = {c: type(features[c]).__name__ == "Value" and features[c].dtype == "string" for c in columns}
+        for i in range(len(frame)):
+            ex = {}
+            for c in columns:
+                v = frame[c].iat[i]
+                if c in media:
+                    with open_regular(paths[c].iat[i], "media file") as fh:
+                        ex[c] = {"bytes": fh.read(), "path": str(v)}
+                    continue
+                if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v):
+                    ex[c] = None
+                elif text[c]:
+                    ex[c] = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)   # realVector: as written
+                elif hasattr(v, "item") and not isinstance(v, pd.Timestamp):
+                    ex[c] = v.item()
+                else:
+                    ex[c] = v if not isinstance(v, str) else str(v)
+            yield ex
 
 
 def dataset_card(task, features, repeat: int, fold: int, sizes: dict[str, int]) -> str:
@@ -143,25 +172,31 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     escapes = [i for i in errors if i.code == "path.escape"]
     if (errors and not force) or escapes:
         raise D3MKitError(escapes or errors)
-    train, test = task.train_test(repeat, fold)
-    import pandas as pd
-    features, media = features_of(task, pd.concat([train, test], ignore_index=True), datasets)
+    import numpy as np
+
+    from d3mkit.splits import fold_members
+    from d3mkit.validation.csvread import read_header
+    members = dict(zip(("train", "test"), fold_members(task.problem_dir / task.problem.splits_file,
+                                                       repeat, fold)))
+    columns = read_header(task.dataset.resource_path(task.dataset.learning_data))[0]
+    labels = _labels(task, np.union1d(members["train"], members["test"]))
+    features, media = features_of(task, columns, labels, datasets)
     with StagedDir(out, force=force) as tmp:
         cache = tmp / ".cache"
         splits = {}
-        for split, frame in (("train", train), ("test", test)):
+        for split in ("train", "test"):
             splits[split] = datasets.Dataset.from_generator(
                 _rows, features=features, cache_dir=str(cache), keep_in_memory=False,
-                gen_kwargs={"task": task, "frame": frame, "features": features, "media": media},
+                gen_kwargs={"task": task, "members": members[split], "features": features, "media": media},
                 split=split)
         dd = datasets.DatasetDict(splits)
         dd.save_to_disk(str(tmp / "data"))
         for p in (tmp / "data").iterdir():
             p.rename(tmp / p.name)
         (tmp / "data").rmdir()
+        sizes = {k: len(v) for k, v in splits.items()}
         del dd, splits
         shutil.rmtree(cache, ignore_errors=True)
-        write_text(tmp / "README.md", dataset_card(task, features, repeat, fold,
-                                                   {"train": len(train), "test": len(test)}))
+        write_text(tmp / "README.md", dataset_card(task, features, repeat, fold, sizes))
     from d3mkit.interop.croissant import invalid_root
     return [invalid_root(task.root, errors, "the dataset holds the rows as read")] if errors else []
