@@ -237,6 +237,10 @@ OTHER: dict[str, tuple[str, str]] = {
     "croissant.nested": (E, "a record set with nested records (subField, parentField, repeated, isArray)"),
     "croissant.unsupported": (E, "a Croissant source d3mkit has no reader for (archives, non-CSV, transforms, "
                                  "fileProperty, joins of several files)"),
+    "croissant.split": (E, "a Croissant split that is neither training nor test, or a fold record set whose "
+                          "rows do not fit the imported record set"),
+    "croissant.split_validation": (W, "a Croissant validation split imported as TRAIN rows (D3M has no "
+                                      "validation split)"),
     "croissant.digest": (E, "a Croissant FileObject's sha256 differs from the file's bytes"),
     # command line
     "usage": (E, "bad arguments (exit 2)"),

@@ -44,7 +44,8 @@ def test_problems_export_and_load(root, tmp_path, capsys):
     assert path == tmp_path / f"{root.name}.croissant.json"
     doc = json.loads(path.read_text())
     assert doc["conformsTo"][0] == "http://mlcommons.org/croissant/1.1"
-    assert doc["citeAs"] and doc["license"] and doc["d3m:targets"]
+    assert doc["citeAs"] and doc["license"]
+    _check_task_problem(doc, root)
     for k in ("dataCollection", "dataBiases", "dataLimitations", "personalSensitiveInformation", "dataUseCases"):
         assert doc[f"rai:{k}"], k                    # the benchmark's card
     manifest = json.loads(next(root.glob("*_debug/manifest.json")).read_text())
@@ -52,6 +53,25 @@ def test_problems_export_and_load(root, tmp_path, capsys):
     ld = files["file/learningData"]
     assert ld["sha256"] == manifest["digests"][ld["contentUrl"].split("/", 1)[1]]["sha256"]
     _check_records(path, root)
+
+
+def _check_task_problem(doc: dict, root: Path) -> None:
+    """The problem is a Croissant Tasks cr:TaskProblem: the targets are the cr:Label fields of
+    its output schema, the metrics its evaluation's cr:metric; the rest is d3m:."""
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(root)
+    tp = doc["d3m:problem"]
+    assert tp["@type"] == "cr:TaskProblem" and tp["name"] == task.problem.problem_id
+    assert tp["cr:input"] == {"@id": doc["url"]}
+    assert tp["cr:output"]["@type"] == "cr:OutputSpec"
+    schema = tp["cr:output"]["cr:schema"]
+    labels = [f["name"] for f in schema["field"] if "cr:Label" in f["dataType"]]
+    assert labels == task.targets and schema["field"][0]["name"] == "d3mIndex"
+    assert tp["cr:evaluation"] == {"@type": "cr:EvaluationSpec", "@id": f"{tp['@id']}/evaluation",
+                                   "cr:metric": task.problem.metric_names}
+    assert tp["d3m:taskType"] == task.problem.task_type
+    assert json.loads(tp["d3m:performanceMetrics"]) == task.problem.metrics
+    assert not {"d3m:targets", "d3m:taskType", "d3m:performanceMetrics"} & set(doc)   # no second owner
 
 
 def _typed_root(tmp: Path) -> Path:
@@ -94,7 +114,7 @@ def test_kfold_repeats_are_rows_of_datasplits(tmp_path, capsys):
     code, out, err = run(["export", "croissant", root, "--rai", _rai(tmp_path)], capsys)
     assert code == 0 and "rai_missing" not in err, err
     doc = json.loads(Path(out.strip()).read_text())
-    assert json.loads(doc["d3m:dataSplits"])["method"] == "kFold"
+    assert json.loads(doc["d3m:problem"]["d3m:dataSplits"])["method"] == "kFold"
     _check_records(Path(out.strip()), root)
 
 

@@ -123,3 +123,80 @@ def test_missing_record_set_and_url_file(tmp_path, capsys):
     assert "learningData" in text                        # names the record sets there are
     refused(["import", "croissant", "https://example.org/c.json", "--record-set", "x", "--target", "y",
              "--out", tmp_path / "o"], capsys, "croissant.url", 1)
+
+
+def _splits_of(path: Path) -> tuple[pd.DataFrame, dict]:
+    doc = json.loads(path.read_text())
+    return read_record_set(path, "dataSplits").frame, json.loads(doc["d3m:problem"]["d3m:dataSplits"])
+
+
+@pytest.mark.parametrize("kind", ["holdOut", "kFold"])
+def test_round_trip_keeps_the_splits(tmp_path, capsys, kind):
+    """export -> import -> export gives the same dataSplits record set and split parameters,
+    for a holdOut root and a 3-fold x 2-repeat one (the fold record set back to kFold/repeats)."""
+    from _croissant_util import wine_kfold
+    if kind == "kFold":
+        root = wine_kfold(tmp_path, capsys)
+        assert run(["export", "croissant", root], capsys)[0] == 0
+        first = tmp_path / "wine.croissant.json"
+    else:
+        first = _exported(tmp_path, capsys)
+    out = tmp_path / "imported"
+    code, stdout, err = run(["import", "croissant", first, "--record-set", "learningData", "--target", "class",
+                             "--out", out], capsys)
+    assert code == 0, err
+    code, stdout, err = run(["export", "croissant", out / "wine"], capsys)
+    assert code == 0, err
+    (rows1, doc1), (rows2, doc2) = _splits_of(first), _splits_of(Path(stdout.strip()))
+    pd.testing.assert_frame_equal(rows1, rows2)
+    assert doc1 == doc2, (doc1, doc2)
+    assert doc2["method"] == kind and TaskRoot.open(out / "wine").problem.splits["method"] == kind
+    if kind == "kFold":
+        assert (doc2["numFolds"], doc2["numRepeats"]) == (3, 2)
+        assert sorted(set(zip(rows2["repeat"], rows2["fold"]))) == [(r, f) for r in "01" for f in "012"]
+
+
+def _split_field_file(tmp: Path, names: list[str], urls: dict[str, str]) -> Path:
+    """A hand-written Croissant file whose record set has a split field (Croissant's own way)."""
+    rows = [(i, f"x{i}", "ab"[i % 2], names[i % len(names)]) for i in range(12)]
+    (tmp / "data.csv").write_text("id,x,y,split\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    from d3mkit.interop.croissant import CONTEXT
+    f = lambda n, t, ref=None: {"@type": "cr:Field", "@id": f"rows/{n}", "name": n, "dataType": t,
+                                "source": {"fileObject": {"@id": "data"}, "extract": {"column": n}},
+                                **({"references": {"field": {"@id": ref}}} if ref else {})}
+    doc = {"@context": CONTEXT, "@type": "sc:Dataset", "name": "s", "conformsTo": "http://mlcommons.org/croissant/1.1",
+           "distribution": [{"@type": "cr:FileObject", "@id": "data", "name": "data.csv", "contentUrl": "data.csv",
+                             "encodingFormat": "text/csv"}],
+           "recordSet": [{"@type": "cr:RecordSet", "@id": "split_enums", "dataType": "cr:Split",
+                          "key": {"@id": "split_enums/name"},
+                          "field": [{"@type": "cr:Field", "@id": "split_enums/name", "dataType": "sc:Text"},
+                                    {"@type": "cr:Field", "@id": "split_enums/url", "dataType": "cr:Split"}],
+                          "data": [{"split_enums/name": k, "split_enums/url": v} for k, v in urls.items()]},
+                         {"@type": "cr:RecordSet", "@id": "rows", "key": {"@id": "rows/id"},
+                          "field": [f("id", "sc:Integer"), f("x", "sc:Text"), f("y", "sc:Text"),
+                                    f("split", "sc:Text", "split_enums/name")]}]}
+    p = tmp / "s.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+def test_a_split_field_becomes_a_holdout(tmp_path, capsys):
+    p = _split_field_file(tmp_path, ["training", "testing", "training", "val"],
+                          {"training": "cr:TrainingSplit", "testing": "cr:TestSplit", "val": "cr:ValidationSplit"})
+    code, stdout, err = run(["import", "croissant", p, "--record-set", "rows", "--target", "y", "--out",
+                             tmp_path / "o", "--name", "s"], capsys)
+    assert code == 0, err
+    assert "croissant.split_validation" in err and "3 validation row(s)" in err
+    task = TaskRoot.open(tmp_path / "o" / "s")
+    assert "split" not in task.learning_data().columns            # the split field leaves the table
+    s = task.splits()
+    assert s["type"].tolist() == ["TEST" if i % 4 == 1 else "TRAIN" for i in range(12)]
+    assert task.problem.splits["method"] == "holdOut" and task.problem.splits["testSize"] == 0.25
+
+
+def test_an_unknown_split_is_refused(tmp_path, capsys):
+    p = _split_field_file(tmp_path, ["train", "test", "extra"], {"train": "cr:TrainingSplit",
+                                                                 "test": "cr:TestSplit", "extra": "x:Other"})
+    refused(["import", "croissant", p, "--record-set", "rows", "--target", "y", "--out", tmp_path / "o"],
+            capsys, "croissant.split", 1, path=p)
+    assert not (tmp_path / "o").exists()

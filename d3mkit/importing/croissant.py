@@ -18,6 +18,18 @@ relative ``contentUrl``/``includes`` inside the Croissant file's directory. The 
 d3mkit's own reader, every cell as text (:func:`d3mkit.tables.read_table`), so ``007`` stays
 ``007``; a FileObject's ``sha256``, when given, must match the bytes.
 
+**Splits.** The source's splits are carried over (then ``--split`` and its options do not
+apply): a record set keyed like the imported one with a field referring to a ``cr:Split``
+record set and integer ``repeat`` and ``fold`` fields (what d3mkit's export writes,
+``dataSplits``) gives dataSplits.csv row for row; otherwise a field of the imported record set
+referring to a ``cr:Split`` record set (Croissant's split field) gives a holdOut split, that
+field leaving the table. A split is TRAIN when its url is ``cr:TrainingSplit`` (or it is named
+train/training), TEST for ``cr:TestSplit`` (test/testing); a validation split
+(``cr:ValidationSplit``, val/valid/validation/dev) becomes TRAIN with a
+``croissant.split_validation`` warning (D3M has no validation split); any other split is a
+``croissant.split`` error. The split parameters come from the file's ``d3m:problem``
+(``d3m:dataSplits``) when it has them, else they are read off the rows.
+
 Refused, one issue each (exit 1): a ``contentUrl`` that is a URL (``croissant.url``: nothing is
 downloaded), one leaving the directory (``path.escape``), an unknown context or version
 (``croissant.context``), a missing record set or column (``croissant.record_set``,
@@ -246,9 +258,128 @@ def _key(path: Path, record_set: str) -> list[str]:
     return [fields[k] for k in (_id(k) for k in _list(rs.get("key"))) if k in fields]
 
 
+SPLIT_KINDS = {"TrainingSplit": "TRAIN", "TestSplit": "TEST", "ValidationSplit": "VALIDATION"}
+SPLIT_NAMES = {"train": "TRAIN", "training": "TRAIN", "test": "TEST", "testing": "TEST", "val": "VALIDATION",
+               "valid": "VALIDATION", "validation": "VALIDATION", "dev": "VALIDATION"}
+SPLIT_DOC_KEYS = ("method", "testSize", "numFolds", "stratified", "numRepeats", "randomSeed")
+
+
+def _split_kinds(doc: dict, path) -> dict[str, dict[str, str]]:
+    """``{field @id: {split name: TRAIN|TEST|VALIDATION|""}}`` of the name (key) field of each
+    ``cr:Split`` record set with inline data ("" for a split that is neither)."""
+    out = {}
+    for r in _list(doc.get("recordSet")):
+        if not isinstance(r, dict) or "cr:Split" not in _list(r.get("dataType")):
+            continue
+        fields = [f for f in _list(r.get("field")) if isinstance(f, dict)]
+        key = _id(next(iter(_list(r.get("key"))), None)) or next(
+            (str(f.get("@id")) for f in fields if f.get("name") == "name"), None)
+        kinds: dict[str, str] = {}
+        for row in _list(r.get("data")):
+            if not isinstance(row, dict) or key not in row:
+                continue
+            name = str(row[key])
+            urls = [str(v) for k, v in row.items() if k != key]
+            kind = next((SPLIT_KINDS[u.rsplit("/", 1)[-1].removeprefix("cr:")] for u in urls
+                         if u.rsplit("/", 1)[-1].removeprefix("cr:") in SPLIT_KINDS), None)
+            kinds[name] = kind or SPLIT_NAMES.get(name.strip().lower(), "")
+        if key:
+            out[key] = kinds
+    return out
+
+
+def _split_types(values: pd.Series, kinds: dict[str, str], where: str, path) -> tuple[pd.Series, int]:
+    """D3M types (TRAIN/TEST) of split names, and how many were validation rows."""
+    kind = values.map(lambda v: kinds.get(v) or SPLIT_NAMES.get(str(v).strip().lower(), ""))
+    bad = kind == ""
+    if bad.any():
+        first = values[bad].iloc[0]
+        raise _issue("croissant.split", where, f"split {first!r} is neither a training nor a test split "
+                     "(a TRAIN/TEST split or cr:TrainingSplit/cr:TestSplit/cr:ValidationSplit)", path)
+    validation = kind == "VALIDATION"
+    return kind.where(~validation, "TRAIN"), int(validation.sum())
+
+
+def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[str]):
+    """``(dataSplits rows, the problemDoc's dataSplits section, the split field to drop, issues)``
+    of the splits the Croissant file gives for ``record_set`` (see the module docstring), or
+    ``(None, None, None, [])`` when it gives none. ``index`` is the d3mIndex each row of
+    ``table`` gets."""
+    import json as _json
+
+    from d3mkit.docs.jsonio import load_json
+    from d3mkit.errors import warning
+    doc = load_json(path)
+    kinds = _split_kinds(doc, path)
+    if not kinds:
+        return None, None, None, []
+    problem = doc.get("d3m:problem") if isinstance(doc.get("d3m:problem"), dict) else {}
+    try:
+        given = _json.loads(problem.get("d3m:dataSplits") or "null")
+    except (TypeError, ValueError):
+        given = None
+    split_doc = {k: given[k] for k in SPLIT_DOC_KEYS if k in given} if isinstance(given, dict) else None
+    sets = [r for r in _list(doc.get("recordSet")) if isinstance(r, dict)]
+    this = next(r for r in sets if record_set in (r.get("@id"), r.get("name")))
+    key = _key(path, record_set)
+    issues = []
+    for r in sets:                                   # a fold record set (d3mkit's dataSplits)
+        if r is this or r.get("data") is not None:
+            continue
+        fields = [f for f in _list(r.get("field")) if isinstance(f, dict)]
+        names = {str(f.get("name")): f for f in fields}
+        split_f = next((f for f in fields if _ref(f) in kinds), None)
+        if split_f is None or not {"repeat", "fold"} <= set(names) or len(key) != 1 or key[0] not in names:
+            continue
+        rid = str(r.get("@id") or r.get("name"))
+        rows = read_record_set(path, rid).frame
+        types, n_val = _split_types(rows[str(split_f.get("name"))], kinds[_ref(split_f)], f"recordSet {rid}", path)
+        splits = pd.DataFrame({"d3mIndex": rows[key[0]].to_numpy(), "type": types.to_numpy(),
+                               "repeat": rows["repeat"].to_numpy(), "fold": rows["fold"].to_numpy()})
+        for col in ("repeat", "fold"):
+            if not splits[col].str.fullmatch(r"[0-9]+").all():
+                raise _issue("croissant.split", f"recordSet {rid}, field {col}", f"{col} values are "
+                             "non-negative integers", path)
+        unknown = ~splits["d3mIndex"].isin(set(index))
+        if unknown.any():
+            raise _issue("croissant.split", f"recordSet {rid}", f"{int(unknown.sum())} row(s) name a "
+                         f"{key[0]} that {record_set!r} does not have (first "
+                         f"{splits['d3mIndex'][unknown].iloc[0]!r})", path)
+        if n_val:
+            issues.append(warning("croissant.split_validation", f"recordSet {rid}", f"{n_val:,} validation "
+                                  "row(s) became TRAIN (D3M has no validation split)", str(path)))
+        if split_doc is None:
+            folds = int(splits["fold"].astype(int).max()) + 1
+            repeats = int(splits["repeat"].astype(int).max()) + 1
+            split_doc = {"method": "kFold" if folds > 1 else "holdOut", "stratified": False,
+                         "numRepeats": repeats if repeats > 1 else 0}
+            if folds > 1:
+                split_doc["numFolds"] = folds
+        return splits, _holdout_size(split_doc, splits), None, issues
+    fields = [f for f in _list(this.get("field")) if isinstance(f, dict)]
+    split_f = next((f for f in fields if _ref(f) in kinds), None)
+    if split_f is None:
+        return None, None, None, []
+    col = str(split_f.get("name") or str(split_f.get("@id", "")).rsplit("/", 1)[-1])
+    types, n_val = _split_types(table.frame[col], kinds[_ref(split_f)], f"field {col}", path)
+    if n_val:
+        issues.append(warning("croissant.split_validation", f"field {col}", f"{n_val:,} validation row(s) "
+                              "became TRAIN (D3M has no validation split)", str(path)))
+    splits = pd.DataFrame({"d3mIndex": index, "type": types.to_numpy(), "repeat": "0", "fold": "0"})
+    return splits, _holdout_size({"method": "holdOut", "stratified": False, "numRepeats": 0}, splits), col, issues
+
+
+def _holdout_size(split_doc: dict, splits: pd.DataFrame) -> dict:
+    """``split_doc`` with a holdOut's testSize read off the rows of repeat 0, fold 0 when absent."""
+    if split_doc.get("method") == "holdOut" and "testSize" not in split_doc:
+        first = (splits["repeat"].astype(str) == "0") & (splits["fold"].astype(str) == "0")
+        split_doc = {**split_doc, "testSize": round(float((splits.loc[first, "type"] == "TEST").mean()), 6)}
+    return split_doc
+
+
 def import_croissant_result(source, *, record_set: str, target, out, **kwargs):
     """:func:`import_croissant` returning :class:`~d3mkit.importing.table.Imported`."""
-    from d3mkit.importing.table import import_frame
+    from d3mkit.importing.table import index_values, options, package_frame
     path = Path(source)
     table = read_record_set(path, record_set)
     types = {c: table.col_type(c) for c in table.frame.columns}
@@ -268,7 +399,14 @@ def import_croissant_result(source, *, record_set: str, target, out, **kwargs):
                  f"Cite as: {a['citation']}" if a.get("citation") else None,
                  f"Imported from the Croissant record set {record_set!r} of {path.name}."]
         kwargs["description"] = " ".join(p for p in parts if p)
-    return import_frame(table.frame, target=target, out=out, types=types, source_name=str(path), **kwargs)
+    index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path))]
+    splits, split_doc, drop, issues = read_splits(path, record_set, table, index)
+    frame = table.frame.drop(columns=[drop]) if drop else table.frame
+    types.pop(drop, None)
+    opts = options(target, types=types, **kwargs)
+    done = package_frame(frame, opts, out, source=str(path), splits=splits, split_doc=split_doc)
+    done.issues[:0] = issues
+    return done
 
 
 def import_croissant(source, *, record_set: str, target, out, **kwargs) -> Path:

@@ -13,9 +13,12 @@ mapping between D3M documents and Croissant (docs/interop.md has the table).
   does; the column's description names it, see :func:`croissant_document`), ``splits`` (``cr:Split``: TRAIN is
   ``cr:TrainingSplit``, TEST ``cr:TestSplit``) and ``dataSplits`` (d3mIndex, type, repeat,
   fold: Croissant has no folds, so every repeat and fold is a row there).
-* **the problem**: task type, subtype, targets, metrics and the split method, as ``d3m:``
-  properties (the D3M problemSchema's own names, namespace :data:`D3M_NS`), since the
-  Croissant Tasks vocabulary has no place for them yet.
+* **the problem**: a Croissant Tasks ``cr:TaskProblem`` (``d3m:problem``, :func:`task_problem`):
+  ``cr:input`` the dataset, ``cr:output`` a ``cr:OutputSpec`` whose ``cr:schema`` is the record
+  set of predictions.csv (index and targets, ``cr:Label``), ``cr:evaluation`` a
+  ``cr:EvaluationSpec`` naming the metrics (``cr:metric``); the splits are ``cr:Split`` (above).
+  What the Tasks vocabulary has no term for stays ``d3m:`` (the D3M problemSchema's own names,
+  namespace :data:`D3M_NS`): task type and subtype, metric parameters, split parameters.
 * **description and RAI**: name, description, licence, citation (``citeAs``), version, and the
   ``rai:`` fields from ``--rai``, the manifest's ``"rai"`` or the card of the benchmark the
   manifest names (:class:`d3mkit.benchmarks.plugins.Card`, a field of its Benchmark record; so
@@ -251,19 +254,47 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         "distribution": distribution,
         "recordSet": record_sets,
         "d3m:datasetID": ddoc.dataset_id,
-        "d3m:problemID": pdoc.problem_id,
-        "d3m:taskType": pdoc.task_type,
-        "d3m:taskSubType": pdoc.task_subtype,
-        "d3m:targets": [t.col_name for t in pdoc.targets],
-        "d3m:performanceMetrics": json.dumps(pdoc.metrics),
-        "d3m:dataSplits": json.dumps(pdoc.splits),
         **rai_values,
     }
+    doc["d3m:problem"] = task_problem(task, doc, fields, index_cols)
     if about.get("source"):
         doc["isBasedOn"] = about["source"]
     if carried:
         doc["d3m:validationIssues"] = [i.format() for i in carried]
     return {k: v for k, v in doc.items() if v is not None}, issues
+
+
+def task_problem(task, doc: dict, fields: list[dict], index_cols: list[str]) -> dict:
+    """The problem as a Croissant Tasks ``cr:TaskProblem`` (github.com/mlcommons/croissant,
+    tasks/): its input is the dataset ``doc`` describes, its expected output (``cr:OutputSpec``)
+    has the schema of predictions.csv (the index and the targets, each a ``cr:Label``), its
+    evaluation (``cr:EvaluationSpec``) names the metrics (``cr:metric``). What the Tasks
+    vocabulary has no term for stays ``d3m:``: the task type and subtype, the metrics with their
+    parameters and the split parameters (the problemDoc's JSON as text)."""
+    pdoc = task.problem
+    pid = f"problem/{pdoc.problem_id}"
+    by_name = {f["name"]: f for f in fields}
+    out_fields = []
+    for col in [*index_cols[:1], *[t.col_name for t in pdoc.targets]]:
+        f = by_name.get(col, {"dataType": "sc:Text"})
+        out_fields.append({"@type": "cr:Field", "@id": f"{pid}/predictions/{col}", "name": col,
+                           "dataType": f["dataType"],
+                           "references": {"field": {"@id": _fid("learningData", col)}}})
+    return {
+        "@type": "cr:TaskProblem", "@id": pid, "name": pdoc.problem_id,
+        "description": pdoc.about.get("problemDescription") or f"The D3M problem of {task.name}.",
+        "cr:input": {"@id": doc["url"]},            # the dataset (its url; mlcroissant reads a nested sc:Dataset as a second one)
+        "cr:output": {"@type": "cr:OutputSpec", "@id": f"{pid}/output", "name": "predictions.csv",
+                      "description": "One prediction per TEST row: the index and each target.",
+                      "cr:schema": {"@type": "cr:RecordSet", "@id": f"{pid}/predictions", "name": "predictions",
+                                    "field": out_fields}},
+        "cr:evaluation": {"@type": "cr:EvaluationSpec", "@id": f"{pid}/evaluation",
+                          "cr:metric": list(pdoc.metric_names)},
+        "d3m:taskType": pdoc.task_type,
+        "d3m:taskSubType": pdoc.task_subtype,
+        "d3m:performanceMetrics": json.dumps(pdoc.metrics),
+        "d3m:dataSplits": json.dumps(pdoc.splits),
+    }
 
 
 def _categorical_labels(task, ld) -> dict[str, list[str]]:
