@@ -118,3 +118,19 @@ def test_a_version_1_database_is_upgraded_in_place(tmp_path):
     s.login_attempt("ip:1", 5)
     s.rate_check("k1", 1)
     s.close()
+
+
+def test_a_starting_server_keeps_the_partial_uploads_another_one_is_receiving(env):
+    import os
+    import time
+
+    from d3mkit.server.challenge import clean_uploads
+    _, _, root, _ = make_challenge(env, rows=20, teams=())
+    ch = open_challenge(root)
+    old, fresh = ch.uploads / ".upload-old", ch.uploads / ".upload-fresh"
+    old.write_bytes(b"d3mIndex")
+    fresh.write_bytes(b"d3mIndex")
+    past = time.time() - 2 * 3600
+    os.utime(old, (past, past))
+    assert clean_uploads(ch) == 1
+    assert not old.exists() and fresh.exists()

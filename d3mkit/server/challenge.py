@@ -122,13 +122,23 @@ def open_challenge(root: Path | str) -> Challenge:
                      data["max_mb"], data["rate_per_minute"], data["precision"], problems)
 
 
-def clean_uploads(challenge: Challenge) -> int:
+PARTIAL_MAX_AGE = 3600.0    # seconds: a partial upload older than this was left by a dead server
+
+
+def clean_uploads(challenge: Challenge, max_age: float = PARTIAL_MAX_AGE) -> int:
     """Remove the partial uploads (``uploads/.upload-*``) a killed server left; return how
-    many. Only at start-up: one server per challenge."""
+    many. At start-up; only files untouched for ``max_age`` seconds, so that another server
+    process on the same challenge keeps the uploads it is receiving."""
+    import time
     n = 0
+    limit = time.time() - max_age
     for f in challenge.uploads.glob(".upload-*"):
-        f.unlink(missing_ok=True)
-        n += 1
+        try:
+            if f.stat().st_mtime < limit:
+                f.unlink()
+                n += 1
+        except FileNotFoundError:        # finished or removed by its server meanwhile
+            pass
     return n
 
 
