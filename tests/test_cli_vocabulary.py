@@ -373,6 +373,9 @@ def test_every_parser_speaks_the_one_vocabulary(prog):
         # the search path of datasets is --datasets, repeatable
         if action.dest in ("datasets", "dataset") and action.type is Path:
             assert opt == "--datasets" and isinstance(action.default, list), (prog, opt)
+        # one --seed: a non-negative integer, checked when parsed
+        if opt == "--seed":
+            assert getattr(action.type, "__name__", "") == "seed_value", prog
         # --device is a choice everywhere
         if opt == "--device":
             assert list(action.choices) == ["auto", "cpu", "cuda"], prog
@@ -407,6 +410,13 @@ def test_every_parser_has_plain_help_with_an_example(prog):
 def test_did_you_mean_reaches_every_level(argv, hint, capsys):
     code, _, err = run(argv, capsys)
     assert code == 2 and hint in err, err
+
+
+@pytest.mark.parametrize("argv", [["evaluate", "--example", "x", "--seed", "-1"],
+                                  ["challenge", "create", "--problems", "p", "--out", "o", "--seed", "-1"]])
+def test_a_negative_seed_is_a_usage_error_everywhere(argv, capsys):
+    code, _, err = run(argv, capsys)          # evaluate --seed -1 was an internal error
+    assert code == 2 and "--seed: must be >= 0, got -1" in err and "internal error" not in err
 
 
 def test_challenge_max_mb_is_a_hidden_alias(tmp_path, capsys):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from d3mkit.commands import seed_value
+
 
 def _db_argument(p) -> None:
     p.add_argument("--db", metavar="URL", default=None,
@@ -36,7 +38,7 @@ def add_parser(sub) -> None:
                    help="submission requests per team per minute (default 30)")
     c.add_argument("--precision", type=int, default=4, metavar="D",
                    help="digits after the point shown for a score (default 4)")
-    c.add_argument("--seed", type=int, default=None,
+    c.add_argument("--seed", type=seed_value, default=None,
                    help="seed of the public/private split (default: random; recorded)")
     c.add_argument("--name", default=None, help="the challenge's title (default: the directory name)")
     c.add_argument("--force", action="store_true", help="replace an existing challenge directory")

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from d3mkit.commands import seed_value
 from d3mkit.errors import UsageError, print_issues
 
 FAIL_ON = ("failures", "missing", "none")
@@ -37,7 +38,7 @@ def add_parser(sub) -> None:
                    help="bootstrap resamples for the confidence intervals and paired tests (default 1000; "
                         "0 turns the intervals and comparisons off)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence of the intervals (default 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the resamples (default 0)")
     p.add_argument("--max-size-mb", type=float, default=None,
                    help="predictions files over this size are failures, not read (default: the "
                         "d3mkit file limit, D3MKIT_MAX_FILE_BYTES, 4 GiB)")
