@@ -376,7 +376,6 @@ SERVER: dict[str, tuple[str, str]] = {
     "store.url": (E, "--db is not a database URL SQLAlchemy can use (or its driver is missing)"),
     "store.unreachable": (E, "the database cannot be opened or reached"),
     "store.version": (E, "the database's schema is newer than this d3mkit"),
-    "dependency.missing": (E, "an optional dependency is not installed (the message names the extra)"),
 }
 
 CODES: dict[str, tuple[str, str]] = {**VALIDATION, **OTHER, **IMPORT, **EVALUATE, **SERVER}

@@ -241,3 +241,13 @@ def test_codes_emitted_at_run_time_are_recorded():
     finally:
         del conftest.EMITTED[made]
     assert conftest.uncatalogued() == {}
+
+
+def test_no_code_is_listed_twice():
+    """A dict literal keeps the last of two equal keys silently: each code once in codes.py."""
+    import ast
+    from collections import Counter
+    tree = ast.parse((Path(__file__).resolve().parent.parent / "d3mkit" / "codes.py").read_text(encoding="utf-8"))
+    keys = [k.value for node in ast.walk(tree) if isinstance(node, ast.Dict)
+            for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    assert [k for k, n in Counter(keys).items() if n > 1] == []
