@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.atomic import check_output_file, write_text
 from d3mkit.errors import EXIT_INVALID, EXIT_OK, D3MKitError, OutputExists, UsageError, print_issues
 
 TARGETS = ("3.1.1", "3.1.2", "4.0.0")
@@ -51,6 +50,7 @@ def _single(path: Path) -> Path | None:
 
 
 def run(args) -> int:
+    from d3mkit.atomic import check_output_file, write_text    # here: 'd3mkit --help' imports this module
     from d3mkit.docs.convert_dataset import convert_dataset
     from d3mkit.package import convert_tree
     from d3mkit.validation.convert import convert_checked

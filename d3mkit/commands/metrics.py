@@ -3,7 +3,6 @@ where it came from."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 
@@ -35,8 +34,8 @@ def _run(args) -> int:
     if args.format == "json":
         out = {"metrics": [m.describe() for m in metrics],
                "issues": [i.to_dict() for i in issues]}
-        from d3mkit.commands.show import write
-        write(json.dumps(out, indent=2, default=str) + "\n")
+        from d3mkit.commands.show import print_json
+        print_json(out)
         return 0
     rows = [("NAME", "BETTER", "BEST", "WORST", "TASK TYPES", "CONF", "PARAMS", "TARGETS", "SOURCE")]
     for m in metrics:

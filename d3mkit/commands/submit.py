@@ -3,7 +3,6 @@ file to an evaluation server (:mod:`d3mkit.server.client`, standard library only
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -38,6 +37,8 @@ def _run(args) -> int:
     if args.wait:
         got = client.wait(args.server, token, got["id"], timeout=args.timeout)
     if args.format == "json":
+        import json
+
         from d3mkit.commands.show import write
         write(json.dumps(got, sort_keys=True) + "\n")
     else:
