@@ -10,6 +10,7 @@ server's code and message; the command maps them to exit codes.
 
 from __future__ import annotations
 
+import http.client
 import json
 import secrets
 import time
@@ -68,7 +69,8 @@ def _call(req: urllib.request.Request, where: str, retries: int = RETRIES) -> di
                 delay *= 2
                 continue
             raise ServerError(exc.code, code, message, where) from None
-        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as exc:
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+            # HTTPException: a server that died mid-answer (IncompleteRead, a bad status line)
             if attempt < retries:
                 time.sleep(delay)
                 delay *= 2
