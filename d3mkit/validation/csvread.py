@@ -75,6 +75,21 @@ class Table:
         return 0 if self.df is None else len(self.df)
 
 
+def _first_row(text: str, eof: bool) -> list[str] | None:
+    """The first record of ``text`` (the csv module's reading, as ever), or None when it
+    is still inside a quoted field at the end of ``text`` and more of the file follows (a
+    quoted header name may hold a newline, RFC 4180). Raises :class:`csv.Error` for a
+    quoted field that the end of the file leaves open."""
+    try:
+        return next(csv.reader(io.StringIO(text, newline=""), strict=True), None)
+    except csv.Error as exc:
+        if "unexpected end of data" not in str(exc):    # other slips: read as csv always did
+            return next(csv.reader(io.StringIO(text, newline="")), None)
+        if eof:
+            raise csv.Error("a quoted name is not closed before the end of the file") from None
+        return None
+
+
 def read_header(path: Path | str) -> tuple[list[str] | None, list[Issue]]:
     """The header row of a CSV file, or ``(None, issues)``: the file is missing, not a
     regular file, too large, binary, not UTF-8, empty, unparseable or too wide."""
@@ -84,29 +99,34 @@ def read_header(path: Path | str) -> tuple[list[str] | None, list[Issue]]:
     if refused is not None:
         return None, [refused]
     try:
-        with open(path, "rb") as fh:   # read up to the first newline, not the whole file
+        with open(path, "rb") as fh:   # read up to the end of the first record, not the whole file
             note_fd(fh.fileno(), path)   # an input: no output of this run may replace it
-            parts = [fh.read(SNIFF_BYTES)]
-            size = len(parts[0])
-            while b"\n" not in parts[-1] and size < HEADER_BYTES:
-                chunk = fh.read(min(1 << 20, HEADER_BYTES - size))
-                if not chunk:
-                    break
-                parts.append(chunk)
-                size += len(chunk)
-            head = b"".join(parts)
-        if b"\x00" in head[:SNIFF_BYTES]:
-            return None, [make("file.binary", "", "file is binary, not UTF-8 CSV text", p)]
-        if head.startswith(b"\xef\xbb\xbf"):
-            head = head[3:]
-        cut = head.find(b"\n")
-        if cut < 0 and len(head) == HEADER_BYTES:
-            return None, [make("csv.too_wide", "row 1", f"the header line is longer than "
-                               f"{HEADER_BYTES:,} bytes", p)]
-        if cut < 0:
-            cut = len(head)
-        text = head[:cut + 1].decode("utf-8")   # a newline never splits a character
-        row = next(csv.reader(io.StringIO(text, newline="")), None)
+            head = fh.read(SNIFF_BYTES)
+            eof = len(head) < SNIFF_BYTES
+            row = None
+            while True:
+                if b"\x00" in head[:SNIFF_BYTES]:
+                    return None, [make("file.binary", "", "file is binary, not UTF-8 CSV text", p)]
+                bom = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+                cut = head.find(b"\n")
+                if cut >= 0 or eof:
+                    # the first line as before (a newline never splits a character) ...
+                    line = head[bom:cut + 1 if cut >= 0 else len(head)].decode("utf-8")
+                    row = _first_row(line, eof=cut < 0)
+                    if row is None:   # ... unless a quoted name runs past it: up to the last newline
+                        end = len(head) if eof else head.rfind(b"\n") + 1
+                        row = _first_row(head[bom:end].decode("utf-8", "surrogateescape"), eof)
+                    if row is not None or eof:
+                        break
+                if len(head) >= HEADER_BYTES:
+                    return None, [make("csv.too_wide", "row 1", f"the header line is longer than "
+                                       f"{HEADER_BYTES:,} bytes", p)]
+                chunk = fh.read(min(1 << 20, HEADER_BYTES - len(head)))
+                eof = not chunk
+                head += chunk
+        if row is not None and any("\udc80" <= ch <= "\udcff" for name in row for ch in name):
+            return None, [make("file.encoding", "row 1", "file is not valid UTF-8 (invalid bytes in "
+                               "the header)", p)]
     except FileNotFoundError:
         return None, [make("file.missing", "", "file does not exist", p)]
     except IsADirectoryError:
