@@ -35,3 +35,110 @@ def test_unclosed_quote_in_header_is_too_long_or_unparseable(tmp_path):
     p.write_bytes(b'a,"b\n1,2\n')
     header, issues = read_header(p)
     assert header is None and issues and issues[0].code in ("csv.parse", "csv.too_wide")
+
+
+# --- the scoring reader: read_columns (numpy tokenizer for plain files, else read_strings) ---
+
+import numpy as np
+import pytest
+
+from d3mkit.validation import csvread, plaincsv
+from d3mkit.validation.columns import ColumnTable
+from d3mkit.validation.csvread import read_columns
+
+KW = dict(int_cols=("d3mIndex",), category_cols=("label",))
+
+
+def _general(path, usecols=None, **kw):
+    df, issues = read_strings(path, usecols, **kw)
+    return (None if df is None else ColumnTable.from_frame(df)), issues
+
+
+def _same(a, b):
+    assert (a is None) == (b is None)
+    if a is None:
+        return
+    assert a.columns == b.columns and len(a) == len(b)
+    for c in a.columns:
+        x, y = a[c], b[c]
+        assert np.asarray(x).dtype.kind == np.asarray(y).dtype.kind, c
+        assert np.asarray(x).tolist() == np.asarray(y).tolist(), c
+
+
+PLAIN = {
+    "ints and labels": "d3mIndex,label\n3,b\n1,a\n2,b\n",
+    "no final newline": "d3mIndex,label\n3,b\n1,a",
+    "negative and long ints": "d3mIndex,label\n-5,x\n1234567890123456,y\n0,z\n",
+    "empty cells": "d3mIndex,label,other\n1,,\n2,a,\n3,,q\n",
+    "non-ASCII labels": "d3mIndex,label\n1,caf\u00e9\n2,\u00e9t\u00e9\n3,caf\u00e9\n",
+    "labels of 9 to 32 bytes": "d3mIndex,label\n1,Iris-versicolor\n2,Iris-setosa\n3," + "x" * 32 + "\n4,Iris-setosa\n",
+    "spaces kept": "d3mIndex,label\n1, a \n2,a\n",
+    "BOM": "\ufeffd3mIndex,label\n1,a\n2,b\n",
+    "an empty header name": "d3mIndex,label,\n1,a,\n2,b,\n",
+}
+FALLBACK = {
+    "a quote": 'd3mIndex,label\n1,"a,b"\n2,c\n',
+    "CRLF": "d3mIndex,label\r\n1,a\r\n2,b\r\n",
+    "a blank line": "d3mIndex,label\n1,a\n\n2,b\n",
+    "a long row": "d3mIndex,label\n1,a\n2,b,c\n",
+    "a short row": "d3mIndex,label\n1,a\n2\n",
+    "a long text": "d3mIndex,label\n1," + "y" * 33 + "\n",
+    "no rows": "d3mIndex,label\n",
+    "one column": "d3mIndex\n1\n2\n",
+    "17 digits": "d3mIndex,label\n12345678901234567,a\n",
+    "not integers": "d3mIndex,label\n1.0,a\n x,b\n+3,c\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN))
+def test_plain_files_never_reach_pandas(tmp_path, monkeypatch, name):
+    p = tmp_path / "t.csv"
+    p.write_bytes(PLAIN[name].encode())
+    expected = _general(p, **KW)
+    monkeypatch.setattr(csvread, "read_strings", lambda *a, **k: pytest.fail("general reader used"))
+    got = read_columns(p, **KW)
+    _same(got[0], expected[0])
+    assert got[1] == expected[1]
+
+
+@pytest.mark.parametrize("name", sorted(FALLBACK))
+def test_other_files_read_as_the_general_reader_reads_them(tmp_path, name):
+    p = tmp_path / "t.csv"
+    p.write_bytes(FALLBACK[name].encode())
+    got, expected = read_columns(p, **KW), _general(p, **KW)
+    _same(got[0], expected[0])
+    assert got[1] == expected[1]
+
+
+def test_invalid_utf8_gets_the_general_readers_message(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_bytes(b"d3mIndex,label\n1,a\n2,\xff\n")
+    got, expected = read_columns(p, **KW), _general(p, **KW)
+    assert got[0] is None and got[1] == expected[1] and got[1][0].code == "file.encoding"
+
+
+def test_some_columns_and_many_windows(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    n = 5000
+    labels = np.array(["alpha", "beta", "a-much-longer-label", "\u00e9"], dtype=object)
+    lines = [f"{i},{labels[j]},{x:.3f},{-i}" for i, j, x in
+             zip(rng.permutation(n), rng.integers(0, 4, n), rng.random(n))]
+    p = tmp_path / "t.csv"
+    p.write_text("d3mIndex,label,x,neg\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(plaincsv, "STEP", 997)     # windows end mid-way through the file
+    for usecols in (None, ["d3mIndex", "label"], ["label", "neg"]):
+        got = read_columns(p, usecols, int_cols=("d3mIndex", "neg"), category_cols=("label",))
+        expected = _general(p, usecols, int_cols=("d3mIndex", "neg"), category_cols=("label",))
+        _same(got[0], expected[0])
+        assert got[0].attrs.get("header") == (None if usecols is None else ["d3mIndex", "label", "x", "neg"])
+
+
+def test_a_shared_key_sends_the_file_to_the_general_reader(tmp_path, monkeypatch):
+    p = tmp_path / "t.csv"
+    p.write_text("d3mIndex,label\n1,abcdefghij\n2,abcdefghik\n")
+    monkeypatch.setattr(plaincsv, "_U", lambda v: np.uint64(0) if v == 0x9E3779B97F4A7C15 else np.uint64(v))
+    used = []
+    real = csvread.read_strings
+    monkeypatch.setattr(csvread, "read_strings", lambda *a, **k: used.append(1) or real(*a, **k))
+    got = read_columns(p, **KW)
+    assert used and np.asarray(got[0]["label"]).tolist() == ["abcdefghij", "abcdefghik"]

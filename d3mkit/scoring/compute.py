@@ -16,8 +16,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import D3MKitError, error
 from d3mkit.registry import Metric
 from d3mkit.scoring.layouts import BY_NAME, Aligned
@@ -25,7 +25,6 @@ from d3mkit.scoring.metrics import DEFAULT_POS_LABEL
 from d3mkit.scoring.plan import Planned
 from d3mkit.scoring.report import Score, ScoreReport
 from d3mkit.scoring.values import INDEX, index_values, rows_text, same_kind
-from d3mkit.tables import read_table
 from d3mkit.validation import coltypes
 
 
@@ -36,6 +35,7 @@ def _metadata(metric: Metric, metadata_dir: Path | None, index: np.ndarray) -> p
                                 f"{metric.metadata_file} from the task root's _debug directory, "
                                 f"which is not there", where))
     from d3mkit.paths import require_inside
+    from d3mkit.tables import read_table
     meta = read_table(require_inside(metadata_dir.parent, metadata_dir / metric.metadata_file,
                                      what=f"{metadata_dir.name}/{metric.metadata_file}",
                                      root_name="the task root"))

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def joint_codes(tcodes, pcodes, order=None) -> tuple[np.ndarray, np.ndarray, np.
     ``order`` (None: already in it)."""
     tc, tu = tcodes
     pc, pu = pcodes
-    where = pd.Index(tu).get_indexer(pu)          # tu is distinct: a lookup over labels
+    at = {v: i for i, v in enumerate(tu.tolist())}   # tu is distinct: a lookup over labels
+    where = np.fromiter((at.get(v, -1) for v in pu.tolist()), np.intp, len(pu))
     new = where < 0
     where[new] = len(tu) + np.arange(int(new.sum()))
     labels = np.concatenate([tu, pu[new]]) if new.any() else tu

@@ -35,8 +35,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.scoring import multilabel as ML
 from d3mkit.scoring.labels import LabelCodes, encode
 from d3mkit.scoring.multilabel import LabelSets

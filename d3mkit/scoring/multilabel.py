@@ -40,7 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,8 @@ The seed's two examples:
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.registry import register_metric
 
 

@@ -1,8 +1,10 @@
 """Step 2 of scoring, read: a predictions (or targets) file or a pandas DataFrame becomes
 one table of strings, with the same checks either way.
 
-A path goes through :func:`d3mkit.validation.csvread.read_strings` (the one CSV reader);
-a DataFrame is turned into the same strings here, never through a temporary file: each
+The table is a :class:`~d3mkit.validation.columns.ColumnTable` (numpy columns; a label
+column as codes into its distinct values). A path goes through
+:func:`d3mkit.validation.csvread.read_columns` (the one CSV reader: a plain file is split
+with numpy and pandas is never imported); a DataFrame is turned into the same strings here, never through a temporary file: each
 cell as ``str()`` gives it, a missing cell (None, NaN, ``pd.NA``) as the empty string,
 column names as strings. Its issues name the source ``"predictions (DataFrame)"`` and
 count rows as the CSV of the frame would (the header is row 1, the frame's first row is
@@ -18,12 +20,14 @@ import os
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, require_type
+from d3mkit.lazy import is_frame
+from d3mkit.lazy import pandas as pd   # a DataFrame's branches only
 from d3mkit.scoring.values import INDEX, Source
 from d3mkit.codes import make
-from d3mkit.validation.csvread import read_header, read_strings
+from d3mkit.validation.columns import ColumnTable
+from d3mkit.validation.csvread import read_columns, read_header
 
 WIDE_HEADER = 1000   # predictions wider than this parse only the columns scoring uses
 LABEL_TYPES = ("categorical", "boolean", "string")
@@ -33,14 +37,15 @@ _USAGE_CODES = ("file.missing", "file.unreadable", "file.is_directory")
 def source_name(source, kind: str) -> Source:
     """How messages name ``source`` and number its rows (:class:`~d3mkit.scoring.values.Source`):
     its path and physical lines, or ``"KIND (DataFrame)"`` and the frame's CSV rows."""
-    if isinstance(source, pd.DataFrame):
+    if is_frame(source):
         return Source(f"{kind} (DataFrame)")
     return Source(source, Path(source))
 
 
 def check_source(source, name: str) -> None:
     """TypeError unless ``source`` is a path (str or os.PathLike) or a pandas DataFrame."""
-    require_type(name, source, (str, os.PathLike, pd.DataFrame), "a path or a pandas DataFrame")
+    if not is_frame(source):
+        require_type(name, source, (str, os.PathLike), "a path or a pandas DataFrame")
 
 
 def _usage(issues: list[Issue], kind: str) -> list[Issue]:
@@ -54,13 +59,13 @@ def _usage(issues: list[Issue], kind: str) -> list[Issue]:
 
 def header_of(source, kind: str) -> tuple[list[str] | None, list[Issue]]:
     """The column names of a file (its header row) or of a DataFrame."""
-    if isinstance(source, pd.DataFrame):
+    if is_frame(source):
         return [str(c) for c in source.columns], []
     header, issues = read_header(Path(source))
     return header, _usage(issues, kind)
 
 
-def _cell_strings(col: pd.Series) -> np.ndarray:
+def _cell_strings(col) -> np.ndarray:
     """One DataFrame column as an object array of strings (missing cells are ``""``)."""
     a = col.to_numpy(dtype=object, na_value=None) if col.dtype.kind not in "iub" else None
     if a is None:   # integers and booleans have no missing value
@@ -77,10 +82,10 @@ def _cell_strings(col: pd.Series) -> np.ndarray:
     return out
 
 
-def frame_strings(frame: pd.DataFrame, kind: str, usecols=None, int_cols=(INDEX,),
-                  allow_empty: bool = False) -> tuple[pd.DataFrame | None, list[Issue]]:
-    """``frame`` as :func:`d3mkit.validation.csvread.read_strings` would read it back from a
-    CSV: the same issues (``csv.duplicate_header``, ``csv.no_rows``), the same columns."""
+def frame_strings(frame, kind: str, usecols=None, int_cols=(INDEX,),
+                  allow_empty: bool = False) -> tuple[ColumnTable | None, list[Issue]]:
+    """``frame`` (a pandas DataFrame) as :func:`d3mkit.validation.csvread.read_columns`
+    would read it back from a CSV: the same issues (``csv.duplicate_header``, ``csv.no_rows``), the same columns."""
     name = source_name(frame, kind)
     header = [str(c) for c in frame.columns]
     if not header:
@@ -102,18 +107,18 @@ def frame_strings(frame: pd.DataFrame, kind: str, usecols=None, int_cols=(INDEX,
             data[h] = col.to_numpy().astype(np.int64)
         else:
             data[h] = _cell_strings(col)
-    return pd.DataFrame(data, columns=cols), []
+    return ColumnTable({c: data[c] for c in cols}), []
 
 
 def read_table(source, kind: str, usecols=None, int_cols=(INDEX,), text_cols=()
-               ) -> tuple[pd.DataFrame | None, list[Issue]]:
+               ) -> tuple[ColumnTable | None, list[Issue]]:
     """A file or a DataFrame as strings (``int_cols`` as int64 when they all are integers;
-    from a file, ``text_cols`` as categoricals of their strings, which the label parse
-    takes as they are); a missing or unreadable path raises (exit 2), other problems are
-    issues."""
-    if isinstance(source, pd.DataFrame):
+    from a file, ``text_cols`` as :class:`~d3mkit.validation.columns.Categorical` columns,
+    which the label parse takes as they are); a missing or unreadable path raises (exit 2),
+    other problems are issues."""
+    if is_frame(source):
         return frame_strings(source, kind, usecols, int_cols)
-    df, issues = read_strings(source, usecols, int_cols, category_cols=tuple(text_cols))
+    df, issues = read_columns(source, usecols, int_cols, category_cols=tuple(text_cols))
     return df, _usage(issues, kind)
 
 
@@ -123,14 +128,14 @@ def text_targets(targets, col_types: dict) -> tuple[str, ...]:
     return tuple(t for t in targets if col_types.get(t) in LABEL_TYPES)
 
 
-def read_predictions(source, truth=None) -> tuple[pd.DataFrame | None, list[Issue]]:
+def read_predictions(source, truth=None) -> tuple[ColumnTable | None, list[Issue]]:
     """Read the predictions (a path or a DataFrame, see :func:`read_table`). With ``truth``
     (a :class:`~d3mkit.scoring.truth.Truth`) and a file wider than ``WIDE_HEADER``
     columns, only the columns scoring uses are parsed (d3mIndex, the targets, the image
     column, any-case ``confidence``/``rank``); ``df.attrs["header"]`` keeps the whole
     header so that the layout step still names the ignored columns. Time is linear in the
     header."""
-    if truth is None or isinstance(source, pd.DataFrame):
+    if truth is None or is_frame(source):
         return read_table(source, "predictions")
     text = text_targets(truth.targets, truth.col_types)
     header, issues = header_of(source, "predictions")

@@ -5,13 +5,15 @@ and ``scores.csv`` (:func:`write_scores`, exactly the D3M columns
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.atomic import write_text
 from d3mkit.errors import Issue
 
@@ -60,8 +62,35 @@ class ScoreReport:
         raise KeyError((metric, target))
 
 
+def _cell(v) -> str:
+    """A value as ``DataFrame.to_csv`` writes its column (the scores' values are floats:
+    shortest round-trip text, a missing value empty)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return str(v)
+
+
+def scores_csv(report: ScoreReport) -> str:
+    """The text of ``scores.csv``: what ``report.to_frame().to_csv(index=False,
+    lineterminator="\\n")`` gives, written with :mod:`csv` (as pandas does) without pandas.
+
+    >>> print(scores_csv(ScoreReport("p", [Score("accuracy", None, 0.5), Score("f1", "y", float("nan"))])), end="")
+    index,problemID,metric,value
+    0,p,accuracy,0.5
+    1,p,f1[y],
+    """
+    values = [s.value for s in report.scores]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        values = [None if v is None else float(v) for v in values]    # one float column
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(SCORE_COLUMNS)
+    for i, (s, v) in enumerate(zip(report.scores, values)):
+        w.writerow([i, _cell(report.problem_id), s.label, _cell(v)])
+    return out.getvalue()
+
+
 def write_scores(report: ScoreReport, path: Path | str) -> Path:
     """Write ``scores.csv`` atomically (temporary sibling, then rename)."""
-    text = report.to_frame().to_csv(index=False, lineterminator="\n")
-    write_text(path, text)
+    write_text(path, scores_csv(report))
     return Path(path)

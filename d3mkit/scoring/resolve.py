@@ -25,11 +25,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.locate import require_dataset_id
 from d3mkit.errors import UsageError, require_type
+from d3mkit.lazy import is_frame
 from d3mkit.scoring.predictions import check_source
 
 
@@ -100,7 +99,7 @@ def resolve(problem, *, dataset=None, targets=None, metadata_dir=None, search=()
     doc = _problem(problem)
     if targets is not None:
         check_source(targets, "targets")
-        if not isinstance(targets, pd.DataFrame) and not Path(targets).is_file():
+        if not is_frame(targets) and not Path(targets).is_file():
             raise UsageError("path does not exist" if not Path(targets).exists() else
                              "targets is a CSV file, not a directory", str(targets), code="usage.path")
     ds = _dataset(dataset) if dataset is not None else None

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
 from d3mkit.scoring.predictions import header_of, read_table, source_name, text_targets
-from d3mkit.scoring.values import INDEX, Source, index_values, lines, rows_text, same_kind
+from d3mkit.scoring.values import INDEX, Source, index_values, lines, lookup, rows_text, same_kind, unique_in_order
+from d3mkit.validation.columns import ColumnTable
 
 MULTILABEL_TASKS = ("classification", "semiSupervisedClassification")
 REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFiltering",
@@ -30,7 +30,7 @@ class Truth:
     """TEST rows of the truth: strings as read, in d3mIndex order (file order for
     objectDetection)."""
 
-    frame: pd.DataFrame
+    frame: ColumnTable
     index: np.ndarray
     targets: list[str]
     col_types: dict[str, str]
@@ -67,7 +67,7 @@ def image_column(problem, dataset, columns) -> str | None:
     return image_index_column(dataset.learning_data if dataset is not None else None, columns)
 
 
-def _truth_table(source, kind: str, problem, dataset) -> tuple[pd.DataFrame, str | None, list[Issue]]:
+def _truth_table(source, kind: str, problem, dataset) -> tuple[ColumnTable, str | None, list[Issue]]:
     """The truth's columns of ``source`` (a path or a DataFrame: d3mIndex, the image column
     of objectDetection, the targets), the image column, and the reader's warnings; raises
     on an unreadable file."""
@@ -117,24 +117,25 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
                                            int_cols=(INDEX, "repeat", "fold"))
         if splits is None:
             raise D3MKitError(sissues)
+        import pandas as pd   # dataSplits' checks (d3mkit.splits) work on a DataFrame
         from d3mkit.splits import select
+        splits = pd.DataFrame({c: np.asarray(splits[c]) for c in splits.columns})
         _train, sel = select(splits, repeat, fold, sp)
         test = index_values(splits[INDEX])[sel]
         if INDEX not in df.columns:
             raise D3MKitError(error("truth.no_index", "row 1", f"no {INDEX} column", str(path)))
         li = index_values(df[INDEX])
         li, test = same_kind(li, test)
-        absent = ~pd.Index(test).isin(li)
+        absent = lookup(li, test)[0] < 0
         if absent.any():
             rows = lines(np.flatnonzero(sel)[absent], sp)
             raise D3MKitError(error("splits.unknown_index", f"row {rows[0]}, column {INDEX}",
                                     f"{int(absent.sum())} TEST d3mIndex value(s) of repeat {repeat}, "
                                     f"fold {fold} are not in learningData "
-                                    f"({rows_text(pd.unique(test[absent]))}; rows {rows_text(rows)}): "
+                                    f"({rows_text(unique_in_order(test[absent]))}; rows {rows_text(rows)}): "
                                     f"they cannot be scored", str(sp)))
-        keep = pd.Index(test).get_indexer(li) >= 0 if not pd.Index(test).has_duplicates else \
-            np.isin(li, test)
-        df = df[keep]
+        rows = np.flatnonzero(lookup(test, li)[0] >= 0)
+        df = df.take(rows)
     p = path if isinstance(path, Source) else Source(path, Path(path))
     missing = [c for c in [INDEX] + names if c not in df.columns]
     if missing:
@@ -144,11 +145,14 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
         raise D3MKitError(error("truth.image", "row 1", "objectDetection truth has no image "
                                 "column (an index column besides d3mIndex)", p))
     index = index_values(df[INDEX])
+    if targets is not None:
+        rows = np.arange(len(df))
     if not is_od:
         order = np.argsort(index, kind="stable")
         if not (order == np.arange(len(order))).all():
-            df = df.iloc[order]
+            df = df.take(order)
             index = index[order]
+            rows = rows[order]
     multilabel = problem.task_subtype == "multiLabel" and problem.task_type in MULTILABEL_TASKS
     if not is_od:   # sorted: a repeated index is equal to the one before it
         dup = np.zeros(len(index), dtype=bool)
@@ -156,14 +160,13 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
         if dup.any() and problem.task_type not in MULTILABEL_TASKS:
             raise D3MKitError(error("truth.duplicate_index", "",
                                     f"truth has several rows for d3mIndex "
-                                    f"{rows_text(pd.unique(index[dup]))} (only classification "
+                                    f"{rows_text(unique_in_order(index[dup]))} (only classification "
                                     f"truth may repeat an index: one row per label, multiLabel)", p))
         if dup.any() and not multilabel:
             multilabel = True
             issues = issues + [warning("truth.multilabel", "",
                                        f"truth has several rows for d3mIndex "
-                                       f"{rows_text(pd.unique(index[dup]))}: scored as multiLabel "
+                                       f"{rows_text(unique_in_order(index[dup]))}: scored as multiLabel "
                                        f"label sets although the problem's taskSubType is "
                                        f"{problem.task_subtype or 'not given'}", p)]
-    return Truth(df.reset_index(drop=True), index, names, types, img, p, issues,
-                 multilabel=multilabel, rows=df.index.to_numpy())
+    return Truth(df, index, names, types, img, p, issues, multilabel=multilabel, rows=rows)

@@ -11,10 +11,11 @@ of the file (the header is row 1).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.errors import Issue, error, warning
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.validation import coltypes
+from d3mkit.validation.columns import Categorical
 from d3mkit.validation.csvread import record_lines
 
 INDEX = "d3mIndex"
@@ -35,12 +36,30 @@ def rows_text(rows, total: int | None = None) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def index_values(col: pd.Series) -> np.ndarray:
+def unique_in_order(a) -> np.ndarray:
+    """The distinct values of ``a`` in order of first appearance (``pandas.unique``).
+
+    >>> unique_in_order(np.array([3, 1, 3, 2])).tolist(), unique_in_order(["b", "a", "b"]).tolist()
+    ([3, 1, 2], ['b', 'a'])
+    """
+    a = np.asarray(a)
+    if a.dtype.kind in "iub" or (a.dtype.kind == "f" and not np.isnan(a).any()):
+        _, first = np.unique(a, return_index=True)
+        return a[np.sort(first)]
+    if a.dtype != object:   # floats with NaN, dates, ...
+        return np.asarray(pd.unique(a))
+    keys = list(dict.fromkeys(a.tolist()))
+    out = np.empty(len(keys), dtype=object)
+    out[:] = keys
+    return out
+
+
+def index_values(col) -> np.ndarray:
     """d3mIndex as int64 when every value is an integer of the integer colType (as an
     integer label is), else stripped strings."""
-    a = col.to_numpy()
+    a = np.asarray(col)
     if a.dtype.kind in "iu":
-        return a.astype(np.int64)
+        return a.astype(np.int64, copy=False)
     # the integer colType's canonical form: "1.0" and " 1" are index 1, exactly; "2_5" and
     # full-width digits, which Python's int() reads, are not integers here either
     x, bad = coltypes.canonical(a, "integer")
@@ -80,11 +99,11 @@ def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
         lo = min(int(keys.min()), int(values.min()) if len(values) else int(keys.min()))
         hi = max(int(keys.max()), int(values.max()) if len(values) else int(keys.max()))
         if hi - lo < 4 * (len(keys) + len(values)) + 1024:
-            table = np.full(hi - lo + 1, -1, dtype=np.int64)
-            table[keys - lo] = np.arange(n)
+            table = np.full(hi - lo + 1, -1, dtype=np.int32 if n < 2 ** 31 else np.int64)
+            table[keys - lo] = np.arange(n, dtype=table.dtype)
             unique = int(np.count_nonzero(table >= 0)) == n   # a repeated key fills one slot
             return table[values - lo], unique
-    index = pd.Index(keys)
+    index = pd.Index(keys)   # strings: a hash index
     if index.is_unique:
         return index.get_indexer(values), True
     return np.where(np.isin(values, keys), 0, -1), False
@@ -135,6 +154,9 @@ def parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
     when an integral value is beyond 2**53)."""
     if exact:
         vals, bad = coltypes.canonical(a, "integer")
+    elif a.dtype.kind in "iuf":
+        vals = a.astype(float)
+        bad = ~np.isfinite(vals)
     else:
         vals = pd.to_numeric(pd.Series(a, dtype=object), errors="coerce").to_numpy(dtype=float)
         bad = ~np.isfinite(vals)
@@ -155,11 +177,12 @@ def parse_target(a: np.ndarray, name: str, col_type: str, path: str,
     return parse_labels(a, name, col_type, path, issues, positions, kind)[0]
 
 
-def category_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def category_codes(col: Categorical) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, values)`` of a categorical column of strings, with only the values that
     occur (a subset of rows keeps its parent's categories)."""
-    codes = col.cat.codes.to_numpy().astype(np.intp)
-    values = np.asarray(col.cat.categories, dtype=object)
+    codes = np.asarray(col.codes)
+    codes = codes if codes.dtype.kind == "i" else codes.astype(np.intp)
+    values = np.asarray(col.categories, dtype=object)
     used = np.bincount(codes, minlength=len(values)) > 0 if len(codes) else np.zeros(len(values), bool)
     if not used.all():
         remap = np.cumsum(used) - 1
@@ -175,17 +198,15 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
     None; callers need not hash the rows again. ``a`` may be a categorical Series (the
     reader's form of a text target column): its codes are used as they are."""
     codes = uniq = None
-    if isinstance(a, pd.Series):
-        if isinstance(a.dtype, pd.CategoricalDtype) and col_type not in NUMERIC_TYPES:
-            codes, uniq = category_codes(a)
-            a = uniq[codes]
-        else:
-            a = a.to_numpy()
+    if isinstance(a, Categorical) and col_type not in NUMERIC_TYPES:
+        codes, uniq = category_codes(a)
+        a = uniq[codes]
+    else:
+        a = np.asarray(a)
     if codes is not None:
         miss = coltypes.is_missing(uniq, col_type)[codes]
     elif col_type not in NUMERIC_TYPES and a.dtype == object and len(a):
-        codes, uniq = pd.factorize(a)
-        uniq = np.asarray(uniq, dtype=object)
+        codes, uniq = coltypes.factorize(a)
         miss = coltypes.is_missing(uniq, col_type)[codes] | (codes < 0)   # -1: None or NaN
     else:
         miss = is_missing(a, col_type)
@@ -218,8 +239,8 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
         if same:
             distinct = (codes, uniq)
         else:   # values that differ only in form (" a", "a") share one parsed value
-            du = np.asarray(pd.unique(cu), dtype=object)
-            distinct = (pd.Index(du).get_indexer(cu)[codes], du)
+            ccodes, du = coltypes.factorize(cu)
+            distinct = (ccodes[codes], du)
         if (codes < 0).any():
             distinct = None
     bad &= ~miss
@@ -249,7 +270,7 @@ def index_issues(pred_idx, truth_idx, path, issues, what="index", *, truth_pos=N
     missing_mask = present < 0
     if missing_mask.any() or extra_mask.any():
         miss = truth_idx[missing_mask]
-        extra = pd.unique(pred_idx[extra_mask])
+        extra = unique_in_order(pred_idx[extra_mask])
         parts = []
         if len(miss):
             parts.append(f"{len(miss)} TEST {what}(es) missing ({rows_text(miss)})")
@@ -262,8 +283,7 @@ def index_issues(pred_idx, truth_idx, path, issues, what="index", *, truth_pos=N
 
 
 def unseen_labels(pred: np.ndarray, truth: np.ndarray, name: str, path: str, issues) -> None:
-    pu = pd.unique(pred)
-    unseen = pd.Index(pu).difference(pd.Index(pd.unique(truth)))
+    unseen = set(np.asarray(pred).tolist()) - set(np.asarray(truth).tolist())
     unseen = [u for u in unseen if not (isinstance(u, str) and u.strip() == "")]
     if unseen:
         issues.append(warning("predictions.unseen_label", f"column {name}",
@@ -272,7 +292,7 @@ def unseen_labels(pred: np.ndarray, truth: np.ndarray, name: str, path: str, iss
 
 
 def confidence_values(df, col, path, issues) -> np.ndarray:
-    vals = parse_numeric(df[col].to_numpy(), col, path, "predictions.confidence",
+    vals = parse_numeric(np.asarray(df[col]), col, path, "predictions.confidence",
                           "numbers", issues)
     out = (vals < 0) | (vals > 1)
     if out.any():

@@ -48,7 +48,8 @@ import warnings
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
-import pandas as pd
+
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 
 CHECKED = ("integer", "real", "boolean", "dateTime", "realVector", "categorical", "json", "geojson")
 COLTYPE_CODES = {"integer": "coltype.integer", "real": "coltype.real", "boolean": "coltype.boolean",
@@ -163,6 +164,38 @@ def _datetimes(v: np.ndarray) -> np.ndarray:
 NUMBER_TYPES = ("integer", "real")
 
 
+SMALL = 4096   # up to this many values, distinct values are found with a dict (no pandas)
+
+
+def _is_na(v) -> bool:
+    if v is None:
+        return True
+    try:
+        return bool(v != v)    # NaN, NaT
+    except TypeError:          # pd.NA
+        return True
+
+
+def factorize(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize`` of an object array (codes, distinct values in order of first
+    appearance; None and NaN are code -1), without pandas for a small array (the distinct
+    values of a column, as the scorer passes them).
+
+    >>> codes, uniq = factorize(np.array(["b", "a", None, "b"], dtype=object))
+    >>> codes.tolist(), uniq.tolist()
+    ([0, 1, -1, 0], ['b', 'a'])
+    """
+    if len(a) > SMALL:
+        codes, uniq = pd.factorize(a)
+        return codes, np.asarray(uniq, dtype=object)
+    seen: dict = {}
+    codes = np.fromiter((-1 if _is_na(v) else seen.setdefault(v, len(seen)) for v in a.tolist()),
+                        np.intp, len(a))
+    uniq = np.empty(len(seen), dtype=object)
+    uniq[:] = list(seen)
+    return codes, uniq
+
+
 def is_missing(values, col_type: str | None = None) -> np.ndarray:
     """The cells that are missing values: empty or only whitespace (None and NaN too), and
     for ``integer``/``real`` a ``nan`` in any case. Every reader asks this (validation's
@@ -177,7 +210,7 @@ def is_missing(values, col_type: str | None = None) -> np.ndarray:
     a = np.asarray(values, dtype=object)
     if not len(a):
         return np.zeros(0, bool)
-    codes, uniq = pd.factorize(a)
+    codes, uniq = factorize(a)
     words = ("nan",) if col_type in NUMBER_TYPES else ()
     u = np.fromiter(((not isinstance(v, str) and v != v) or (isinstance(v, str) and
                      (v.strip() == "" or v.strip().lower() in words)) for v in uniq), bool, len(uniq))
@@ -217,15 +250,15 @@ def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
         return x, ~np.isfinite(x)
     if len(a) == 0:
         return a.astype(object), np.zeros(0, bool)
-    codes, uniq = pd.factorize(a)
+    codes, uniq = factorize(a)
     u = np.asarray([str(x) for x in uniq], dtype=object)
     bad_u = np.zeros(len(u), bool)
     if col_type == "boolean":
-        low = pd.Series(u, dtype=object).str.strip().str.lower()
-        bad_u = ~low.isin(BOOLEANS).to_numpy()
-        cu = np.where(low.isin(_TRUE).to_numpy(), "true", "false").astype(object)
+        low = [x.strip().lower() for x in u.tolist()]
+        bad_u = np.asarray([x not in BOOLEANS for x in low], dtype=bool)
+        cu = np.asarray(["true" if x in _TRUE else "false" for x in low], dtype=object)
     elif col_type == "categorical":
-        cu = _nfc(pd.Series(u, dtype=object).str.strip().to_numpy(dtype=object))
+        cu = _nfc(np.asarray([x.strip() for x in u.tolist()], dtype=object))
     elif col_type == "string":
         cu = _nfc(u)
     elif col_type == "dateTime":

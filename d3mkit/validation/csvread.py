@@ -5,8 +5,10 @@ targets, metadata) goes through this module: :func:`read_header` refuses what mu
 be opened (a FIFO, a device, a file over ``D3MKIT_MAX_FILE_BYTES``, a header over
 ``D3MKIT_MAX_COLUMNS`` columns; see :mod:`d3mkit.limits`) and reads the header;
 :func:`read_csv_checked` reads a table for validation (below); :func:`read_strings`
-reads a table as strings for scoring and the task-root readers
-(:func:`d3mkit.tables.read_table`).
+reads a table as strings for the task-root readers (:func:`d3mkit.tables.read_table`), and
+:func:`read_columns` the same strings as the scoring pipeline's
+:class:`~d3mkit.validation.columns.ColumnTable`, splitting a plain file with numpy
+(:mod:`d3mkit.validation.plaincsv`) so that scoring does not import pandas.
 
 For validation, the header is read with :mod:`csv` (so duplicate names survive); the body with pandas'
 C parser, columns named by position (0..n-1). Columns the caller declares numeric are
@@ -27,15 +29,20 @@ import warnings
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.readlog import note_fd
 from d3mkit.validation.codes import make
+from d3mkit.validation.columns import ColumnTable
+from d3mkit.validation.plaincsv import read_plain
 from d3mkit.validation.common import row_issues
+
+if TYPE_CHECKING:   # pandas is imported by the functions that read through it
+    import pandas as pd
 
 SNIFF_BYTES = 1 << 16
 HEADER_BYTES = 1 << 24    # the header line may be at most 16 MiB
@@ -152,6 +159,7 @@ def _inexact_ints(df: pd.DataFrame, cols) -> list:
     float categories), so such a column may hold rounded values (9007199254740993 read as
     ...992). They are read again as text, compared in the integer colType's exact form
     (:func:`d3mkit.validation.coltypes.exact_numbers`)."""
+    import pandas as pd
     out = []
     for c in cols:
         if c not in df.columns:
@@ -175,6 +183,7 @@ def _short_rows(path: Path, n: int, df: pd.DataFrame) -> list[Issue]:
 
 
 def _parse(path: Path, n: int, dtype, usecols=None) -> tuple[pd.DataFrame, list]:
+    import pandas as pd
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         df = pd.read_csv(path, header=0, names=list(range(n)), dtype=dtype, encoding="utf-8-sig",
@@ -187,6 +196,7 @@ def _keep_text(path: Path, n: int, df: pd.DataFrame) -> None:
     """pandas infers the categories of a ``category`` column (``1.0`` and ``1`` become the
     one float 1.0): read such columns again as text, so every cell is checked and quoted as
     the file writes it (``'1.0' is not a boolean``, never ``'1'``)."""
+    import pandas as pd
     def lossy(cats: pd.Index) -> bool:
         # strings are the text; booleans come only from true/false spellings, each of which
         # every check reads alike; numbers and dates may merge texts ("1" and "1.0")
@@ -209,6 +219,7 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
     """Read ``path``; ``numeric`` maps header names to ``"integer"`` or ``"real"``. With
     ``columns``, only those header names are parsed (the others' cells are not read; every
     row's width is still checked)."""
+    import pandas as pd
     path = Path(path)
     p = str(path)
     t = Table(path)
@@ -281,6 +292,7 @@ def _from_memory(frame: pd.DataFrame, header: list[str], numeric: dict[str, str]
     ``category`` for the others, empty cells missing. None (read the file) when a column is not
     held or a numeric column holds a cell that is not a plain number (the parser's messages
     name such cells as written)."""
+    import pandas as pd
     out = {}
     for i in (usecols if usecols is not None else range(len(header))):
         name = header[i]
@@ -480,22 +492,9 @@ def field_count_issues(path: Path | str, n: int, *, skipped: bool = False, sep: 
     return row_issues("csv.bad_row", rows - 2, None, message, str(path))
 
 
-def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: tuple[str, ...] = (),
-                 allow_empty: bool = False, category_cols: tuple[str, ...] = ()
-                 ) -> tuple[pd.DataFrame | None, list[Issue]]:
-    """Read a CSV with every cell a string (empty cells stay ``""``), the ``int_cols``
-    as int64 when they all parse, the ``category_cols`` as pandas categoricals of those
-    strings (the parser hashes the raw cells, so a label column of 10^6 rows with few
-    distinct values never becomes 10^6 Python strings). Returns ``(frame, issues)``,
-    frame None when any issue is an error: those of :func:`read_header`, another delimiter
-    than commas, repeated column names, a row with more or fewer fields than the header
-    (``csv.bad_row``, :func:`field_counts`; checked whatever ``usecols``), and no rows
-    (``csv.no_rows``, unless ``allow_empty``). ``usecols`` restricts the columns parsed
-    (absent names are skipped). Time is linear in rows x columns.
-
-    When every column is parsed, the row widths are counted only when the parser hints
-    at a bad row: it refuses a long row, and pads a short one with an empty last cell."""
-    path = Path(path)
+def _table_header(path: Path) -> tuple[list[str] | None, list[Issue]]:
+    """The header of a table to read (:func:`read_header`), refused (None and the error)
+    when its columns are separated by something else than commas or a name repeats."""
     p = str(path)
     header, issues = read_header(path)
     if header is None:
@@ -514,7 +513,61 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
     if dups:
         return None, [make("csv.duplicate_header", "row 1", "duplicate column names: "
                            + ", ".join(repr(d[:60]) for d in dups[:10]), p)]
-    cols = [c for c in usecols if c in seen] if usecols is not None else header
+    return header, []
+
+
+def read_columns(path: Path | str, usecols: list[str] | None = None, int_cols: tuple[str, ...] = (),
+                 allow_empty: bool = False, category_cols: tuple[str, ...] = ()
+                 ) -> tuple[ColumnTable | None, list[Issue]]:
+    """:func:`read_strings` as a :class:`~d3mkit.validation.columns.ColumnTable` (the
+    scoring pipeline's table): the same columns, values, issues and messages. A plain file
+    (no double quote, no carriage return; :mod:`d3mkit.validation.plaincsv`) is split with
+    numpy and never imports pandas; any other file, and a plain one the tokenizer declines
+    (a ragged row, a blank line, bytes that are not UTF-8, ...), goes through
+    :func:`read_strings`."""
+    path = Path(path)
+    header, issues = _table_header(path)
+    if header is None:
+        return None, issues
+    cols = [c for c in usecols if c in header] if usecols is not None else header
+    try:
+        got = read_plain(path, header, cols, int_cols, category_cols)
+    except OSError:
+        got = None          # the general reader says what is wrong
+    if got is not None:   # named as pandas names them: an empty name is "Unnamed: <position>"
+        got = {(name or f"Unnamed: {header.index(name)}"): v for name, v in got.items()}
+        return ColumnTable(got, {} if len(cols) == len(header) else {"header": list(header)}), []
+    df, issues = read_strings(path, usecols, int_cols, allow_empty, category_cols)
+    if df is None:
+        return None, issues
+    table = ColumnTable.from_frame(df)
+    if len(cols) != len(header):
+        table.attrs["header"] = list(header)
+    return table, issues
+
+
+def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: tuple[str, ...] = (),
+                 allow_empty: bool = False, category_cols: tuple[str, ...] = ()
+                 ) -> tuple[pd.DataFrame | None, list[Issue]]:
+    """Read a CSV with every cell a string (empty cells stay ``""``), the ``int_cols``
+    as int64 when they all parse, the ``category_cols`` as pandas categoricals of those
+    strings (the parser hashes the raw cells, so a label column of 10^6 rows with few
+    distinct values never becomes 10^6 Python strings). Returns ``(frame, issues)``,
+    frame None when any issue is an error: those of :func:`read_header`, another delimiter
+    than commas, repeated column names, a row with more or fewer fields than the header
+    (``csv.bad_row``, :func:`field_counts`; checked whatever ``usecols``), and no rows
+    (``csv.no_rows``, unless ``allow_empty``). ``usecols`` restricts the columns parsed
+    (absent names are skipped). Time is linear in rows x columns.
+
+    When every column is parsed, the row widths are counted only when the parser hints
+    at a bad row: it refuses a long row, and pads a short one with an empty last cell."""
+    import pandas as pd
+    path = Path(path)
+    p = str(path)
+    header, issues = _table_header(path)
+    if header is None:
+        return None, issues
+    cols = [c for c in usecols if c in header] if usecols is not None else header
     dtypes = {c: (np.int64 if c in int_cols else "category" if c in category_cols else object)
               for c in cols}
     kwargs = dict(keep_default_na=False, na_filter=False, encoding="utf-8-sig", engine="c")
@@ -567,6 +620,7 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
 def _maybe_short(last: pd.Series) -> bool:
     """Whether the last column holds an empty cell, as a row with too few fields does
     once the parser has padded it."""
+    import pandas as pd
     if isinstance(last.dtype, pd.CategoricalDtype):
         return "" in set(last.cat.categories)
     return last.dtype.kind not in "iuf" and bool((last.to_numpy() == "").any())

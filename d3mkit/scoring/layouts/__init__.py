@@ -38,8 +38,8 @@ file (the header is row 1).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import Issue, error, warning
 from d3mkit.scoring.layouts.base import Aligned, Call, Context, Layout  # noqa: F401 - the public names
 from d3mkit.scoring.layouts.classes import ClassesLayout
@@ -48,6 +48,7 @@ from d3mkit.scoring.layouts.objectdetection import ObjectDetectionLayout, image_
 from d3mkit.scoring.layouts.ranked import RankedLayout
 from d3mkit.scoring.layouts.rows import RowsLayout
 from d3mkit.scoring.truth import Truth
+from d3mkit.validation.columns import ColumnTable
 from d3mkit.scoring.values import (INDEX, find_column, index_values, is_missing, lines, rows_text,
                                    same_kind)
 
@@ -61,7 +62,7 @@ LAYOUTS: tuple[Layout, ...] = (ObjectDetectionLayout(), MultiLabelLayout(), Rank
 BY_NAME = {layout.name: layout for layout in LAYOUTS}
 
 
-def align(truth: Truth, df: pd.DataFrame, path: str, *, needs_confidence: bool = False,
+def align(truth: Truth, df: ColumnTable, path: str, *, needs_confidence: bool = False,
           ranked: bool = False) -> Aligned | list[Issue]:
     """Check ``df`` (the predictions, strings) against ``truth``, find its layout (the first
     of :data:`LAYOUTS` whose ``detect`` holds) and line them up; returns the
@@ -76,7 +77,7 @@ def align(truth: Truth, df: pd.DataFrame, path: str, *, needs_confidence: bool =
     return layout.align(ctx)
 
 
-def _header_checks(truth: Truth, df: pd.DataFrame, path: str, needs_confidence: bool):
+def _header_checks(truth: Truth, df: ColumnTable, path: str, needs_confidence: bool):
     """The checks of the header (index, targets, confidence, rank and image columns):
     ``(df, confidence column, rank column, issues)``; an objectDetection file in the D3M
     layout (no image column) gets the image each d3mIndex names."""
@@ -99,7 +100,7 @@ def _header_checks(truth: Truth, df: pd.DataFrame, path: str, needs_confidence: 
                             f"several confidence columns: {', '.join(conf_hits)}", path))
     rank_col, _ = find_column(others, "rank")
     if INDEX in cols and INDEX in df.columns and df[INDEX].dtype == object:
-        blank = is_missing(df[INDEX].to_numpy())
+        blank = is_missing(np.asarray(df[INDEX]))
         if blank.any():
             pos = np.flatnonzero(blank)
             issues.append(error("predictions.missing_value", f"row {lines(pos, path)[0]}, column {INDEX}",
@@ -121,7 +122,7 @@ def _header_checks(truth: Truth, df: pd.DataFrame, path: str, needs_confidence: 
             pidx, tidx = same_kind(index_values(df[INDEX]), image_of.index.to_numpy())
             images = pd.Series(image_of.to_numpy(), index=pd.Index(tidx)).reindex(pidx).to_numpy()
             df = df.assign(**{truth.image_column: images})
-            unknown = pd.isna(df[truth.image_column]).to_numpy()
+            unknown = pd.isna(np.asarray(df[truth.image_column]))
             if unknown.any():
                 pos = np.flatnonzero(unknown)
                 issues.append(error("predictions.image_set", f"row {lines(pos, path)[0]}, column {INDEX}",

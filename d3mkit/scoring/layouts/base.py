@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.errors import Issue
 from d3mkit.scoring.labels import LabelCodes, from_codes
 from d3mkit.scoring.truth import Truth
+from d3mkit.validation.columns import ColumnTable
 from d3mkit.scoring.values import INDEX, index_issues, index_values, lookup, same_kind
 
 
@@ -127,7 +127,7 @@ class Context:
     its name, the confidence and rank columns found in the header, whether a planned
     metric ranks, and the issues so far."""
     truth: Truth
-    df: pd.DataFrame
+    df: ColumnTable
     path: str
     conf_col: str | None
     rank_col: str | None

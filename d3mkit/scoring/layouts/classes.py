@@ -4,8 +4,8 @@ the D3M reference package reads); the confidences form a (rows, classes) matrix.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import error
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout, truth_positions
 from d3mkit.scoring.values import (INDEX, NUMERIC_TYPES, confidence_values, lines, parse_target,
@@ -45,9 +45,9 @@ def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
     t = truth.targets[0]
     ctype = truth.col_types[t]
     tpos, bad = truth_positions(pred_idx, truth_idx, path, issues)
-    labels = parse_target(df[t].to_numpy(), t, ctype, path, issues)
+    labels = parse_target(np.asarray(df[t]), t, ctype, path, issues)
     conf = confidence_values(df, conf_col, path, issues)
-    tv = parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, truth.rows, kind="truth")
+    tv = parse_target(np.asarray(truth.frame[t]), t, ctype, truth.path, issues, truth.rows, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     tv, labels = coltypes.comparable(tv, labels)

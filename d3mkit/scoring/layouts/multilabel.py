@@ -5,8 +5,8 @@ mean over targets."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import Issue, error, warning
 from d3mkit.limits import how_to_raise, limit
 from d3mkit.scoring.layouts.base import Aligned, Call, Context, Layout
@@ -68,7 +68,7 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         truth_rows = truth.rows if truth.rows is not None else np.arange(len(truth.frame))
         for frame, fpath, kind, where in ((df, path, "predictions", np.arange(len(df))),
                                           (truth.frame, truth.path, "truth", truth_rows)):
-            blank = np.logical_and.reduce([is_missing(frame[t].to_numpy()) for t in targets])
+            blank = np.logical_and.reduce([is_missing(np.asarray(frame[t])) for t in targets])
             if blank.any():
                 rows = np.sort(lines(where[np.flatnonzero(blank)], fpath))
                 issues.append(error(f"{kind}.missing_value", f"row {rows[0]}",
@@ -79,9 +79,9 @@ def _align_multilabel(truth, df, path, conf_col, issues):
     for t in targets:
         ctype = truth.col_types[t]
         n_before = sum(i.is_error for i in issues)
-        tv, tkeep = _ml_values(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, "truth",
+        tv, tkeep = _ml_values(np.asarray(truth.frame[t]), t, ctype, truth.path, issues, "truth",
                                several, truth.rows)
-        pv, pkeep = _ml_values(df[t].to_numpy(), t, ctype, path, issues, "predictions", several)
+        pv, pkeep = _ml_values(np.asarray(df[t]), t, ctype, path, issues, "predictions", several)
         if sum(i.is_error for i in issues) > n_before:
             continue
         tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides

@@ -5,8 +5,8 @@ checked (:func:`d3mkit.scoring.values.parse_boxes`)."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import error, warning
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout
 from d3mkit.scoring.values import confidence_values, lines, parse_boxes, read_only, rows_text
@@ -33,7 +33,7 @@ class ObjectDetectionLayout(Layout):
 def image_by_index(truth) -> pd.Series | None:
     """d3mIndex -> image of an objectDetection truth, or None when a d3mIndex names
     several images (then predictions must carry the image column)."""
-    pairs = pd.DataFrame({"i": truth.index, "m": truth.frame[truth.image_column].to_numpy()}).drop_duplicates()
+    pairs = pd.DataFrame({"i": truth.index, "m": np.asarray(truth.frame[truth.image_column])}).drop_duplicates()
     if pairs["i"].duplicated().any():
         return None
     return pd.Series(pairs["m"].to_numpy(), index=pd.Index(pairs["i"].to_numpy()))
@@ -46,10 +46,10 @@ def _align_od(truth, df, path, conf_col, issues):
         issues.append(error("predictions.targets", "", "objectDetection supports one target "
                             "(the bounding box column)", path))
         return issues
-    timg = truth.frame[img].to_numpy().astype(object)
-    pimg = df[img].to_numpy().astype(object)
-    tb = parse_boxes(truth.frame[t].to_numpy(), t, truth.path, issues, truth.rows)
-    pb = parse_boxes(df[t].to_numpy(), t, path, issues)
+    timg = np.asarray(truth.frame[img]).astype(object)
+    pimg = np.asarray(df[img]).astype(object)
+    tb = parse_boxes(np.asarray(truth.frame[t]), t, truth.path, issues, truth.rows)
+    pb = parse_boxes(np.asarray(df[t]), t, path, issues)
     conf = confidence_values(df, conf_col, path, issues) if conf_col is not None else None
     known = pd.Index(pd.unique(timg))
     extra = pd.Index(pd.unique(pimg)).difference(known)

@@ -4,8 +4,8 @@ rank of each true value (500 when not listed) and takes the rank-1 row as the ha
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import error
 from d3mkit.scoring.layouts.base import MAX_RANK, Aligned, Context, Layout, truth_positions
 from d3mkit.scoring.values import lines, parse_numeric, parse_target, read_only
@@ -36,15 +36,15 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
         return issues
     tpos, bad = truth_positions(pred_idx, truth_idx, path, issues)
     ctype = truth.col_types[t]
-    values = parse_target(df[t].to_numpy(), t, ctype, path, issues)
-    ranks = parse_numeric(df[rank_col].to_numpy(), rank_col, path, "predictions.rank",
+    values = parse_target(np.asarray(df[t]), t, ctype, path, issues)
+    ranks = parse_numeric(np.asarray(df[rank_col]), rank_col, path, "predictions.rank",
                            "numbers", issues)
     low = ranks < 1
     if low.any():
         pos = np.flatnonzero(low)
         issues.append(error("predictions.rank", f"row {lines(pos, path)[0]}, column {rank_col}",
                             f"{len(pos)} rank(s) below 1", path))
-    tv = parse_target(truth.frame[t].to_numpy(), t, ctype, truth.path, issues, truth.rows, kind="truth")
+    tv = parse_target(np.asarray(truth.frame[t]), t, ctype, truth.path, issues, truth.rows, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     tv, values = coltypes.comparable(tv, values)

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import Issue, error
 from d3mkit.scoring.labels import joint_codes
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout
 from d3mkit.scoring.truth import Truth
 from d3mkit.scoring.values import (INDEX, confidence_values, index_issues, lines, parse_labels,
-                                   read_only, rows_text,
+                                   read_only, rows_text, unique_in_order,
                                    unseen_labels)
 from d3mkit.validation import coltypes
 
@@ -58,7 +58,7 @@ class RowsLayout(Layout):
             pvals[t] = read_only(pv if identity else pv[order])
             if tcodes is not None and pcodes is not None:
                 codes[t] = joint_codes(tcodes, pcodes, None if identity else order)
-            tu = pd.unique(tv) if tcodes is None else tcodes[1]
+            tu = unique_in_order(tv) if tcodes is None else tcodes[1]
             if ctype == "categorical" and len(tu) < len(tv):
                 # a closed label set (labels repeat in the truth); free-form targets such as
                 # chess boards or rationales, where nearly every truth value is new, are not
@@ -82,12 +82,12 @@ class RowsLayout(Layout):
         return out
 
 
-def _check_rows(truth: Truth, df: pd.DataFrame, conf_col, path: str, issues: list[Issue]) -> None:
+def _check_rows(truth: Truth, df, conf_col, path: str, issues: list[Issue]) -> None:
     """The checks of the prediction rows on their own — each target value parses as its
     colType, each confidence is a number in [0, 1] — for a file whose rows cannot be lined
     up with the truth (a repeated or wrong d3mIndex), so that its other problems are
     reported with it: every issue at once."""
     for t in truth.targets:
-        parse_labels(df[t].to_numpy(), t, truth.col_types[t], path, issues)
+        parse_labels(np.asarray(df[t]), t, truth.col_types[t], path, issues)
     if conf_col is not None:
         confidence_values(df, conf_col, path, issues)

@@ -1,0 +1,56 @@
+"""``d3mkit score`` of a CSV classification case never imports pandas (or pyarrow): the
+pipeline's table is numpy columns (d3mkit.validation.columns) read by the plain-CSV
+tokenizer (d3mkit.validation.plaincsv); pandas costs about 0.2 s and 80 MB per process."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from d3mkit.docs import ProblemDoc, Target
+
+REPO = Path(__file__).resolve().parent.parent
+PROBE = ("import sys\nfrom d3mkit.cli import main\ncode = main(sys.argv[1:])\n"
+         "print('LOADED', ' '.join(m for m in ('pandas', 'pyarrow') if m in sys.modules), file=sys.stderr)\n"
+         "raise SystemExit(code)")
+
+
+def _problem(tmp_path, metrics):
+    doc = ProblemDoc.new("p_problem", "p", "classification", "multiClass", "p_dataset",
+                         [Target(0, "learningData", 1, "label")], [{"metric": m} for m in metrics])
+    doc.save(tmp_path / "problemDoc.json")
+    return tmp_path / "problemDoc.json"
+
+
+def _score(args):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-c", PROBE, "score", *map(str, args)], env=env,
+                       capture_output=True, text=True)
+    loaded = [ln for ln in p.stderr.splitlines() if ln.startswith("LOADED")]
+    return p, loaded[-1].split()[1:] if loaded else None
+
+
+def test_score_of_a_csv_classification_case_imports_no_pandas(tmp_path):
+    pdoc = _problem(tmp_path, ["accuracy", "f1Macro"])
+    (tmp_path / "targets.csv").write_text("d3mIndex,label\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(10)))
+    (tmp_path / "pred.csv").write_text("d3mIndex,label\n" + "".join(f"{i},{'ab'[i % 3 == 0]}\n"
+                                                                    for i in reversed(range(10))))
+    p, loaded = _score(["--problem", pdoc, "--predictions", tmp_path / "pred.csv", "--targets",
+                        tmp_path / "targets.csv", "--out", tmp_path / "scores.csv", "--format", "json"])
+    assert p.returncode == 0, p.stderr
+    assert loaded == [], loaded
+    scores = {s["metric"]: s["value"] for s in json.loads(p.stdout)["scores"]}
+    assert scores["accuracy"] == 0.5
+    assert (tmp_path / "scores.csv").read_text().splitlines()[:2] == ["index,problemID,metric,value",
+                                                                      "0,p_problem,accuracy,0.5"]
+
+
+def test_a_bad_submission_is_reported_without_pandas_too(tmp_path):
+    pdoc = _problem(tmp_path, ["accuracy"])
+    (tmp_path / "targets.csv").write_text("d3mIndex,label\n0,a\n1,b\n2,a\n")
+    (tmp_path / "pred.csv").write_text("d3mIndex,label\n0,a\n1,\n7,b\n")
+    p, loaded = _score(["--problem", pdoc, "--predictions", tmp_path / "pred.csv", "--targets",
+                        tmp_path / "targets.csv"])
+    assert p.returncode == 1 and "predictions.index_set" in p.stderr, p.stderr
+    assert loaded == [], loaded
