@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.lazy import pandas as pd   # imported on first use: select() on integer columns needs none
 from d3mkit.docs.dataset import image_index_column
 from d3mkit.errors import D3MKitError, Issue, OutputExists, error, require_type
 from d3mkit.limits import file_issue, how_to_raise, limit
@@ -537,9 +537,10 @@ def _index_keys(col: pd.Series) -> np.ndarray:
     as read, else each distinct stripped string's code (one factorize; stripping runs on
     the distinct values only, and ``isin`` never goes through pandas' Arrow strings, which
     build one ``pyarrow.scalar`` per value)."""
-    if col.dtype.kind in "iu":
-        return col.to_numpy()
-    codes, uniq = pd.factorize(np.asarray(col.to_numpy(), dtype=object))
+    a = np.asarray(col)
+    if a.dtype.kind in "iu":
+        return a
+    codes, uniq = pd.factorize(np.asarray(a, dtype=object))
     if not len(uniq):
         return codes
     stripped = np.array([str(u).strip() for u in uniq], dtype=str)
@@ -547,7 +548,7 @@ def _index_keys(col: pd.Series) -> np.ndarray:
     return np.where(codes < 0, -1, merged[codes])
 
 
-def _fold_masks(splits: pd.DataFrame, repeat: int, fold: int, p: str, first_row: int = 0
+def _fold_masks(splits, repeat: int, fold: int, p: str, first_row: int = 0
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(train mask, test mask, repeat numbers, fold numbers) of the rows of a dataSplits
     table (or of a block of it starting at data row ``first_row``) for one repeat and fold;
@@ -557,17 +558,18 @@ def _fold_masks(splits: pd.DataFrame, repeat: int, fold: int, p: str, first_row:
         raise D3MKitError.single(p, "splits.columns", "row 1", f"missing column(s) {', '.join(missing)}")
     nums = {}
     for col in ("repeat", "fold"):
-        raw = splits[col]
-        x = raw.to_numpy() if raw.dtype.kind in "iu" else \
-            pd.to_numeric(raw.astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+        raw = np.asarray(splits[col])
+        x = raw if raw.dtype.kind in "iu" else \
+            pd.to_numeric(pd.Series(raw, dtype=object).astype(str).str.strip(),
+                          errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x))) if x.dtype.kind == "f" else []
         if len(bad):
             raise D3MKitError.single(p, "splits.value", f"row {first_row + bad[0] + 2}, column {col}",
                                      f"{len(bad)} {col} value(s) are not integers (first "
-                                     f"{str(raw.iloc[bad[0]])[:40]!r})")
+                                     f"{str(raw[bad[0]])[:40]!r})")
         nums[col] = x
     sel = (nums["repeat"] == repeat) & (nums["fold"] == fold)
-    typ = splits["type"].astype(str).to_numpy()
+    typ = np.asarray(splits["type"]).astype(str)
     train, test = sel & (typ == "TRAIN"), sel & (typ == "TEST")
     other = np.flatnonzero(sel & ~train & ~test)
     if len(other):
@@ -607,11 +609,12 @@ def fold_members(path: Path | str, repeat: int = 0, fold: int = 0) -> tuple[np.n
     return train, test
 
 
-def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | str = ""
+def select(splits, repeat: int = 0, fold: int = 0, path: Path | str = ""
            ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks ``(train, test)`` over the rows of a dataSplits table for one
-    repeat and fold: the one place that picks a fold's rows (scoring, task roots and
-    :func:`folds` use it). Raises :class:`~d3mkit.errors.D3MKitError` (exit 1) naming
+    repeat and fold (``splits`` a DataFrame or the scorer's
+    :class:`~d3mkit.validation.columns.ColumnTable`): the one place that picks a fold's rows
+    (scoring, task roots and :func:`folds` use it). Raises :class:`~d3mkit.errors.D3MKitError` (exit 1) naming
     the rows when a repeat/fold cell is not an integer, a row of this repeat and fold
     has a type other than TRAIN/TEST, a d3mIndex is both TRAIN and TEST, or there are
     no TEST rows.
@@ -629,7 +632,7 @@ def select(splits: pd.DataFrame, repeat: int = 0, fold: int = 0, path: Path | st
     keys = _index_keys(splits["d3mIndex"])
     both = np.flatnonzero(test & np.isin(keys, keys[train]))
     if len(both):
-        raw = splits["d3mIndex"].to_numpy()[both[:10]]
+        raw = np.asarray(splits["d3mIndex"])[both[:10]]
         shown = ", ".join(dict.fromkeys(str(k).strip() for k in raw))
         raise D3MKitError.single(p, "splits.overlap", f"row {both[0] + 2}, column d3mIndex",
                                  f"{len(both)} TEST row(s) of repeat {repeat}, fold {fold} name a d3mIndex "

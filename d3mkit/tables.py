@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
+from d3mkit.lazy import pandas as pd   # imported on first use (importing this module costs nothing)
 
 from d3mkit.atomic import write_with
 

@@ -142,3 +142,25 @@ def test_a_shared_key_sends_the_file_to_the_general_reader(tmp_path, monkeypatch
     monkeypatch.setattr(csvread, "read_strings", lambda *a, **k: used.append(1) or real(*a, **k))
     got = read_columns(p, **KW)
     assert used and np.asarray(got[0]["label"]).tolist() == ["abcdefghij", "abcdefghik"]
+
+
+def test_float_columns_of_a_plain_file(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("d3mIndex,y,c\n1,1.5,0.25\n2,-2e3,1\n3,+.5,0.0\n4,7,1E-2\n")
+    got, issues = read_columns(p, int_cols=("d3mIndex",), float_cols=("y", "c"))
+    strings, _ = _general(p)
+    assert issues == [] and got["y"].dtype == np.float64 and got["c"].dtype == np.float64
+    for c in ("y", "c"):
+        assert got[c].tolist() == [float(v) for v in np.asarray(strings[c])]
+
+
+@pytest.mark.parametrize("cell", ["", "nan", "inf", "1e400", "1,5", "0x10", "1_0", " 1", "1e", "--1"])
+def test_a_float_column_that_is_not_all_finite_numbers_stays_text(tmp_path, cell):
+    p = tmp_path / "t.csv"
+    p.write_text(f"d3mIndex,y,z\n1,2.5,a\n2,{cell},b\n")
+    got, issues = read_columns(p, int_cols=("d3mIndex",), float_cols=("y",))
+    expected, _ = _general(p, int_cols=("d3mIndex",))
+    if "," in cell:
+        assert got is None and issues[0].code == "csv.bad_row"
+        return
+    assert np.asarray(got["y"]).tolist() == np.asarray(expected["y"]).tolist()

@@ -54,3 +54,27 @@ def test_a_bad_submission_is_reported_without_pandas_too(tmp_path):
                         tmp_path / "targets.csv"])
     assert p.returncode == 1 and "predictions.index_set" in p.stderr, p.stderr
     assert loaded == [], loaded
+
+
+def test_a_regression_case_with_confidence_free_metrics_imports_no_pandas(tmp_path):
+    doc = ProblemDoc.new("r_problem", "r", "regression", "univariate", "r_dataset",
+                         [Target(0, "learningData", 1, "y")],
+                         [{"metric": "rootMeanSquaredError"}, {"metric": "meanAbsoluteError"}])
+    doc.save(tmp_path / "problemDoc.json")
+    (tmp_path / "targets.csv").write_text("d3mIndex,y\n0,1.5\n1,2\n2,-3e0\n")
+    (tmp_path / "pred.csv").write_text("d3mIndex,y\n2,-2\n0,1.5\n1,4\n")
+    p, loaded = _score(["--problem", tmp_path / "problemDoc.json", "--predictions", tmp_path / "pred.csv",
+                        "--targets", tmp_path / "targets.csv", "--format", "json"])
+    assert p.returncode == 0, p.stderr
+    assert loaded == [], loaded
+    scores = {s["metric"]: s["value"] for s in json.loads(p.stdout)["scores"]}
+    assert scores["meanAbsoluteError"] == 1.0 and abs(scores["rootMeanSquaredError"] - (5 / 3) ** 0.5) < 1e-12
+
+
+def test_a_task_roots_test_rows_are_scored_without_pandas(tmp_path):
+    from taskroot_helpers import wine_root
+    root = wine_root(tmp_path / "out", with_predictions=True)
+    p, loaded = _score(["--problem", root, "--predictions", root.parent / "predictions.csv", "--format", "json"])
+    assert p.returncode == 0, p.stderr
+    assert loaded == [], loaded
+    assert {s["metric"]: s["value"] for s in json.loads(p.stdout)["scores"]}["accuracy"] == 1.0

@@ -81,9 +81,10 @@ def joint_codes(tcodes, pcodes, order=None) -> tuple[np.ndarray, np.ndarray, np.
     tc, tu = tcodes
     pc, pu = pcodes
     at = {v: i for i, v in enumerate(tu.tolist())}   # tu is distinct: a lookup over labels
-    where = np.fromiter((at.get(v, -1) for v in pu.tolist()), np.intp, len(pu))
+    where = np.fromiter((at.get(v, -1) for v in pu.tolist()), np.int32 if len(tu) + len(pu) < 2 ** 31
+                        else np.intp, len(pu))
     new = where < 0
-    where[new] = len(tu) + np.arange(int(new.sum()))
+    where[new] = len(tu) + np.arange(int(new.sum()), dtype=where.dtype)
     labels = np.concatenate([tu, pu[new]]) if new.any() else tu
     pc = where[pc]
     return tc, (pc if order is None else pc[order]), labels

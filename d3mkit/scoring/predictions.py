@@ -110,16 +110,28 @@ def frame_strings(frame, kind: str, usecols=None, int_cols=(INDEX,),
     return ColumnTable({c: data[c] for c in cols}), []
 
 
-def read_table(source, kind: str, usecols=None, int_cols=(INDEX,), text_cols=()
+def read_table(source, kind: str, usecols=None, int_cols=(INDEX,), text_cols=(), float_cols=()
                ) -> tuple[ColumnTable | None, list[Issue]]:
     """A file or a DataFrame as strings (``int_cols`` as int64 when they all are integers;
     from a file, ``text_cols`` as :class:`~d3mkit.validation.columns.Categorical` columns,
-    which the label parse takes as they are); a missing or unreadable path raises (exit 2),
-    other problems are issues."""
+    which the label parse takes as they are, and, from a plain file, ``float_cols`` as
+    float64 when every cell is a finite number); a missing or unreadable path raises (exit
+    2), other problems are issues."""
     if is_frame(source):
         return frame_strings(source, kind, usecols, int_cols)
-    df, issues = read_columns(source, usecols, int_cols, category_cols=tuple(text_cols))
+    df, issues = read_columns(source, usecols, tuple(int_cols), category_cols=tuple(text_cols),
+                              float_cols=tuple(float_cols))
     return df, _usage(issues, kind)
+
+
+def typed_columns(targets, col_types: dict, header=()) -> dict:
+    """How the reader reads the scored columns: ``text_cols`` (label targets, as
+    categoricals), ``int_cols`` (d3mIndex and the integer targets) and ``float_cols`` (the
+    real targets and a ``confidence`` column of ``header``, any case)."""
+    return {"text_cols": text_targets(targets, col_types),
+            "int_cols": (INDEX, *(t for t in targets if col_types.get(t) == "integer")),
+            "float_cols": (*(t for t in targets if col_types.get(t) == "real"),
+                           *(c for c in header if c.lower() == "confidence" and c not in targets))}
 
 
 def text_targets(targets, col_types: dict) -> tuple[str, ...]:
@@ -137,15 +149,14 @@ def read_predictions(source, truth=None) -> tuple[ColumnTable | None, list[Issue
     header."""
     if truth is None or is_frame(source):
         return read_table(source, "predictions")
-    text = text_targets(truth.targets, truth.col_types)
     header, issues = header_of(source, "predictions")
     if header is None:
         return None, issues
     if len(header) <= WIDE_HEADER:   # parse every column: ragged rows are found by pandas
-        return read_table(source, "predictions", text_cols=text)
+        return read_table(source, "predictions", **typed_columns(truth.targets, truth.col_types, header))
     keep = {INDEX, *truth.targets, truth.image_column}
     cols = [c for c in header if c in keep or c.lower() in ("confidence", "rank")]
-    df, issues = read_table(source, "predictions", cols, text_cols=text)
+    df, issues = read_table(source, "predictions", cols, **typed_columns(truth.targets, truth.col_types, cols))
     if df is not None:
         df.attrs["header"] = list(header)
     return df, issues

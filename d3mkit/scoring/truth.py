@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
-from d3mkit.scoring.predictions import header_of, read_table, source_name, text_targets
+from d3mkit.scoring.predictions import header_of, read_table, source_name, typed_columns
 from d3mkit.scoring.values import INDEX, Source, index_values, lines, lookup, rows_text, same_kind, unique_in_order
 from d3mkit.validation.columns import ColumnTable
 
@@ -76,7 +76,7 @@ def _truth_table(source, kind: str, problem, dataset) -> tuple[ColumnTable, str 
         raise D3MKitError(issues)
     img = image_column(problem, dataset, header)
     df, issues = read_table(source, kind, [INDEX] + ([img] if img else []) + problem.target_names,
-                            text_cols=text_targets(problem.target_names, _target_types(problem, dataset)))
+                            **typed_columns(problem.target_names, _target_types(problem, dataset)))
     if df is None:
         raise D3MKitError(issues)
     return df, img, issues
@@ -114,12 +114,10 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
             sp = _splits_path(Path(problem.path).parent, problem.splits_file)
             sp = Source(sp, sp)
         splits, sissues = read_table(sp, "dataSplits", [INDEX, "type", "repeat", "fold"],
-                                           int_cols=(INDEX, "repeat", "fold"))
+                                     int_cols=(INDEX, "repeat", "fold"), text_cols=("type",))
         if splits is None:
             raise D3MKitError(sissues)
-        import pandas as pd   # dataSplits' checks (d3mkit.splits) work on a DataFrame
         from d3mkit.splits import select
-        splits = pd.DataFrame({c: np.asarray(splits[c]) for c in splits.columns})
         _train, sel = select(splits, repeat, fold, sp)
         test = index_values(splits[INDEX])[sel]
         if INDEX not in df.columns:
@@ -146,13 +144,13 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
                                 "column (an index column besides d3mIndex)", p))
     index = index_values(df[INDEX])
     if targets is not None:
-        rows = np.arange(len(df))
+        rows = None                  # the file's rows, in order
     if not is_od:
         order = np.argsort(index, kind="stable")
         if not (order == np.arange(len(order))).all():
             df = df.take(order)
             index = index[order]
-            rows = rows[order]
+            rows = order if rows is None else rows[order]
     multilabel = problem.task_subtype == "multiLabel" and problem.task_type in MULTILABEL_TASKS
     if not is_od:   # sorted: a repeated index is equal to the one before it
         dup = np.zeros(len(index), dtype=bool)

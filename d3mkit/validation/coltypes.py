@@ -240,6 +240,10 @@ def canonical(values, col_type: str) -> tuple[np.ndarray, np.ndarray]:
     >>> v.tolist(), bad.tolist()
     (['2020-01-02T00:00:00Z', '2020-01-02T00:00:00Z', 'nope'], [False, False, True])
     """
+    if col_type in NUMBER_TYPES and isinstance(values, np.ndarray) and values.dtype.kind in "iuf" \
+            and not (values.dtype.kind in "iu" and len(values) and np.abs(values).max() >= 2 ** 53):
+        x = values.astype(float)   # numbers as read (floats hold integers within 2**53 exactly)
+        return x, ~np.isfinite(x)
     a = np.asarray(values, dtype=object)
     if col_type == "integer":
         x = exact_numbers(a)

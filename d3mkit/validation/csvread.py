@@ -517,12 +517,14 @@ def _table_header(path: Path) -> tuple[list[str] | None, list[Issue]]:
 
 
 def read_columns(path: Path | str, usecols: list[str] | None = None, int_cols: tuple[str, ...] = (),
-                 allow_empty: bool = False, category_cols: tuple[str, ...] = ()
-                 ) -> tuple[ColumnTable | None, list[Issue]]:
+                 allow_empty: bool = False, category_cols: tuple[str, ...] = (),
+                 float_cols: tuple[str, ...] = ()) -> tuple[ColumnTable | None, list[Issue]]:
     """:func:`read_strings` as a :class:`~d3mkit.validation.columns.ColumnTable` (the
     scoring pipeline's table): the same columns, values, issues and messages. A plain file
     (no double quote, no carriage return; :mod:`d3mkit.validation.plaincsv`) is split with
-    numpy and never imports pandas; any other file, and a plain one the tokenizer declines
+    numpy and never imports pandas (there ``float_cols`` whose cells are all finite numbers
+    are float64; the general reader gives their strings); any other file, and a plain one the
+    tokenizer declines
     (a ragged row, a blank line, bytes that are not UTF-8, ...), goes through
     :func:`read_strings`."""
     path = Path(path)
@@ -531,7 +533,7 @@ def read_columns(path: Path | str, usecols: list[str] | None = None, int_cols: t
         return None, issues
     cols = [c for c in usecols if c in header] if usecols is not None else header
     try:
-        got = read_plain(path, header, cols, int_cols, category_cols)
+        got = read_plain(path, header, cols, int_cols, category_cols, float_cols)
     except OSError:
         got = None          # the general reader says what is wrong
     if got is not None:   # named as pandas names them: an empty name is "Unnamed: <position>"

@@ -17,29 +17,16 @@ file to the general reader).
 from __future__ import annotations
 
 import codecs
-import os
 from pathlib import Path
 
 import numpy as np
 
 from d3mkit.validation.columns import Categorical
 
-STEP = 1 << 22           # bytes scanned per numpy step (bounds the temporaries)
+STEP = 1 << 20           # bytes read and split per numpy step (bounds the temporaries)
 MAX_TEXT = 32            # text cells longer than this send the file to the general reader
 _PAD = 32                # zero bytes after the data, so an 8-byte load never runs past it
 _LO = np.uint64(0x3030303030303030)
-
-
-def _valid_utf8(buf: bytearray, end: int) -> bool:
-    if buf.isascii():        # the whole buffer: its zero padding is ASCII too (no copy)
-        return True
-    dec = codecs.getincrementaldecoder("utf-8")()
-    try:
-        for o in range(0, end, STEP):
-            dec.decode(buf[o:min(o + STEP, end)], final=o + STEP >= end)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _marks(a: np.ndarray, dtype) -> tuple[np.ndarray, int]:
@@ -126,6 +113,11 @@ def parse_ints(words: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray | 
     return out
 
 
+_MULTIPLIERS = [_U(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                                 0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
+                                 0x27D4EB2F165667C5, 0x94D049BB133111EB)]   # odd 64-bit constants
+
+
 def _small_codes(key: np.ndarray, distinct: np.ndarray) -> np.ndarray | None:
     """Each key's position in ``distinct`` (sorted, few) through a table indexed by a
     multiplicative hash that is one-to-one on ``distinct``; None when no such hash is
@@ -135,16 +127,61 @@ def _small_codes(key: np.ndarray, distinct: np.ndarray) -> np.ndarray | None:
         return None
     bits = min(20, max(4, int(2 * k * k).bit_length()))
     shift = _U(64 - bits)
-    rng = np.random.default_rng(k)
-    for mult in rng.integers(1, 2 ** 63, size=8, dtype=np.uint64) | _U(1):
+    for mult in _MULTIPLIERS:
         slots = (distinct * mult) >> shift
-        if len(np.unique(slots)) == k:
+        ordered = np.sort(slots)
+        if not (ordered[1:] == ordered[:-1]).any():
             table = np.zeros(1 << bits, dtype=np.intp)
             table[slots] = np.arange(k)
             h = key * mult
             h >>= shift
             return table[h]
     return None
+
+
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[list(b"0123456789.eE+-")] = True
+_NUMBER_BYTES[0] = True                   # the padding of a fixed-width cell
+
+
+def _fixed(words: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray | None:
+    """The cells ``[s, e)`` as a numpy bytes array (``S8`` to ``S32``: no cell holds a zero
+    byte, so the padding is exact), or None when one is longer than :data:`MAX_TEXT`."""
+    n = e - s
+    longest = int(n.max()) if len(n) else 0
+    if longest > MAX_TEXT:
+        return None
+    nw = max(1, -(-longest // 8))
+    m = np.empty((len(s), nw), dtype="<u8")
+    for k in range(nw):
+        m[:, k] = words[s + 8 * k] & _low_bytes(np.clip(n - 8 * k, 0, 8))
+    return m.view(f"S{8 * nw}").ravel()
+
+
+def parse_floats(words: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray | None:
+    """float64 of the cells ``[s, e)``, or None unless every cell is a finite number written
+    with digits, ``.``, ``e``/``E`` and signs only (what pandas and numpy read alike)."""
+    b = _fixed(words, s, e)
+    if b is None or not len(b) or (e - s).min() < 1:
+        return None
+    if not _NUMBER_BYTES[b.view(np.uint8)].all():
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            x = b.astype(np.float64)
+    except ValueError:
+        return None
+    return x if np.isfinite(x).all() else None
+
+
+def text_cells(buf: bytearray, words: np.ndarray, s: np.ndarray, e: np.ndarray, ascii: bool) -> np.ndarray:
+    """The cells ``[s, e)`` as an object array of strings."""
+    b = _fixed(words, s, e) if ascii else None
+    if b is not None:
+        return b.astype("U").astype(object)
+    out = np.empty(len(s), dtype=object)
+    out[:] = [buf[i:j].decode("utf-8") for i, j in zip(s.tolist(), e.tolist())]
+    return out
 
 
 class _Texts:
@@ -213,74 +250,108 @@ class _Texts:
         return Categorical(remap[self.codes], texts[order])
 
 
-def read_plain(path: Path | str, header: list[str], cols: list[str], int_cols=(), category_cols=()
-               ) -> dict | None:
+def _survey(fh) -> tuple[int, bool, bool] | None:
+    """The first pass over a file: ``(newlines, ends with a newline, ASCII)``, or None when
+    it holds a double quote, a CR or a NUL byte, or bytes that are not UTF-8."""
+    newlines, ascii, last = 0, True, b""
+    dec = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for block in iter(lambda: fh.read(STEP), b""):
+            if b'"' in block or b"\r" in block or b"\x00" in block:
+                return None
+            newlines += block.count(b"\n")
+            ascii = ascii and block.isascii()
+            if not ascii:
+                dec.decode(block)
+            last = block[-1:]
+        dec.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    return newlines, last == b"\n", ascii
+
+
+def _windows(fh):
+    """The records after the header, as blocks of whole lines of about :data:`STEP` bytes
+    (the last may lack its newline)."""
+    carry = b""
+    header = True
+    for block in iter(lambda: fh.read(STEP), b""):
+        data = carry + block
+        if header:
+            cut = data.find(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            data, header = data[cut:], False
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            yield data[:cut]
+        carry = data[cut:]
+    if carry and not header:
+        yield carry
+
+
+def read_plain(path: Path | str, header: list[str], cols: list[str], int_cols=(), category_cols=(),
+               float_cols=()) -> dict | None:
     """The columns ``cols`` of a plain CSV file whose header is ``header`` (as
     :func:`d3mkit.validation.csvread.read_header` read it), in file order, or None when the
     file is not one this tokenizer reads exactly (see the module docstring). ``int_cols``
-    become int64 when every cell is an integer, ``category_cols`` :class:`Categorical`,
-    every other column an object array of strings. The file is read whole; its records
-    are split and parsed in windows of about :data:`STEP` bytes, so the temporaries stay
-    small."""
+    become int64 when every cell is an integer, ``float_cols`` float64 when every cell is a
+    finite number (:func:`parse_floats`), ``category_cols`` :class:`Categorical`, every other
+    column (and any of those that does not parse) an object array of strings. The file is
+    read twice in blocks of :data:`STEP` bytes (a survey, then the parse), so the memory
+    beyond the columns is a few blocks."""
     width = len(header)
     if width < 2:
         return None
     with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        raw = bytearray(size + _PAD)          # zero-padded: 8-byte loads stay inside
-        if fh.readinto(memoryview(raw)[:size]) != size or fh.read(1):
-            return None                       # the file changed under us: the general reader
-    if raw.find(b'"', 0, size) >= 0 or raw.find(b"\r", 0, size) >= 0 or raw.find(b"\x00", 0, size) >= 0:
-        return None
-    start = raw.find(b"\n", 0, size) + 1
-    if start == 0 or start == size or not _valid_utf8(raw, size):
-        return None
-    rows = raw.count(b"\n", start, size) + (raw[size - 1] != 10)
-    buf = np.frombuffer(raw, dtype=np.uint8)
-    words = _words(buf)
-    wanted = [(j, name) for j, name in enumerate(header) if name in cols]
-    ints = {name: np.zeros(rows, dtype=np.int64) for _, name in wanted if name in int_cols}
-    texts = {name: _Texts(rows) for _, name in wanted if name not in int_cols}
-    offsets = np.int32 if size < 2 ** 31 - 64 else np.int64
-    done = 0
-    w0 = start
-    while w0 < size:
-        w1 = raw.rfind(b"\n", w0, min(w0 + STEP, size)) + 1
-        if w1 == 0:                           # no newline in this step: a long record (or the last)
-            nl = raw.find(b"\n", w0, size)
-            w1 = size if nl < 0 else nl + 1
-        a = buf[w0:w1]
-        marks, newlines = _marks(a, offsets)
-        if a[-1] != 10:                       # the last record has no newline: it ends at the end
-            marks = np.append(marks, np.asarray([len(a)], dtype=marks.dtype))
-            newlines += 1
-            a = buf[w0:w1 + 1]                # its terminator is the padding's zero
-        if len(marks) != newlines * width:
-            return None                       # a row of another width, or a blank line
-        ends = marks[width - 1::width]
-        if not (a[ends] != 44).all():
+        survey = _survey(fh)
+        if survey is None:
             return None
-        for j, name in wanted:
-            e = marks[j::width] + w0
-            s = (np.concatenate(([-1], ends[:-1])).astype(marks.dtype) if j == 0
-                 else marks[j - 1::width]) + (1 + w0)
-            if name in ints:
-                v = parse_ints(words, s, e)
-                if v is None:                 # not all integers: read again with the column as text
-                    return read_plain(path, header, cols, tuple(c for c in int_cols if c != name),
-                                      category_cols)
-                ints[name][done:done + len(v)] = v
-            elif not texts[name].add(raw, words, s, e):
+        newlines, final_newline, ascii = survey
+        rows = newlines - 1 + (not final_newline)
+        if newlines == 0 or rows <= 0:
+            return None
+        fh.seek(0)
+        wanted = [(j, name) for j, name in enumerate(header) if name in cols]
+        ints = {name: np.zeros(rows, dtype=np.int64) for _, name in wanted if name in int_cols}
+        floats = {name: np.zeros(rows) for _, name in wanted if name in float_cols and name not in ints}
+        texts = {name: _Texts(rows) for _, name in wanted if name in category_cols and name not in ints}
+        strings = {name: np.empty(rows, dtype=object) for _, name in wanted
+                   if name not in ints and name not in floats and name not in texts}
+        done = 0
+        for window in _windows(fh):
+            got = len(window)
+            window = window + bytes(_PAD)         # zero-padded: 8-byte loads stay inside
+            buf = np.frombuffer(window, dtype=np.uint8)
+            a = buf[:got]
+            marks, found = _marks(a, np.int32)
+            if a[-1] != 10:                       # the last record has no newline: it ends at the end
+                marks = np.append(marks, np.asarray([got], dtype=marks.dtype))
+                found += 1
+            if len(marks) != found * width or done + found > rows:
+                return None                       # a row of another width, or a blank line
+            ends = marks[width - 1::width]
+            if not (buf[ends] != 44).all():
                 return None
-        done += newlines
-        w0 = w1
+            words = _words(buf)
+            for j, name in wanted:
+                e = marks[j::width]
+                s = (np.concatenate(([-1], ends[:-1])).astype(marks.dtype) if j == 0
+                     else marks[j - 1::width]) + 1
+                if name in ints or name in floats:
+                    v = parse_ints(words, s, e) if name in ints else parse_floats(words, s, e)
+                    if v is None:                 # not all numbers: read again with the column as text
+                        return read_plain(path, header, cols, tuple(c for c in int_cols if c != name),
+                                          category_cols, tuple(c for c in float_cols if c != name))
+                    (ints if name in ints else floats)[name][done:done + len(v)] = v
+                elif name in texts:
+                    if not texts[name].add(window, words, s, e):
+                        return None
+                else:
+                    strings[name][done:done + len(s)] = text_cells(window, words, s, e, ascii)
+            done += found
     if done != rows:
         return None
-    out = {}
-    for _, name in wanted:
-        if name in ints:
-            out[name] = ints[name]
-        else:
-            cat = texts[name].categorical()
-            out[name] = cat if name in category_cols else np.asarray(cat)
-    return out
+    return {name: texts[name].categorical() if name in texts else
+            ints.get(name, floats.get(name, strings.get(name))) for _, name in wanted}
