@@ -134,17 +134,21 @@ def _floats(y) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # classification
 # ---------------------------------------------------------------------------------------
-@register_metric("accuracy", multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
-                 task_types=CLASSIFICATION, standard=True)
+@register_metric("accuracy", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0,
+                 worst=0.0, task_types=CLASSIFICATION, standard=True)
 @_per_column
-def accuracy(y_true, y_pred) -> float:
-    """Fraction of rows whose predicted label equals the true label.
+def accuracy(y_true, y_pred, codes=None) -> float:
+    """Fraction of rows whose predicted label equals the true label (compared as the
+    labels' integer codes when the scorer has them).
 
     >>> accuracy(["a", "b", "c", "c"], ["a", "b", "c", "a"])
     0.75
     """
     if isinstance(y_true, LabelSets):
         return ML.subset_accuracy(y_true.truth, y_true.pred)
+    if codes is not None:
+        n = len(codes.truth)
+        return float(np.count_nonzero(codes.truth == codes.pred) / n) if n else 0.0
     t, p = _arr(y_true), _arr(y_pred)
     if not len(t):
         return 0.0
