@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from d3mkit.docs import ProblemDoc, Target
 
 REPO = Path(__file__).resolve().parent.parent
@@ -71,6 +73,7 @@ def test_a_regression_case_with_confidence_free_metrics_imports_no_pandas(tmp_pa
     assert scores["meanAbsoluteError"] == 1.0 and abs(scores["rootMeanSquaredError"] - (5 / 3) ** 0.5) < 1e-12
 
 
+@pytest.mark.slow   # builds the wine root (about 3-6 s on a loaded machine)
 def test_a_task_roots_test_rows_are_scored_without_pandas(tmp_path):
     from taskroot_helpers import wine_root
     root = wine_root(tmp_path / "out", with_predictions=True)

@@ -47,8 +47,8 @@ def from_codes(codes_t, codes_p, labels) -> LabelCodes:
     labels = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
     order = np.argsort(labels.astype(str) if labels.dtype == object else labels, kind="stable") \
         if not _numeric(labels) else np.argsort(labels.astype(float), kind="stable")
-    remap = np.empty(len(order), dtype=np.int64)
-    remap[order] = np.arange(len(order))
+    remap = np.empty(len(order), dtype=np.int32 if len(order) < 2 ** 15 else np.int64)
+    remap[order] = np.arange(len(order))   # int32 for up to 2**15 labels: (truth * k + pred) fits
     return LabelCodes(remap[codes_t], remap[codes_p], labels[order])
 
 

@@ -100,9 +100,9 @@ def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
         hi = max(int(keys.max()), int(values.max()) if len(values) else int(keys.max()))
         if hi - lo < 4 * (len(keys) + len(values)) + 1024:
             table = np.full(hi - lo + 1, -1, dtype=np.int32 if n < 2 ** 31 else np.int64)
-            table[keys - lo] = np.arange(n, dtype=table.dtype)
+            table[keys - lo if lo else keys] = np.arange(n, dtype=table.dtype)
             unique = int(np.count_nonzero(table >= 0)) == n   # a repeated key fills one slot
-            return table[values - lo], unique
+            return table[values - lo if lo else values], unique
     index = pd.Index(keys)   # strings: a hash index
     if index.is_unique:
         return index.get_indexer(values), True
@@ -191,16 +191,22 @@ def category_codes(col: Categorical) -> tuple[np.ndarray, np.ndarray]:
 
 
 def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: list[Issue],
-                  positions=None, kind: str = "predictions"
+                  positions=None, kind: str = "predictions", order=None
                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """:func:`parse_target` and, for text colTypes, ``(codes, distinct)``: the distinct
     parsed values and each row's position among them (``vals == distinct[codes]``), else
-    None; callers need not hash the rows again. ``a`` may be a categorical Series (the
-    reader's form of a text target column): its codes are used as they are."""
+    None; callers need not hash the rows again. ``a`` may be a
+    :class:`~d3mkit.validation.columns.Categorical` (the reader's form of a text target
+    column): its codes are used as they are, and no per-row array of its strings is made
+    but the one returned. With ``order`` the values (and codes) are returned for the rows
+    ``order``, in that order (the issues still name the rows as read)."""
+    if order is not None and not (isinstance(a, Categorical) and col_type not in NUMERIC_TYPES):
+        vals, distinct = parse_labels(a, name, col_type, path, issues, positions, kind)
+        return vals[order], (None if distinct is None else (distinct[0][order], distinct[1]))
     codes = uniq = None
     if isinstance(a, Categorical) and col_type not in NUMERIC_TYPES:
         codes, uniq = category_codes(a)
-        a = uniq[codes]
+        a = None          # the cells are uniq[codes]
     else:
         a = np.asarray(a)
     if codes is not None:
@@ -234,13 +240,14 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
     else:
         cu, bad_u = coltypes.canonical(uniq, col_type)
         same = len(cu) == len(uniq) and bool((cu == uniq).all())
-        vals = np.asarray(a, dtype=object) if same else cu[codes]
+        rows_codes = codes if order is None else codes[order]
+        vals = (uniq if same else cu)[rows_codes]
         bad = bad_u[codes]
         if same:
-            distinct = (codes, uniq)
+            distinct = (rows_codes, uniq)
         else:   # values that differ only in form (" a", "a") share one parsed value
             ccodes, du = coltypes.factorize(cu)
-            distinct = (ccodes[codes], du)
+            distinct = (ccodes[rows_codes], du)
         if (codes < 0).any():
             distinct = None
     bad &= ~miss
@@ -249,7 +256,8 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
         rows = lines(pos if positions is None else positions[pos], path)
         issues.append(error(f"{kind}.bad_value", f"row {rows[0]}, column {name}",
                             f"{len(pos)} value(s) in column {name!r} are {coltypes.describe(col_type)} "
-                            f"(colType {col_type}; first: {str(a[pos[0]])[:40]!r}; rows "
+                            f"(colType {col_type}; first: "
+                            f"{str(a[pos[0]] if a is not None else uniq[codes[pos[0]]])[:40]!r}; rows "
                             f"{rows_text(rows, len(pos))})", path))
     return vals, distinct
 

@@ -46,18 +46,19 @@ class RowsLayout(Layout):
         if missing_mask.any() or extra_mask.any():
             _check_rows(truth, df, conf_col, path, issues)
             return issues
-        identity = bool((order == np.arange(len(order))).all())
+        identity = bool((order == np.arange(len(order), dtype=order.dtype)).all())
         tvals, pvals, codes = {}, {}, {}
         for t in truth.targets:
             ctype = truth.col_types[t]
             tv, tcodes = parse_labels(truth.frame[t], t, ctype, truth.path, issues, truth.rows,
                                       kind="truth")
-            pv, pcodes = parse_labels(df[t], t, ctype, path, issues)
+            pv, pcodes = parse_labels(df[t], t, ctype, path, issues,   # in truth order
+                                      order=None if identity else order)
             tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
             tvals[t] = read_only(tv)
-            pvals[t] = read_only(pv if identity else pv[order])
+            pvals[t] = read_only(pv)
             if tcodes is not None and pcodes is not None:
-                codes[t] = joint_codes(tcodes, pcodes, None if identity else order)
+                codes[t] = joint_codes(tcodes, pcodes)
             tu = unique_in_order(tv) if tcodes is None else tcodes[1]
             if ctype == "categorical" and len(tu) < len(tv):
                 # a closed label set (labels repeat in the truth); free-form targets such as
