@@ -164,3 +164,12 @@ def test_a_float_column_that_is_not_all_finite_numbers_stays_text(tmp_path, cell
         assert got is None and issues[0].code == "csv.bad_row"
         return
     assert np.asarray(got["y"]).tolist() == np.asarray(expected["y"]).tolist()
+
+
+@pytest.mark.parametrize("distinct", [300, 6000])
+def test_many_distinct_labels(tmp_path, distinct):
+    n = 8000
+    p = tmp_path / "t.csv"
+    p.write_text("d3mIndex,label\n" + "".join(f"{i},lab{i % distinct:05d}-{'x' * (i % 7)}\n" for i in range(n)))
+    got, expected = read_columns(p, **KW), _general(p, **KW)
+    _same(got[0], expected[0])

@@ -198,8 +198,9 @@ class _Texts:
         self.at = 0
 
     def add(self, buf: bytes, words: np.ndarray, s: np.ndarray, e: np.ndarray) -> bool:
-        """Code the cells ``[s, e)`` of ``buf``; False when a cell is too long or two texts
-        share a key."""
+        """Code the cells ``[s, e)`` of ``buf``; False when a cell is too long, two texts
+        share a key, or a window holds mostly distinct texts (free text, which the general
+        reader hashes faster than a Python loop over the distinct values)."""
         n = e - s
         longest = int(n.max()) if len(n) else 0
         if longest > MAX_TEXT:
@@ -221,6 +222,8 @@ class _Texts:
         distinct = np.sort(key)
         if len(distinct):
             distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
+        if len(distinct) > 4096 and 4 * len(distinct) > len(s):
+            return False          # mostly distinct texts: pandas' parser hashes them faster
         local = _small_codes(key, distinct)
         if local is None:
             local = np.searchsorted(distinct, key)
