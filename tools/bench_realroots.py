@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench_validate import versions  # noqa: E402
+from _bench_data import versions_line  # noqa: E402
 
 
 def _timed(fn, repeat: int) -> tuple[float, float]:
@@ -50,7 +50,7 @@ def main() -> None:
         raise SystemExit("set D3MKIT_REALWORLD to the shared realworld directory")
     from d3mkit.validation.run import validate_paths
     roots = sorted(p for p in (Path(base) / "roots").iterdir() if p.is_dir())
-    print(f"# {versions()}; load average {os.getloadavg()[0]:.2f} (1 min) at the start")
+    print(f"# {versions_line()}; load average {os.getloadavg()[0]:.2f} (1 min) at the start")
     print(f"{'root':<42} {'MB':>6} {'valid':>5} {'validate s':>10} {'pandas s':>8} {'ratio':>6}")
     tot_v = tot_p = tot_vc = tot_pc = mb_all = 0.0
     for root in roots:

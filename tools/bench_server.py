@@ -32,9 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import os
-import platform
 import resource
 import socket
 import sqlite3
@@ -54,18 +52,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
 
-from _bench_data import emit, md_table  # noqa: E402
+from _bench_data import emit, md_table, versions_line  # noqa: E402
 
 PIDS = ("synth_000_problem", "synth_001_problem")
-
-
-def _versions() -> str:
-    try:
-        import pyarrow
-        pa = pyarrow.__version__
-    except ImportError:
-        pa = "not installed"
-    return f"numpy {np.__version__}, pandas {pd.__version__}, pyarrow {pa}, Python {platform.python_version()}"
 
 
 def _load() -> str:
@@ -286,7 +275,7 @@ def main() -> None:
                     print(f"dask: {r['errors']} client errors, {r['failed']} failed", file=sys.stderr)
     lines = [f"## Evaluation server: {args.rows:,}-row predictions (~{size:.0f} KiB each), "
              f"{args.clients} client threads, {args.teams} teams",
-             "", f"{os.cpu_count()} cores; {_versions()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}. "
+             "", f"{os.cpu_count()} cores; {versions_line()}; D3MKIT_FSYNC={os.environ['D3MKIT_FSYNC']}. "
              "CPU ms are per submission (server: the server and its scoring processes; client: the "
              "POSTing threads); '2 idle cores /s' = 2000 / (server + client CPU ms), the rate two "
              "otherwise idle cores would give.", "",

@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_data import make_task_root, run_measured  # noqa: E402
+from _bench_data import make_task_root, run_measured, versions_line  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -66,23 +66,12 @@ def _child(script: str, *args) -> tuple[float, float]:
     return float(wall), float(cpu)
 
 
-def versions() -> str:
-    import numpy
-    import pandas
-    try:
-        import pyarrow
-        pa = pyarrow.__version__
-    except ImportError:
-        pa = "not installed"
-    return f"numpy {numpy.__version__}, pandas {pandas.__version__}, pyarrow {pa}"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print(f"# {versions()}; load average {os.getloadavg()[0]:.2f} (1 min) at the start")
+    print(f"# {versions_line()}; load average {os.getloadavg()[0]:.2f} (1 min) at the start")
     print(f"{'rows':>9} {'input MB':>8} {'cmd s':>7} {'cpu s':>6} {'peak MB':>8} {'peak/in':>7} "
           f"{'exit':>4} {'in-proc s':>9} {'pandas s':>8} {'ratio':>6} {'cpu ratio':>9}")
     with tempfile.TemporaryDirectory() as tmp:
