@@ -310,7 +310,9 @@ IMPORT: dict[str, tuple[str, str]] = {
     "import.target_constant": (E, "the target holds one value on every row: nothing to learn or score"),
     "import.target_missing": (W, "rows with an empty target cell were left out of the task root (counted)"),
     "import.targets": (E, "targets that give no D3M task d3mkit writes"),
-    "import.index": (E, "the index column is missing, not integers, or repeats a value"),
+    "import.index": (E, "the index column is missing, not integers, or repeats a value (outside the long multiLabel form)"),
+    "import.long_form": (E, "a table in D3M's long multiLabel form (the index repeated) whose rows of one index differ "
+                            "outside the target, or list a label twice"),
     "import.column_name": (E, "a column name is empty, has control characters or leading/trailing whitespace"),
     "import.types": (E, "a colType override names an unknown column or colType, or the column's cells contradict it"),
     "import.task": (E, "a task or subtype that does not fit the targets"),

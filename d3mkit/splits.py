@@ -22,7 +22,9 @@ Conventions (problemSchema 3.1.1):
   classification problem (or the target column is categorical/boolean); regression and
   objectDetection targets are split at random;
 * a unit (d3mIndex; image for objectDetection) with several learningData rows, as in
-  multiLabel problems, is split as one and listed once;
+  multiLabel problems, is split as one and listed once; a stratified multiLabel split
+  stratifies the instances on their label sets (each distinct set of labels one stratum,
+  :func:`label_set_strata`);
 * holdOut puts ``round(testSize * n)`` units in TEST, each class within one unit of
   ``testSize * n_class``; kFold fold sizes (and per-class counts) differ by at most one.
 
@@ -354,6 +356,21 @@ def _sorted_ranks(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return rank[codes]
 
 
+def label_set_strata(unit_codes: np.ndarray, label_ranks: np.ndarray) -> np.ndarray:
+    """The stratum of each unit of a multiLabel table (one row per (unit, label)): its set of
+    labels as text (the labels' ranks, sorted, joined by commas), indexed by unit code
+    (``unit_codes`` numbered 0..n-1, each unit at least one row).
+
+    >>> label_set_strata(np.array([0, 0, 1, 2, 2, 2]), np.array([1, 0, 1, 0, 1, 0])).tolist()
+    ['0,1', '1', '0,1']
+    """
+    k = int(label_ranks.max(initial=0)) + 1
+    pairs = np.unique(unit_codes.astype(np.int64) * k + label_ranks)      # by unit, then label; each once
+    units, ranks = pairs // k, pairs % k
+    bounds = np.flatnonzero(np.diff(units)) + 1
+    return np.array([",".join(map(str, r.tolist())) for r in np.split(ranks, bounds)], dtype=object)
+
+
 def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
                 dataset: DatasetDoc | None = None) -> pd.DataFrame:
     """dataSplits rows (``d3mIndex,type,repeat,fold``; objectDetection adds ``image``
@@ -407,7 +424,11 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
             raise D3MKitError.single(ld_path, "splits.target_missing", "header",
                                      f"target column {strat_col!r} (first target of "
                                      f"{problem.path or 'the problemDoc'}) is not in learningData")
-        strata = _sorted_ranks(*_str_codes(learning_data[strat_col].to_numpy()[first]))
+        cells = learning_data[strat_col].to_numpy()
+        if problem.task_subtype == "multiLabel":
+            strata = label_set_strata(unit_codes, _sorted_ranks(*_str_codes(cells)))
+        else:
+            strata = _sorted_ranks(*_str_codes(cells[first]))
 
     if spec.method == "kFold" and spec.num_folds > n:
         raise D3MKitError.single(problem.path or "", "splits.num_folds", "inputs.dataSplits.numFolds",

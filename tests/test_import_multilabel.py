@@ -121,8 +121,8 @@ def test_numeric_targets_stay_multivariate(tmp_path):
 
 
 BAD = [
-    ("one target as multiLabel", "x,y\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(8)),
-     ["--target", "y", "--subtype", "multiLabel"], "import.task", 2),
+    ("numeric targets as multiLabel", "x,a,b\n" + "".join(f"{i},{i * 0.5},{i * 1.5}\n" for i in range(8)),
+     ["--target", "a,b", "--subtype", "multiLabel", "--task", "regression"], "import.task", 2),
     ("no row has a label", "x,a,b\n" + "".join(f"{i},no,no\n" for i in range(8)), ["--target", "a,b"],
      "import.target_empty", 1),
     ("0/1 columns all 0", "x,a,b\n" + "".join(f"{i},0,0\n" for i in range(8)), ["--target", "a,b"],

@@ -189,7 +189,7 @@ BAD = [
     ("no target column", "x,y\n" + GOOD_ROWS, ["--target", "z"], "import.target", 2),
     ("empty target", "x,y\n" + "".join(f"{i},\n" for i in range(5)), ["--target", "y"], "import.target_empty", 1),
     ("constant target", "x,y\n" + "".join(f"{i},a\n" for i in range(5)), ["--target", "y"], "import.target_constant", 1),
-    ("duplicate index", "k,y\n1,a\n1,b\n2,a\n", ["--target", "y", "--index", "k"], "import.index", 1),
+    ("duplicate index", "k,y\n1,1.5\n1,2.5\n2,3.5\n", ["--target", "y", "--index", "k"], "import.index", 1),
     ("non-integer index", "k,y\n1,a\nx,b\n2,a\n", ["--target", "y", "--index", "k"], "import.index", 1),
     ("non-integer d3mIndex", "d3mIndex,y\n1.5,a\n2,b\n3,a\n", ["--target", "y"], "import.index", 1),
     ("duplicated column names", "x,x,y\n" + "".join(f"{i},{i},{'ab'[i % 2]}\n" for i in range(5)),

@@ -76,3 +76,19 @@ def test_scoring_uses_every_row_of_the_test_indices(tmp_path):
     assert r2.value("accuracy") == pytest.approx(1 - 1 / len(test))
     n_labels = truth["y"].nunique()
     assert r2.value("hammingLoss") == pytest.approx(1 / (len(test) * n_labels))
+
+
+def test_stratified_multilabel_splits_on_label_sets():
+    """A stratified multiLabel holdOut keeps each label set's TEST share within one index of
+    testSize (the stratum of an index is its set of labels)."""
+    rng = np.random.default_rng(4)
+    sets = [("a",), ("a", "b"), ("c",), ("b", "c", "d")]
+    pick = rng.integers(0, len(sets), 60)
+    rows = [(i, lab) for i in range(60) for lab in sets[pick[i]]]
+    df = pd.DataFrame({"d3mIndex": [r[0] for r in rows], "y": [r[1] for r in rows]})
+    doc, ds = _docs({"method": "holdOut", "testSize": 0.25, "stratified": True, "randomSeed": 1})
+    s = make_splits(doc, df, ds)
+    test = set(s.loc[s["type"] == "TEST", "d3mIndex"].astype(int))
+    for k in range(len(sets)):
+        members = np.flatnonzero(pick == k)
+        assert abs(sum(int(i) in test for i in members) - 0.25 * len(members)) < 1 + 1e-9

@@ -26,9 +26,10 @@ def _common(p, *, target: bool = True) -> None:
     p.add_argument("--name", default=None, help="task root name (default: the source's file name)")
     p.add_argument("--force", action="store_true", help="replace an existing task root of that name")
     if target:
-        p.add_argument("--task", choices=["classification", "regression"], default=None,
-                       help="taskType (default: from the target's colType)")
-        p.add_argument("--subtype", default=None, help="taskSubType (binary, multiClass, univariate, multivariate)")
+        p.add_argument("--task", choices=["classification", "regression", "multiLabel"], default=None,
+                       help="taskType (default: from the target's colType; multiLabel: classification/multiLabel)")
+        p.add_argument("--subtype", default=None,
+                       help="taskSubType (binary, multiClass, multiLabel, univariate, multivariate)")
         p.add_argument("--index", default=None, help="a column of unique integers to use as d3mIndex")
         p.add_argument("--types", type=Path, default=None, help='JSON file of colType overrides, e.g. {"zip": "categorical"}')
     p.add_argument("--metric", action="append", default=None, help="a performance metric (repeatable; "

@@ -1,10 +1,13 @@
-"""Several non-numeric targets as one D3M multiLabel target, for ``d3mkit import``.
+"""Multi-label tables for ``d3mkit import``: label columns made D3M's long form, and a table
+already in that form checked.
 
 What this module owns: the rule that turns a wide table whose targets are several label
 columns into the form D3M writes multi-label data in (problemSchema taskSubType
 ``multiLabel``; d3m's datasets and predictions): **one target column and one row per
-(d3mIndex, label)**, the instance's other cells repeated on each of its rows; the
-:class:`~d3mkit.importing.table.Prepared` table the rest of the import then writes.
+(d3mIndex, label)**, the instance's other cells repeated on each of its rows
+(:func:`long_labels`); and the checks on a table that arrives in that form, its index
+repeated (:func:`check_long_form`: an index's rows differ only in the label, and list a label
+once).
 
 Two shapes of target columns are read (docs/import.md):
 
@@ -30,6 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from d3mkit.errors import D3MKitError, error
 
 YES = {"1", "true", "t", "yes", "y"}
 NO = {"0", "false", "f", "no", "n"}
@@ -78,3 +83,42 @@ def long_labels(df: pd.DataFrame, targets: list[str]) -> tuple[pd.DataFrame, str
     long[name] = labels
     dropped = int((~has.any(axis=1)).sum())
     return long, name, dropped, "indicators" if indicators else "values"
+
+
+def check_long_form(df: pd.DataFrame, target: str, source: str) -> None:
+    """Refuse a table in the long multiLabel form (text cells, ``d3mIndex`` first, row ``i`` of
+    ``df`` on line ``i + 2`` of ``source``) whose rows of one index differ in a cell other than
+    the ``target`` (``import.long_form``, naming the index, the column, both values and rows),
+    or list one label twice. Empty target cells are not labels (the caller leaves those rows
+    out).
+
+    >>> df = pd.DataFrame({"d3mIndex": [0, 0, 1], "x": ["p", "q", "r"], "y": ["a", "b", "a"]})
+    >>> check_long_form(df, "y", "t.csv")
+    Traceback (most recent call last):
+    ...
+    d3mkit.errors.D3MKitError: t.csv: row 3, column x: error [import.long_form] index 0 repeats with another value in column 'x' ('p' on row 2, 'q' here): the rows of one index may differ only in the target 'y'
+    """
+    index = df["d3mIndex"].to_numpy()
+    codes, _ = pd.factorize(index)
+    _, first = np.unique(codes, return_index=True)      # codes are 0..k-1: first[c] is c's first row
+    ref = first[codes]
+    for c in df.columns:
+        if c in ("d3mIndex", target):
+            continue
+        v = df[c].to_numpy(dtype=object)
+        bad = np.flatnonzero(v != v[ref])
+        if len(bad):
+            r = int(bad[0])
+            raise D3MKitError(error("import.long_form", f"row {r + 2}, column {c}",
+                                    f"index {index[r]} repeats with another value in column {c!r} "
+                                    f"({v[ref[r]]!r} on row {int(ref[r]) + 2}, {v[r]!r} here): the rows of one "
+                                    f"index may differ only in the target {target!r}", source))
+    labels = df[target].to_numpy(dtype=object)
+    pairs = pd.DataFrame({"i": codes, "label": labels})
+    twice = np.flatnonzero(pairs.duplicated().to_numpy() & (labels != ""))
+    if len(twice):
+        r = int(twice[0])
+        earlier = int(np.flatnonzero((codes == codes[r]) & (labels == labels[r]))[0])
+        raise D3MKitError(error("import.long_form", f"row {r + 2}, column {target}",
+                                f"index {index[r]} lists the label {labels[r]!r} twice (rows {earlier + 2} "
+                                f"and {r + 2})", source))

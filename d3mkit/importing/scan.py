@@ -16,8 +16,9 @@ index column moved first with its integer values, tabs made commas). Peak memory
 plus the kept columns, not the table.
 
 The table goes through :func:`d3mkit.importing.table.prepare_frame` instead (:func:`prepare_csv`
-returns None) only for several label targets (a multiLabel task: each row becomes several), a
-media column not clear from the first rows, and a one-column file.
+returns None) only for a multiLabel task (several label targets: each row becomes several; or
+one target with the index repeated, D3M's long form, whose rows are checked against each
+other), a media column not clear from the first rows, and a one-column file.
 """
 
 from __future__ import annotations
@@ -128,8 +129,10 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     learningData is written from the file again (:func:`write_indexed`, or :func:`rewrite`
     when rows are left out, the index column moves or its values change, or the file is not
     comma-separated)."""
-    if len(header) == 1:                    # maybe another delimiter: the checked reader names it
-        return None
+    from d3mkit.importing.table import long_form_possible
+    long_possible = long_form_possible(targets, opts)
+    if len(header) == 1 or (long_possible and opts.subtype == "multiLabel"):
+        return None                         # another delimiter (the checked reader names it); the long form
     check_header(header, targets, opts, display)
     given = {**(hints or {}), **opts.types}
     idx_name = opts.index or ("d3mIndex" if "d3mIndex" in header else None)
@@ -206,6 +209,8 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             return None
     from d3mkit.importing.table import _index, _media, drop_empty_targets
     media = _media(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
+    if long_possible and idx_pos is not None and bool(frame[idx_name].duplicated().any()):
+        return None                         # the long multiLabel form: its rows are checked against each other
     written = frame[idx_name].to_numpy() if idx_pos is not None else None
     if idx_pos is not None:
         frame = _index(frame, opts.index, display)

@@ -68,6 +68,11 @@ class ImportOptions:
     force: bool = False
     description: str | None = None
 
+    def __post_init__(self):
+        if self.task == "multiLabel":       # D3M's subtype named as the task: classification/multiLabel
+            self.task = "classification"
+            self.subtype = self.subtype or "multiLabel"
+
 
 @dataclass
 class Imported:
@@ -104,9 +109,10 @@ def check_names(columns: list[str], source: str) -> None:
                   f"or leading/trailing whitespace")
 
 
-def _index(df: pd.DataFrame, index: str | None, source: str) -> pd.DataFrame:
+def _index(df: pd.DataFrame, index: str | None, source: str, repeats: bool = False) -> pd.DataFrame:
     """``df`` with its ``d3mIndex`` first: the column as is, ``index`` renamed, or numbers
-    0..n-1 in file order."""
+    0..n-1 in file order. A value on several rows is refused unless ``repeats`` (a table that
+    may be in the long multiLabel form, :func:`long_form_possible`)."""
     col = index or ("d3mIndex" if "d3mIndex" in df.columns else None)
     if index is not None and index != "d3mIndex" and "d3mIndex" in df.columns:
         _fail(source, "import.index", "column d3mIndex", f"the table has a d3mIndex column and the index "
@@ -126,11 +132,12 @@ def _index(df: pd.DataFrame, index: str | None, source: str) -> pd.DataFrame:
         ints = pd.Series(np.asarray(values, dtype=object).astype(np.int64))
     except OverflowError:
         ints = values.map(lambda v: int(v))
-    dup = np.flatnonzero(ints.duplicated().to_numpy())
+    dup = np.flatnonzero(ints.duplicated().to_numpy()) if not repeats else ()
     if len(dup):
         r = int(dup[0])
         _fail(source, "import.index", f"row {r + 2}, column {col}",
-              f"index value {values.iloc[r]!r} appears on more than one row")
+              f"index value {values.iloc[r]!r} appears on more than one row (an index repeats only in D3M's "
+              f"long multiLabel form, with one classification target)")
     df = df.drop(columns=[col])
     df.insert(0, "d3mIndex", ints.to_numpy())
     return df
@@ -179,6 +186,12 @@ def is_multilabel(target_types: list[str], opts: ImportOptions) -> bool:
     return opts.task == "classification" or any(t not in infer.NUMERIC for t in target_types)
 
 
+def long_form_possible(targets: list[str], opts: ImportOptions) -> bool:
+    """True when a repeated index makes the table D3M's long multiLabel form (one row per
+    (d3mIndex, label)): one target, and no task or subtype given that is not multiLabel."""
+    return len(targets) == 1 and opts.task in (None, "classification") and opts.subtype in (None, "multiLabel")
+
+
 def target_types(evidence: dict[str, infer.Evidence], targets: list[str], given: dict[str, str],
                  n_labels: dict[str, int]) -> list[str]:
     """The colTypes the ``targets`` get (:func:`_coltypes`'s rule for them)."""
@@ -205,8 +218,8 @@ def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opt
     task, subtype = found
     if opts.subtype is not None:
         if opts.subtype == "multiLabel":
-            _fail(source, "import.task", "", "a multiLabel task needs several label columns as targets "
-                  "(--target a,b,c): one column per label, or one label per cell", EXIT_USAGE)
+            _fail(source, "import.task", "", "a multiLabel task needs label targets: several label columns, "
+                  "or one label column with a row per (index, label)", EXIT_USAGE)
         if opts.subtype not in infer.TASKS[task]:
             _fail(source, "import.task", "", f"subtype {opts.subtype!r} does not apply to {task} "
                   f"({', '.join(infer.TASKS[task])})", EXIT_USAGE)
@@ -297,6 +310,7 @@ class Prepared:
     write: object
     dropped: int = 0
     frame: pd.DataFrame | None = None       # the whole table of text cells, when it is held
+    long_form: bool = False                 # one row per (d3mIndex, label): a multiLabel target
     media: tuple[str, str, list[str]] | None = None    # the media column (column, resType, formats)
 
 
@@ -346,8 +360,18 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
     check_header([str(c) for c in df.columns], targets, opts, source)
     if len(df) == 0:
         _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
-    df = _index(df.copy(), opts.index, source)
+    possible = long_form_possible(targets, opts)
+    source_df, df = df, _index(df.copy(), opts.index, source, repeats=possible)
     ev = {t: infer.Evidence().add(*infer.levels_of(df[t])) for t in targets}
+    long_form = False
+    if possible and (opts.subtype == "multiLabel" or bool(df["d3mIndex"].duplicated().any())):
+        # a repeated index is the long form of labels; real numbers on a repeated index are not labels
+        long_form = opts.subtype == "multiLabel" or opts.task == "classification" or \
+            (opts.types.get(targets[0]) or hints.get(targets[0]) or ev[targets[0]].coltype()) != "real"
+        if not long_form:
+            _index(source_df.copy(), opts.index, source)          # refuses the repeated index
+        from d3mkit.importing.multilabel import check_long_form
+        check_long_form(df, targets[0], source)
     labels = target_types(ev, targets, {t: g for t in targets if (g := opts.types.get(t) or hints.get(t))},
                           {t: int(df[t][df[t] != ""].nunique()) for t in targets}) if len(targets) > 1 else []
     several = is_multilabel(labels, opts)       # label columns: a row without a label is dropped later
@@ -356,8 +380,10 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
         df, _ = drop_empty_targets(df, targets, source, issues)
     dropped = n_rows - len(df)
     evidence, given = {}, {}
+    # the long form repeats an instance's cells on each of its labels: they count once
+    instances = df[~df["d3mIndex"].duplicated().to_numpy()] if long_form else df
     for c in df.columns[1:]:
-        levels, n = infer.levels_of(df[c])
+        levels, n = infer.levels_of(df[c] if c in targets else instances[c])
         g = opts.types.get(c) or hints.get(c)
         if g is not None:
             check_given(levels, g, c, df[c].to_numpy(), 2, source)
@@ -365,7 +391,8 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
         evidence[c] = infer.Evidence().add(levels, n)
     kept = df[["d3mIndex", *targets, *[k for k in keep if k not in targets]]]
     return Prepared(list(df.columns), len(df), evidence, given, kept,
-                    lambda path: write_table(df, path), dropped, frame=df if several else None)
+                    lambda path: write_table(df, path), dropped, frame=df if several else None,
+                    long_form=long_form)
 
 
 def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
@@ -415,6 +442,10 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
                                                      list(prep.kept.columns[1:]))
         descriptions = {**(descriptions or {}), **origin["description"]}
         targets, kept = [origin["label"]], prep.kept
+        task, subtype = "classification", "multiLabel"
+    elif prep.long_form:                                      # already one row per (d3mIndex, label)
+        origin = _long_form_target(targets[0], kept[targets[0]].iloc[0], types, counts, opts, source)
+        descriptions = {**origin["description"], **(descriptions or {})}
         task, subtype = "classification", "multiLabel"
     else:
         for t in targets:
@@ -511,6 +542,20 @@ def _as_multilabel(prep: Prepared, targets: list[str], types: dict[str, str], op
               "description": {label: f"multiLabel target: one row per (d3mIndex, label); from the columns "
                                      f"{', '.join(targets)} ({how})"}}
     return new, new_types, {label: n_labels}, origin
+
+
+def _long_form_target(target: str, first: str, types: dict[str, str], counts: dict[str, int],
+                      opts: ImportOptions, source: str) -> dict:
+    """The label column of a table already in the long multiLabel form: its colType made
+    categorical (unless ``types`` gives it categorical or boolean), at least two labels; what
+    was done (for the manifest and the label column's description)."""
+    if counts[target] < 2:
+        _fail(source, "import.target_constant", f"column {target}", f"every row of the label column {target!r} "
+              f"holds the one label {first!r}: nothing to learn or score")
+    if opts.types.get(target) not in infer.DISCRETE:
+        types[target] = "categorical"
+    return {"label": target, "columns": [target], "mode": "long",
+            "description": {target: "multiLabel target: one row per (d3mIndex, label)"}}
 
 
 def options(target, **kwargs) -> ImportOptions:
