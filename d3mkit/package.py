@@ -34,6 +34,7 @@ import pandas as pd
 
 from d3mkit import __version__
 from d3mkit.atomic import StagedDir, check_output_dir, copy_tree
+from d3mkit.beside import beside
 from d3mkit.digests import tree_digests
 from d3mkit.paths import outside_reason, resolve_inside
 from d3mkit.docs import DatasetDoc, ProblemDoc
@@ -168,15 +169,18 @@ class TaskRootWriter:
         if exc_type is None:
             try:
                 debug = self.debug_dir
-                # the sha256 of every file written (d3mkit.digests), the manifest itself aside
-                self.manifest["digests"] = tree_digests(self.tmp, self.name)
+                issues: list[Issue] = []
+                # the sha256 of every file written (d3mkit.digests), the manifest itself aside: taken
+                # in a thread while the root is validated (hashlib works outside the interpreter lock)
+                with beside(tree_digests, self.tmp, self.name) as digests:
+                    if self.validate:
+                        from d3mkit.validation import validate_task_root
+                        issues = validate_task_root(self.tmp, cells_checked=tuple(self._cells_checked),
+                                                    in_memory=self._in_memory)
+                self.manifest["digests"] = digests.result()
                 save_json(debug / "manifest.json", self.manifest)
-                if self.validate:
-                    from d3mkit.validation import validate_task_root
-                    issues = validate_task_root(self.tmp, cells_checked=tuple(self._cells_checked),
-                                                in_memory=self._in_memory)
-                    if has_errors(issues):
-                        raise D3MKitError([i for i in issues if i.is_error])
+                if has_errors(issues):
+                    raise D3MKitError([i for i in issues if i.is_error])
             except BaseException as e:
                 self._stage.__exit__(type(e), e, e.__traceback__)   # raises it naming the root
                 raise

@@ -269,6 +269,15 @@ def test_broken_gzip_and_missing_file(tmp_path, capsys):
     assert _nothing_written(tmp_path / "o")
 
 
+def test_gzip_ragged_row_names_the_gzip_file(tmp_path, capsys):
+    """The row count is taken on the decompressed copy; the message names the user's file."""
+    gz = _csv(tmp_path, gzip.compress(("x,y\n" + GOOD_ROWS + "1,a,extra\n").encode()), name="t.csv.gz", mode="wb")
+    text = refused(["import", "table", gz, "--target", "y", "--out", tmp_path / "o"], capsys, "csv.bad_row", 1,
+                   path=gz)
+    assert "d3mkit-import-" not in text and "row 12" in text
+    assert _nothing_written(tmp_path / "o")
+
+
 def test_media_refusals(tmp_path, capsys):
     media = tmp_path / "m"
     media.mkdir()

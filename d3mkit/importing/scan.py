@@ -23,6 +23,7 @@ other), a media column not clear from the first rows, and a one-column file.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import warnings
 from pathlib import Path
@@ -178,7 +179,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
                 kept.append(chunk[keep_pos].fillna(""))
                 rows += len(chunk)
         if short or any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
-            _refuse_ragged(path, len(header), sep)
+            _refuse_ragged(path, len(header), sep, display)
         if retext:
             for j in retext:
                 evidence[header[j]] = infer.Evidence()
@@ -188,7 +189,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
                     _add_text(evidence[header[j]], chunk[j], None, header[j], start + 2, display)
                 start += len(chunk)
     except (UnicodeDecodeError, pd.errors.ParserError, D3MKitError) as exc:
-        _refuse_ragged(path, len(header), sep)   # a ragged row explains the others: named first
+        _refuse_ragged(path, len(header), sep, display)   # a ragged row explains the others: named first
         from d3mkit.errors import error
         if isinstance(exc, UnicodeDecodeError):
             raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8",
@@ -330,15 +331,15 @@ def rewrite(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | No
             chunk.to_csv(fout, header=k == 0, index=False, lineterminator="\n")
 
 
-def _refuse_ragged(path: Path, n: int, sep: str = ",") -> None:
+def _refuse_ragged(path: Path, n: int, sep: str = ",", display: str | None = None) -> None:
     """Raise the ``csv.bad_row`` issues of rows whose width is not ``n``, if any (the one
     owner of the check, :func:`d3mkit.validation.csvread.field_counts`). Called only when the
     parse hints at one: pandas refuses a long row (and cuts a long first row, warning), and
-    pads a short row with a missing last cell."""
+    pads a short row with a missing last cell. The issues name ``display`` (the user's file)."""
     from d3mkit.validation.csvread import field_count_issues
     ragged = field_count_issues(path, n, sep=sep)
-    if ragged:
-        raise D3MKitError(ragged)
+    if ragged:          # named by the user's file (``display``), not a gzip file's temporary copy
+        raise D3MKitError([dataclasses.replace(i, path=display) for i in ragged] if display else ragged)
 
 
 def _has_quote(path: Path) -> bool:

@@ -426,6 +426,7 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     ``media_kind`` ``(column, resType, formats)``; ``descriptions`` are colDescriptions and
     ``labels`` declared levels of categorical columns (ARFF)."""
     from d3mkit.atomic import copy_file, write_with
+    from d3mkit.beside import beside
     from d3mkit.package import TaskRootWriter, dataset_id, problem_id
     from d3mkit.splits import make_splits
     targets = _as_list(opts.target)
@@ -489,21 +490,23 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     target_objs = [Target(k, "learningData", prep.columns.index(t), t) for k, t in enumerate(targets)]
     pdoc = ProblemDoc.new(problem_id(name), name, task, subtype, dataset_id(name), target_objs, metrics,
                           description=f"Predict {', '.join(targets)} ({task}/{subtype}).", splits=split_doc)
-    if splits is None:       # d3mkit's split code, on the index and target columns
-        splits = make_splits(pdoc, kept[["d3mIndex", *targets]], ddoc)
     params = {"source": Path(source).name, "targets": targets, "taskType": task, "taskSubType": subtype,
               "colTypes": types, "droppedRows": prep.dropped, **({"multiLabelFrom": origin["columns"],
                                                                  "multiLabelShape": origin["mode"]} if origin else {}),
               **(parameters or {})}
     with TaskRootWriter(out, name, benchmark="import", seed=int(opts.seed), parameters=params,
                         force=opts.force) as w:
-        write_with(w.media_path("tables/learningData.csv"), prep.write)
-        # every cell fed infer.Evidence or check_given; the index, target and media columns are in memory
-        w.cells_checked("tables/learningData.csv", kept)
-        for v, src in (media_files or {}).items():
-            copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
-        w.write_dataset_doc(ddoc)
-        w.write_problem_doc(pdoc, splits)
+        # learningData (file bytes and numpy: mostly outside the interpreter lock) is written in a
+        # thread while the splits and the documents are made (d3mkit.beside); joined before commit
+        with beside(write_with, w.media_path("tables/learningData.csv"), prep.write):
+            if splits is None:       # d3mkit's split code, on the index and target columns
+                splits = make_splits(pdoc, kept[["d3mIndex", *targets]], ddoc)
+            # every cell fed infer.Evidence or check_given; the index, target and media columns are in memory
+            w.cells_checked("tables/learningData.csv", kept)
+            for v, src in (media_files or {}).items():
+                copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
+            w.write_dataset_doc(ddoc)
+            w.write_problem_doc(pdoc, splits)
     return Imported(w.root, notes)
 
 
