@@ -187,14 +187,17 @@ def test_a_baseline_says_what_it_requires_before_any_work(toy, tmp_path, capsys)
     assert main(["baseline", str(root), "--model", "needs-data"]) == 0
 
 
-def test_a_torch_baseline_without_torch_stops_before_reading_the_root(tmp_path, monkeypatch, capsys):
+def test_a_torch_baseline_without_torch_stops_before_any_work(tmp_path, monkeypatch, capsys):
+    """The arguments and the task root are checked first (a usage error or a broken root is
+    reported whether torch is there or not); then the requirement, before any training."""
     from d3mkit.benchmarks.abstraction.cli import build_task_root
     from d3mkit.benchmarks.abstraction.protocol import Protocol
     root = build_task_root(tmp_path, Protocol("rotation", 5, 30, 20, 0), name="shapes")
     monkeypatch.setitem(__import__("sys").modules, "torch", None)
-    import d3mkit.benchmarks.config as config
-    monkeypatch.setattr(config.BaselineConfig, "from_args",
-                        classmethod(lambda cls, *a, **k: pytest.fail("work began before the check")))
+    import d3mkit.baselines.ddp as ddp
+    monkeypatch.setattr(ddp, "launched", lambda: pytest.fail("work began before the check"))
+    assert main(["baseline", str(root), "--batch-size", "0"]) == 2   # usage first, torch or not
+    capsys.readouterr()
     assert main(["baseline", str(root)]) == 3
     err = capsys.readouterr().err
     assert err.strip() == ('error [dependency.missing] this baseline needs torch, which is not installed: '

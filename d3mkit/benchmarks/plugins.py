@@ -164,7 +164,7 @@ class Baseline:
     run: Callable
     options: Callable | None = None      # options(parser): the model's own options
     config: Callable | None = None       # config(args, model=...) -> what run receives
-    requires: tuple = ()                 # Requirements (a string: a module, e.g. "torch"): checked first
+    requires: tuple = ()                 # Requirements (a string: a module, e.g. "torch"): checked before work
     unused: tuple[str, ...] = ()         # shared options it does not use ("epochs"): refused when given
 
     def __post_init__(self) -> None:

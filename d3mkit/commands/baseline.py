@@ -101,13 +101,15 @@ def _run(args) -> int:
         raise UsageError(f"--model {model} is a baseline for {owner.name}, but this task root was built by "
                          f"'d3mkit build {task.benchmark}' (its models: {', '.join(fits) or 'none'})",
                          str(args.task_root))
-    record.check_requires(task.root)     # a missing module or data file: one line, exit 3, before work
     from d3mkit.benchmarks.config import BaselineConfig
     BaselineConfig.from_args(args, model=model)   # the checks every baseline shares, before training
     _check_metadata(task)
     if task.solution_dir.exists() and not task.solution_dir.is_dir():
         raise UsageError("the solution path exists and is not a directory", str(task.solution_dir))
     _check_model_options(args, model, record)
+    # the arguments and the task root are checked first; then what this machine lacks (a
+    # module or a data file): one line, exit 3, still before any work
+    record.check_requires(task.root)
     config = record.config(args, model=model) if record.config is not None else args
     from d3mkit.baselines import ddp
     if ddp.launched():   # torchrun --nproc-per-node N: join the process group first

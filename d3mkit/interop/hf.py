@@ -22,7 +22,7 @@ import json
 import shutil
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, Issue, UsageError
+from d3mkit.errors import D3MKitError, Issue, MissingDependency, UsageError
 
 # D3M licence text -> Hugging Face licence identifier (else "other" with the text as license_name)
 LICENSES = {"cc0": "cc0-1.0", "cc by 4.0": "cc-by-4.0", "cc-by-4.0": "cc-by-4.0", "mit": "mit",
@@ -34,8 +34,11 @@ def _datasets():
     try:
         import datasets
     except ImportError:
-        raise UsageError("exporting a Hugging Face dataset needs the datasets library: "
-                         "pip install 'd3mkit[hf]'", code="usage") from None
+        datasets = None
+    if getattr(datasets, "__file__", None) is None:
+        # not installed, or only a namespace package: a folder named ``datasets`` on the path
+        # (this repository has one) imports as an empty package, which is not the library
+        raise MissingDependency("datasets", "hf", "exporting a Hugging Face dataset")
     datasets.disable_progress_bars()
     datasets.utils.logging.set_verbosity_error()
     return datasets
