@@ -214,10 +214,10 @@ def test_leftovers_of_a_killed_run_are_removed_by_the_next_run(roots, capsys):
     import shutil
     out = base / "left"
     shutil.copytree(a, out / "wine")
-    (out / ".wine.tmp-999999-dead").mkdir(parents=True)
-    (out / ".wine.tmp-999999-dead" / "half.csv").write_text("x")
-    (out / ".wine.old-999999").mkdir()          # the name an older d3mkit used
-    (out / ".wine.old-999999" / "old.csv").write_text("x")
+    (out / ".wine.tmp-4199999-dead").mkdir(parents=True)
+    (out / ".wine.tmp-4199999-dead" / "half.csv").write_text("x")
+    (out / ".wine.old-4199999").mkdir()          # the name an older d3mkit used
+    (out / ".wine.old-4199999" / "old.csv").write_text("x")
     assert main(["build", "tabular", "--out", str(out), "--seed", "2", "--quiet", "--force"]) == 0
     assert sorted(os.listdir(out)) == ["wine"]
 
@@ -229,7 +229,9 @@ def test_a_killed_fallback_replacement_is_restored_by_the_next_run(roots):
     from d3mkit.atomic import clean_leftovers
     out = base / "restore"
     out.mkdir()
-    shutil.copytree(a, out / ".wine.old-4242-beef")     # dest missing: killed between the renames
+    shutil.copytree(a, out / ".wine.old-4199999-beef")     # dest missing: killed between the renames
+    # (pid 4199999 is above the largest pid_max Linux allows, 2**22: never a live process;
+    # 4242 was, now and then, on a busy machine, and the leftover was rightly left alone)
     notes = clean_leftovers(out, "wine")
     assert sorted(os.listdir(out)) == ["wine"] and "restored" in notes[0]
     assert sorted(p.name for p in (out / "wine").iterdir()) == sorted(p.name for p in a.iterdir())
