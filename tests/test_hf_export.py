@@ -94,4 +94,4 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
     code, _, err = run(["export", "hf", root, "--out", tmp_path / "forced", "--force"], capsys)
     assert code == 0 and "[export.invalid_root]" in err and (tmp_path / "forced" / "dataset_dict.json").is_file()
     monkeypatch.setitem(sys.modules, "datasets", None)       # the [hf] extra missing
-    refused(["export", "hf", root, "--out", tmp_path / "x"], capsys, "usage", 2)
+    refused(["export", "hf", root, "--out", tmp_path / "x"], capsys, "dependency.missing", 3)   # exit 3, as for every missing extra
