@@ -65,7 +65,19 @@ class Parser(argparse.ArgumentParser):
             known = {o for a in self._actions for o in a.option_strings}   # a typo left it unset
             extra = suggest_option(self, [a for a in getattr(self, "_argv", ())
                                           if a.startswith("--") and a.split("=", 1)[0] not in known])
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {suggest_choice(message)}{extra}\n")
+        text = f"{suggest_choice(message)}{extra}"
+        print(f"{self.prog}: error: {text}", file=sys.stderr)
+        raise UsageExit(error("usage", self.prog, text))
+
+
+class UsageExit(SystemExit):
+    """argparse's usage error (exit 2) after its lines went to stderr; ``issue`` is the same
+    error as an :class:`~d3mkit.errors.Issue` (code ``usage``, location the command), which
+    :func:`main` prints as ``{"issues": [...]}`` when ``--format json`` was asked for."""
+
+    def __init__(self, issue):
+        super().__init__(EXIT_USAGE)
+        self.issue = issue
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -117,8 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:   # bare d3mkit: the commands, one line each; no command ran, so a usage error
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    args = parser.parse_args(argv)
     from d3mkit.commands.show import Results
+    try:
+        args = parser.parse_args(argv)
+    except UsageExit as exc:   # --format json: the usage error is the issues document too
+        from d3mkit.commands.options import format_requested
+        if format_requested(argv) == "json":
+            Results(json=True).failed([exc.issue])
+        raise
     results = Results(json=getattr(args, "format", None) == "json")   # stdout: one JSON document
     try:
         with recording(), results:          # every file read is an input no output may replace

@@ -150,3 +150,51 @@ def test_text_mode_is_unchanged(wine, tmp_path, capsys):
     code = main(["split", str(wine / "wine_problem")])
     out = capsys.readouterr().out
     assert code == 0 and "up to date" in out and not out.startswith("{")
+
+
+# --- argparse's own usage errors in JSON mode ------------------------------------------------------
+def _usage(argv, capsys):
+    """``(exit code, stdout, stderr)`` of a command argparse refuses (it raises SystemExit)."""
+    with pytest.raises(SystemExit) as info:
+        main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["views", "--format", "json"], "the following arguments are required: task_root, --out"),
+    (["views", "{wine}", "--out", "--format", "json"], "argument --out: expected one argument"),
+    (["views", "{wine}", "--out", "{tmp}/v", "--forse", "--format", "json"],
+     "unrecognized arguments: --forse; did you mean --force?"),
+    (["valiate", "{wine}", "--format", "json"], "invalid choice: 'valiate'"),
+    (["build", "tabular", "--dataset", "wines", "--out", "{tmp}/b", "--format=json"],
+     "invalid choice: 'wines'"),
+    (["evaluate", "--seed", "-1", "--format", "json"], "argument --seed: must be >= 0, got -1"),
+    (["score", "--problem", "{wine}", "--predictions", "{wine}", "--format", "json", "--format", "yaml"],
+     "argument --format: invalid choice: 'yaml'"),
+], ids=["missing-argument", "missing-value", "unknown-option", "mistyped-command", "invalid-choice",
+        "invalid-value", "invalid-format"])
+def test_a_usage_error_is_the_issues_document(argv, says, wine, tmp_path, capsys):
+    argv = [str(a).format(wine=wine, tmp=tmp_path) for a in argv]
+    code, out, err = _usage(argv, capsys)
+    assert code == 2
+    if argv[-2:] == ["--format", "yaml"]:     # the last --format counts, as for argparse: text
+        assert out == "" and says in err
+        return
+    doc = json.loads(out)
+    assert list(doc) == ["issues"] and len(doc["issues"]) == 1
+    issue = doc["issues"][0]
+    assert issue["code"] == "usage" and issue["severity"] == "error" and says in issue["message"], issue
+    assert issue["location"] == ("d3mkit" if argv[0] == "valiate" else f"d3mkit {argv[0]}") \
+        or issue["location"].startswith(f"d3mkit {argv[0]} ")
+    assert err.startswith("usage: ") and f"error: {issue['message']}" in err   # stderr as in text mode
+
+
+def test_a_mistyped_command_in_json_mode_says_did_you_mean(capsys):
+    code, out, _ = _usage(["valiate", "x", "--format", "json"], capsys)
+    assert code == 2 and json.loads(out)["issues"][0]["message"].endswith("did you mean 'validate'?")
+
+
+def test_a_usage_error_in_text_mode_prints_nothing_on_stdout(wine, capsys):
+    code, out, err = _usage(["views", wine, "--forse"], capsys)
+    assert code == 2 and out == "" and "did you mean --force?" in err

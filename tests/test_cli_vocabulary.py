@@ -67,6 +67,13 @@ def test_a_mistyped_option_gets_did_you_mean(wine, tmp_path, capsys):
     assert code == 2 and "did you mean --force?" in err and err.startswith("usage: d3mkit views")
 
 
+def test_did_you_mean_does_not_count_the_dashes_every_option_has(wine, capsys):
+    code, _, err = run(["split", wine / "wine_problem", "--repeat", "1"], capsys)   # split has no --repeat
+    assert code == 2 and "unrecognized arguments: --repeat 1" in err and "did you mean" not in err
+    code, _, err = run(["build", "visudo", "--out", "x", "--n-trian", "3"], capsys)
+    assert code == 2 and "did you mean --n-train?" in err
+
+
 # --- help ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("cmd", [[c] for c in COMMANDS] + [["build", "tabular"], ["build", "visudo"],
                                                          ["prism", "extract"]])

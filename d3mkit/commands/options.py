@@ -106,15 +106,17 @@ def flag_table(parser: argparse.ArgumentParser | None) -> dict[str, str]:
 
 
 def suggest_option(parser: argparse.ArgumentParser, extras: list[str]) -> str:
-    """``"; did you mean --n-train?"`` for the first unknown option with a close match."""
+    """``"; did you mean --n-train?"`` for the first unknown option with a close match. The
+    names are compared without their leading ``--``, which every option shares (with it
+    ``--repeat`` would pass for ``--format``)."""
     from d3mkit.errors import close_match
-    options = [o for a in parser._actions if not isinstance(a, _Deprecated)
-               for o in a.option_strings if o.startswith("--")]
+    options = {o[2:]: o for a in parser._actions if not isinstance(a, _Deprecated)
+               for o in a.option_strings if o.startswith("--")}
     for extra in extras:
         if extra.startswith("--"):
-            match = close_match(extra.split("=", 1)[0], options)
+            match = close_match(extra.split("=", 1)[0][2:], options)
             if match:
-                return f"; did you mean {match}?"
+                return f"; did you mean {options[match]}?"
     return ""
 
 
@@ -142,6 +144,23 @@ def add_format(parser: argparse.ArgumentParser, text: str = "lines for people") 
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help=f"what to print on stdout: {text} (default), or json: one JSON document "
                              f"(errors as {{\"issues\": [...]}}; messages stay on stderr)")
+
+
+def format_requested(argv) -> str | None:
+    """The value of the last ``--format X`` / ``--format=X`` on the command line ``argv``,
+    read before (or without) parsing: a usage error in JSON mode is printed as JSON too.
+
+    >>> format_requested(["views", "x", "--format", "json"]), format_requested(["x", "--format=text"])
+    ('json', 'text')
+    """
+    found = None
+    argv = [str(a) for a in argv]
+    for k, arg in enumerate(argv):
+        if arg == "--format" and k + 1 < len(argv):
+            found = argv[k + 1]
+        elif arg.startswith("--format="):
+            found = arg.split("=", 1)[1]
+    return found
 
 
 def must_exist(*paths) -> None:
