@@ -296,12 +296,10 @@ def test_score_out_never_replaces_what_it_reads(wine, capsys):
 # --- the vocabulary, walked over every parser -------------------------------------------------------
 def _parsers():
     """``(prog, parser)`` of every parser the command line has: each command, each
-    subcommand (build's benchmarks, import's sources, export's formats, challenge's and
-    prism's commands) and each reproducer's own parser, ready (lazy options added)."""
+    subcommand (build's benchmarks, reproduce's reproducers, import's sources, export's
+    formats, challenge's and prism's commands), ready (lazy options added)."""
     import argparse
 
-    from d3mkit.benchmarks.plugins import reproducers
-    from d3mkit.cli import Parser
     from d3mkit.commands.options import add_aliases
 
     def walk(p):
@@ -314,11 +312,6 @@ def _parsers():
                 for sp in a.choices.values():
                     yield from walk(sp)
     yield from walk(build_parser())
-    for name, record in reproducers().items():
-        p = Parser(prog=f"d3mkit reproduce {name}")
-        record.options(p)
-        add_aliases(p)
-        yield p.prog, p
 
 
 def _visible(p):
@@ -337,16 +330,14 @@ PARSERS = dict(_parsers())
 #: what prints results: every leaf but these has --format text|json
 NO_FORMAT = {"d3mkit serve": "runs a server, prints nothing on stdout",
              "d3mkit prism extract": "--format is the output's jsonl|csv|manifest (machine-readable already)",
-             "d3mkit prism query": "--format is the output's jsonl|csv",
-             "d3mkit reproduce": "NAME's own parser (below) has the options",
-             **{prog: "a reproduction writes its tables and figures to files"
-                for prog in PARSERS if prog.startswith("d3mkit reproduce ")}}
+             "d3mkit prism query": "--format is the output's jsonl|csv"}
 
 
 def test_the_walk_sees_every_command_and_the_new_ones():
     for prog in ("d3mkit import table", "d3mkit import images", "d3mkit export croissant", "d3mkit export hf",
                  "d3mkit challenge create", "d3mkit challenge team add", "d3mkit serve", "d3mkit submit",
-                 "d3mkit info", "d3mkit build visudo", "d3mkit reproduce visudo", "d3mkit evaluate"):
+                 "d3mkit info", "d3mkit build visudo", "d3mkit reproduce visudo", "d3mkit reproduce problems",
+                 "d3mkit evaluate"):
         assert prog in PARSERS, prog
     assert {p.split()[1] for p in PARSERS if len(p.split()) > 1} == set(COMMANDS)
 

@@ -37,8 +37,11 @@ The functions a record names, and what the commands call them with:
   to what is installed and says what it skipped and why. ``echo(line)`` prints a line;
   ``echo(line, detail=True)`` one shown only with ``d3mkit demo --verbose`` (keep the
   default output short: details go to a file whose path is printed);
-* :class:`Reproducer` — ``options(parser)`` and ``run(args) -> int`` (the exit code) of
-  ``d3mkit reproduce NAME``.
+* :class:`Reproducer` — ``options(parser)`` and ``run(args)`` of ``d3mkit reproduce NAME``;
+  ``run`` returns a :class:`~d3mkit.benchmarks.reproduction.Reproduction` (the files written,
+  the checks and the figures compared with the paper's, the exit code), which
+  ``--format json`` prints, or just the exit code (an int; the JSON then lists nothing).
+  ``d3mkit reproduce`` adds ``--format`` to the reproducer's options.
 
 A record also carries its :class:`Card`: what the benchmark says about its task roots on a
 dataset card (its paper's citation, its data licence and the Croissant Responsible-AI
@@ -187,7 +190,7 @@ class Baseline:
 class Reproducer:
     """A rerun of published results (``d3mkit reproduce NAME``)."""
     options: Callable                    # options(parser)
-    run: Callable                        # run(args) -> exit code
+    run: Callable                        # run(args) -> Reproduction (or an exit code)
     description: str = ""
 
 

@@ -58,14 +58,24 @@ def _files(root: Path) -> dict[str, Path]:
             if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)}
 
 
+def checks(expected: Path, actual: Path) -> list:
+    """One :class:`~d3mkit.benchmarks.reproduction.Check` per file of either tree, in the
+    order of their relative paths: passed when both have it byte for byte, else ``detail``
+    ``differs``, ``missing`` (in expected only) or ``extra`` (in actual only)."""
+    from d3mkit.benchmarks.reproduction import Check
+    a, b = _files(expected), _files(actual)
+    out = []
+    for k in sorted(a.keys() | b.keys()):
+        detail = ("extra" if k not in a else "missing" if k not in b
+                  else "" if a[k].read_bytes() == b[k].read_bytes() else "differs")
+        out.append(Check(k, not detail, detail))
+    return out
+
+
 def compare(expected: Path, actual: Path) -> list[str]:
     """Differences between two trees: ``differs: F``, ``missing: F`` (in expected only),
     ``extra: F`` (in actual only)."""
-    a, b = _files(expected), _files(actual)
-    out = [f"missing: {k}" for k in a if k not in b]
-    out += [f"extra: {k}" for k in b if k not in a]
-    out += [f"differs: {k}" for k in a if k in b and a[k].read_bytes() != b[k].read_bytes()]
-    return sorted(out, key=lambda s: s.split(": ", 1)[1])
+    return [f"{c.detail}: {c.what}" for c in checks(expected, actual) if not c.passed]
 
 
 def add_arguments(parser) -> None:
@@ -74,17 +84,22 @@ def add_arguments(parser) -> None:
                         help="the problems directory (default: the checkout's problems/)")
 
 
-def run(args) -> int:
+def run(args):
+    """Regenerate (the task roots written) or ``--check`` (every file compared; exit 1 when
+    one differs): a :class:`~d3mkit.benchmarks.reproduction.Reproduction`."""
+    from d3mkit.benchmarks.reproduction import Reproduction
     problems = args.problems if args.problems is not None else default_problems_dir()
     if not args.check:
-        for root in regenerate(problems):
+        roots = regenerate(problems)
+        for root in roots:
             print(root)
-        return 0
+        return Reproduction(written=[Path(r) for r in roots])
     with tempfile.TemporaryDirectory(prefix="d3mkit-problems-") as tmp:
         regenerate(Path(tmp))
-        diffs = compare(problems, Path(tmp))
-    for d in diffs:
-        print(d)
+        found = checks(problems, Path(tmp))
+    diffs = [c for c in found if not c.passed]
+    for c in diffs:
+        print(f"{c.detail}: {c.what}")
     print(f"{problems} is up to date" if not diffs else
           f"{len(diffs)} file(s) differ: run 'd3mkit reproduce problems'")
-    return 1 if diffs else 0
+    return Reproduction(checks=found, exit_code=1 if diffs else 0)

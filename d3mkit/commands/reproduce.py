@@ -1,20 +1,24 @@
-"""``d3mkit reproduce NAME [ARGS...]``: run a reproduction (a paper's tables, the example
+"""``d3mkit reproduce NAME [OPTIONS]``: run a reproduction (a paper's tables, the example
 problems): ``problems`` or a reproducer of a benchmark's plug-in record
-(:func:`d3mkit.benchmarks.plugins.reproducers`)."""
+(:func:`d3mkit.benchmarks.plugins.reproducers`).
+
+Each reproducer is a subcommand whose options its record adds (only when that reproducer
+is parsed), plus ``--format text|json``: text is the reproducer's own lines (progress, the
+files written); json is one document, ``{"reproducer", "exit_code", "written", "checks",
+"figures"}`` (:class:`d3mkit.benchmarks.reproduction.Reproduction`), with the same exit code.
+"""
 
 from __future__ import annotations
 
-import argparse
-
-from d3mkit.commands import defer
+from d3mkit.commands import defer, lazy_parser
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce a paper's results or the example problems",
                        epilog="examples:\n  d3mkit reproduce problems --check\n"
-                              "  d3mkit reproduce abstraction --table 1 --out results")
+                              "  d3mkit reproduce abstraction --table 1 --out results\n"
+                              "  d3mkit reproduce abstraction --table 1 --out results --from-csv --format json")
     defer(p, _reproducers)   # the names come from the plug-in records: read when reproduce is parsed
-    p.set_defaults(func=_run, _parser_class=type(p))
 
 
 def _reproducers(p) -> None:
@@ -23,15 +27,27 @@ def _reproducers(p) -> None:
     p.description = ("Reproducers: " + "; ".join(f"{n} ({r.description})" if r.description else n
                                                   for n, r in known.items())
                      + ". 'd3mkit reproduce NAME --help' lists NAME's options.")
-    p.add_argument("name", metavar="NAME", choices=list(known), help=", ".join(known))
-    p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    names = p.add_subparsers(dest="reproducer", metavar="NAME", parser_class=lazy_parser(type(p)))
+    names.required = True
+    for name, record in known.items():
+        rp = names.add_parser(name, help=record.description or None, description=record.description or None)
+        defer(rp, lambda rp, record=record: _options(rp, record))
+
+
+def _options(rp, record) -> None:
+    from d3mkit.commands.options import add_format
+    record.options(rp)
+    if not any("--format" in a.option_strings for a in rp._actions):
+        add_format(rp, "the reproducer's lines (progress, files written)")
+    rp.set_defaults(func=_run, _reproducer=record)
 
 
 def _run(args) -> int:
-    from d3mkit.benchmarks.plugins import reproducers
-    record = reproducers()[args.name]
-    parser = args._parser_class(prog=f"d3mkit reproduce {args.name}", description=record.description or None)
-    record.options(parser)
-    inner = parser.parse_args(args.rest)
-    args._parser = inner._parser    # errors name this reproducer's options (cli.flag_namer)
-    return int(record.run(inner) or 0)
+    from d3mkit.benchmarks.reproduction import Reproduction
+    result = args._reproducer.run(args)
+    if not isinstance(result, Reproduction):     # a plug-in's reproducer that returns its exit code
+        result = Reproduction(exit_code=int(result or 0))
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json({"reproducer": args.reproducer, **result.to_dict()})
+    return result.exit_code

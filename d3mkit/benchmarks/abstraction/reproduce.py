@@ -191,6 +191,25 @@ def _exact(values) -> str:
     return "–" if v.size == 0 else _pm(v.mean(), v.std())
 
 
+def cells(cfg: ReproduceConfig, df: pd.DataFrame) -> list:
+    """Every cell of the table that has results, ours beside the paper's: one
+    :class:`~d3mkit.benchmarks.reproduction.Figure` each (test accuracy in %, the paper's
+    way: :func:`paper_stats`; ``agrees``: :func:`within_sd`), by row then n_train."""
+    from d3mkit.benchmarks.reproduction import Figure
+    t = table(cfg.table)
+    out = []
+    for row in t.rows:
+        for n in t.n_train:
+            sel = df[(df.row == row.label) & (df.nTrain == n)]
+            if sel.empty:
+                continue
+            pm_, ps_ = PAPER[t.number][row.label][t.n_train.index(n)]
+            m, s = paper_stats(sel["accuracy"])
+            out.append(Figure(f"Table {t.number}, {row.label}, n_train {n}", "test accuracy (%)", m,
+                              paper=pm_, ours_sd=s, paper_sd=ps_, agrees=within_sd(m, pm_, ps_)))
+    return out
+
+
 def report(cfg: ReproduceConfig, df: pd.DataFrame, command: str) -> str:
     """The markdown report: paper beside ours in every cell, the custom metrics."""
     import os
@@ -225,22 +244,17 @@ def report(cfg: ReproduceConfig, df: pd.DataFrame, command: str) -> str:
     head = "| Row | " + " | ".join(f"{n} ours | {n} paper | 2 sd" for n in cols) + " |"
     lines += ["## Test accuracy (%)", "", head,
               "|" + "---|" * (1 + 3 * len(cols))]
-    hits = total = 0
+    ours = {f.name: f for f in cells(cfg, df)}
     for row in t.rows:
-        cells = []
+        shown = []
         for n in cols:
-            sel = df[(df.row == row.label) & (df.nTrain == n)]
+            f = ours.get(f"Table {t.number}, {row.label}, n_train {n}")
             pm_, ps_ = PAPER[t.number][row.label][t.n_train.index(n)]
-            if sel.empty:
-                cells += ["–", _pm(pm_, ps_), ""]
-                continue
-            m, s = paper_stats(sel["accuracy"])
-            ok = within_sd(m, pm_, ps_)
-            hits += ok
-            total += 1
-            cells += [_pm(m, s), _pm(pm_, ps_), "✓" if ok else "✗"]
-        lines.append(f"| {row.label} | " + " | ".join(cells) + " |")
-    lines += ["", f"**{hits} of {total} cells within two of the paper's standard deviations.**",
+            shown += (["–", _pm(pm_, ps_), ""] if f is None else
+                      [_pm(f.ours, f.ours_sd), _pm(pm_, ps_), "✓" if f.agrees else "✗"])
+        lines.append(f"| {row.label} | " + " | ".join(shown) + " |")
+    hits = sum(f.agrees for f in ours.values())
+    lines += ["", f"**{hits} of {len(ours)} cells within two of the paper's standard deviations.**",
               ""]
     lines += ["## Every metric, ours (%; exact mean ± sd over repetitions)", "",
               "expected = expectedAccuracyWithoutAbstraction (a memoriser of the training "
@@ -314,8 +328,11 @@ def command_line(cfg: ReproduceConfig) -> str:
     return " ".join(parts)
 
 
-def run(args) -> int:
-    """``d3mkit reproduce abstraction``: train what is missing, write the report."""
+def run(args):
+    """``d3mkit reproduce abstraction``: train what is missing, write the report; a
+    :class:`~d3mkit.benchmarks.reproduction.Reproduction` (the report and the run log
+    written, every cell compared with the paper's)."""
+    from d3mkit.benchmarks.reproduction import Check, Reproduction
     cfg = config_from_args(args)
     if cfg.from_csv:
         cfg = ReproduceConfig(**{**cfg.__dict__, "n_train": None})
@@ -327,7 +344,8 @@ def run(args) -> int:
     df = runlog.results(cfg.log, cfg.from_csv, train)
     if df.empty:
         print(f"{cfg.csv_path}: no repetitions recorded")
-        return 1
+        return Reproduction(checks=[Check(str(cfg.csv_path), False, "no repetitions recorded")], exit_code=1)
     cfg.md_path.write_text(report(cfg, df, command_line(cfg)), encoding="utf-8")
     print(cfg.md_path)
-    return 0
+    return Reproduction(written=[cfg.md_path] + ([] if cfg.from_csv else [cfg.csv_path]),
+                        figures=cells(cfg, df))

@@ -186,8 +186,21 @@ def command_line(cfg: ReproduceConfig) -> str:
     return " ".join(parts)
 
 
-def run(args) -> int:
-    """``d3mkit reproduce value``: run the protocol, write the report and the chart."""
+def figures(rows: list[dict]) -> list:
+    """Table 1's columns of every (model, decode) row as
+    :class:`~d3mkit.benchmarks.reproduction.Figure` records: ours only (this small run is
+    not the paper's setting, so its numbers are not compared with Table 1's)."""
+    from d3mkit.benchmarks.reproduction import Figure
+    columns = {"EM": "EM (%)", "C": "C (%)", "F1": "F1", "sF1": "sF1", "gap": "F1-sF1",
+               "muC": "muC (severity)", "muCflags": "muC (flags)"}
+    return [Figure(f"{r['model']}, {r['decode']}", label, r[key]) for r in rows
+            for key, label in columns.items()]
+
+
+def run(args):
+    """``d3mkit reproduce value``: run the protocol, write the report and the chart; a
+    :class:`~d3mkit.benchmarks.reproduction.Reproduction` (both files, Table 1's columns)."""
+    from d3mkit.benchmarks.reproduction import Reproduction
     from d3mkit.baselines.common import require_torch
     from d3mkit.benchmarks.value.report import plot
     from d3mkit.errors import UsageError
@@ -200,8 +213,10 @@ def run(args) -> int:
                                                 encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write the report: {exc.strerror or exc}", str(cfg.out)) from None
+    written = [cfg.out / "value_repro.md"]
     if rep is not None:
         plot(rep, cfg.out / "value_repro_rules.png", title="VALUE-synthetic small run: argmax predictions")
+        written.append(cfg.out / "value_repro_rules.png")
     print((cfg.out / "value_repro.md").read_text(encoding="utf-8"), end="")
     print(cfg.out / "value_repro.md")
-    return 0
+    return Reproduction(written=written, figures=figures(rows))

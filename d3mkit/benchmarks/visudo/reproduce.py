@@ -347,6 +347,37 @@ def report_figure7(cfg: ReproduceConfig, df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def figures(cfg: ReproduceConfig, df: pd.DataFrame) -> list:
+    """The AuROC figures the reports give, one
+    :class:`~d3mkit.benchmarks.reproduction.Figure` per model and cell (mean ± sd over the
+    splits): Figure 7's per source combination; else Table 3's (overlap 0, beside the
+    paper's row of the source) and, with several overlaps, Figure 8's per overlap. The
+    paper's Figures 7 and 8 are plots without numbers: only ours."""
+    from d3mkit.benchmarks.reproduction import Figure
+
+    def auroc(name: str, rows: pd.DataFrame, paper=(None, None)):
+        mean, sd = summary(rows["rocAuc"])
+        return Figure(name, "AuROC", mean, ours_sd=sd, paper=paper[0], paper_sd=paper[1])
+
+    def per(key: pd.Series, values, label):
+        return [auroc(label(m, v), s) for m in MODELS for v in values
+                if not (s := df[(df["model"] == m) & (key == v)]).empty]
+    if cfg.figure == 7:
+        return per(df["sources"], list(dict.fromkeys(df["sources"])),
+                   lambda m, v: f"Figure 7, {m}, sources {v}")
+    overlap = df["overlap"].astype(float)
+    ref = PAPER_ROW.get(cfg.source)
+    paper = PAPER_TABLE3.get(ref) if ref else None
+    out = []
+    for m in MODELS:
+        s = df[(df["model"] == m) & (overlap == 0)]
+        if not s.empty:
+            out.append(auroc(f"Table 3, {m}", s, paper[m] if paper else (None, None)))
+    if overlap.nunique() > 1:
+        out += per(overlap, sorted(overlap.unique()), lambda m, v: f"Figure 8, {m}, overlap {v:g}")
+    return out
+
+
 def add_arguments(parser) -> None:
     """The options of ``d3mkit reproduce visudo``."""
     from d3mkit.benchmarks.config import seed_value
@@ -387,19 +418,23 @@ def config_from_args(args) -> ReproduceConfig:
                            from_csv=args.from_csv)
 
 
-def run(args) -> int:
-    """``d3mkit reproduce visudo``: train what is missing, write the reports."""
+def run(args):
+    """``d3mkit reproduce visudo``: train what is missing, write the reports; a
+    :class:`~d3mkit.benchmarks.reproduction.Reproduction` (the reports and the run log
+    written, the figures)."""
+    from d3mkit.benchmarks.reproduction import Check, Reproduction
     cfg = config_from_args(args)
     df = runlog.results(cfg.log, cfg.from_csv,
                         lambda: (run_figure7 if cfg.figure == 7 else run_all)(cfg))
     if df.empty:
         print(f"{cfg.csv_path}: no models recorded")
-        return 1
+        return Reproduction(checks=[Check(str(cfg.csv_path), False, "no models recorded")], exit_code=1)
+    log = [] if cfg.from_csv else [cfg.csv_path]
     if cfg.figure == 7:
         path = cfg.out / "visudo_figure7.md"
         path.write_text(report_figure7(cfg, df), encoding="utf-8")
         print(path)
-        return 0
+        return Reproduction(written=[path, *log], figures=figures(cfg, df))
     df["overlap"] = df["overlap"].astype(float)
     written = []
     if (df["overlap"] == 0).any():
@@ -410,4 +445,4 @@ def run(args) -> int:
         written.append(cfg.out / "visudo_figure8.md")
     for p in written:
         print(p)
-    return 0
+    return Reproduction(written=[*written, *log], figures=figures(cfg, df))
