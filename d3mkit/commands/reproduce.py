@@ -24,9 +24,7 @@ def add_parser(sub) -> None:
 def _reproducers(p) -> None:
     from d3mkit.benchmarks.plugins import reproducers
     known = reproducers()
-    p.description = ("Reproducers: " + "; ".join(f"{n} ({r.description})" if r.description else n
-                                                  for n, r in known.items())
-                     + ". 'd3mkit reproduce NAME --help' lists NAME's options.")
+    p.description = "Rerun a paper's results or the example problems. 'd3mkit reproduce NAME --help' lists NAME's options."
     names = p.add_subparsers(dest="reproducer", metavar="NAME", parser_class=lazy_parser(type(p)))
     names.required = True
     for name, record in known.items():
