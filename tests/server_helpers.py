@@ -18,9 +18,36 @@ def need_server_extra() -> None:
         pytest.importorskip(m, reason=f'the server tests need {m} (pip install "d3mkit[server]")')
 
 
+_BUILT: dict[tuple, tuple[Path, dict]] = {}    # arguments -> (a built copy, its tokens)
+
+
 def make_challenge(tmp: Path, *, systems: int = 3, problems: int = 2, rows: int = 40, seed: int = 0,
-                   teams=("alpha", "beta"), **options) -> tuple[Path, Path, Path, dict]:
-    """(problems dir, submissions dir, challenge dir, {team: token})."""
+                   teams=("alpha", "beta"), fresh: bool = False, **options) -> tuple[Path, Path, Path, dict]:
+    """(problems dir, submissions dir, challenge dir, {team: token}) under ``tmp``. The same
+    arguments give a copy of the challenge built for them the first time in this test
+    session (building takes ~0.3 s; a test changes only its own copy), unless ``fresh``
+    (a test of the building itself)."""
+    key = (systems, problems, rows, seed, tuple(teams), tuple(sorted(options.items())))
+    if fresh:
+        return _build_challenge(tmp, systems=systems, problems=problems, rows=rows, seed=seed, teams=teams,
+                                **options)
+    if key not in _BUILT:
+        import atexit
+        import shutil
+        import tempfile
+        cache = Path(tempfile.mkdtemp(prefix="d3mkit-test-challenge-"))
+        atexit.register(shutil.rmtree, cache, True)
+        tokens = _build_challenge(cache, systems=systems, problems=problems, rows=rows, seed=seed, teams=teams,
+                                  **options)[3]
+        _BUILT[key] = (cache, tokens)
+    import shutil
+    cache, tokens = _BUILT[key]
+    shutil.copytree(cache, tmp, dirs_exist_ok=True)
+    return tmp / "problems", tmp / "submissions", tmp / "challenge", dict(tokens)
+
+
+def _build_challenge(tmp: Path, *, systems: int, problems: int, rows: int, seed: int, teams,
+                     **options) -> tuple[Path, Path, Path, dict]:
     from d3mkit.cli import main
     from d3mkit.evaluate.synthetic import make_campaign
     p, s = make_campaign(tmp, systems=systems, problems=problems, rows=rows, seed=seed, malformed=0)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from _sources import parse
 from d3mkit.cli import main
 from d3mkit.codes import CODES, severity_of
 
@@ -97,7 +98,7 @@ def emitted(root: Path = REPO / "d3mkit", package: str = "d3mkit"):
         parts = [package, *rel.parts]
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        trees[".".join(parts)] = ast.parse(f.read_text(encoding="utf-8"))
+        trees[".".join(parts)] = parse(f)
     params = _code_params(trees)
     consts = _constants(trees)
     for mod, tree in trees.items():

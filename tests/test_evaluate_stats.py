@@ -45,16 +45,25 @@ def test_ranks_from_scores_match_the_published_ranks():
     assert np.array_equal(got, DEMSAR_RANKS)
 
 
-def test_friedman_against_scipy_and_scikit_posthocs():
-    from scipy.stats import friedmanchisquare
+def _friedman_case():
     rng = np.random.default_rng(3)
     scores = rng.normal(size=(12, 5)) + np.arange(5) * 0.4
-    ranks = stats.rank_rows(scores, True)
+    return scores, stats.rank_rows(scores, True)
+
+
+def test_friedman_against_scipy():
+    from scipy.stats import friedmanchisquare
+    scores, ranks = _friedman_case()
     ours = stats.friedman(ranks)
     ref = friedmanchisquare(*scores.T)
     assert ours["statistic"] == pytest.approx(ref.statistic, rel=1e-9)
     assert ours["p_value"] == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+@pytest.mark.slow     # importing scikit-posthocs takes over a second (statsmodels, pandas plotting)
+def test_nemenyi_cd_against_scikit_posthocs():
     sp = pytest.importorskip("scikit_posthocs", reason="scikit-posthocs not installed (optional)")
+    scores, ranks = _friedman_case()
     p = sp.posthoc_nemenyi_friedman(scores)
     # two systems differ at alpha = 0.05 under the CD exactly when scikit-posthocs' p < 0.05
     mean = ranks.mean(axis=0)

@@ -7,6 +7,8 @@ facade ``d3mkit/__init__.py`` (lazy, above everything) is the one exception; ``d
 import ast
 from pathlib import Path
 
+from _sources import parse
+
 REPO = Path(__file__).resolve().parents[1]
 LAYERS = [
     ("documents", ["d3mkit.errors", "d3mkit.lazy", "d3mkit.numtext", "d3mkit.beside", "d3mkit.entrypoints", "d3mkit.codes", "d3mkit.readlog", "d3mkit.limits", "d3mkit.paths", "d3mkit.atomic", "d3mkit.images", "d3mkit.registry", "d3mkit.display",
@@ -60,7 +62,7 @@ def test_imports_run_one_way():
         if name == "d3mkit":
             continue
         me = layer(name)
-        for target, line in imported(ast.parse(f.read_text(encoding="utf-8"))):
+        for target, line in imported(parse(f)):
             if not target.startswith("d3mkit.") or target.startswith("d3mkit.__version__"):
                 continue
             other = layer(target)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import d3mkit
+from _sources import parse
 from d3mkit.errors import EXIT_USAGE, ArgumentError, D3MKitError, OutputExists, UsageError
 
 PKG = Path(d3mkit.__file__).parent
@@ -40,10 +41,11 @@ def _call_name(call: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
-def flag_mentions(source: str) -> list[tuple[int, str]]:
-    """(line, text) of every raised or issue message naming a ``--flag``."""
+def flag_mentions(source: str | ast.Module) -> list[tuple[int, str]]:
+    """(line, text) of every raised or issue message naming a ``--flag`` (in source text
+    or its syntax tree)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
         if isinstance(node, ast.Raise) or (isinstance(node, ast.Call) and BUILDERS.search(_call_name(node))):
             found += [(line, text) for line, text in _strings(node) if FLAG.search(text)]
     return sorted(set(found))
@@ -58,7 +60,7 @@ def test_the_grep_finds_a_flag_in_a_raise():
 
 def test_no_library_module_names_a_command_line_flag():
     bad = [f"d3mkit/{rel}:{line}: {text!r}" for rel, path in _library_modules()
-           for line, text in flag_mentions(path.read_text(encoding="utf-8"))]
+           for line, text in flag_mentions(parse(path))]
     assert not bad, "library messages naming a --flag (raise a typed error naming the " \
                     "parameter; d3mkit/cli.py maps it):\n" + "\n".join(bad)
 

@@ -211,8 +211,8 @@ def test_public_private_split_and_finalize(srv):
 
 def test_same_seed_same_split(tmp_path, monkeypatch):
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
-    a = make_challenge(tmp_path / "a", teams=())[2]
-    b = make_challenge(tmp_path / "b", teams=())[2]
+    a = make_challenge(tmp_path / "a", teams=(), fresh=True)[2]
+    b = make_challenge(tmp_path / "b", teams=(), fresh=True)[2]
     for key in ("p000", "p001"):
         assert (a / "private" / key / "targets_public.csv").read_bytes() == \
                (b / "private" / key / "targets_public.csv").read_bytes()

@@ -42,7 +42,7 @@ class _Flaky(http.server.BaseHTTPRequestHandler):
 def flaky():
     _Flaky.calls = []
     srv = http.server.HTTPServer(("127.0.0.1", 0), _Flaky)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)  # quick shutdown
     t.start()
     yield f"http://127.0.0.1:{srv.server_address[1]}"
     srv.shutdown()

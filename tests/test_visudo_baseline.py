@@ -48,6 +48,7 @@ def info_valid(sol):
     return json.loads((sol / "baseline.json").read_text())["validPuzzles"]
 
 
+@pytest.mark.slow     # trains twice (seconds); the fast subset keeps the nesy constraint test below
 def test_baseline_is_deterministic(task_root, capsys):
     torch.set_num_threads(1)
     sol = task_root / f"{task_root.name}_solution" / "predictions.csv"
