@@ -16,6 +16,7 @@ import d3mkit.atomic as A
 
 @pytest.fixture()
 def calls(monkeypatch):
+    monkeypatch.setenv("D3MKIT_FSYNC", "1")     # the default, which conftest turns off for scratch outputs
     log: list[tuple[str, str]] = []
     real_fsync, real_replace, real_rename = os.fsync, os.replace, os.rename
 
