@@ -65,6 +65,11 @@ def _numbers(values: np.ndarray) -> np.ndarray:
     return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
 
 
+def numbers(values: np.ndarray) -> np.ndarray:
+    """float64 of text cells as ``pandas.to_numeric`` reads them (NaN where not a number)."""
+    return _numbers(values)
+
+
 def _ok_integer(v: np.ndarray) -> np.ndarray:
     x = _numbers(v)
     with np.errstate(invalid="ignore"):
@@ -79,11 +84,30 @@ def _ok_real(v: np.ndarray) -> np.ndarray:
 
 
 def _ok_boolean(v: np.ndarray) -> np.ndarray:
-    return pd.Series(v, dtype=object).str.strip().str.lower().isin(BOOLEANS).to_numpy()
+    return np.fromiter((x.strip().lower() in BOOLEANS for x in v.tolist()), bool, len(v))
+
+
+_ISO = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+                  r"(?:[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?)?")
 
 
 def _ok_datetime(v: np.ndarray) -> np.ndarray:
-    return ~pd.isna(_datetimes(v))
+    """Dates and times in the plain ISO 8601 forms (``2020-01-02``, ``2020-01-02T03:04[:05[.f]]``,
+    years 1700-2200) are checked by numpy (which refuses a day a month lacks) without pandas;
+    any other value, or a batch numpy refuses, as :func:`_datetimes` reads it."""
+    ok = np.zeros(len(v), dtype=bool)
+    quick = np.fromiter((bool(_ISO.fullmatch(x)) and 1700 <= int(x[:4]) <= 2200 for x in v.tolist()),
+                        bool, len(v))
+    if quick.any():
+        try:
+            np.asarray(v[quick].tolist(), dtype="datetime64[us]")
+            ok[quick] = True
+        except ValueError:
+            pass
+    rest = np.flatnonzero(~ok)
+    if len(rest):
+        ok[rest] = ~pd.isna(_datetimes(v[rest]))
+    return ok
 
 
 def _ok_vector(v: np.ndarray) -> np.ndarray:
@@ -91,8 +115,7 @@ def _ok_vector(v: np.ndarray) -> np.ndarray:
 
 
 def _ok_categorical(v: np.ndarray) -> np.ndarray:
-    s = pd.Series(v, dtype=object)
-    return (s == s.str.strip()).to_numpy(dtype=bool)
+    return np.fromiter((x == x.strip() for x in v.tolist()), bool, len(v))
 
 
 def _ok_json(v: np.ndarray) -> np.ndarray:
@@ -110,22 +133,38 @@ _CHECKS = {"integer": _ok_integer, "real": _ok_real, "boolean": _ok_boolean,
            "json": _ok_json, "geojson": _ok_json}
 
 
-def bad_rows(series: pd.Series, col_type: str) -> np.ndarray:
-    """Row positions whose value does not fit ``col_type`` (missing values pass)."""
+def bad_rows(series, col_type: str) -> np.ndarray:
+    """Row positions whose value does not fit ``col_type`` (missing values pass).
+    ``series`` is a pandas Series or a column of :mod:`d3mkit.validation.tablecols` (whose
+    checks need pandas only for numbers written as text and dates beyond plain ISO 8601)."""
     check = _CHECKS.get(col_type)
     if check is None:
         return np.zeros(0, dtype=np.int64)
-    dtype = series.dtype
-    if col_type == "integer" and pd.api.types.is_integer_dtype(dtype):
-        return np.zeros(0, dtype=np.int64)
-    if col_type == "real" and pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
-        return np.zeros(0, dtype=np.int64)
-    if isinstance(dtype, pd.CategoricalDtype):
-        codes = series.cat.codes.to_numpy()
-        values = series.cat.categories.to_numpy(dtype=object).astype(str).astype(object)
-    else:   # a column parsed as a number (e.g. a boolean column of 0/1) or strings
-        codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        values = np.asarray([str(u) for u in uniques], dtype=object)
+    kind = getattr(series, "kind", None)
+    if kind is not None:
+        if col_type in NUMBER_TYPES and kind in ("int", "float") and not (col_type == "integer" and kind == "float"):
+            return np.zeros(0, dtype=np.int64)
+        if kind == "text":
+            codes = series.codes
+            values = np.asarray([str(u) for u in series.cats.tolist()], dtype=object)
+        else:
+            present = ~series.missing()
+            u = np.unique(series.values[present])
+            codes = np.full(len(series), -1, dtype=np.intp)
+            codes[present] = np.searchsorted(u, series.values[present])
+            values = np.asarray([str(x) for x in u.tolist()], dtype=object)
+    else:
+        dtype = series.dtype
+        if col_type == "integer" and pd.api.types.is_integer_dtype(dtype):
+            return np.zeros(0, dtype=np.int64)
+        if col_type == "real" and pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            return np.zeros(0, dtype=np.int64)
+        if isinstance(dtype, pd.CategoricalDtype):
+            codes = series.cat.codes.to_numpy()
+            values = series.cat.categories.to_numpy(dtype=object).astype(str).astype(object)
+        else:   # a column parsed as a number (e.g. a boolean column of 0/1) or strings
+            codes, uniques = pd.factorize(series, use_na_sentinel=True)
+            values = np.asarray([str(u) for u in uniques], dtype=object)
     if len(values) == 0:
         return np.zeros(0, dtype=np.int64)
     ok = np.asarray(check(values), dtype=bool)

@@ -38,6 +38,8 @@ from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.readlog import note_fd
 from d3mkit.validation.codes import make
 from d3mkit.validation.columns import ColumnTable
+from d3mkit.validation.plaintable import read_plain_columns
+from d3mkit.validation.tablecols import Column, from_frame
 from d3mkit.validation.plaincsv import read_plain
 from d3mkit.validation.common import row_issues
 
@@ -57,11 +59,14 @@ IN_MEMORY: ContextVar[dict] = ContextVar("IN_MEMORY", default={})
 
 @dataclass
 class Table:
-    """A read CSV file: ``header`` as written, ``df`` with positional columns (or None)."""
+    """A read CSV file: ``header`` as written, ``cols`` its parsed columns by position
+    (:mod:`d3mkit.validation.tablecols`; None when the file could not be read) and ``rows``
+    their length."""
 
     path: Path
     header: list[str] | None = None
-    df: pd.DataFrame | None = None
+    cols: dict[int, Column] | None = None
+    rows: int = 0
     issues: list[Issue] = field(default_factory=list)
 
     def position(self, name: str) -> int | None:
@@ -72,14 +77,26 @@ class Table:
         except ValueError:
             return None
 
-    def column(self, name: str) -> pd.Series | None:
+    def column(self, name: str) -> Column | None:
         pos = self.position(name)
-        if pos is None or self.df is None or pos not in self.df.columns:
+        if pos is None or self.cols is None:
             return None            # not a column, or one not parsed (``columns`` of the reader)
-        return self.df[pos]
+        return self.cols.get(pos)
+
+    def keep(self, names) -> None:
+        """Let go of every parsed column but those named ``names`` (the checks still to run
+        read only these)."""
+        if self.cols is not None:
+            wanted = {self.position(n) for n in names}
+            self.cols = {i: c for i, c in self.cols.items() if i in wanted}
+
+    def drop(self, name: str) -> None:
+        """Let go of the parsed column ``name``."""
+        if self.cols is not None:
+            self.cols.pop(self.position(name), None)
 
     def __len__(self) -> int:
-        return 0 if self.df is None else len(self.df)
+        return 0 if self.cols is None else self.rows
 
 
 def _first_row(text: str, eof: bool) -> list[str] | None:
@@ -218,8 +235,8 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
                      columns: set[str] | None = None) -> Table:
     """Read ``path``; ``numeric`` maps header names to ``"integer"`` or ``"real"``. With
     ``columns``, only those header names are parsed (the others' cells are not read; every
-    row's width is still checked)."""
-    import pandas as pd
+    row's width is still checked). A plain file (:mod:`d3mkit.validation.plaintable`) is
+    read with numpy; any other, and one that reader declines, with pandas."""
     path = Path(path)
     p = str(path)
     t = Table(path)
@@ -242,8 +259,18 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
     if held is not None and len(seen) == n:
         df = _from_memory(held, header, numeric, usecols)
         if df is not None:
-            t.df = df
+            t.cols, t.rows = from_frame(df), len(df)
             return t
+    try:
+        plain = read_plain_columns(path, header, usecols if usecols is not None else list(range(n)), numeric)
+    except OSError:
+        plain = None          # the general reader says what is wrong
+    if plain is not None:
+        t.cols = plain
+        t.rows = len(next(iter(plain.values()))) if plain else 0
+        if plain:
+            return t
+    import pandas as pd
     typed = {i: ("Int64" if numeric.get(name) == "integer" else
                  "float64" if numeric.get(name) == "real" else "category")
              for i, name in enumerate(header) if usecols is None or i in usecols}
@@ -280,7 +307,7 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
         return t
     t.issues += field_count_issues(path, n, skipped=bool(caught)) if caught or usecols is not None \
         else _short_rows(path, n, df)
-    t.df = df
+    t.cols, t.rows = from_frame(df), len(df)
     return t
 
 

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Generator, Iterator
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.errors import Issue
@@ -35,6 +34,7 @@ from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_int, as_list, as_str, row_issues, short
 from d3mkit.validation.csvread import Table, read_csv_checked
 from d3mkit.validation.keys import isin, keys
+from d3mkit.validation.tablecols import Column, distinct_values, first_row, lookup, raw_codes
 from d3mkit.paths import escape_reason, lexical_escape, walk_files
 from d3mkit.validation.report import Report
 from d3mkit.docs.versions import minimal_metadata, supported_version
@@ -291,13 +291,13 @@ def _check_index(ctx: DatasetContext, res_id: str, t: Table, cols: list[dict], l
     if is_learning and idx_cols and "d3mIndex" not in names:
         out.append(make("index.name", loc, f"learningData's index column must be called d3mIndex, not {names[0]!r}",
                         str(ctx.doc_path)))
-    if t.df is None:
+    if t.cols is None:
         return out
     for name in names:
         s = t.column(name)
         if s is None:
             continue
-        empty = np.flatnonzero(s.isna().to_numpy())
+        empty = np.flatnonzero(s.missing())
         out += row_issues("index.empty", empty, name, lambda r: "index value is empty", p)
     main = "d3mIndex" if "d3mIndex" in names else (names[0] if len(names) == 1 else None)
     s = t.column(main) if main else None
@@ -307,25 +307,29 @@ def _check_index(ctx: DatasetContext, res_id: str, t: Table, cols: list[dict], l
         other = [n for n in names if n != "d3mIndex"][0]
         img = t.column(other)
         if img is not None:   # one d3mIndex must name one image (its boxes may repeat)
-            pairs = pd.DataFrame({"i": s.to_numpy(), "m": img.to_numpy()}).dropna()
-            first = pairs.drop_duplicates("i").set_index("i")["m"]
-            clash = pairs["m"].to_numpy() != first.reindex(pairs["i"]).to_numpy()
-            rows = pairs.index.to_numpy()[clash]
+            ci, k = raw_codes(s)
+            cm, _ = raw_codes(img)
+            both = (ci >= 0) & (cm >= 0)
+            first = first_row(np.where(both, ci, -1), k)      # the first full row of each d3mIndex
+            fr = np.where(both, lookup(first, ci), -1)
+            rows = np.flatnonzero(both & (cm != cm[np.maximum(fr, 0)]))
             out += row_issues("index.duplicate", rows, main,
-                              lambda r: f"d3mIndex {short(s.iloc[r])} names image {short(img.iloc[r])}, "
-                                        f"but an earlier row gives it image {short(first[s.iloc[r]])}", p)
+                              lambda r: f"d3mIndex {short(s.at(r))} names image {short(img.at(r))}, "
+                                        f"but an earlier row gives it image {short(img.at(int(fr[r])))}", p)
         return out
-    dup = s.duplicated(keep="first").to_numpy() & s.notna().to_numpy()
-    rows = np.flatnonzero(dup)
-    if len(rows):
-        first_pos = pd.Series(np.arange(len(s)), index=s.to_numpy()).groupby(level=0).first()
-        out += row_issues("index.duplicate", rows, main,
-                          lambda r: f"{main} {short(s.iloc[r])} already on row {int(first_pos[s.iloc[r]]) + 2}", p)
+    codes, k = raw_codes(s)
+    first = first_row(codes, k)
+    fr = lookup(first, codes)
+    rows = np.flatnonzero((codes >= 0) & (fr != np.arange(len(codes))))
+    del codes
+    out += row_issues("index.duplicate", rows, main,
+                      lambda r: f"{main} {short(s.at(r))} already on row {int(fr[r]) + 2}", p)
     return out
 
 
-def _column_types(t: Table, cols: list[dict]) -> Iterator[list[Issue]]:
-    """The colType issues of ``t``, one list per checked column (a step of its own)."""
+def _column_types(t: Table, cols: list[dict]) -> Iterator[tuple[str, list[Issue]]]:
+    """The colType issues of ``t``, one list per checked column (a step of its own), with
+    the column's name."""
     p = str(t.path)
     for c in cols:
         ct = c.get("colType")
@@ -336,8 +340,30 @@ def _column_types(t: Table, cols: list[dict]) -> Iterator[list[Issue]]:
             continue
         rows = coltypes.bad_rows(s, ct)
         what = coltypes.fault(ct)
-        yield row_issues(COLTYPE_CODES[ct], rows, c["colName"],
-                         lambda r: f"{short(s.iloc[r])} {what} (colType {ct})", p) if len(rows) else []
+        yield c["colName"], (row_issues(COLTYPE_CODES[ct], rows, c["colName"],
+                                        lambda r: f"{short(s.at(r))} {what} (colType {ct})", p)
+                             if len(rows) else [])
+
+
+def _later_columns(ctx: DatasetContext, res_id: str, cols: list[dict], keep: frozenset[str]) -> set[str]:
+    """The columns of table ``res_id`` that checks after its own read: index columns, refersTo
+    columns and the columns other tables refer to (:func:`_check_refers`), suggested targets
+    and ``keep`` (the problems' targets, the split check's classes)."""
+    out = set(keep)
+    out |= {c["colName"] for c in cols
+            if _roles(c) & {"index", "multiIndex", "suggestedTarget"} or c.get("refersTo") is not None}
+    for _, r in ctx.resources:
+        for c in as_list(r.get("columns")):
+            ref = as_dict(as_dict(c).get("refersTo"))
+            obj = ref.get("resObject")
+            if ref.get("resID") != res_id or not isinstance(obj, dict):
+                continue
+            if "columnName" in obj:
+                if isinstance(obj["columnName"], str):
+                    out.add(obj["columnName"])
+            else:
+                out |= {x["colName"] for x in cols if x["colIndex"] == obj.get("columnIndex")}
+    return out
 
 
 def _check_refers(ctx: DatasetContext, res_id: str, res_pos: int, t: Table, cols: list[dict]) -> list[Issue]:
@@ -392,16 +418,16 @@ def _check_refers(ctx: DatasetContext, res_id: str, res_pos: int, t: Table, cols
             if s is None or pool is None:
                 continue
             k = keys(s)
-            missing = ~isin(k, keys(pool)) & pd.notna(k)
+            missing = ~isin(k, keys(pool)) & ~k.missing()
             out += row_issues("refers.value_missing", np.flatnonzero(missing), c["colName"],
-                              lambda r: f"{short(s.iloc[r])} is not in column {tcol['colName']!r} of {target_id!r}", p)
+                              lambda r: f"{short(s.at(r))} is not in column {tcol['colName']!r} of {target_id!r}", p)
     return out
 
 
-def _check_items(ctx: DatasetContext, coll: dict, s: pd.Series, name: str, p: str) -> list[Issue]:
+def _check_items(ctx: DatasetContext, coll: dict, s: Column, name: str, p: str) -> list[Issue]:
     files, escaping = ctx.collection_files(coll)
     base = as_str(coll.get("resPath")) or ""
-    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    codes, uniq = distinct_values(s)
     bad_code = np.zeros(len(uniq), dtype=np.int8)   # 0 ok, 1 missing, 2 escapes
     why: dict[int, str] = {}
     for u, v in enumerate(uniq):
@@ -420,9 +446,9 @@ def _check_items(ctx: DatasetContext, coll: dict, s: pd.Series, name: str, p: st
     per_row = np.zeros(len(codes), dtype=np.int8)
     per_row[present] = bad_code[codes[present]]
     out = row_issues("collection.item_missing", np.flatnonzero(per_row == 1), name,
-                     lambda r: f"item {short(s.iloc[r])} is not in collection {base!r}", p)
+                     lambda r: f"item {short(s.at(r))} is not in collection {base!r}", p)
     out += row_issues("path.escape", np.flatnonzero(per_row == 2), name,
-                      lambda r: f"item {short(s.iloc[r])} leaves the dataset root: {why[codes[r]]}", p)
+                      lambda r: f"item {short(s.at(r))} leaves the dataset root: {why[codes[r]]}", p)
     return out
 
 
@@ -448,12 +474,15 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
 
 
 def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = False,
-                  multi_label: bool = False) -> Generator[None, None, DatasetContext]:
+                  multi_label: bool = False, keep: frozenset[str] = frozenset()) -> Generator[None, None, DatasetContext]:
     """:func:`check_dataset` as a generator that yields after each step recorded in
     ``report`` (the datasetDoc read, its schema, its resources; then per table: reading
     it, its header and index, each checked column's colType, its refersTo columns) and
     returns the :class:`DatasetContext`. A consumer that stops at an issue (``is_valid``)
-    does no more: a datasetDoc with an error is the end, its tables are never read."""
+    does no more: a datasetDoc with an error is the end, its tables are never read.
+
+    Each column is let go once its own checks are done, unless a later check reads it
+    (:func:`_later_columns`; ``keep``: learningData columns the problems name as targets)."""
     doc_path = Path(doc_path)
     p = str(doc_path)
     ctx = DatasetContext(doc_path)
@@ -507,10 +536,14 @@ def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = Fa
         report.add(str(full), kind, [x for x in tissues if x.path == str(full)])
         report.add(p, "datasetDoc", [x for x in tissues if x.path != str(full)])
         yield
-        if t.df is not None:
-            for column_issues in _column_types(t, cols):
+        if t.cols is not None:
+            later = _later_columns(ctx, rid, cols, keep if rid == ctx.learning_id else frozenset())
+            for name, column_issues in _column_types(t, cols):
+                if name not in later:
+                    t.drop(name)
                 report.add(str(full), kind, column_issues)
                 yield
+            t.keep(later)
     for i, r in ctx.resources:
         rid = r.get("resID")
         t = ctx.tables.get(rid) if isinstance(rid, str) else None

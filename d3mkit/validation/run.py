@@ -103,6 +103,7 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
     problems = []
     od_datasets: set[Path] = set()
     ml_datasets: set[Path] = set()   # datasets of multiLabel problems (a d3mIndex repeats)
+    targets: dict[Path, set[str]] = {}   # columns the problems name as targets, per dataset
     wanted: list[Path] = list(found.datasets)
     for pp in found.problems:
         data, issues = load_json_issues(pp)
@@ -148,6 +149,9 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
                         od_datasets.add(d)
                     if ml:
                         ml_datasets.add(d)
+                    targets.setdefault(d, set()).update(
+                        t["colName"] for t in as_list(as_dict(entry).get("targets"))
+                        if isinstance(t, dict) and isinstance(t.get("colName"), str))
         problems.append((pp, data, issues, pairs, missing, alone if not issues and isinstance(data, dict) else False))
         if issues:    # an unreadable problemDoc is reported at once (is_valid can stop here)
             report.add(str(pp), "problemDoc", issues)
@@ -159,7 +163,8 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
     contexts: dict[Path, files.DatasetContext] = {}
     for d in wanted:
         contexts[d] = yield from files.dataset_steps(d, report, object_detection=d in od_datasets,
-                                                    multi_label=d in ml_datasets)
+                                                    multi_label=d in ml_datasets,
+                                                    keep=frozenset(targets.get(d, ())))
         yield
 
     for pp, data, issues, pairs, missing, alone in problems:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.errors import Issue
 from d3mkit.limits import how_to_raise, limit
@@ -26,7 +25,8 @@ from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_list, as_int, as_number, as_str, row_issues, short, sorted_unique
 from d3mkit.validation.csvread import read_csv_checked
 from d3mkit.validation.files import DatasetContext
-from d3mkit.validation.keys import comparable, isin, keys
+from d3mkit.validation.keys import Keys, first_rows, isin, joint, keys
+from d3mkit.validation.tablecols import Column, Floats, Ints, Texts, first_row, joint_raw, lookup, raw_codes
 from d3mkit.paths import escape_reason
 from d3mkit.validation.report import Report
 from d3mkit.docs.versions import task_of
@@ -35,36 +35,53 @@ REQUIRED = ("d3mIndex", "type", "repeat", "fold")
 EPS = 1e-9
 
 
-def _int_column(s: pd.Series | None, name: str, p: str, out: list[Issue]) -> np.ndarray:
+def _int_column(s: Column | None, name: str, p: str, out: list[Issue]) -> np.ndarray:
     """Non-negative ints (-1 where missing or bad; issues appended)."""
     if s is None:
         return np.zeros(0, dtype=np.int64)
+    cap = limit("MAX_SPLITS")
     bad = np.zeros(len(s), dtype=bool)
-    if pd.api.types.is_integer_dtype(s.dtype):
-        vals = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    if isinstance(s, Ints):
+        vals = s.values
+        if s.na is not None:
+            bad |= s.na
     else:
         bad[coltypes.bad_rows(s, "integer")] = True
-        x = pd.to_numeric(s.astype(object), errors="coerce").to_numpy(dtype=np.float64)
-        vals = np.where(bad, np.nan, x)
-    bad |= np.isnan(vals)
-    cap = limit("MAX_SPLITS")
-    with np.errstate(invalid="ignore"):
-        bad |= (vals < 0) | (vals >= cap)
+        if isinstance(s, Floats):
+            x = s.values
+        else:     # numbers of the distinct texts, as pandas.to_numeric reads them
+            nums = coltypes.numbers(np.asarray([str(v) for v in s.cats.tolist()], dtype=object)) \
+                if len(s.cats) else np.zeros(0)
+            x = lookup(nums, s.codes, np.nan)
+        bad |= np.isnan(x)
+        with np.errstate(invalid="ignore"):
+            bad |= (x < 0) | (x >= cap)
+            vals = np.where(bad, 0, x).astype(np.int64)
+    bad |= (vals < 0) | (vals >= cap)
     out += row_issues("splits.value", np.flatnonzero(bad), name,
-                      lambda r: f"{short(s.iloc[r])} is not a non-negative integer below {cap:,} "
+                      lambda r: f"{short(s.at(r))} is not a non-negative integer below {cap:,} "
                                 f"(D3MKIT_MAX_SPLITS)", p)
-    return np.where(bad, -1, np.nan_to_num(vals, nan=-1)).astype(np.int64)
+    small = np.int32 if cap < 2 ** 31 else np.int64
+    return np.where(bad, -1, vals).astype(small)
 
 
-def _is_value(s: pd.Series, value: str) -> np.ndarray:
-    """Boolean mask of the cells equal to ``value``; a category column is compared by its
-    codes (no 10^6-element object array)."""
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        cats = s.cat.categories
-        hit = np.flatnonzero(np.asarray(cats.astype(str)) == value) if len(cats) else []
-        codes = s.cat.codes.to_numpy()
-        return codes == hit[0] if len(hit) else np.zeros(len(s), dtype=bool)
-    return (s.astype(object).to_numpy() == value)
+def _is_value(s: Column, value: str) -> np.ndarray:
+    """Boolean mask of the cells equal to ``value`` (a text column compared by its codes)."""
+    if isinstance(s, Texts):
+        hit = np.flatnonzero(np.asarray([str(c) for c in s.cats.tolist()], dtype=object) == value) \
+            if len(s.cats) else []
+        return s.codes == hit[0] if len(hit) else np.zeros(len(s), dtype=bool)
+    return np.zeros(len(s), dtype=bool)
+
+
+def _appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize`` of an int array: codes in order of first appearance, and the
+    distinct values in that order (sort-based)."""
+    u, first = sorted_unique(values, return_index=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(u), dtype=np.intp)
+    rank[order] = np.arange(len(u))
+    return rank[np.searchsorted(u, values)], u[order]
 
 
 def _too_many(split: dict, pp: str) -> list[Issue]:
@@ -125,29 +142,29 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     if missing:
         out.append(make("splits.columns", "row 1", f"missing column(s) {missing}; "
                                                    f"dataSplits needs {','.join(required)}", p))
-    if t.df is None or "d3mIndex" in missing or "type" in missing:
+    if t.cols is None or "d3mIndex" in missing or "type" in missing:
         report.add(p, "dataSplits", out)
         return
-    n = len(t.df)
+    n = len(t)
     idx, typ = t.column("d3mIndex"), t.column("type")
     is_train, is_test = _is_value(typ, "TRAIN"), _is_value(typ, "TEST")
     badtype = ~(is_train | is_test)
 
     def shown_type(r: int) -> str:
-        v = typ.iloc[r]
+        v = typ.at(r)
         return short(v if isinstance(v, str) else "")
     out += row_issues("splits.type", np.flatnonzero(badtype), "type",
                       lambda r: f"{shown_type(r)} is not TRAIN or TEST", p)
-    rep = _int_column(t.column("repeat"), "repeat", p, out) if "repeat" in t.header else np.zeros(n, np.int64)
-    fold = _int_column(t.column("fold"), "fold", p, out) if "fold" in t.header else np.zeros(n, np.int64)
+    rep = _int_column(t.column("repeat"), "repeat", p, out) if "repeat" in t.header else np.zeros(n, np.int32)
+    fold = _int_column(t.column("fold"), "fold", p, out) if "fold" in t.header else np.zeros(n, np.int32)
+    t.keep(["d3mIndex", "image"])
     ikeys = keys(idx)
-    empty = pd.isna(ikeys) if ikeys.dtype == object else np.zeros(n, dtype=bool)
+    empty = ikeys.missing()
     out += row_issues("splits.value", np.flatnonzero(empty), "d3mIndex", lambda r: "d3mIndex is empty", p)
 
     # unit of a split: the index value, or the image for objectDetection
     img = t.column("image") if od else None
-    unit_src = img if img is not None else idx
-    ucodes, _ = pd.factorize(keys(unit_src) if img is None else unit_src.astype(object), use_na_sentinel=True)
+    ucodes, K = ikeys.factor() if img is None else raw_codes(img)
     valid = ~badtype & (rep >= 0) & (fold >= 0) & (ucodes >= 0) & ~empty
 
     # every index in learningData
@@ -155,52 +172,58 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     ld_col = ctx.index_column() if ctx is not None else None
     ld_idx = ld.column(ld_col) if (ld is not None and ld_col) else None
     ld_units = None
+    lkeys = None
     if ld_idx is not None:
         lkeys = keys(ld_idx)
-        known = np.array(isin(ikeys, lkeys), dtype=bool)   # a writable copy
+        known = isin(ikeys, lkeys)
         unknown = ~known & ~empty
         out += row_issues("splits.unknown_index", np.flatnonzero(unknown), "d3mIndex",
-                          lambda r: f"d3mIndex {short(idx.iloc[r])} is not in learningData", p)
+                          lambda r: f"d3mIndex {short(idx.at(r))} is not in learningData", p)
+        del unknown
         limg = ld.column(ctx.image_column()) if (od and img is not None and ctx.image_column()) else None
         if limg is not None:
-            a, b = comparable(ikeys, lkeys)
-            pairs_ld = pd.MultiIndex.from_arrays([b, limg.astype(object).to_numpy()])
-            pairs_sp = pd.MultiIndex.from_arrays([a, img.astype(object).to_numpy()])
-            bad_pair = ~pairs_sp.isin(pairs_ld) & known
+            ka, kb = joint(ikeys, lkeys)
+            ia, ib, m = joint_raw(img, limg)
+            pa = ka.astype(np.int64) * (m + 1) + np.where(ia >= 0, ia, m)
+            pb = kb.astype(np.int64) * (m + 1) + np.where(ib >= 0, ib, m)
+            bad_pair = ~isin(Keys(ints=pa), Keys(ints=pb)) & known
             out += row_issues("splits.unknown_index", np.flatnonzero(bad_pair), "image",
-                              lambda r: f"(d3mIndex {short(idx.iloc[r])}, image {short(img.iloc[r])}) "
+                              lambda r: f"(d3mIndex {short(idx.at(r))}, image {short(img.at(r))}) "
                                         f"is not a row of learningData", p)
-            ld_units = int(pd.Series(limg.astype(object)).dropna().nunique())
+            ld_units = raw_codes(limg)[1]
             known = known & ~bad_pair
         else:
-            ld_units = int(pd.Series(lkeys).dropna().nunique()) if lkeys.dtype == object \
-                else int(len(sorted_unique(lkeys)))
+            ld_units = lkeys.factor()[1]
         valid &= known
+        del known
 
     # repeat/fold groups
     fstride = int(fold.max(initial=0)) + 1
-    rf = rep * fstride + fold
+    rf = rep.astype(np.int64) * fstride + fold
     rf_codes = np.full(n, -1, dtype=np.int64)
-    rf_codes[valid], rf_uniques = pd.factorize(rf[valid])
-    K = int(ucodes.max(initial=-1)) + 1
-    group = rf_codes.astype(np.int64) * max(K, 1) + np.maximum(ucodes, 0)
+    rf_codes[valid], rf_uniques = _appearance(rf[valid])
+    del rf
+    group = rf_codes * max(K, 1) + np.maximum(ucodes, 0)
+    del rf_codes
     train_keys = sorted_unique(group[valid & is_train])
     test_keys = sorted_unique(group[valid & is_test])
     both = np.intersect1d(train_keys, test_keys, assume_unique=True)
+    del train_keys, test_keys
     if len(both):
         rows = np.flatnonzero(valid & is_test & np.isin(group, both))
         what = "image" if img is not None else "d3mIndex"
         shown = img if img is not None else idx
         out += row_issues("splits.overlap", rows, what,
-                          lambda r: f"{what} {short(shown.iloc[r])} is both TRAIN and TEST in repeat {rep[r]}, fold {fold[r]}", p)
+                          lambda r: f"{what} {short(shown.at(r))} is both TRAIN and TEST in repeat {rep[r]}, fold {fold[r]}", p)
     # distinct (rf, unit) values and the row (among the valid ones) first naming each
     ug, first = sorted_unique(group[valid], return_index=True)
+    del group
     if img is None:
         dup = np.ones(len(ug) and int(valid.sum()), dtype=bool)
         dup[first] = False
         rows = np.flatnonzero(valid)[dup]
         out += row_issues("splits.duplicate", rows, "d3mIndex",
-                          lambda r: f"d3mIndex {short(idx.iloc[r])} is listed again in repeat {rep[r]}, fold {fold[r]}", p)
+                          lambda r: f"d3mIndex {short(idx.at(r))} is listed again in repeat {rep[r]}, fold {fold[r]}", p)
 
     repeats, folds, method, share = _expected(split)
     ok_rows = ~badtype & (rep >= 0) & (fold >= 0)
@@ -230,8 +253,8 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
                 r, f = divmod(int(rf_uniques[g]), fstride)
                 out.append(make("splits.incomplete", f"repeat {r}, fold {f}",
                                 f"lists {int(total[g])} of the {ld_units} learningData {unit_word}", p))
-        classes, names = _classes(problem, ctx, ld_idx, ikeys, np.flatnonzero(valid)[first]) \
-            if (share is not None and not od and ld_idx is not None) else (None, None)
+        classes, names = _classes(problem, ctx, lkeys, ikeys, np.flatnonzero(valid)[first]) \
+            if (share is not None and not od and lkeys is not None) else (None, None)
         n_cls = len(sorted_unique(classes[classes >= 0])) if classes is not None else 0
         stratified = split.get("stratified", True) is not False
         tol = max(1, n_cls if stratified else 1) + EPS
@@ -251,9 +274,10 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     report.add(p, "dataSplits", out)
 
 
-def _classes(problem: dict, ctx: DatasetContext | None, ld_idx, ikeys, rows):
+def _classes(problem: dict, ctx: DatasetContext | None, lkeys: Keys, ikeys: Keys, rows):
     """Class code of each distinct split unit (rows of the splits file), -1 unknown; None
-    when the problem is not single-label classification on learningData."""
+    when the problem is not single-label classification on learningData. A unit's class is
+    that of the first learningData row with its index."""
     task, sub = task_of(problem.get("about"))
     if task != "classification" or sub == "multiLabel":
         return None, None
@@ -264,20 +288,27 @@ def _classes(problem: dict, ctx: DatasetContext | None, ld_idx, ikeys, rows):
     if not targets or targets[0].get("resID") != ctx.learning_id:
         return None, None
     y = ctx.learning_table.column(targets[0].get("colName")) if isinstance(targets[0].get("colName"), str) else None
-    if y is None:
+    if y is None or len(y) == 0:
         return None, None
-    lkeys = keys(ld_idx)
-    a, b = comparable(ikeys[rows], lkeys)
-    first = ~pd.Series(b).duplicated().to_numpy()
-    index = pd.Index(b[first])
-    pos = index.get_indexer(a)
-    if isinstance(y.dtype, pd.CategoricalDtype):   # the reader's categories: no object array
-        ycodes, names = y.cat.codes.to_numpy()[first].astype(np.int64), np.asarray(y.cat.categories, dtype=object)
-    else:
-        ycodes, names = pd.factorize(y.astype(object).to_numpy()[first], use_na_sentinel=True)
-    if len(ycodes) == 0:
-        return None, None
-    return np.where(pos >= 0, ycodes[np.maximum(pos, 0)], -1), names
+    fr = first_rows(ikeys.take(rows), lkeys)
+    if isinstance(y, Texts):   # the reader's categories: no object array
+        ycodes, names = y.codes, y.cats
+    else:    # codes in order of first appearance among each index's first row, as before
+        lc, k = lkeys.factor()
+        heads = np.sort(first_row(lc, k))
+        heads = heads[heads >= 0]
+        ycodes = np.full(len(y), -1, dtype=np.intp)
+        yc, yk = raw_codes(y)
+        sub = yc[heads]
+        seen = first_row(sub, yk)
+        order = np.argsort(np.where(seen >= 0, seen, len(sub)), kind="stable")
+        rank = np.empty(yk, dtype=np.intp)
+        rank[order] = np.arange(yk)
+        ycodes[heads] = lookup(rank, sub)
+        used = order[:int((seen >= 0).sum())]
+        distinct = first_row(yc, yk)
+        names = np.asarray([y.at(int(distinct[c])) for c in used], dtype=object)
+    return lookup(ycodes, fr).astype(np.int64), names
 
 
 def _check_strata(g_rf, g_test, classes, names, share, rf_uniques, fstride, p) -> list[Issue]:

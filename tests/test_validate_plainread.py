@@ -1,0 +1,152 @@
+"""Validation reads a plain CSV file (no quote, no CR) with numpy
+(:mod:`d3mkit.validation.plaintable`) and any other through pandas: both readers must give
+the checks the same columns, so every issue (code, place, message, order) is the same
+whichever reader read the file. Each case edits cells of a plain task root and validates
+it twice, the second time with the numpy reader switched off."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from d3mkit.validation import csvread, validate_paths
+
+from validate_helpers import Root, build_tabular
+
+
+def _plain(root: Path) -> Root:
+    """The tabular root without its quoted columns (realVector, json): every CSV plain."""
+    tab = Root(root)
+    drop = ("vec", "meta")
+    tab.table(tab.ld, lambda df: df.drop(columns=list(drop)))
+
+    def doc(d):
+        res = tab.ld_res(d)
+        res["columns"] = [c for c in res["columns"] if c["colName"] not in drop]
+        for i, c in enumerate(res["columns"]):
+            c["colIndex"] = i
+    tab.ds(doc)
+    tab.pr(lambda d: d["inputs"]["data"][0]["targets"][0].update(colIndex=7))
+    return tab
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    root = build_tabular(tmp_path_factory.mktemp("plain"))
+    _plain(root)
+    return root
+
+
+def _edit(path: Path, row: int, col: str, value: str) -> None:
+    """Set the cell of data row ``row`` (0-based) in column ``col`` of a plain CSV file."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    header = lines[0].split(",")
+    cells = lines[row + 1].split(",")
+    cells[header.index(col)] = value
+    lines[row + 1] = ",".join(cells)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _prefix_index(tab: Root) -> None:
+    for path in (tab.ld, tab.splits):
+        lines = path.read_text().split("\n")
+        path.write_text("\n".join([lines[0]] + [f"a{x}" if x else x for x in lines[1:]]))
+    tab.ds(lambda d: tab.col(d, "d3mIndex").update(colType="string"))
+
+
+CASES = {
+    "valid": [],
+    "index_repeated": [("ld", 5, "d3mIndex", "3"), ("ld", 9, "d3mIndex", "3")],
+    "index_empty": [("ld", 5, "d3mIndex", "")],
+    "index_leading_zeros": [("ld", 7, "d3mIndex", "007"), ("sp", 3, "d3mIndex", "07")],
+    "integer_bad": [("ld", 2, "k", "1.5"), ("ld", 4, "k", "x")],
+    "integer_empty": [("ld", 2, "k", "")],
+    "integer_plus": [("ld", 2, "k", "+3"), ("ld", 3, "k", " 4")],
+    "integer_huge": [("ld", 2, "k", "9007199254740993")],
+    "real_bad": [("ld", 1, "x", "abc"), ("ld", 2, "x", "1e5"), ("ld", 3, "x", "inf"), ("ld", 4, "x", "")],
+    "real_forms": [("ld", 1, "x", "-.5"), ("ld", 2, "x", "5."), ("ld", 3, "x", "1.5E-3"), ("ld", 4, "x", "12"),
+                   ("ld", 5, "x", "-0.0"), ("ld", 6, "x", "1.2.3")],
+    "boolean_bad": [("ld", 1, "flag", "maybe"), ("ld", 2, "flag", " yes ")],
+    "date_forms": [("ld", 1, "when", "2020-02-30"), ("ld", 2, "when", "yesterday"),
+                   ("ld", 3, "when", "2020-01-01T10:00:00Z"), ("ld", 4, "when", "2020-01-01 10:00"),
+                   ("ld", 5, "when", "1999"), ("ld", 6, "when", "2020-13-01"), ("ld", 7, "when", "1600-01-01")],
+    "categorical_space": [("ld", 1, "y", " a"), ("ld", 2, "y", "")],
+    "foreign_key_missing": [("ld", 1, "grp", "g9"), ("ld", 2, "grp", "")],
+    "item_missing": [("ld", 1, "image", "nope.png"), ("ld", 2, "image", "../x.png"), ("ld", 3, "image", "")],
+    "long_text": [("ld", 1, "grp", "g" * 40), ("ld", 2, "grp", "h" * 100)],
+    "very_long_text": [("ld", 2, "grp", "h" * 200)],
+    "unicode": [("ld", 1, "y", "\u00e9t\u00e9"), ("ld", 2, "grp", "\u00fc")],
+    "true_false_texts": [("ld", i, "image", "true" if i % 2 else "false") for i in range(40)],
+    "splits_unknown": [("sp", 1, "d3mIndex", "999")],
+    "splits_repeated": [("sp", 1, "d3mIndex", "2")],
+    "splits_type": [("sp", 1, "type", "VALID"), ("sp", 2, "type", "")],
+    "splits_numbers": [("sp", 1, "repeat", "-1"), ("sp", 2, "repeat", ""), ("sp", 3, "fold", "x"),
+                       ("sp", 4, "fold", "1.0"), ("sp", 5, "repeat", "99999999999999999999")],
+    "splits_index_as_float": [("sp", 1, "d3mIndex", "1.0")],
+    "splits_index_empty": [("sp", 1, "d3mIndex", "")],
+    "string_index": _prefix_index,
+}
+
+
+def _distinct_names(tab: Root) -> None:
+    """More than 4096 rows of mostly distinct texts, one longer than those after it: the
+    column is kept as bytes, as wide as its longest cell."""
+    lines = tab.ld.read_text().split("\n")
+    head, rows = lines[0], [x for x in lines[1:] if x]
+    cols = head.split(",")
+    out = [head]
+    for i in range(6000):
+        cells = rows[i % len(rows)].split(",")
+        cells[cols.index("d3mIndex")] = str(i)
+        cells[cols.index("grp")] = "a-longer-text-cell" if i == 1 else f"g{i}"
+        out.append(",".join(cells))
+    tab.ld.write_text("\n".join(out) + "\n")       # grp refers to groups.gid: each value is quoted
+
+
+CASES["many_distinct_texts"] = _distinct_names
+
+
+def _issues(root: Path) -> list[str]:
+    return [i.format() for i in validate_paths([root]).issues()]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_numpy_and_pandas_readers_report_alike(case, pristine, tmp_path, monkeypatch):
+    tab = Root(shutil.copytree(pristine, tmp_path / "t"))
+    edits = CASES[case]
+    if callable(edits):
+        edits(tab)
+    else:
+        for which, row, col, value in edits:
+            _edit(tab.ld if which == "ld" else tab.splits, row, col, value)
+    used = []
+    real = csvread.read_plain_columns
+
+    def counted(*a, **kw):
+        got = real(*a, **kw)
+        used.append(got is not None)
+        return got
+    monkeypatch.setattr(csvread, "read_plain_columns", counted)
+    with_numpy = _issues(tab.root)
+    monkeypatch.setattr(csvread, "read_plain_columns", lambda *a, **kw: None)
+    with_pandas = _issues(tab.root)
+    assert with_numpy == with_pandas
+    if case in ("valid", "index_repeated", "splits_repeated", "true_false_texts", "unicode", "long_text"):
+        assert used == [True] * 3, used          # learningData, groups, dataSplits: all read with numpy
+    if case == "valid":
+        assert with_numpy == []
+
+
+def test_validate_imports_no_pandas_for_plain_files(pristine, tmp_path):
+    """A plain task root is validated without importing pandas (about 80 MB of an interpreter)."""
+    import subprocess
+    import sys
+    root = shutil.copytree(pristine, tmp_path / "t")
+    code = ("import sys; from d3mkit.validation import validate_paths; "
+            f"r = validate_paths([{str(root)!r}]); "
+            "print(len(r.issues()), 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert out.stdout.split() == ["0", "False"], out.stdout + out.stderr
