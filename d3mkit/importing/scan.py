@@ -210,11 +210,11 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             return None
     from d3mkit.importing.table import _index, _media, drop_empty_targets
     media = _media(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
-    if long_possible and idx_pos is not None and bool(frame[idx_name].duplicated().any()):
-        return None                         # the long multiLabel form: its rows are checked against each other
     written = frame[idx_name].to_numpy() if idx_pos is not None else None
     if idx_pos is not None:
-        frame = _index(frame, opts.index, display)
+        frame = _index(frame, opts.index, display, repeats=long_possible)
+        if long_possible and bool(frame["d3mIndex"].duplicated().any()):
+            return None                     # the long multiLabel form: its rows are checked against each other
     else:
         frame.insert(0, "d3mIndex", np.arange(rows, dtype=np.int64))
     frame, keep = drop_empty_targets(frame, targets, display, issues if issues is not None else [])
