@@ -601,33 +601,92 @@ def _fold_masks(splits, repeat: int, fold: int, p: str, first_row: int = 0
 
 
 def fold_members(path: Path | str, repeat: int = 0, fold: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(TRAIN d3mIndex values, TEST d3mIndex values) of one repeat and fold of the dataSplits
-    file ``path``, stripped, as sorted unique string arrays, read in blocks
-    (:func:`d3mkit.tables.read_table_chunks`) so that only the indices are held; the checks of
-    :func:`select`, with the same codes."""
+    """(TRAIN members, TEST members) of one repeat and fold of the dataSplits file ``path``,
+    read in blocks (:func:`d3mkit.tables.read_table_chunks`) so that only the indices are held,
+    with the checks of :func:`select` and the same codes. When every d3mIndex is a small
+    non-negative integer (D3M's rule; at most 4 times the rows read + 65,536) each side is a
+    bitmap, a boolean array indexed by d3mIndex (1 byte a value, no sort); otherwise a sorted
+    array of the indices (int64, else stripped strings). :func:`member_mask` tests a block's
+    cells against either."""
     from d3mkit.tables import read_table_chunks
     p = str(path)
-    trains, tests, reps, fols = [], [], [], []
+    bits: list[np.ndarray] | None = [np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)]
+    keys: list[list[np.ndarray]] = [[], []]
+    reps = []
     first = 0
     for chunk in read_table_chunks(path):
         train, test, r, f = _fold_masks(chunk, repeat, fold, p, first)
-        idx = chunk["d3mIndex"].astype(str).str.strip().to_numpy(dtype=str)
-        trains.append(np.unique(idx[train]))
-        tests.append(np.unique(idx[test]))
-        reps.append(np.unique(np.stack([r, f], axis=1), axis=0) if len(r) else np.empty((0, 2)))
+        idx = _members_of(chunk["d3mIndex"])
         first += len(chunk)
-    train = np.unique(np.concatenate(trains)) if trains else np.array([], dtype=str)
-    test = np.unique(np.concatenate(tests)) if tests else np.array([], dtype=str)
-    if not len(test):
+        reps.append(np.unique(np.stack([r, f], axis=1), axis=0) if len(r) else np.empty((0, 2)))
+        if bits is not None and idx.dtype.kind == "i" and (not len(idx) or (
+                idx.min() >= 0 and idx.max() < 4 * first + 65536)):
+            top = int(idx.max()) + 1 if len(idx) else 0
+            if top > len(bits[0]):
+                size = max(top, 2 * len(bits[0]))
+                bits = [np.concatenate([b, np.zeros(size - len(b), dtype=bool)]) for b in bits]
+            bits[0][idx[train]] = True
+            bits[1][idx[test]] = True
+            continue
+        if bits is not None:                        # not small integers: sorted arrays from here on
+            keys = [[np.flatnonzero(b).astype(np.int64)] for b in bits]
+            bits = None
+        keys[0].append(np.unique(idx[train]))
+        keys[1].append(np.unique(idx[test]))
+    if bits is not None:
+        train, test = bits
+        n_test, both = int(test.sum()), np.flatnonzero(train[:len(test)] & test)
+    else:
+        if any(a.dtype.kind != "i" for a in keys[0] + keys[1]):       # text on any block: all as text
+            keys = [[a.astype(str) for a in k] for k in keys]
+        train, test = (np.unique(np.concatenate(k)) if k else np.array([], dtype=np.int64) for k in keys)
+        n_test, both = len(test), test[member_mask(test, train)]
+    if not n_test:
         rf = np.concatenate(reps) if reps else np.empty((0, 2))
         raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold} "
                                  f"({folds_present(rf[:, 0], rf[:, 1])})")
-    both = test[np.isin(test, train)]
     if len(both):
         raise D3MKitError.single(p, "splits.overlap", "column d3mIndex",
                                  f"{len(both)} TEST d3mIndex value(s) of repeat {repeat}, fold {fold} are also "
-                                 f"TRAIN ({', '.join(both[:10])}); a split cannot score them")
+                                 f"TRAIN ({', '.join(map(str, both[:10]))}); a split cannot score them")
     return train, test
+
+
+def _members_of(cells) -> np.ndarray:
+    """A block's d3mIndex cells as int64 when each is an integer (surrounding blanks allowed),
+    else as stripped strings; numpy only (pandas' string methods go through pyarrow, whose
+    memory pool keeps what a block used: ~70 bytes a row over 10^5 rows)."""
+    text = np.char.strip(np.asarray(cells, dtype=object).astype(str))
+    if len(text) and np.all(np.char.isdigit(np.char.lstrip(text, "+-")) & (np.char.str_len(text) <= 18)):
+        try:
+            return text.astype(np.int64)
+        except ValueError:           # '+-1'
+            pass
+    return text
+
+
+def member_mask(cells, members: np.ndarray) -> np.ndarray:
+    """Which of ``cells`` (d3mIndex cells of a block, as read, or an array of keys) are among
+    ``members`` from :func:`fold_members` (a bitmap, or sorted keys: a binary search per
+    cell), so the memory is the block's, whatever the number of members."""
+    keys = np.asarray(cells)
+    if keys.dtype.kind not in "iu":
+        keys = _members_of(keys)
+    if members.dtype == bool:
+        out = np.zeros(len(keys), dtype=bool)
+        if keys.dtype.kind != "i":                   # text cells: those that are integers can match
+            digits = np.char.isdigit(keys) & (np.char.str_len(keys) <= 18)
+            out[digits] = member_mask(keys[digits].astype(np.int64), members)
+            return out
+        inside = (keys >= 0) & (keys < len(members))
+        out[inside] = members[keys[inside]]
+        return out
+    if keys.dtype.kind != members.dtype.kind:                    # text on one side: compare as text
+        keys, members = keys.astype(str), np.sort(members.astype(str))
+    if not len(members):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.searchsorted(members, keys)
+    return members[np.minimum(at, len(members) - 1)] == keys
 
 
 def select(splits, repeat: int = 0, fold: int = 0, path: Path | str = ""

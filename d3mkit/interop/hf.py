@@ -1,26 +1,35 @@
 """A task root as a Hugging Face ``datasets`` DatasetDict (``d3mkit export hf``): the one
 owner of the mapping between D3M columns and HF features (docs/interop.md has the table).
 
-One split per TRAIN and TEST rows of a repeat and fold (``train``, ``test``), written with
-``DatasetDict.save_to_disk`` so ``datasets.load_from_disk`` reads it; a dataset card
+One split per TRAIN and TEST rows of a repeat and fold (``train``, ``test``), in the layout
+``DatasetDict.save_to_disk`` writes (``dataset_dict.json``; per split ``data-XXXXX-of-NNNNN.arrow``,
+``state.json``, ``dataset_info.json``) so ``datasets.load_from_disk`` reads it; a dataset card
 ``README.md`` with a YAML header (licence, pretty name, task category) and the citation and
 RAI fields (the benchmark's card, as the Croissant export takes them).
 
 Features: a categorical target is a ``ClassLabel`` (its labels, sorted), a column referring
 to an image collection an ``Image`` (the file's bytes), integer ``int64``, real ``float64``,
-boolean ``bool``, dateTime ``timestamp[ns, tz=UTC]``, anything else ``string``. Rows are
-generated one at a time into datasets' Arrow writer (``Dataset.from_generator``) from
-learningData read in blocks (:func:`d3mkit.tables.read_table_chunks`; the fold's rows picked
-by :func:`d3mkit.splits.fold_members`, which holds only the indices), and the ClassLabel
-names come from a first pass over the same blocks, so the memory does not grow with the
-number of rows or images. Needs the ``[hf]`` extra.
+boolean ``bool``, dateTime ``timestamp[ns, tz=UTC]``, anything else (and a declared column
+whose cells do not all read as its colType) ``string``.
+
+Memory: nothing grows with the number of rows or images but the fold's indices (8 bytes a row,
+:func:`d3mkit.splits.fold_members`). learningData is read in blocks
+(:func:`d3mkit.tables.read_table_chunks`, rows picked by :func:`d3mkit.splits.member_mask`), a
+first pass gives the ClassLabel names, and the second writes each split's Arrow file with
+datasets' own ``ArrowWriter`` a slice of rows at a time (its ``writer_batch_size``: 100 rows
+when there are images), the images read one at a time into the slice. ``Dataset.from_generator``
++ ``save_to_disk`` (what session 6 used) wrote a cache file and then read it back through a
+memory map, whose pages count in the process's resident memory: ~110 bytes per 8x8 image.
+Needs the ``[hf]`` extra.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from d3mkit.errors import D3MKitError, Issue, MissingDependency, UsageError
 
@@ -44,9 +53,10 @@ def _datasets():
     return datasets
 
 
-def features_of(task, columns: list[str], labels: dict[str, set], datasets):
+def features_of(task, columns: list[str], labels: dict[str, set], datasets, text: set[str] = frozenset()):
     """``(datasets.Features, {column: media collection})`` of learningData's ``columns``;
-    ``labels`` are the labels of each categorical target (its ClassLabel names, sorted)."""
+    ``labels`` are the labels of each categorical target (its ClassLabel names, sorted);
+    ``text`` the columns whose cells do not all read as their colType (``string``)."""
     ld = task.dataset.learning_data
     media = {c: r for c, r in task.dataset.media_columns(ld).items() if r.res_type == "image"}
     feats = {}
@@ -58,6 +68,8 @@ def features_of(task, columns: list[str], labels: dict[str, set], datasets):
             feats[name] = datasets.Image()
         elif name in labels:
             feats[name] = datasets.ClassLabel(names=sorted(labels[name]))
+        elif name in text:
+            feats[name] = datasets.Value("string")
         elif ctype in SCALARS:
             feats[name] = datasets.Value(SCALARS[ctype])
         elif ctype == "dateTime":
@@ -70,57 +82,138 @@ def features_of(task, columns: list[str], labels: dict[str, set], datasets):
 
 
 def _blocks(task, members):
-    """learningData's rows whose d3mIndex is one of ``members`` (a sorted string array), in
-    file order, typed as :meth:`TaskRoot.frame` types them, a block at a time."""
-    import numpy as np
+    """``(raw, typed)`` blocks of learningData's rows whose d3mIndex is in ``members`` (one
+    or several :func:`d3mkit.splits.fold_members` arrays), in file order: the cells as read
+    and as :meth:`TaskRoot.frame` types them."""
+    import warnings
 
+    from d3mkit.errors import CoercionWarning
+    from d3mkit.splits import member_mask
     from d3mkit.tables import read_table_chunks
     for raw in read_table_chunks(task.dataset.resource_path(task.dataset.learning_data)):
         index = raw["d3mIndex"] if "d3mIndex" in raw.columns else raw.iloc[:, 0]
-        keep = np.isin(index.astype(str).str.strip().to_numpy(dtype=str), members)
+        keep = np.zeros(len(raw), dtype=bool)
+        for m in members:
+            keep |= member_mask(index, m)
         if keep.any():
-            yield task.frame(raw[keep].reset_index(drop=True))
+            raw = raw[keep].reset_index(drop=True)
+            with warnings.catch_warnings():          # columns kept as text: _survey finds them, export_hf says so
+                warnings.simplefilter("ignore", CoercionWarning)
+                frame = task.frame(raw)
+            yield raw, frame
 
 
-def _labels(task, members) -> dict[str, set]:
-    """The labels of each categorical target among the rows of ``members`` (one pass)."""
-    cats = [c.col_name for c in task.dataset.learning_data.columns or ()
-            if c.col_type == "categorical" and c.col_name in set(task.targets)]
-    out: dict[str, set] = {c: set() for c in cats}
-    for frame in _blocks(task, members):
+# the pandas dtype kind a declared colType reads as when every cell of the column reads
+READS_AS = {"integer": "Int64", "real": "float64", "boolean": "boolean"}
+
+
+def _survey(task, members) -> tuple[dict[str, set], set[str]]:
+    """One pass over the fold's rows: the labels of each categorical target (its ClassLabel
+    names), and the columns declared integer, real, boolean or dateTime whose cells do not all
+    read as such (:func:`d3mkit.validation.coltypes.coerce` keeps them as text, and so does
+    the dataset: a ``string`` feature)."""
+    ld = task.dataset.learning_data
+    targets = set(task.targets)
+    cats = [c.col_name for c in ld.columns or () if c.col_type == "categorical" and c.col_name in targets]
+    scalars = {c.col_name: c.col_type for c in ld.columns or () if c.col_type in (*READS_AS, "dateTime")}
+    labels: dict[str, set] = {c: set() for c in cats}
+    text: set[str] = set()
+    for _raw, frame in _blocks(task, members):
         for c in cats:
             if c in frame.columns:
-                out[c].update(str(v) for v in frame[c].dropna().unique())
+                labels[c].update(str(v) for v in frame[c].dropna().unique())
+        for c, ct in scalars.items():
+            if c in frame.columns and c not in text:
+                dt = frame[c].dtype
+                ok = str(dt).startswith("datetime64") if ct == "dateTime" else str(dt) == READS_AS[ct]
+                if not ok:
+                    text.add(c)
+    return labels, text
+
+
+def _arrays(raw, frame, features, media, paths, datasets) -> dict:
+    """The Arrow arrays of one slice of rows: ``raw`` cells as read, ``frame`` as typed; an
+    image column's files read here, one at a time (the slice bounds what is held)."""
+    import pyarrow as pa
+
+    from d3mkit.limits import open_regular
+    out = {}
+    for c, f in features.items():
+        if c in media:
+            items = []
+            for name, path in zip(raw[c], paths[c]):
+                with open_regular(path, "media file") as fh:
+                    items.append({"bytes": fh.read(), "path": str(name)})
+            out[c] = pa.array(items, type=f.pa_type)
+        elif isinstance(f, datasets.ClassLabel):
+            codes = {n: i for i, n in enumerate(f.names)}
+            col = frame[c]
+            out[c] = pa.array([None if v is None or v != v else codes[str(v)] for v in col.astype(object)],
+                              type=pa.int64())
+        elif f.dtype == "string":         # the cells as written (a realVector's too); empty is missing
+            out[c] = pa.array(raw[c].to_numpy(dtype=object), type=pa.string(), mask=(raw[c] == "").to_numpy())
+        else:
+            out[c] = pa.array(frame[c], type=f.pa_type, from_pandas=True)
     return out
 
 
-def _rows(task, members, features, media):
-    """One example per row of the fold's ``members``; images as ``{"bytes", "path"}`` read
-    one at a time."""
-    import pandas as pd
+# the shard size datasets' save_to_disk aims for (datasets.config.MAX_SHARD_SIZE)
+SHARD_BYTES = 500 * 10**6
 
-    from d3mkit.limits import open_regular
-    for frame in _blocks(task, members):
-        paths = {c: task.media_paths(c, frame) for c in media}
-        columns = list(frame.columns)
-        text = {c: type(features[c]).__name__ == "Value" and features[c].dtype == "string" for c in columns}
-        for i in range(len(frame)):
-            ex = {}
-            for c in columns:
-                v = frame[c].iat[i]
-                if c in media:
-                    with open_regular(paths[c].iat[i], "media file") as fh:
-                        ex[c] = {"bytes": fh.read(), "path": str(v)}
-                    continue
-                if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v):
-                    ex[c] = None
-                elif text[c]:
-                    ex[c] = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)   # realVector: as written
-                elif hasattr(v, "item") and not isinstance(v, pd.Timestamp):
-                    ex[c] = v.item()
-                else:
-                    ex[c] = v if not isinstance(v, str) else str(v)
-            yield ex
+
+def _write_split(task, members, features, media, folder: Path, datasets) -> tuple[int, int, list[str]]:
+    """Write one split's Arrow files into ``folder`` with datasets' ``ArrowWriter`` (the
+    layout ``save_to_disk`` writes: ``data-XXXXX-of-NNNNN.arrow``), a slice of rows at a time
+    (``writer_batch_size`` rows: 100 for image features, as datasets does), a new file past
+    :data:`SHARD_BYTES`. Returns (rows, bytes, file names)."""
+    from datasets.arrow_writer import ArrowWriter, get_arrow_writer_batch_size_from_features
+    step = get_arrow_writer_batch_size_from_features(features) or datasets.config.DEFAULT_MAX_BATCH_SIZE
+    folder.mkdir()
+    shards: list[Path] = []
+    writer, rows, nbytes, in_shard = None, 0, 0, 0
+    try:
+        for raw, frame in _blocks(task, [members]):
+            paths = {c: task.media_paths(c, raw) for c in media}
+            for lo in range(0, len(raw), step):
+                sl = slice(lo, lo + step)
+                batch = _arrays(raw.iloc[sl], frame.iloc[sl], features, media,
+                                {c: p.iloc[sl] for c, p in paths.items()}, datasets)
+                if writer is None or in_shard >= SHARD_BYTES:
+                    if writer is not None:
+                        writer.finalize()
+                        writer.close()
+                    shards.append(folder / f"shard-{len(shards)}.arrow")
+                    writer, in_shard = ArrowWriter(features=features, path=str(shards[-1]), writer_batch_size=step), 0
+                size = sum(a.nbytes for a in batch.values())
+                writer.write_batch(batch)
+                rows, nbytes, in_shard = rows + len(raw.iloc[sl]), nbytes + size, in_shard + size
+        if writer is None:                        # no row: one empty file with the schema
+            shards.append(folder / "shard-0.arrow")
+            writer = ArrowWriter(features=features, path=str(shards[-1]), writer_batch_size=step)
+        writer.finalize()
+    finally:
+        if writer is not None:
+            writer.close()
+    names = [f"data-{i:05d}-of-{len(shards):05d}.arrow" for i in range(len(shards))]
+    for p, name in zip(shards, names):
+        p.rename(folder / name)
+    return rows, nbytes, names
+
+
+def _split_metadata(folder: Path, split: str, features, rows: int, nbytes: int, files: list[str],
+                    fingerprint: str, datasets) -> None:
+    """``state.json`` and ``dataset_info.json`` of a split, as ``Dataset.save_to_disk`` writes
+    them (tests/test_hf_export.py checks the keys against datasets' own)."""
+    from datasets.utils.py_utils import asdict       # datasets' own, which save_to_disk uses
+    info = datasets.DatasetInfo(features=features, dataset_size=nbytes, size_in_bytes=nbytes)
+    info.splits = datasets.SplitDict()
+    info.splits.add(datasets.SplitInfo(name=split, num_bytes=nbytes, num_examples=rows))
+    state = {"_data_files": [{"filename": f} for f in files], "_fingerprint": fingerprint,
+             "_format_columns": None, "_format_kwargs": {}, "_format_type": None,
+             "_output_all_columns": False, "_split": split}
+    (folder / "state.json").write_text(json.dumps(state, indent=2, sort_keys=True), encoding="utf-8")
+    d = asdict(info)
+    (folder / "dataset_info.json").write_text(json.dumps({k: d[k] for k in sorted(d)}, indent=2), encoding="utf-8")
 
 
 def dataset_card(task, features, repeat: int, fold: int, sizes: dict[str, int]) -> str:
@@ -175,31 +268,29 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     escapes = [i for i in errors if i.code == "path.escape"]
     if (errors and not force) or escapes:
         raise D3MKitError(escapes or errors)
-    import numpy as np
+    import hashlib
 
     from d3mkit.splits import fold_members
     from d3mkit.validation.csvread import read_header
     members = dict(zip(("train", "test"), fold_members(task.problem_dir / task.problem.splits_file,
                                                        repeat, fold)))
     columns = read_header(task.dataset.resource_path(task.dataset.learning_data))[0]
-    labels = _labels(task, np.union1d(members["train"], members["test"]))
-    features, media = features_of(task, columns, labels, datasets)
+    labels, text = _survey(task, list(members.values()))
+    features, media = features_of(task, columns, labels, datasets, text)
     with StagedDir(out, force=force) as tmp:
-        cache = tmp / ".cache"
-        splits = {}
+        sizes = {}
         for split in ("train", "test"):
-            splits[split] = datasets.Dataset.from_generator(
-                _rows, features=features, cache_dir=str(cache), keep_in_memory=False,
-                gen_kwargs={"task": task, "members": members[split], "features": features, "media": media},
-                split=split)
-        dd = datasets.DatasetDict(splits)
-        dd.save_to_disk(str(tmp / "data"))
-        for p in (tmp / "data").iterdir():
-            p.rename(tmp / p.name)
-        (tmp / "data").rmdir()
-        sizes = {k: len(v) for k, v in splits.items()}
-        del dd, splits
-        shutil.rmtree(cache, ignore_errors=True)
+            rows, nbytes, files = _write_split(task, members[split], features, media, tmp / split, datasets)
+            key = json.dumps([task.name, split, repeat, fold, rows, nbytes, repr(features)])
+            _split_metadata(tmp / split, split, features, rows, nbytes, files,
+                            hashlib.sha256(key.encode()).hexdigest()[:16], datasets)
+            sizes[split] = rows
+        (tmp / "dataset_dict.json").write_text(json.dumps({"splits": list(sizes)}), encoding="utf-8")
         write_text(tmp / "README.md", dataset_card(task, features, repeat, fold, sizes))
+    from d3mkit.errors import warning
     from d3mkit.interop.croissant import invalid_root
-    return [invalid_root(task.root, errors, "the dataset holds the rows as read")] if errors else []
+    ld = str(task.dataset.resource_path(task.dataset.learning_data))
+    kept = [warning("export.kept_text", f"column {c}", f"some cells do not read as "
+                    f"{task.dataset.learning_data.column(c).col_type}: the dataset holds the column as text", ld)
+            for c in sorted(text)]
+    return kept + ([invalid_root(task.root, errors, "the dataset holds the rows as read")] if errors else [])
