@@ -243,6 +243,8 @@ OTHER: dict[str, tuple[str, str]] = {
                           "rows do not fit the imported record set"),
     "croissant.split_validation": (W, "a Croissant validation split imported as TRAIN rows (D3M has no "
                                       "validation split)"),
+    "croissant.problem": (E, "a Croissant file's d3m:problem whose task type, subtype or metrics d3mkit cannot "
+                             "take (not JSON, a task d3mkit does not import)"),
     "croissant.digest": (E, "a Croissant FileObject's sha256 differs from the file's bytes"),
     # command line
     "usage": (E, "bad arguments (exit 2)"),

@@ -200,3 +200,114 @@ def test_an_unknown_split_is_refused(tmp_path, capsys):
     refused(["import", "croissant", p, "--record-set", "rows", "--target", "y", "--out", tmp_path / "o"],
             capsys, "croissant.split", 1, path=p)
     assert not (tmp_path / "o").exists()
+
+
+def _problem_root(tmp: Path, kind: str) -> Path:
+    """A root with non-default metrics: binary classification scored by f1 of the positive
+    label 'yes' (a parameter), accuracy and jaccardSimilarityScore, or a regression by
+    meanAbsoluteError and rSquared; with a description, a problem description, a licence and a citation."""
+    from _scoring_util import make_task
+    n = 40
+    if kind == "binary":
+        frame = pd.DataFrame({"d3mIndex": range(n), "x": [f"{i % 7}.5" for i in range(n)],
+                              "y": ["yes" if i % 3 else "no" for i in range(n)]})
+        metrics = [{"metric": "f1", "posLabel": "yes"}, {"metric": "accuracy"}, {"metric": "jaccardSimilarityScore"}]
+        root = make_task(tmp, kind, frame, ["y"], metrics, subtype="binary", col_types={"x": "real"})
+    else:
+        frame = pd.DataFrame({"d3mIndex": range(n), "x": [str(i % 5) for i in range(n)],
+                              "y": [f"{i * 0.5:.1f}" for i in range(n)]})
+        metrics = [{"metric": "meanAbsoluteError"}, {"metric": "rSquared"}]
+        root = make_task(tmp, kind, frame, ["y"], metrics, task_type="regression", subtype="univariate",
+                         col_types={"x": "integer", "y": "real"})
+    for doc, update in ((f"{kind}_dataset/datasetDoc.json", {"description": f"The {kind} data.",
+                                                             "license": "CC BY 4.0", "citation": "A. Author, 2026."}),
+                        (f"{kind}_problem/problemDoc.json", {"problemDescription": f"Predict y ({kind})."})):
+        data = json.loads((root / doc).read_text())
+        data["about"].update(update)
+        (root / doc).write_text(json.dumps(data))
+    return root
+
+
+@pytest.mark.parametrize("kind", ["binary", "regression"])
+def test_round_trip_keeps_the_problem(tmp_path, capsys, kind):
+    """export -> import (no --target: the file's problem names it) -> export gives the same
+    d3m:problem (targets, task type/subtype, metrics with their parameters, splits,
+    description) and the same name, description, licence and citation."""
+    root = _problem_root(tmp_path, kind)
+    assert run(["export", "croissant", root], capsys)[0] == 0
+    first = tmp_path / f"{kind}.croissant.json"
+    out = tmp_path / "imported"
+    code, stdout, err = run(["import", "croissant", first, "--record-set", "learningData", "--out", out], capsys)
+    assert code == 0, err
+    task = TaskRoot.open(out / kind)
+    assert task.problem.metrics == TaskRoot.open(root).problem.metrics
+    code, stdout, err = run(["export", "croissant", out / kind], capsys)
+    assert code == 0, err
+    d1, d2 = json.loads(first.read_text()), json.loads(Path(stdout.strip()).read_text())
+    assert d1["d3m:problem"] == d2["d3m:problem"]
+    for k in ("name", "description", "license", "citeAs"):
+        assert d1[k] == d2[k], k
+    assert _fields(d1, "learningData") == _fields(d2, "learningData")
+
+
+def test_metric_flag_replaces_the_files_metrics(tmp_path, capsys):
+    first = _exported_problem(tmp_path, capsys)
+    code, _, err = run(["import", "croissant", first, "--record-set", "learningData", "--out", tmp_path / "o",
+                        "--metric", "f1Macro"], capsys)
+    assert code == 0, err
+    task = TaskRoot.open(tmp_path / "o" / "binary")
+    assert task.problem.metrics == [{"metric": "f1Macro"}] and task.problem.task_subtype == "binary"
+
+
+def test_another_target_does_not_take_the_problem(tmp_path, capsys):
+    """The file's problem applies to its own targets only: another target gets the defaults."""
+    first = _exported_problem(tmp_path, capsys)
+    code, _, err = run(["import", "croissant", first, "--record-set", "learningData", "--out", tmp_path / "o",
+                        "--target", "x"], capsys)
+    assert code == 0, err
+    assert TaskRoot.open(tmp_path / "o" / "binary").problem.metric_names == ["rootMeanSquaredError"]
+
+
+def _exported_problem(tmp: Path, capsys) -> Path:
+    root = _problem_root(tmp, "binary")
+    assert run(["export", "croissant", root], capsys)[0] == 0
+    return tmp / "binary.croissant.json"
+
+
+def _problem_variant(tmp: Path, capsys, change) -> Path:
+    doc = json.loads(_exported_problem(tmp, capsys).read_text())
+    change(doc["d3m:problem"])
+    p = tmp / "variant.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+PROBLEM_CASES = {
+    "unknown": (lambda p: p.update({"d3m:performanceMetrics": json.dumps([{"metric": "accuracy"}, {"metric": "nope"}])}),
+                "metric.unknown", "d3m:problem.d3m:performanceMetrics[1]"),
+    "unknown_name": (lambda p: (p.pop("d3m:performanceMetrics"), p["cr:evaluation"].update({"cr:metric": ["nope"]})),
+                     "metric.unknown", "cr:evaluation.cr:metric[0]"),
+    "param": (lambda p: p.update({"d3m:performanceMetrics": json.dumps([{"metric": "accuracy", "posLabel": "yes"}])}),
+              "metric.params", "d3m:performanceMetrics[0]"),
+    "not_json": (lambda p: p.update({"d3m:performanceMetrics": "[{"}), "croissant.problem", "d3m:performanceMetrics"),
+    "task": (lambda p: p.update({"d3m:taskType": "objectDetection"}), "croissant.problem", "d3m:taskType"),
+    "subtype": (lambda p: p.update({"d3m:taskSubType": "univariate"}), "croissant.problem", "d3m:taskSubType"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PROBLEM_CASES))
+def test_bad_problem_refused(tmp_path, capsys, case):
+    change, code, where = PROBLEM_CASES[case]
+    p = _problem_variant(tmp_path, capsys, change)
+    text = refused(["import", "croissant", p, "--record-set", "learningData", "--out", tmp_path / "o"],
+                   capsys, code, 1, path=p)
+    assert where in text
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_no_target_and_no_problem(tmp_path, capsys):
+    p = _problem_variant(tmp_path, capsys, lambda prob: None)
+    doc = json.loads(p.read_text())
+    del doc["d3m:problem"]
+    p.write_text(json.dumps(doc))
+    refused(["import", "croissant", p, "--record-set", "learningData", "--out", tmp_path / "o"], capsys, "usage", 2)

@@ -19,10 +19,11 @@ EXAMPLES = """examples:
 """
 
 
-def _common(p, *, target: bool = True) -> None:
+def _common(p, *, target: bool = True, target_help: str = "") -> None:
     p.add_argument("--out", type=Path, required=True, help="directory the task root is written into")
     if target:
-        p.add_argument("--target", required=True, help="target column (several: COL,COL)")
+        p.add_argument("--target", required=not target_help, default=None,
+                       help=target_help or "target column (several: COL,COL)")
     p.add_argument("--name", default=None, help="task root name (default: the source's file name)")
     p.add_argument("--force", action="store_true", help="replace an existing task root of that name")
     if target:
@@ -71,7 +72,8 @@ def add_parser(sub) -> None:
                                 "--target class --out roots")
     c.add_argument("file", type=Path)
     c.add_argument("--record-set", required=True, metavar="RS", help="the record set to import (its @id or name)")
-    _common(c)
+    _common(c, target_help="target field (several: F,F); default: the targets of the file's d3m:problem, whose "
+                           "task type, metrics and description then apply too (--task, --subtype, --metric replace them)")
     c.set_defaults(func=_run_croissant)
     i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class",
                          epilog="example:\n  d3mkit import images photos/ --out roots")

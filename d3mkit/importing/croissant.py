@@ -7,8 +7,18 @@ accepts and the dataType <-> colType table both ways (:data:`DATA_TYPES` is the 
 Each field becomes a column named by the field's ``name``; its colType comes from its
 dataType (:data:`COL_TYPES`; a ``cr:Label`` or a field with an ``sc:Enumeration`` of its labels
 is categorical, other text ``string``), overridden by ``types``; the record set's key (when it
-is one integer field) becomes d3mIndex. The dataset's name, description, licence and citation
-go into the problem description.
+is one integer field) becomes d3mIndex. The dataset's description, licence and citation become
+the datasetDoc's (``description`` less the problem description the export appends, ``license``,
+``citation``).
+
+**The problem.** When the file's ``d3m:problem`` (a ``cr:TaskProblem``, as d3mkit's export
+writes it, :func:`read_problem`) is posed on the imported record set, its targets are the
+default targets, and when the targets are its own, its task type and subtype, its metrics
+with their parameters (``d3m:performanceMetrics``, else ``cr:evaluation``/``cr:metric``
+names) and its description are the task root's unless the caller gives them; so export ->
+import -> export gives the same ``d3m:problem``. A metric not in the registry is
+``metric.unknown``, a parameter it does not take ``metric.params``, a task type or subtype
+d3mkit does not import or an unreadable ``d3m:performanceMetrics`` ``croissant.problem``.
 
 A Croissant file is untrusted input. Accepted: a JSON-LD object whose ``@context`` binds
 ``cr`` to ``http://mlcommons.org/croissant/`` and whose ``conformsTo`` is Croissant 1.0 or
@@ -35,8 +45,8 @@ downloaded), one leaving the directory (``path.escape``), an unknown context or 
 (``croissant.context``), a missing record set or column (``croissant.record_set``,
 ``croissant.column``), nested records (``subField``, ``parentField``, ``repeated``, ``isArray``:
 ``croissant.nested``), sources d3mkit has no reader for (archives, Parquet, JSON, a
-``transform``, a ``fileProperty``, fields from several files: ``croissant.unsupported``) and a
-digest mismatch (``croissant.digest``).
+``transform``, a ``fileProperty``, fields from several files: ``croissant.unsupported``), a
+digest mismatch (``croissant.digest``) and a problem d3mkit cannot take (above).
 """
 
 from __future__ import annotations
@@ -377,11 +387,114 @@ def _holdout_size(split_doc: dict, splits: pd.DataFrame) -> dict:
     return split_doc
 
 
-def import_croissant_result(source, *, record_set: str, target, out, **kwargs):
+@dataclass
+class CarriedProblem:
+    """The problem a Croissant file poses on a record set, as d3mkit's export writes it
+    (``d3m:problem``, a ``cr:TaskProblem``): the targets (the ``cr:Label`` fields of its output
+    schema), the task type and subtype (``d3m:taskType``, ``d3m:taskSubType``), the metrics
+    with their parameters (``d3m:performanceMetrics``, else the names of
+    ``cr:evaluation``/``cr:metric``) and the problem description."""
+    targets: list[str]
+    task: str | None
+    subtype: str | None
+    metrics: list[dict] | None
+    description: str | None
+
+
+def _metric_entries(problem: dict, where: str, path) -> list[dict] | None:
+    """The problem's metrics, each checked against the metric registry (``metric.unknown``,
+    ``metric.params``); a ``d3m:performanceMetrics`` that is not a JSON list of objects is
+    ``croissant.problem``."""
+    import json as _json
+
+    from d3mkit.registry import registry
+    raw = problem.get("d3m:performanceMetrics")
+    if raw is not None:
+        where = f"{where}.d3m:performanceMetrics"
+        try:
+            entries = _json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError as exc:
+            raise _issue("croissant.problem", where, f"not JSON text: {exc}", path) from None
+        if not isinstance(entries, list) or not all(isinstance(m, dict) for m in entries):
+            raise _issue("croissant.problem", where, "a JSON list of metric objects ({\"metric\": NAME, "
+                         "parameters...}) as a problemDoc's performanceMetrics", path)
+    else:
+        ev = problem.get("cr:evaluation") if isinstance(problem.get("cr:evaluation"), dict) else {}
+        where = f"{where}.cr:evaluation.cr:metric"
+        names = _list(ev.get("cr:metric"))
+        if not all(isinstance(n, str) for n in names):
+            raise _issue("croissant.problem", where, "metric names are text", path)
+        entries = [{"metric": n} for n in names]
+    if not entries:
+        return None
+    known = registry()
+    for i, m in enumerate(entries):
+        name = m.get("specifyOther") if m.get("metric") == "other" else m.get("metric")
+        if not isinstance(name, str) or name not in known:
+            raise _issue("metric.unknown", f"{where}[{i}]", f"metric {name!r} is not in the metric registry "
+                         "(d3mkit metrics lists them)", path)
+        extra = sorted(set(m) - {"metric", "specifyOther", *known[name].params})
+        if extra:
+            raise _issue("metric.params", f"{where}[{i}]", f"metric {name!r} takes no parameter "
+                         f"{', '.join(map(repr, extra))} (it takes: {', '.join(known[name].params) or 'none'})", path)
+    return [dict(m) for m in entries]
+
+
+def read_problem(path: Path | str, record_set: str) -> CarriedProblem | None:
+    """The :class:`CarriedProblem` of the Croissant file ``path`` when its ``d3m:problem`` is
+    posed on ``record_set`` (its output fields refer to that record set's fields), else None.
+    A task type, subtype or metric d3mkit cannot take raises :class:`D3MKitError`."""
+    from d3mkit.docs.jsonio import load_json
+    from d3mkit.importing.infer import TASKS
+    path = Path(path)
+    doc = load_json(path)
+    problem = doc.get("d3m:problem")
+    if not isinstance(problem, dict):
+        return None
+    rs = next((r for r in _list(doc.get("recordSet")) if isinstance(r, dict)
+               and record_set in (r.get("@id"), r.get("name"))), None)
+    if rs is None:
+        return None
+    names = {str(f.get("@id")): str(f.get("name") or str(f.get("@id", "")).rsplit("/", 1)[-1])
+             for f in _list(rs.get("field")) if isinstance(f, dict)}
+    output = problem.get("cr:output") if isinstance(problem.get("cr:output"), dict) else {}
+    schema = output.get("cr:schema") if isinstance(output.get("cr:schema"), dict) else {}
+    out_fields = [f for f in _list(schema.get("field")) if isinstance(f, dict)]
+    if not any(_ref(f) in names for f in out_fields):
+        return None                                   # posed on another record set
+    targets = [names[_ref(f)] for f in out_fields if _ref(f) in names and "cr:Label" in _list(f.get("dataType"))]
+    where = "d3m:problem"
+    task, subtype = problem.get("d3m:taskType"), problem.get("d3m:taskSubType")
+    if task is not None and task not in TASKS:
+        raise _issue("croissant.problem", f"{where}.d3m:taskType", f"task type {task!r} is not one d3mkit "
+                     f"imports ({', '.join(TASKS)})", path)
+    if subtype is not None and (task is None or subtype not in TASKS[task]):
+        raise _issue("croissant.problem", f"{where}.d3m:taskSubType", f"task subtype {subtype!r} does not "
+                     f"apply to {task!r}", path)
+    desc = problem.get("description")
+    return CarriedProblem(targets, task, subtype, _metric_entries(problem, where, path),
+                          desc if isinstance(desc, str) else None)
+
+
+def import_croissant_result(source, *, record_set: str, target=None, out, **kwargs):
     """:func:`import_croissant` returning :class:`~d3mkit.importing.table.Imported`."""
+    from d3mkit.errors import UsageError
     from d3mkit.importing.table import index_values, options, package_frame
     path = Path(source)
     table = read_record_set(path, record_set)
+    problem = read_problem(path, record_set)
+    if target is None or target == [] or target == "":
+        if problem is None or not problem.targets:
+            raise UsageError("no target given, and the Croissant file poses no problem on this record set "
+                             "that names one: name the target field(s)", str(path), code="usage")
+        target = problem.targets
+    from d3mkit.importing.table import _as_list
+    if problem is not None and sorted(_as_list(target)) == sorted(problem.targets):
+        # the file's problem applies: its facts unless the caller gave them
+        for key, value in (("task", problem.task), ("subtype", problem.subtype), ("metrics", problem.metrics),
+                           ("problem_description", problem.description)):
+            if kwargs.get(key) is None and value is not None:
+                kwargs[key] = value
     types = {c: table.col_type(c) for c in table.frame.columns}
     user = kwargs.pop("types", None)
     if user is not None:
@@ -394,11 +507,16 @@ def import_croissant_result(source, *, record_set: str, target, out, **kwargs):
         from d3mkit.importing.table import default_name
         kwargs["name"] = default_name(path)
     a = table.about
+    if kwargs.get("license") is None and a.get("license"):
+        kwargs["license"] = a["license"]
+    if kwargs.get("citation") is None and a.get("citation"):
+        kwargs["citation"] = a["citation"]
     if kwargs.get("description") is None:
-        parts = [a.get("description"), f"Licence: {a['license']}." if a.get("license") else None,
-                 f"Cite as: {a['citation']}" if a.get("citation") else None,
-                 f"Imported from the Croissant record set {record_set!r} of {path.name}."]
-        kwargs["description"] = " ".join(p for p in parts if p)
+        text = a.get("description") or ""
+        tail = kwargs.get("problem_description")
+        if tail and text.endswith(" " + tail):       # the export's description: the dataset's, then the problem's
+            text = text[:-len(tail) - 1]
+        kwargs["description"] = text or f"Imported from the Croissant record set {record_set!r} of {path.name}."
     index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path))]
     splits, split_doc, drop, issues = read_splits(path, record_set, table, index)
     frame = table.frame.drop(columns=[drop]) if drop else table.frame

@@ -57,7 +57,7 @@ class ImportOptions:
     subtype: str | None = None
     index: str | None = None
     types: dict[str, str] = field(default_factory=dict)
-    metrics: list[str] | None = None
+    metrics: list[str | dict] | None = None     # names, or performanceMetrics entries with parameters
     split: str = "holdOut"
     test_size: float = 0.2
     folds: int = 5
@@ -67,6 +67,9 @@ class ImportOptions:
     media: Path | None = None
     force: bool = False
     description: str | None = None
+    problem_description: str | None = None       # default: "Predict <targets> (<task>/<subtype>)."
+    license: str | None = None                   # the datasetDoc's licence (default CC0)
+    citation: str | None = None
 
     def __post_init__(self):
         if self.task == "multiLabel":       # D3M's subtype named as the task: classification/multiLabel
@@ -227,17 +230,21 @@ def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opt
     return task, subtype
 
 
-def _metrics(task: str, subtype: str, names: list[str] | None, source: str) -> list[dict]:
+def _metrics(task: str, subtype: str, names: list[str | dict] | None, source: str) -> list[dict]:
+    """performanceMetrics entries: the task's defaults, else ``names`` (a name, or an entry
+    with its parameters, e.g. ``{"metric": "f1", "posLabel": "yes"}``), each in the registry."""
     if not names:
         return infer.default_metrics(task, subtype)
     from d3mkit.registry import registry
     known = registry()
     out = []
     for m in names:
-        if m not in known:
-            _fail(source, "metric.unknown", "", f"metric {m!r} is not in the metric registry "
+        entry = dict(m) if isinstance(m, dict) else {"metric": m}
+        name = entry.get("specifyOther") if entry.get("metric") == "other" else entry.get("metric")
+        if name not in known:
+            _fail(source, "metric.unknown", "", f"metric {name!r} is not in the metric registry "
                   f"(d3mkit metrics lists them)", EXIT_USAGE)
-        out.append({"metric": m})
+        out.append(entry)
     return out
 
 
@@ -471,7 +478,8 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     if media_col is not None:
         resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_kind[1], media_kind[2]))
     ddoc = DatasetDoc.new(dataset_id(name), name, resources, description=opts.description,
-                          source=f"d3mkit import of {Path(source).name}")
+                          source=f"d3mkit import of {Path(source).name}", license=opts.license or "CC0",
+                          extra_about={"citation": opts.citation} if opts.citation else None)
     # a label set has no one class to stratify on: multiLabel splits are drawn at random by default
     stratified = opts.stratified if opts.stratified is not None else (task == "classification"
                                                                      and subtype != "multiLabel")
@@ -489,7 +497,8 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
             split_doc["numFolds"] = int(opts.folds)
     target_objs = [Target(k, "learningData", prep.columns.index(t), t) for k, t in enumerate(targets)]
     pdoc = ProblemDoc.new(problem_id(name), name, task, subtype, dataset_id(name), target_objs, metrics,
-                          description=f"Predict {', '.join(targets)} ({task}/{subtype}).", splits=split_doc)
+                          description=opts.problem_description or f"Predict {', '.join(targets)} ({task}/{subtype}).",
+                          splits=split_doc)
     params = {"source": Path(source).name, "targets": targets, "taskType": task, "taskSubType": subtype,
               "colTypes": types, "droppedRows": prep.dropped, **({"multiLabelFrom": origin["columns"],
                                                                  "multiLabelShape": origin["mode"]} if origin else {}),
@@ -563,14 +572,18 @@ def _long_form_target(target: str, first: str, types: dict[str, str], counts: di
 
 def options(target, **kwargs) -> ImportOptions:
     """:class:`ImportOptions` from the keywords of the Python API (``types`` a dict or a
-    JSON file's path; ``metrics`` names; ``media`` a path)."""
+    JSON file's path; ``metrics`` names or performanceMetrics entries; ``media`` a path)."""
     types = kwargs.pop("types", None)
     if types is not None and not isinstance(types, dict):
         types = read_types(types)
     metrics = kwargs.pop("metrics", None)
     media = kwargs.pop("media", None)
+    if metrics is not None and not isinstance(metrics, str):     # entries with parameters stay dicts
+        metrics = [m if isinstance(m, dict) else str(m) for m in metrics]
+    else:
+        metrics = _as_list(metrics) or None
     return ImportOptions(target=_as_list(target), types=dict(types or {}),
-                         metrics=_as_list(metrics) or None, media=Path(media) if media is not None else None,
+                         metrics=metrics or None, media=Path(media) if media is not None else None,
                          **kwargs)
 
 
