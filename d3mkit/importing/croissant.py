@@ -9,7 +9,7 @@ dataType (:data:`COL_TYPES`; a ``cr:Label`` or a field with an ``sc:Enumeration`
 is categorical, other text ``string``), overridden by ``types``; the record set's key (when it
 is one integer field) becomes d3mIndex. The dataset's description, licence and citation become
 the datasetDoc's (``description`` less the problem description the export appends, ``license``,
-``citation``).
+``citation``), its ``rai:`` fields the manifest's ``"rai"`` (which the export reads back).
 
 **The problem.** When the file's ``d3m:problem`` (a ``cr:TaskProblem``, as d3mkit's export
 writes it, :func:`read_problem`) is posed on the imported record set, its targets are the
@@ -17,8 +17,8 @@ default targets, and when the targets are its own, its task type and subtype, it
 with their parameters (``d3m:performanceMetrics``, else ``cr:evaluation``/``cr:metric``
 names) and its description are the task root's unless the caller gives them; so export ->
 import -> export gives the same ``d3m:problem``. A metric not in the registry is
-``metric.unknown``, a parameter it does not take ``metric.params``, a task type or subtype
-d3mkit does not import or an unreadable ``d3m:performanceMetrics`` ``croissant.problem``.
+``metric.unknown``, a task type or subtype d3mkit does not import or an unreadable
+``d3m:performanceMetrics`` ``croissant.problem``.
 
 A Croissant file is untrusted input. Accepted: a JSON-LD object whose ``@context`` binds
 ``cr`` to ``http://mlcommons.org/croissant/`` and whose ``conformsTo`` is Croissant 1.0 or
@@ -73,7 +73,8 @@ NESTED = ("subField", "parentField", "repeated", "isArray", "cr:subField", "cr:p
 class RecordSetTable:
     """A record set read as text: ``frame`` (columns = field names), each field's Croissant
     dataTypes, the fields whose values are labels (``cr:Label`` or an enumeration), and the
-    dataset's name, description, licence and citation."""
+    dataset's name, description, licence, citation and RAI fields (``rai:``, text or lists of
+    text)."""
     frame: pd.DataFrame
     types: dict[str, list[str]]
     labels: set[str]
@@ -253,8 +254,10 @@ def _about(doc: dict) -> dict:
         if isinstance(v, dict):
             v = v.get("en") or next(iter(v.values()), None)
         return v if isinstance(v, str) else None
+    rai = {k.removeprefix("rai:"): v for k, v in doc.items() if k.startswith("rai:")
+           and (isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))}
     return {"name": text(doc.get("name")), "description": text(doc.get("description")),
-            "license": text(doc.get("license")), "citation": text(doc.get("citeAs"))}
+            "license": text(doc.get("license")), "citation": text(doc.get("citeAs")), "rai": rai}
 
 
 def _key(path: Path, record_set: str) -> list[str]:
@@ -402,9 +405,9 @@ class CarriedProblem:
 
 
 def _metric_entries(problem: dict, where: str, path) -> list[dict] | None:
-    """The problem's metrics, each checked against the metric registry (``metric.unknown``,
-    ``metric.params``); a ``d3m:performanceMetrics`` that is not a JSON list of objects is
-    ``croissant.problem``."""
+    """The problem's metrics, each name checked against the metric registry (``metric.unknown``;
+    the parameters are checked where every problemDoc's are, :mod:`d3mkit.scoring.plan`); a
+    ``d3m:performanceMetrics`` that is not a JSON list of objects is ``croissant.problem``."""
     import json as _json
 
     from d3mkit.registry import registry
@@ -433,10 +436,6 @@ def _metric_entries(problem: dict, where: str, path) -> list[dict] | None:
         if not isinstance(name, str) or name not in known:
             raise _issue("metric.unknown", f"{where}[{i}]", f"metric {name!r} is not in the metric registry "
                          "(d3mkit metrics lists them)", path)
-        extra = sorted(set(m) - {"metric", "specifyOther", *known[name].params})
-        if extra:
-            raise _issue("metric.params", f"{where}[{i}]", f"metric {name!r} takes no parameter "
-                         f"{', '.join(map(repr, extra))} (it takes: {', '.join(known[name].params) or 'none'})", path)
     return [dict(m) for m in entries]
 
 
@@ -491,6 +490,11 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     from d3mkit.importing.table import _as_list
     if problem is not None and sorted(_as_list(target)) == sorted(problem.targets):
         # the file's problem applies: its facts unless the caller gave them
+        if len(problem.targets) > 1 and problem.task == "classification" and problem.subtype != "multiLabel" \
+                and kwargs.get("subtype") is None:
+            raise _issue("croissant.problem", "d3m:problem", f"a {problem.subtype or 'classification'} problem "
+                         f"with {len(problem.targets)} targets does not map to an import, which makes several "
+                         "label targets one multiLabel target (give the subtype, or fewer targets)", path)
         for key, value in (("task", problem.task), ("subtype", problem.subtype), ("metrics", problem.metrics),
                            ("problem_description", problem.description)):
             if kwargs.get(key) is None and value is not None:
@@ -511,6 +515,8 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
         kwargs["license"] = a["license"]
     if kwargs.get("citation") is None and a.get("citation"):
         kwargs["citation"] = a["citation"]
+    if kwargs.get("rai") is None and a.get("rai"):
+        kwargs["rai"] = a["rai"]
     if kwargs.get("description") is None:
         text = a.get("description") or ""
         tail = kwargs.get("problem_description")

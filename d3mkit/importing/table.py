@@ -70,6 +70,7 @@ class ImportOptions:
     problem_description: str | None = None       # default: "Predict <targets> (<task>/<subtype>)."
     license: str | None = None                   # the datasetDoc's licence (default CC0)
     citation: str | None = None
+    rai: dict | None = None                      # Croissant RAI fields for the manifest's "rai"
 
     def __post_init__(self):
         if self.task == "multiLabel":       # D3M's subtype named as the task: classification/multiLabel
@@ -505,6 +506,8 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
               **(parameters or {})}
     with TaskRootWriter(out, name, benchmark="import", seed=int(opts.seed), parameters=params,
                         force=opts.force) as w:
+        if opts.rai:
+            w.manifest["rai"] = dict(opts.rai)       # what export croissant writes as rai: fields
         # learningData (file bytes and numpy: mostly outside the interpreter lock) is written in a
         # thread while the splits and the documents are made (d3mkit.beside); joined before commit
         with beside(write_with, w.media_path("tables/learningData.csv"), prep.write):
