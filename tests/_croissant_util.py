@@ -1,10 +1,11 @@
 """Shared by the Croissant and HF export tests: the example roots under problems/ they
-export (``ROOTS``, ``PARAMS`` with the image roots marked slow, ``copy_root``), and loading a
-Croissant file with mlcroissant (no error, no warning) to compare its records with what
-d3mkit reads."""
+export (``ROOTS``, ``PARAMS`` with the image roots marked slow, ``copy_root``), a small build
+of each benchmark (``BUILDS``), and loading a Croissant file with mlcroissant (no error, no
+warning) to compare its records with what d3mkit reads."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -81,3 +82,37 @@ def same_rows(records: list[list], frame: pd.DataFrame) -> None:
         got = [tuple(float(x) for x in g.split(",")) if isinstance(w, tuple) and isinstance(g, str) else g
                for g, w in zip(got, row)]
         assert got == row, (i, got, row)
+
+
+def _prism_manifest(tmp: Path, n: int = 12) -> Path:
+    from PIL import Image
+    (tmp / "img").mkdir()
+    lines = []
+    for i in range(n):
+        Image.new("RGB", (12, 12), (i * 20, 100, 0)).save(tmp / "img" / f"p{i}.png")
+        lines.append(json.dumps({"hypothesis": f"a glass holds water {i}", "image": f"img/p{i}.png",
+                                 "label": "allow" if i % 2 else "prevent", "rationale": f"it is whole {i}",
+                                 "strategy": "EC", "source": "test", "lf": "unless", "precision": 0.75}))
+    m = tmp / "m.jsonl"
+    m.write_text("\n".join(lines) + "\n")
+    return m
+
+
+BUILDS = {     # a small build of each benchmark: argv of 'd3mkit build' writing under tmp / "b"
+    "abstraction": lambda tmp: ["build", "abstraction", "--out", tmp / "b", "--n-train", "10", "--n-test", "10",
+                                "--quiet"],
+    "visudo": lambda tmp: ["build", "visudo", "--out", tmp / "b", "--sources", "digits", "--n-train", "4",
+                           "--n-test", "4", "--quiet"],
+    "value": lambda tmp: ["build", "value", "--out", tmp / "b", "--n-train", "4", "--n-test", "2", "--size", "64",
+                          "--quiet"],
+    "tabular": lambda tmp: ["build", "tabular", "--dataset", "iris", "--out", tmp / "b", "--quiet"],
+    "value-detection": lambda tmp: ["build", "value-detection", "--out", tmp / "b", "--n-train", "4",
+                                    "--n-test", "2", "--quiet"],
+    "prism-pvli": lambda tmp: ["build", "prism", "--manifest", _prism_manifest(tmp), "--images", tmp,
+                               "--task", "pvli", "--out", tmp / "b", "--quiet"],
+    "prism-pvlr": lambda tmp: ["build", "prism", "--manifest", _prism_manifest(tmp), "--images", tmp,
+                               "--task", "pvlr", "--out", tmp / "b", "--quiet"],
+}
+
+
+BUILD_NAMES = sorted(BUILDS)

@@ -16,7 +16,7 @@ import pytest
 from _attack_util import refused, run
 from d3mkit.taskroot import TaskRoot
 
-from _croissant_util import PARAMS, ROOTS
+from _croissant_util import BUILD_NAMES, PARAMS, ROOTS
 from _croissant_util import copy_root as _copy
 from _croissant_util import wine_kfold
 
@@ -192,34 +192,12 @@ def test_url_and_missing_root(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------- builds of the other benchmarks
-def _prism_manifest(tmp: Path, n: int = 12) -> Path:
-    from PIL import Image
-    (tmp / "img").mkdir()
-    lines = []
-    for i in range(n):
-        Image.new("RGB", (12, 12), (i * 20, 100, 0)).save(tmp / "img" / f"p{i}.png")
-        lines.append(json.dumps({"hypothesis": f"a glass holds water {i}", "image": f"img/p{i}.png",
-                                 "label": "allow" if i % 2 else "prevent", "rationale": f"it is whole {i}",
-                                 "strategy": "EC", "source": "test", "lf": "unless", "precision": 0.75}))
-    m = tmp / "m.jsonl"
-    m.write_text("\n".join(lines) + "\n")
-    return m
-
-
-BUILDS = {
-    "value-detection": lambda tmp: ["build", "value-detection", "--out", tmp / "b", "--n-train", "4",
-                                    "--n-test", "2", "--quiet"],
-    "prism-pvli": lambda tmp: ["build", "prism", "--manifest", _prism_manifest(tmp), "--images", tmp,
-                               "--task", "pvli", "--out", tmp / "b", "--quiet"],
-    "prism-pvlr": lambda tmp: ["build", "prism", "--manifest", _prism_manifest(tmp), "--images", tmp,
-                               "--task", "pvlr", "--out", tmp / "b", "--quiet"],
-}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("bench", sorted(BUILDS))
+@pytest.mark.parametrize("bench", sorted(BUILD_NAMES))
 def test_benchmark_builds_export_and_load(bench, tmp_path, capsys):
-    """The benchmarks problems/ does not hold (value-detection, PRISM), built small here."""
+    """A small build of each benchmark (abstraction, visudo, value, value-detection, PRISM PVLI
+    and PVLr, tabular)."""
+    from _croissant_util import BUILDS
     code, out, err = run(BUILDS[bench](tmp_path), capsys)
     assert code == 0, err
     for root in [Path(p) for p in out.split()]:

@@ -16,7 +16,7 @@ datasets = pytest.importorskip("datasets", reason="the [hf] extra (datasets) is 
 if getattr(datasets, "__file__", None) is None:   # the repository's own datasets/ folder, not the library
     pytest.skip("the [hf] extra (datasets) is not installed", allow_module_level=True)
 
-from _croissant_util import PARAMS, ROOTS
+from _croissant_util import BUILD_NAMES, PARAMS, ROOTS
 from _croissant_util import copy_root as _copy
 from _croissant_util import wine_kfold
 
@@ -183,3 +183,28 @@ def test_fold_members_bitmaps_and_keys(tmp_path):
     p.write_text("d3mIndex,type,repeat,fold\n1,TRAIN,0,0\n1,TEST,0,0\n")
     with pytest.raises(D3MKitError, match="also TRAIN"):
         fold_members(p)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bench", BUILD_NAMES)
+def test_benchmark_builds_load_from_disk(bench, tmp_path, capsys):
+    """A small build of each benchmark exported and read back with load_from_disk."""
+    from _croissant_util import BUILDS
+    code, out, err = run(BUILDS[bench](tmp_path), capsys)
+    assert code == 0, err
+    for i, root in enumerate(Path(p) for p in out.split()):
+        code, _, err = run(["export", "hf", root, "--out", tmp_path / f"hf{i}"], capsys)
+        assert code == 0, err
+        _same_rows(tmp_path / f"hf{i}", root)
+
+
+def test_media_leaving_the_root_refused_even_with_force(tmp_path, capsys):
+    import os
+    import shutil
+    root = _copy([r for r in ROOTS if r.name == "value"][0], tmp_path)
+    media = root / "value_dataset" / "media"
+    shutil.move(media, tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", media)
+    for extra in ([], ["--force"]):
+        refused(["export", "hf", root, "--out", tmp_path / "hf", *extra], capsys, "path.escape", 1)
+        assert not (tmp_path / "hf").exists() and not list(tmp_path.glob(".hf*"))
