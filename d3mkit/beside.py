@@ -70,3 +70,42 @@ def beside(fn: Callable[..., Any], *args, **kwargs) -> Iterator[Job]:
         job.join()
         raise
     job.result()
+
+
+_END = object()
+
+
+@contextmanager
+def ahead(iterable) -> Iterator[Iterator]:
+    """The items of ``iterable`` with the next one taken in a thread (:func:`beside`'s) while
+    the caller works on the one it has: for a reader whose ``next()`` spends its time outside
+    the interpreter lock (pandas' C parser reading a chunk). One item is held ahead; when the
+    block ends, early or not, the one being read is waited for and dropped; the reader's
+    exception is raised where its item is taken.
+
+    >>> with ahead(iter(range(4))) as items:
+    ...     [i * i for i in items]
+    [0, 1, 4, 9]
+    """
+    it = iter(iterable)
+    pending: list[Job] = []
+
+    def start() -> None:
+        job = Job(next, (it, _END), {})
+        job._thread.start()
+        pending.append(job)
+
+    def items():
+        while True:
+            item = pending.pop().result()
+            if item is _END:
+                return
+            start()
+            yield item
+
+    start()
+    try:
+        yield items()
+    finally:
+        for job in pending:
+            job.join()

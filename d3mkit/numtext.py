@@ -3,7 +3,8 @@
 What this module owns: the vectorised byte builders the writers of large files use —
 :func:`int_text` (the decimal text of an integer array, as ``str(int)`` writes it),
 :func:`rows_text` (rows made of such right-aligned pieces, joined and ended by newlines) and
-:func:`number_lines` (a counter put in front of every line of a block of CSV bytes). Each is
+:func:`number_lines` (a counter put in front of every line of a block of CSV bytes; joined by
+pyarrow where it is installed, the same bytes). Each is
 a few passes over byte matrices, about ten times faster than formatting 10^6 rows in Python
 (the dataSplits file of :func:`d3mkit.splits.splits_bytes`, learningData of
 ``d3mkit import``). Pure functions, no I/O.
@@ -87,7 +88,44 @@ def number_lines(block, start, sep: bytes = b",") -> tuple[np.ndarray, int]:
         return number_lines(a[keep].tobytes(), start, sep)
     numbers = np.asarray(start)[:len(starts)] if np.ndim(start) else \
         np.arange(start, start + len(starts), dtype=np.int64)
+    pa = _arrow() if ARROW and len(starts) else None
+    if pa is not None:
+        return _joined(pa, a, ends, numbers, sep), len(starts)
     m, lengths = int_text(numbers)
+    return _numbered(a, starts, m, lengths, sep), len(starts)
+
+
+#: number_lines joins with pyarrow where it is installed; False: with numpy (the same bytes)
+ARROW = True
+
+
+def _arrow():
+    try:
+        import pyarrow
+        import pyarrow.compute  # noqa: F401
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def _joined(pa, a: np.ndarray, ends: np.ndarray, numbers: np.ndarray, sep: bytes) -> np.ndarray:
+    """:func:`number_lines`' text joined by pyarrow's ``binary_join_element_wise``: one C++
+    pass copying each line once, outside the interpreter lock, 3-10x faster than the numpy
+    masks of :func:`_numbered`, with the same bytes (the integers' text is arrow's cast of
+    int64, ``str(int)``'s). ``a`` the block without blank lines, ``ends`` its newlines."""
+    offsets = np.empty(len(ends) + 1, dtype=np.int64)
+    offsets[0] = 0
+    offsets[1:] = ends + 1
+    lines = pa.Array.from_buffers(pa.large_binary(), len(ends), [None, pa.py_buffer(offsets), pa.py_buffer(a)])
+    text = pa.array(np.asarray(numbers).astype(np.int64, copy=False)).cast(pa.large_string()).cast(pa.large_binary())
+    out = pa.compute.binary_join_element_wise(text, lines, pa.scalar(sep, pa.large_binary()))
+    bounds = np.frombuffer(out.buffers()[1], dtype=np.int64)
+    return np.frombuffer(out.buffers()[2], dtype=np.uint8)[bounds[out.offset]:bounds[out.offset + len(out)]]
+
+
+def _numbered(a: np.ndarray, starts: np.ndarray, m: np.ndarray, lengths: np.ndarray, sep: bytes) -> np.ndarray:
+    """:func:`number_lines`' text with numpy: the number pieces ``(m, lengths)`` put in front
+    of the lines of ``a`` beginning at ``starts``."""
     sep_a = np.frombuffer(sep, dtype=np.uint8)
     pre = np.concatenate([m, np.tile(sep_a, (len(starts), 1))], axis=1)
     plen = lengths + len(sep_a)
@@ -101,4 +139,4 @@ def number_lines(block, start, sep: bytes = b",") -> tuple[np.ndarray, int]:
     out[pos[valid]] = pre[valid]
     is_pre[pos[valid]] = True
     out[~is_pre] = a
-    return out, len(starts)
+    return out

@@ -46,3 +46,32 @@ def test_failing_learning_data_writer_writes_nothing(tmp_path, monkeypatch):
     with pytest.raises(D3MKitError, match="disk full"):
         d3mkit.import_table(src, target="y", out=tmp_path / "o")
     assert not any((tmp_path / "o").iterdir())
+
+
+def test_ahead_reads_one_item_ahead_and_joins_on_early_exit():
+    from d3mkit.beside import ahead
+    taken = []
+
+    def reader():
+        for i in range(10):
+            taken.append(i)
+            yield i
+    with ahead(reader()) as items:
+        for i in items:
+            if i == 3:
+                break
+    assert taken == [0, 1, 2, 3, 4]        # the item after the last one used was read, no more
+
+
+def test_ahead_raises_the_readers_exception_where_its_item_is_taken():
+    from d3mkit.beside import ahead
+
+    def reader():
+        yield 1
+        raise ValueError("bad chunk")
+    got = []
+    with pytest.raises(ValueError, match="bad chunk"):
+        with ahead(reader()) as items:
+            for i in items:
+                got.append(i)
+    assert got == [1]

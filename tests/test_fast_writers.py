@@ -57,12 +57,26 @@ def test_int_text_is_str():
     assert rows_text([int_text(a)]) == "".join(f"{v}\n" for v in a.tolist()).encode()
 
 
-@pytest.mark.parametrize("text", [b"a,b\n", b"a,b\r\nc\r\n", b"x\n\ny\n\r\nz\n", b"\n\n", b"q\n" * 1000])
-def test_number_lines(text, start=41):
+@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "numpy"])
+@pytest.mark.parametrize("start", [41, np.array([5, -17, 10 ** 15, 0, -(2 ** 63)] * 200)], ids=["counter", "array"])
+@pytest.mark.parametrize("text", [b"a,b\n", b"a,b\r\nc\r\n", b"x\n\ny\n\r\nz\n", b"\n\n", b"q\n" * 1000,
+                                  "\u00e9,\u20ac\n\t,\n".encode() * 3, b"\xff\xfe,x\n"])
+def test_number_lines(monkeypatch, text, start, arrow):
+    import d3mkit.numtext as numtext
+    if arrow:
+        pytest.importorskip("pyarrow", reason="the pyarrow join needs pyarrow")
+    monkeypatch.setattr(numtext, "ARROW", arrow)
     lines = [ln for ln in text.split(b"\n")[:-1] if ln not in (b"", b"\r")]
     out, count = number_lines(text, start)
-    assert out.tobytes() == b"".join(b"%d,%s\n" % (start + k, ln) for k, ln in enumerate(lines))
+    numbers = start[:len(lines)].tolist() if np.ndim(start) else range(start, start + len(lines))
+    assert out.tobytes() == b"".join(b"%d,%s\n" % (k, ln) for k, ln in zip(numbers, lines))
     assert count == len(lines)
+
+
+def test_number_lines_tab_separator_and_view(monkeypatch):
+    pytest.importorskip("pyarrow", reason="the pyarrow join needs pyarrow")
+    block = memoryview(b"skip\na\tb\nc\n")[5:]
+    assert number_lines(block, 3, b"\t")[0].tobytes() == b"3\ta\tb\n4\tc\n"
 
 
 def _root(tmp_path, splits: pd.DataFrame, index=range(6)):

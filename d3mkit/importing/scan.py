@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from d3mkit.beside import ahead
 from d3mkit.errors import D3MKitError
 from d3mkit.importing import infer
 from d3mkit.importing.table import ImportOptions, Prepared, check_given, check_header
@@ -163,21 +164,25 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pd.errors.ParserWarning)    # a long first row: cut
-            for chunk in _chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True, sep=sep):
-                short = short or bool(chunk[len(header) - 1].isna().any())
-                for j, c in enumerate(header):
-                    if j in retext or j == idx_pos:
-                        continue
-                    kind = "text" if j in text_pos else _kind(chunk[j])
-                    if kinds.setdefault(j, kind) != kind and {kinds[j], kind} != {"int", "float"}:
-                        retext.add(j)
-                    elif kind == "text":
-                        if not _add_text(evidence[c], chunk[j], given.get(c), c, rows + 2, display):
+            # the next chunk is parsed in a thread (pandas tokenizes outside the interpreter lock)
+            # while this one feeds the evidence (d3mkit.beside.ahead)
+            with ahead(_chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True,
+                               sep=sep)) as chunks:
+                for chunk in chunks:
+                    short = short or bool(chunk[len(header) - 1].isna().any())
+                    for j, c in enumerate(header):
+                        if j in retext or j == idx_pos:
+                            continue
+                        kind = "text" if j in text_pos else _kind(chunk[j])
+                        if kinds.setdefault(j, kind) != kind and {kinds[j], kind} != {"int", "float"}:
                             retext.add(j)
-                    elif not _add_typed(evidence[c], chunk[j], kind):
-                        retext.add(j)
-                kept.append(chunk[keep_pos].fillna(""))
-                rows += len(chunk)
+                        elif kind == "text":
+                            if not _add_text(evidence[c], chunk[j], given.get(c), c, rows + 2, display):
+                                retext.add(j)
+                        elif not _add_typed(evidence[c], chunk[j], kind):
+                            retext.add(j)
+                    kept.append(chunk[keep_pos].fillna(""))
+                    rows += len(chunk)
         if short or any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
             _refuse_ragged(path, len(header), sep, display)
         if retext:
