@@ -3,11 +3,12 @@
 What this module owns: the vectorised byte builders the writers of large files use —
 :func:`int_text` (the decimal text of an integer array, as ``str(int)`` writes it),
 :func:`rows_text` (rows made of such right-aligned pieces, joined and ended by newlines) and
-:func:`number_lines` (a counter put in front of every line of a block of CSV bytes; joined by
-pyarrow where it is installed, the same bytes). Each is
+:func:`number_lines` (a counter put in front of every line of a block of CSV bytes). Each is
 a few passes over byte matrices, about ten times faster than formatting 10^6 rows in Python
 (the dataSplits file of :func:`d3mkit.splits.splits_bytes`, learningData of
-``d3mkit import``). Pure functions, no I/O.
+``d3mkit import``); :func:`int_rows` and :func:`number_lines` join with pyarrow instead
+where it is installed (one C++ pass; the same bytes, ``ARROW = False`` for the numpy path).
+Pure functions, no I/O.
 
 Every piece is a pair ``(matrix, lengths)``: a ``uint8`` matrix with one row per text row,
 the text right-aligned in it, and the number of bytes of each row that belong to the text.
@@ -72,6 +73,23 @@ def rows_text(pieces: list[tuple[np.ndarray, np.ndarray]], end: bytes = b"\n") -
     return np.concatenate(mats, axis=1)[np.concatenate(keep, axis=1)].tobytes()
 
 
+def int_rows(values: np.ndarray, texts: list[bytes], codes: np.ndarray, end: bytes = b"\n") -> bytes:
+    """The rows ``{values[i]}{texts[codes[i]]}{end}``: an integer column (``int_text``'s
+    text) followed by one of few fixed texts. Joined by pyarrow where it is installed (one
+    C++ pass), else :func:`rows_text` of :func:`int_text` and :func:`fixed_text`; the same
+    bytes.
+
+    >>> int_rows(np.array([3, -1]), [b",TRAIN", b",TEST"], np.array([1, 0]))
+    b'3,TEST\\n-1,TRAIN\\n'
+    """
+    pa = _arrow() if ARROW and len(values) else None
+    if pa is None:
+        return rows_text([int_text(values), fixed_text(texts, codes)], end)
+    text = pa.array(np.asarray(values).astype(np.int64, copy=False)).cast(pa.large_string()).cast(pa.large_binary())
+    tails = pa.array([t + end for t in texts], pa.large_binary()).take(pa.array(np.asarray(codes, dtype=np.int64)))
+    return _data(pa.compute.binary_join_element_wise(text, tails, pa.scalar(b"", pa.large_binary()))).tobytes()
+
+
 def number_lines(block, start, sep: bytes = b",") -> tuple[np.ndarray, int]:
     """``(text, lines)``: the bytes-like ``block`` (whole lines, each ended by ``\\n``) with
     ``{k}{sep}`` put in front of each line, ``k`` counting from ``start`` (or the integers of
@@ -118,7 +136,11 @@ def _joined(pa, a: np.ndarray, ends: np.ndarray, numbers: np.ndarray, sep: bytes
     offsets[1:] = ends + 1
     lines = pa.Array.from_buffers(pa.large_binary(), len(ends), [None, pa.py_buffer(offsets), pa.py_buffer(a)])
     text = pa.array(np.asarray(numbers).astype(np.int64, copy=False)).cast(pa.large_string()).cast(pa.large_binary())
-    out = pa.compute.binary_join_element_wise(text, lines, pa.scalar(sep, pa.large_binary()))
+    return _data(pa.compute.binary_join_element_wise(text, lines, pa.scalar(sep, pa.large_binary())))
+
+
+def _data(out) -> np.ndarray:
+    """The bytes of a large_binary array's values, end to end, as a ``uint8`` view."""
     bounds = np.frombuffer(out.buffers()[1], dtype=np.int64)
     return np.frombuffer(out.buffers()[2], dtype=np.uint8)[bounds[out.offset]:bounds[out.offset + len(out)]]
 

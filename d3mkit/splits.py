@@ -451,14 +451,17 @@ def make_splits(problem: ProblemDoc, learning_data: pd.DataFrame,
             fold_of = kfold_assignment(n, spec.num_folds, rng, strata)[unit_pos]
             for f in range(spec.num_folds):
                 frames.append(_rows(row_index, row_image, fold_of == f, r, f))
-    return pd.concat(frames, ignore_index=True)
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+_TYPES = np.array(["TRAIN", "TEST"], dtype=object)
 
 
 def _rows(index, images, test, repeat, fold) -> pd.DataFrame:
     d = {"d3mIndex": pd.Series(index, dtype=index.dtype if index.dtype.kind in "iu" else object)}
     if images is not None:
         d["image"] = pd.Series(images, dtype=images.dtype if images.dtype.kind in "iu" else object)
-    d["type"] = pd.Series(np.where(test, "TEST", "TRAIN"), dtype=object)
+    d["type"] = pd.Series(_TYPES[test.astype(np.intp)], dtype=object)     # two str objects, shared
     d["repeat"] = np.full(len(index), repeat, dtype=np.int64)
     d["fold"] = np.full(len(index), fold, dtype=np.int64)
     return pd.DataFrame(d)
@@ -503,7 +506,7 @@ def splits_bytes(splits: pd.DataFrame) -> bytes:
     here instead of through ``DataFrame.to_csv`` (5x slower at 10^6 rows): the
     type/repeat/fold part of a row takes one of few values, each formatted once, and integer
     d3mIndex values become text with numpy (:mod:`d3mkit.numtext`)."""
-    from d3mkit.numtext import fixed_text, int_text, rows_text
+    from d3mkit.numtext import int_rows
     cols = [str(c) for c in splits.columns]
     plain = len(splits) and cols[-3:] == ["type", "repeat", "fold"] and \
         cols[:-3] in (["d3mIndex"], ["d3mIndex", "image"])
@@ -519,7 +522,7 @@ def splits_bytes(splits: pd.DataFrame) -> bytes:
     head = ",".join(cols).encode() + b"\n"
     index = splits["d3mIndex"].to_numpy()
     if len(cols) == 4 and (index.dtype.kind == "i" or (index.dtype.kind == "u" and index.max() < 2 ** 63)):
-        return head + rows_text([int_text(index), fixed_text(texts, tail)])
+        return head + int_rows(index, texts, tail)
     heads = [np.array([str(v) for v in splits[c].tolist()], dtype=object) if splits[c].dtype.kind in "iu"
              else _plain_strings(splits[c]) for c in cols[:-3]]
     if any(h is None for h in heads):

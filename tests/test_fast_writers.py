@@ -30,9 +30,14 @@ INDEXES = {
 }
 
 
+@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "numpy"])
 @pytest.mark.parametrize("index", list(INDEXES.values()), ids=list(INDEXES))
 @pytest.mark.parametrize("image", [False, True])
-def test_splits_bytes_equal_to_csv(index, image):
+def test_splits_bytes_equal_to_csv(monkeypatch, index, image, arrow):
+    import d3mkit.numtext as numtext
+    if arrow:
+        pytest.importorskip("pyarrow", reason="the pyarrow join needs pyarrow")
+    monkeypatch.setattr(numtext, "ARROW", arrow)
     cols = {"d3mIndex": index}
     if image:
         cols["image"] = pd.Series(RNG.choice(["a.png", "b,c.png"], N), dtype=object)

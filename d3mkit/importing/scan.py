@@ -116,11 +116,12 @@ def _add_typed(ev: infer.Evidence, s: pd.Series, kind: str) -> bool:
 
 def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions,
                 targets: list[str], issues: list | None = None, sep: str = ",",
-                hints: dict[str, str] | None = None) -> Prepared | None:
+                hints: dict[str, str] | None = None, meanwhile=None) -> Prepared | None:
     """:class:`Prepared` of the CSV at ``path`` (``sep`` its delimiter; header already read and
     checked for width), or None when the whole-table path must take it (module docstring).
     Warnings (rows left out for an empty target) go to ``issues``; ``hints`` are colTypes the
-    source declares (checked against the cells like ``types``).
+    source declares (checked against the cells like ``types``); ``meanwhile()``, if given,
+    runs while the first chunk is parsed (the import warms the validation it runs on commit).
 
     The chunks are read with pandas' own number and boolean parsing (no Python string per
     cell); a column whose chunks come back as numbers feeds :class:`~d3mkit.importing.infer.Evidence`
@@ -168,6 +169,8 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             # while this one feeds the evidence (d3mkit.beside.ahead)
             with ahead(_chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True,
                                sep=sep)) as chunks:
+                if meanwhile is not None:
+                    meanwhile()                 # while the first chunk is parsed
                 for chunk in chunks:
                     short = short or bool(chunk[len(header) - 1].isna().any())
                     for j, c in enumerate(header):

@@ -439,10 +439,11 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     from d3mkit.splits import make_splits
     targets = _as_list(opts.target)
     kept = prep.kept
-    counts = {}
+    counts, distinct = {}, {}       # distinct: (number of distinct non-empty cells, the first one)
     for t in targets:
         values = kept[t][kept[t] != ""]
-        counts[t] = len((labels or {}).get(t) or ()) or int(values.nunique())
+        distinct[t] = (int(values.nunique()), values.iloc[0] if len(values) else "")
+        counts[t] = len((labels or {}).get(t) or ()) or distinct[t][0]
     types = _coltypes(prep.evidence, targets, prep.given, opts.types, counts)
     notes: list[Issue] = []
     origin: dict = {}
@@ -458,10 +459,9 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
         task, subtype = "classification", "multiLabel"
     else:
         for t in targets:
-            values = kept[t][kept[t] != ""]
-            if values.nunique() < 2:
+            if distinct[t][0] < 2:
                 _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
-                      f"({values.iloc[0]!r}) on every row: nothing to learn or score")
+                      f"({distinct[t][1]!r}) on every row: nothing to learn or score")
         task, subtype = _task(targets, types, counts, opts, source)
     if splits is not None and prep.dropped:
         splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"].astype(str)))].reset_index(drop=True)
@@ -615,8 +615,9 @@ def import_frame(source, *, target, out, **kwargs) -> Imported:
         if lean is not None:       # a CSV or TSV file (a .gz one decompressed): the chunked path when it applies
             from d3mkit.importing.scan import prepare_csv
             issues: list[Issue] = []
+            from d3mkit.validation.run import warm
             prep = prepare_csv(lean.path, str(path), lean.header, opts, _as_list(opts.target), issues, lean.sep,
-                               lean.hints)
+                               lean.hints, meanwhile=warm)
             if prep is not None:
                 media = {}
                 if prep.media is not None:

@@ -194,6 +194,17 @@ def _problem_steps(pp: Path, data, issues: list[Issue], pairs: dict, missing: li
     check_splits(data, pp, ctxs.get(0), report, view=view_of(pp))
 
 
+def warm() -> None:
+    """Do now what the first :func:`validate_task_root` would do before it looks at a file:
+    import the validation's modules and build the JSON Schema validators of the base
+    versions (about 0.1 s). For a caller with time to spare before it validates (``d3mkit
+    import`` while the first chunk of its table is parsed in another thread)."""
+    from d3mkit.docs.versions import BASE_VERSION
+    from d3mkit.validation.schema import _json_validator
+    for kind, version in BASE_VERSION.items():
+        _json_validator(kind, version)
+
+
 def validate_task_root(root: Path, datasets: tuple[Path, ...] = (), *,
                        cells_checked: tuple[Path, ...] = (), in_memory: dict | None = None) -> list[Issue]:
     """All issues of the task root (or any tree) at ``root``: problem, dataset, splits, files.
