@@ -35,6 +35,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Iterator
 
 from d3mkit.errors import D3MKitError, error
 
@@ -151,10 +152,15 @@ def escaped_error(escaped: list[tuple[Path, str]], *, doc: Path | str, location:
 def walk_files(root: Path, rel_dir: str) -> tuple[set[str], dict[str, str]]:
     """Files under ``root/rel_dir`` as POSIX paths relative to that directory, and the
     entries (files or directories) that are symlinks leading outside ``root``, with why."""
+    escaping: dict[str, str] = {}
+    return set(iter_files(root, rel_dir, escaping)), escaping
+
+
+def iter_files(root: Path, rel_dir: str, escaping: dict[str, str]) -> Iterator[str]:
+    """:func:`walk_files` one file at a time (a caller may keep them compactly); the
+    entries that are symlinks leading outside ``root`` go into ``escaping`` with why."""
     root_real = _real(root)
     base = Path(root) / rel_dir
-    files: set[str] = set()
-    escaping: dict[str, str] = {}
     stack = [(base, "")]
     seen_dirs: set[str] = set()
     while stack:
@@ -185,7 +191,6 @@ def walk_files(root: Path, rel_dir: str) -> tuple[set[str], dict[str, str]]:
                     if e.is_dir():
                         stack.append((Path(e.path), f"{r}/"))
                     else:
-                        files.add(r)
+                        yield r
                 except OSError:
                     continue
-    return files, escaping

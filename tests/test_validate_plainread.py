@@ -150,3 +150,46 @@ def test_validate_imports_no_pandas_for_plain_files(pristine, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert out.stdout.split() == ["0", "False"], out.stdout + out.stderr
+
+
+def test_many_item_names_read_as_bytes_report_alike(tmp_path, monkeypatch):
+    """A column of more than 4096 mostly distinct item names stays each row's bytes (no
+    string per row, no sort) and the collection a sorted byte array: missing items, escaping
+    names, empty cells and repeated indices are reported as the pandas reader's columns give
+    them."""
+    from d3mkit.validation import tablecols
+    tab = Root(shutil.copytree(build_tabular(tmp_path / "src"), tmp_path / "t"))
+    _plain(tab.root)
+    n = 5000
+    media = tab.dataset / "media"
+    for i in range(n):
+        (media / f"m{i}.png").write_bytes(b"x")
+    (media / "sub").mkdir()
+    (media / "sub" / "s.png").write_bytes(b"x")
+    names = [f"m{i}.png" for i in range(n)]
+    names[7], names[9], names[11], names[13], names[15] = "nope.png", "../up.png", "", "sub/s.png", "sub//s.png"
+    names[17], names[19] = "./m1.png", "sub/../m2.png"
+    lines = tab.ld.read_text().split("\n")
+    head, rows = lines[0], [x for x in lines[1:] if x]
+    cols = head.split(",")
+    out = [head]
+    for i in range(n):
+        cells = rows[i % len(rows)].split(",")
+        cells[cols.index("d3mIndex")] = str(i if i != 21 else 20)
+        cells[cols.index("image")] = names[i]
+        out.append(",".join(cells))
+    tab.ld.write_text("\n".join(out) + "\n")
+    seen = []
+    real = tablecols.Texts.__init__
+
+    def spy(self, *a, **kw):
+        seen.append(kw.get("cells") is not None)
+        real(self, *a, **kw)
+    monkeypatch.setattr(tablecols.Texts, "__init__", spy)
+    with_numpy = _issues(tab.root)
+    assert any(seen), "the image column was not kept as bytes"
+    monkeypatch.setattr(csvread, "read_plain_columns", lambda *a, **kw: None)
+    assert _issues(tab.root) == with_numpy
+    text = "\n".join(with_numpy)
+    assert "item 'nope.png' is not in collection" in text and "'../up.png' leaves the dataset root" in text
+    assert "'sub//s.png'" not in text and "'./m1.png'" not in text and "d3mIndex '20' already on row 22" in text

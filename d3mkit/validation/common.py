@@ -68,12 +68,13 @@ def first_index(codes: np.ndarray, k: int) -> np.ndarray:
     [1, -1, 0, -1]
     """
     n = len(codes)
-    first = np.full(k, n, dtype=np.intp)
+    small = np.int32 if n < 2 ** 31 else np.intp         # positions in 4 bytes where they fit
+    first = np.full(k, n, dtype=small)
     ok = codes >= 0
     if ok.all():
-        np.minimum.at(first, codes, np.arange(n, dtype=np.intp))
+        np.minimum.at(first, codes, np.arange(n, dtype=small))
     else:
-        np.minimum.at(first, codes[ok], np.flatnonzero(ok))
+        np.minimum.at(first, codes[ok], np.flatnonzero(ok).astype(small))
     first[first == n] = -1
     return first
 
@@ -97,12 +98,13 @@ def sorted_unique(a: np.ndarray, return_index: bool = False):
     dense = dense_span(a) if a.dtype.kind in "iu" else None
     if dense is not None:
         lo, span = dense
+        at = np.subtract(a, np.int64(lo), dtype=np.int32 if span < 2 ** 31 else np.intp)
         if return_index:
-            first = first_index(a - lo, span)
+            first = first_index(at, span)
             vals = np.flatnonzero(first >= 0)
             return (vals + lo).astype(a.dtype), first[vals]
         present = np.zeros(span, dtype=bool)
-        present[a - lo] = True
+        present[at] = True
         return (np.flatnonzero(present) + lo).astype(a.dtype)
     order = np.argsort(a, kind="stable") if return_index else None
     s = a[order] if return_index else np.sort(a)

@@ -18,7 +18,6 @@ problem and dataSplits checks read (learningData, target columns, index keys).
 
 from __future__ import annotations
 
-import os
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,8 +33,9 @@ from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_int, as_list, as_str, row_issues, short
 from d3mkit.validation.csvread import Table, read_csv_checked
 from d3mkit.validation.keys import isin, keys
-from d3mkit.validation.tablecols import Column, distinct_values, first_row, lookup, raw_codes
-from d3mkit.paths import escape_reason, lexical_escape, walk_files
+from d3mkit.validation.listing import item_faults, listing
+from d3mkit.validation.tablecols import Column, Texts, distinct_values, first_row, lookup, raw_codes
+from d3mkit.paths import escape_reason
 from d3mkit.validation.report import Report
 from d3mkit.docs.versions import minimal_metadata, supported_version
 
@@ -59,7 +59,7 @@ class DatasetContext:
     learning_id: str | None = None
     object_detection: bool = False
     multi_label: bool = False     # a multiLabel problem's dataset: a d3mIndex repeats, one row per label
-    _collections: dict[str, tuple[set[str], dict[str, str]]] = field(default_factory=dict)
+    _collections: dict[str, tuple[np.ndarray, dict[str, str]]] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -112,10 +112,12 @@ class DatasetContext:
             return None
         return image_index_column(Resource.from_dict({"columns": declared_columns(found[1])}))
 
-    def collection_files(self, res: dict) -> tuple[set[str], dict[str, str]]:
+    def collection_files(self, res: dict) -> tuple[np.ndarray, dict[str, str]]:
+        """The collection's files (a sorted ``S`` array, :func:`~d3mkit.validation.listing.listing`)
+        and its entries that are symlinks leaving the root."""
         rid = str(res.get("resID"))
         if rid not in self._collections:
-            self._collections[rid] = walk_files(self.root, as_str(res.get("resPath")) or "")
+            self._collections[rid] = listing(self.root, as_str(res.get("resPath")) or "")
         return self._collections[rid]
 
 
@@ -427,28 +429,22 @@ def _check_refers(ctx: DatasetContext, res_id: str, res_pos: int, t: Table, cols
 def _check_items(ctx: DatasetContext, coll: dict, s: Column, name: str, p: str) -> list[Issue]:
     files, escaping = ctx.collection_files(coll)
     base = as_str(coll.get("resPath")) or ""
-    codes, uniq = distinct_values(s)
-    bad_code = np.zeros(len(uniq), dtype=np.int8)   # 0 ok, 1 missing, 2 escapes
     why: dict[int, str] = {}
-    for u, v in enumerate(uniq):
-        v = str(v)
-        reason = lexical_escape(v)
-        norm = os.path.normpath(v).replace("\\", "/") if not reason else v
-        if reason is None and norm in escaping:
-            reason = escaping[norm]
-        if reason is None and norm.split("/")[0] in escaping:
-            reason = escaping[norm.split("/")[0]]
-        if reason:
-            bad_code[u], why[u] = 2, reason
-        elif norm not in files:
-            bad_code[u] = 1
-    present = codes >= 0
-    per_row = np.zeros(len(codes), dtype=np.int8)
-    per_row[present] = bad_code[codes[present]]
+    if isinstance(s, Texts) and s.cells is not None:     # many names: each row's bytes, looked up in blocks
+        per_row = item_faults(files, escaping, s.cells, why)
+        reason = why.__getitem__
+    else:
+        if isinstance(s, Texts) and s.raw is not None:
+            codes, names = s.codes, s.raw
+        else:
+            codes, uniq = distinct_values(s)
+            names = np.array([str(v).encode("utf-8", "surrogatepass") for v in uniq] or [b""])[:len(uniq)]
+        per_row = lookup(item_faults(files, escaping, names, why), codes, 0)   # 0 ok, 1 missing, 2 escapes
+        reason = lambda r: why[codes[r]]   # noqa: E731
     out = row_issues("collection.item_missing", np.flatnonzero(per_row == 1), name,
                      lambda r: f"item {short(s.at(r))} is not in collection {base!r}", p)
     out += row_issues("path.escape", np.flatnonzero(per_row == 2), name,
-                      lambda r: f"item {short(s.at(r))} leaves the dataset root: {why[codes[r]]}", p)
+                      lambda r: f"item {short(s.at(r))} leaves the dataset root: {reason(r)}", p)
     return out
 
 
@@ -554,4 +550,11 @@ def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = Fa
                    [x for x in tissues if x.path == str(t.path)])
         report.add(p, "datasetDoc", [x for x in tissues if x.path != str(t.path)])
         yield
+    ctx._collections.clear()                # the listings served the item checks
+    for rid, t in ctx.tables.items():       # the split check reads learningData's index and targets only
+        if rid == ctx.learning_id:
+            t.keep({c["colName"] for c in ctx.learning_columns() if _roles(c) & set(INDEX_ROLES)}
+                   | set(keep) | ({ctx.image_column()} if ctx.object_detection else set()))
+        else:
+            t.keep(())
     return ctx

@@ -23,7 +23,7 @@ import numpy as np
 
 from d3mkit.validation.coltypes import exact_numbers
 from d3mkit.validation.common import dense_span, first_index, sorted_unique
-from d3mkit.validation.tablecols import Floats, Ints, Texts, lookup
+from d3mkit.validation.tablecols import Floats, Ints, Texts, lookup, offsets
 
 _PLAIN_INT = re.compile(r"-?[0-9]{1,40}")
 _MAYBE_NUMBER = re.compile(r"[\s0-9+\-.eEnNaAiIfFtTyY]*")
@@ -85,6 +85,15 @@ class Keys:
         u, codes = _factor_ints(self.ints)
         return codes, np.asarray([str(v) for v in u.tolist()], dtype=object)
 
+    def spread(self) -> tuple[np.ndarray, int]:
+        """:meth:`factor` without compacting int keys in a narrow range: their offsets from
+        the lowest, and the span (codes equal where keys are; some codes unused)."""
+        if self.ints is not None:
+            dense = dense_span(self.ints)
+            if dense is not None:
+                return offsets(self.ints, *dense), dense[1]
+        return self.factor()
+
     def factor(self) -> tuple[np.ndarray, int]:
         """Per row a code (equal keys, equal codes; -1 missing) and how many codes."""
         if self.ints is None:
@@ -98,10 +107,12 @@ def _factor_ints(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dense = dense_span(a)
     if dense is not None:      # a table indexed by value: no sort, no binary search
         lo, span = dense
+        at = offsets(a, lo, span)
         present = np.zeros(span, dtype=bool)
-        present[a - lo] = True
-        rank = np.cumsum(present, dtype=np.intp) - 1
-        return np.flatnonzero(present) + lo, rank[a - lo]
+        present[at] = True
+        rank = np.cumsum(present, dtype=np.int32 if span < 2 ** 31 else np.intp)
+        rank -= 1
+        return np.flatnonzero(present) + lo, rank[at]
     u = sorted_unique(a)
     return u, np.searchsorted(u, a).astype(np.intp)
 
@@ -150,8 +161,8 @@ def isin(a: Keys, b: Keys) -> np.ndarray:
         if dense is not None:
             lo, span = dense
             present = np.zeros(span, dtype=bool)
-            present[b.ints - lo] = True
-            return present[a.ints - lo]
+            present[offsets(b.ints, lo, span)] = True
+            return present[offsets(a.ints, lo, span)]
         u = sorted_unique(b.ints)
         if not len(u):
             return np.zeros(len(a), dtype=bool)
@@ -169,7 +180,7 @@ def first_rows(a: Keys, b: Keys) -> np.ndarray:
         dense = dense_span(a.ints, b.ints)
         if dense is not None:
             lo, span = dense
-            return first_index(b.ints - lo, span)[a.ints - lo]
+            return first_index(offsets(b.ints, lo, span), span)[offsets(a.ints, lo, span)]
         order = np.argsort(b.ints, kind="stable")
         s = b.ints[order]
         if not len(s):
@@ -188,7 +199,7 @@ def joint(a: Keys, b: Keys) -> tuple[np.ndarray, np.ndarray]:
     if a.ints is not None and b.ints is not None:
         dense = dense_span(a.ints, b.ints)
         if dense is not None:
-            return (a.ints - dense[0]).astype(np.intp), (b.ints - dense[0]).astype(np.intp)
+            return offsets(a.ints, *dense), offsets(b.ints, *dense)
         u = sorted_unique(np.concatenate([a.ints, b.ints]))
         return np.searchsorted(u, a.ints).astype(np.intp), np.searchsorted(u, b.ints).astype(np.intp)
     (ca, ua), (cb, ub) = _to_strings(a, b)

@@ -32,6 +32,7 @@ from d3mkit.validation.plaincsv import STEP, _PAD, _fixed, _marks, _words, parse
 from d3mkit.validation.tablecols import Floats, Ints, Texts, small_codes, text_cats
 
 MAX_CELL = 128          # a text cell longer than this sends the file to the general reader
+RAW_TEXTS = 4096        # a column of mostly distinct texts and more rows than this keeps their bytes
 _EXACT = 2 ** 53
 
 
@@ -56,8 +57,9 @@ class _Coded:
         self.at = 0
 
     def add(self, b: np.ndarray) -> bool | None:
-        """Code the cells ``b`` (``S8`` .. ``S32``); None when the window holds mostly
-        distinct new texts (the caller keeps bytes instead), False on a shared key."""
+        """Code the cells ``b`` (``S8`` .. ``S32``); None when the column's texts are mostly
+        distinct, over :data:`RAW_TEXTS` of them (the caller keeps bytes instead), False on a
+        shared key."""
         nw = b.dtype.itemsize // 8
         w = b.view("<u8").reshape(len(b), nw)
         key = w[:, 0] * _MULT[0]
@@ -85,8 +87,9 @@ class _Coded:
             head = np.ones(len(sk), dtype=bool)
             head[1:] = sk[1:] != sk[:-1]
             local = sk[head]                               # the window's new distinct keys
-            if len(local) > 4096 and 4 * len(local) > len(b):
-                return None
+            distinct = len(self.words) + len(local)
+            if distinct > RAW_TEXTS and 4 * distinct > self.at + len(b):
+                return None                                # mostly distinct texts: keep their bytes
             inv = np.empty(len(rk), dtype=np.intp)
             inv[order] = np.cumsum(head) - 1
             rep = order[head]                              # the first row of each (stable sort)
@@ -113,6 +116,14 @@ class _Coded:
 
 
 _TENS = 10.0 ** np.arange(16)
+
+
+def _int_type(lo: int, hi: int):
+    """The narrowest signed integer type that holds ``lo`` and ``hi``."""
+    for t in (np.int8, np.int16, np.int32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return t
+    return np.int64
 
 
 def _dots(a: np.ndarray, marks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -214,6 +225,8 @@ class _TextColumn:
             distinct = [raw[i] for i in order.tolist()]
         else:
             cells, self.cells = self.cells, None
+            if len(cells) > RAW_TEXTS:      # many distinct texts: each row's bytes, sorted if ever asked
+                return Texts(cells=cells)
             order = np.argsort(cells, kind="stable")
             srt = cells[order]
             first = np.ones(len(srt), dtype=bool)
@@ -232,19 +245,18 @@ class _TextColumn:
             codes -= 1
         return Texts(small_codes(codes, len(texts) - empty), text_cats(texts[empty:]))
 
-
 class _NotPlain(Exception):
     """The file holds a double quote, a CR, a NUL byte or bytes that are not UTF-8."""
 
 
-def _plain_windows(fh):
+def _plain_windows(fh, step: int = STEP):
     """The records after the header as blocks of whole lines of about :data:`STEP` bytes
     (the last may lack its newline), checked as they are read: :class:`_NotPlain` for a
     block that holds a double quote, a CR or a NUL byte, or a window that is not UTF-8
     (a window ends at a newline, so it never splits a character). One pass over the file."""
     carry = b""
     header = True
-    for block in iter(lambda: fh.read(STEP), b""):
+    for block in iter(lambda: fh.read(step), b""):
         if b'"' in block or b"\r" in block or b"\x00" in block:
             raise _NotPlain
         data = carry + block
@@ -260,6 +272,13 @@ def _plain_windows(fh):
         carry = data[cut:]
     if carry and not header:
         yield _utf8(carry)
+
+
+def window_bytes(size: int) -> int:
+    """Bytes read per window of a file of ``size`` bytes: a sixteenth of the file, from
+    64 KiB to :data:`~d3mkit.validation.plaincsv.STEP` (1 MiB), so that the reader's own
+    memory (a few windows) stays a small part of a small file and is bounded for a large one."""
+    return int(min(STEP, max(1 << 16, size // 16)))
 
 
 def _utf8(window: bytes) -> bytes:
@@ -307,7 +326,7 @@ def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[
     texts: dict[int, _TextColumn] = {}
     rows = 0                                       # the room the columns have
     done = 0
-    for window in _plain_windows(fh):
+    for window in _plain_windows(fh, window_bytes(size)):
         got = len(window)
         window = window + bytes(_PAD)
         buf = np.frombuffer(window, dtype=np.uint8)
@@ -323,7 +342,7 @@ def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[
                        else int(rows * 1.25) + 16)
             for j in positions:
                 if kinds[j] == "integer":
-                    ints[j] = _resize(ints.get(j, np.zeros(0, np.int64)), rows)
+                    ints[j] = _resize(ints.get(j, np.zeros(0, np.int8)), rows)
                     ints_na[j] = _resize(ints_na.get(j, np.zeros(0, bool)), rows)
                 elif kinds[j] == "real":
                     floats[j] = _resize(floats.get(j, np.zeros(0)), rows, np.nan)
@@ -354,8 +373,13 @@ def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[
             if v is None:
                 return None
             if j in ints:
-                if len(v) and int(np.abs(v).max()) >= _EXACT:
-                    return None
+                if len(v):
+                    lo, hi = int(v.min()), int(v.max())
+                    if max(-lo, hi) >= _EXACT:
+                        return None
+                    info = np.iinfo(ints[j].dtype)
+                    if lo < info.min or hi > info.max:     # widen the column (kept narrow: a few bytes a row)
+                        ints[j] = ints[j].astype(_int_type(lo, hi))
                 target = ints[j][done:done + found]
                 if not every:
                     ints_na[j][done:done + found] = ~full

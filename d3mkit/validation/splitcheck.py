@@ -22,11 +22,13 @@ from d3mkit.errors import Issue
 from d3mkit.limits import how_to_raise, limit
 from d3mkit.validation import coltypes
 from d3mkit.validation.codes import make
-from d3mkit.validation.common import as_dict, as_list, as_int, as_number, as_str, row_issues, short, sorted_unique
+from d3mkit.validation.common import (as_dict, as_int, as_list, as_number, as_str, dense_span, first_index, row_issues,
+                                     short, sorted_unique)
 from d3mkit.validation.csvread import read_csv_checked
 from d3mkit.validation.files import DatasetContext
 from d3mkit.validation.keys import Keys, first_rows, isin, joint, keys
-from d3mkit.validation.tablecols import Column, Floats, Ints, Texts, first_row, joint_raw, lookup, raw_codes
+from d3mkit.validation.tablecols import (Column, Floats, Ints, Texts, first_row, joint_raw, lookup, narrow, offsets,
+                                        raw_codes)
 from d3mkit.paths import escape_reason
 from d3mkit.validation.report import Report
 from d3mkit.docs.versions import task_of
@@ -51,7 +53,7 @@ def _int_column(s: Column | None, name: str, p: str, out: list[Issue]) -> np.nda
             x = s.values
         else:     # numbers of the distinct texts, as pandas.to_numeric reads them
             nums = coltypes.numbers(np.asarray([str(v) for v in s.cats.tolist()], dtype=object)) \
-                if len(s.cats) else np.zeros(0)
+                if s.ncats else np.zeros(0)
             x = lookup(nums, s.codes, np.nan)
         bad |= np.isnan(x)
         with np.errstate(invalid="ignore"):
@@ -61,25 +63,34 @@ def _int_column(s: Column | None, name: str, p: str, out: list[Issue]) -> np.nda
     out += row_issues("splits.value", np.flatnonzero(bad), name,
                       lambda r: f"{short(s.at(r))} is not a non-negative integer below {cap:,} "
                                 f"(D3MKIT_MAX_SPLITS)", p)
-    small = np.int32 if cap < 2 ** 31 else np.int64
-    return np.where(bad, -1, vals).astype(small)
+    return narrow(np.where(bad, -1, vals))
 
 
 def _is_value(s: Column, value: str) -> np.ndarray:
     """Boolean mask of the cells equal to ``value`` (a text column compared by its codes)."""
     if isinstance(s, Texts):
         hit = np.flatnonzero(np.asarray([str(c) for c in s.cats.tolist()], dtype=object) == value) \
-            if len(s.cats) else []
+            if s.ncats else []
         return s.codes == hit[0] if len(hit) else np.zeros(len(s), dtype=bool)
     return np.zeros(len(s), dtype=bool)
 
 
 def _appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``pandas.factorize`` of an int array: codes in order of first appearance, and the
-    distinct values in that order (sort-based)."""
+    distinct values in that order (a table indexed by value for a narrow range, else sorts)."""
+    dense = dense_span(values)
+    if dense is not None:
+        lo, span = dense
+        at = offsets(values, lo, span)
+        first = first_index(at, span)
+        used = np.flatnonzero(first >= 0)
+        used = used[np.argsort(first[used], kind="stable")]
+        rank = np.full(span, -1, dtype=np.int32)
+        rank[used] = np.arange(len(used), dtype=np.int32)
+        return rank[at], used + lo
     u, first = sorted_unique(values, return_index=True)
     order = np.argsort(first, kind="stable")
-    rank = np.empty(len(u), dtype=np.intp)
+    rank = np.empty(len(u), dtype=np.int32 if len(u) < 2 ** 31 else np.intp)
     rank[order] = np.arange(len(u))
     return rank[np.searchsorted(u, values)], u[order]
 
@@ -164,8 +175,10 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
 
     # unit of a split: the index value, or the image for objectDetection
     img = t.column("image") if od else None
-    ucodes, K = ikeys.factor() if img is None else raw_codes(img)
-    valid = ~badtype & (rep >= 0) & (fold >= 0) & (ucodes >= 0) & ~empty
+    ucodes, K = ikeys.spread() if img is None else raw_codes(img)
+    ok_rows = ~badtype & (rep >= 0) & (fold >= 0)
+    del badtype
+    valid = ok_rows & (ucodes >= 0) & ~empty
 
     # every index in learningData
     ld = ctx.learning_table if ctx is not None else None
@@ -179,7 +192,7 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
         unknown = ~known & ~empty
         out += row_issues("splits.unknown_index", np.flatnonzero(unknown), "d3mIndex",
                           lambda r: f"d3mIndex {short(idx.at(r))} is not in learningData", p)
-        del unknown
+        del unknown, empty
         limg = ld.column(ctx.image_column()) if (od and img is not None and ctx.image_column()) else None
         if limg is not None:
             ka, kb = joint(ikeys, lkeys)
@@ -199,11 +212,14 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
 
     # repeat/fold groups
     fstride = int(fold.max(initial=0)) + 1
-    rf = rep.astype(np.int64) * fstride + fold
-    rf_codes = np.full(n, -1, dtype=np.int64)
+    wide = np.int32 if (int(rep.max(initial=0)) + 1) * fstride < 2 ** 31 else np.int64
+    rf = rep.astype(wide) * fstride + fold
+    rf_codes = np.full(n, -1, dtype=wide)
     rf_codes[valid], rf_uniques = _appearance(rf[valid])
     del rf
-    group = rf_codes * max(K, 1) + np.maximum(ucodes, 0)
+    wide = np.int32 if (len(rf_uniques) + 1) * max(K, 1) < 2 ** 31 else np.int64
+    group = rf_codes.astype(wide) * max(K, 1)
+    group += np.maximum(ucodes, 0)
     del rf_codes
     train_keys = sorted_unique(group[valid & is_train])
     test_keys = sorted_unique(group[valid & is_test])
@@ -226,7 +242,6 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
                           lambda r: f"d3mIndex {short(idx.at(r))} is listed again in repeat {rep[r]}, fold {fold[r]}", p)
 
     repeats, folds, method, share = _expected(split)
-    ok_rows = ~badtype & (rep >= 0) & (fold >= 0)
     present_r = sorted_unique(rep[ok_rows]).tolist()
     if present_r and present_r != repeats:
         out.append(make("splits.repeats", "column repeat",
@@ -297,7 +312,7 @@ def _classes(problem: dict, ctx: DatasetContext | None, lkeys: Keys, ikeys: Keys
         lc, k = lkeys.factor()
         heads = np.sort(first_row(lc, k))
         heads = heads[heads >= 0]
-        ycodes = np.full(len(y), -1, dtype=np.intp)
+        ycodes = np.full(len(y), -1, dtype=np.int32)
         yc, yk = raw_codes(y)
         sub = yc[heads]
         seen = first_row(sub, yk)
@@ -308,7 +323,7 @@ def _classes(problem: dict, ctx: DatasetContext | None, lkeys: Keys, ikeys: Keys
         used = order[:int((seen >= 0).sum())]
         distinct = first_row(yc, yk)
         names = np.asarray([y.at(int(distinct[c])) for c in used], dtype=object)
-    return lookup(ycodes, fr).astype(np.int64), names
+    return lookup(ycodes, fr), names
 
 
 def _check_strata(g_rf, g_test, classes, names, share, rf_uniques, fstride, p) -> list[Issue]:

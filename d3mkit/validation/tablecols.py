@@ -85,25 +85,77 @@ class Floats:
 
 
 class Texts:
-    """``codes`` (an integer array, -1 where empty) into ``cats`` (an object array of the
-    distinct values)."""
+    """``codes`` (an integer array, -1 where empty) into the distinct values: ``cats`` (an
+    object array), or, for a column of many distinct texts (file names), ``raw``: their
+    UTF-8 bytes as a sorted numpy ``S`` array, a few bytes each instead of a Python string
+    each (``cats`` then decodes them on each use, :meth:`at` one). A column read as
+    ``cells`` (each row's bytes, ``b""`` where empty) finds its codes and ``raw`` when first
+    asked (:func:`distinct_bytes`); a check that reads only the rows (the collection items)
+    never sorts them."""
 
-    __slots__ = ("codes", "cats")
+    __slots__ = ("_codes", "_cats", "raw", "cells")
     kind = "text"
 
-    def __init__(self, codes: np.ndarray, cats: np.ndarray):
-        self.codes = codes
-        self.cats = cats
+    def __init__(self, codes: np.ndarray | None = None, cats: np.ndarray | None = None,
+                 raw: np.ndarray | None = None, cells: np.ndarray | None = None):
+        self._codes = codes
+        self._cats = cats
+        self.raw = raw
+        self.cells = cells
+
+    @property
+    def codes(self) -> np.ndarray:
+        if self._codes is None:
+            self._codes, self.raw = distinct_bytes(self.cells)
+            self.cells = None
+        return self._codes
+
+    @property
+    def cats(self) -> np.ndarray:
+        if self._cats is not None:
+            return self._cats
+        raw = self.raw if self._codes is not None else (self.codes, self.raw)[1]
+        out = np.empty(len(raw), dtype=object)
+        out[:] = [b.decode("utf-8") for b in raw.tolist()]
+        return out
+
+    @property
+    def ncats(self) -> int:
+        return len(self._cats) if self._cats is not None else len((self.codes, self.raw)[1])
 
     def __len__(self) -> int:
-        return len(self.codes)
+        return len(self.cells) if self.cells is not None else len(self._codes)
 
     def missing(self) -> np.ndarray:
-        return self.codes < 0
+        return self.cells == b"" if self.cells is not None else self._codes < 0
 
     def at(self, r: int):
-        c = int(self.codes[r])
-        return float("nan") if c < 0 else self.cats[c]
+        if self.cells is not None:
+            v = self.cells[r]
+            return v.decode("utf-8") if v != b"" else float("nan")
+        c = int(self._codes[r])
+        if c < 0:
+            return float("nan")
+        return self._cats[c] if self._cats is not None else self.raw[c].decode("utf-8")
+
+
+def distinct_bytes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, distinct)`` of an ``S`` array: each row's position in the sorted distinct
+    non-empty values (-1 for ``b""``)."""
+    order = np.argsort(cells, kind="stable")
+    srt = cells[order]
+    first = np.ones(len(srt), dtype=bool)
+    first[1:] = srt[1:] != srt[:-1]
+    raw = srt[first]
+    del srt
+    codes = np.empty(len(cells), dtype=np.int32 if len(raw) < 2 ** 31 else np.int64)
+    codes[order] = np.cumsum(first, dtype=codes.dtype)
+    del order, first
+    codes -= 1
+    if len(raw) and raw[0] == b"":
+        raw = raw[1:]
+        codes -= 1
+    return codes, raw
 
 
 Column = Ints | Floats | Texts
@@ -121,6 +173,23 @@ def text_cats(texts: list[str]) -> np.ndarray:
     else:
         out[:] = texts
     return out
+
+
+def narrow(values: np.ndarray) -> np.ndarray:
+    """An integer array in the narrowest signed type that holds its values."""
+    if not len(values):
+        return values
+    lo, hi = int(values.min()), int(values.max())
+    for t in (np.int8, np.int16, np.int32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return values.astype(t)
+    return values
+
+
+def offsets(values: np.ndarray, lo: int, span: int) -> np.ndarray:
+    """``values - lo`` (values in ``[lo, lo + span)``) as int32 when that holds the span,
+    else intp, whatever the values' own integer type."""
+    return np.subtract(values, np.int64(lo), dtype=np.int32 if span < 2 ** 31 else np.intp)   # wraps exactly
 
 
 def small_codes(codes: np.ndarray, k: int) -> np.ndarray:
@@ -158,13 +227,13 @@ def raw_codes(col: Column) -> tuple[np.ndarray, int]:
     column in a narrow range codes as its value minus the lowest (no sort; some codes may
     be unused)."""
     if isinstance(col, Texts):
-        return col.codes, len(col.cats)
+        return col.codes, col.ncats
     present = ~col.missing()
     every = bool(present.all())
     vals = col.values if every else col.values[present]
     dense = dense_span(vals) if isinstance(col, Ints) else None
     if dense is not None:
-        inv, k = vals - dense[0], dense[1]
+        inv, k = offsets(vals, *dense), dense[1]
     else:
         order = np.argsort(vals, kind="stable")
         s = vals[order]
