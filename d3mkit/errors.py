@@ -179,15 +179,16 @@ class Issue:
         return f"{prefix}{self.severity} [{self.code}] {self.message}"
 
 
-def close_match(value: str, choices: Iterable[str]) -> str | None:
+def close_match(value: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
     """The choice ``value`` was most likely meant to be (a typo), or None: the one owner of
-    "did you mean" (metric names, commands, options).
+    "did you mean" (metric names, models, commands, options). ``cutoff`` is difflib's
+    similarity ratio a match needs.
 
     >>> close_match("acuracy", ["accuracy", "f1"]), close_match("xyz", ["accuracy"])
     ('accuracy', None)
     """
     import difflib
-    match = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+    match = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=cutoff)
     return match[0] if match else None
 
 

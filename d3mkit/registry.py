@@ -55,7 +55,7 @@ from types import ModuleType
 from typing import Callable, Iterable
 
 from d3mkit import entrypoints
-from d3mkit.errors import D3MKitError, error, warning
+from d3mkit.errors import D3MKitError, close_match, error, require_type, warning
 
 ENTRY_POINT_GROUP = "d3mkit.metrics"
 
@@ -177,7 +177,13 @@ def add_metric(metric: Metric, *, replace: bool = False) -> Metric:
 
 
 def register_metric(name: str | None = None, **props) -> Callable:
-    """Decorator: register the decorated pure function as a metric; returns the function."""
+    """Decorator: register the decorated pure function as a metric; returns the function.
+    Written with parentheses: ``@register_metric()`` or ``@register_metric("name")``."""
+    if callable(name):
+        raise TypeError(f"name: expected a metric name (str) or None, got the function {name.__name__!r}: "
+                        f"write @register_metric() or @register_metric(\"name\")")
+    require_type("name", name, (str, type(None)), "a metric name (str) or None")
+
     def deco(fn: Callable) -> Callable:
         props.setdefault("source", fn.__module__)
         if "description" not in props and fn.__doc__:
@@ -233,11 +239,15 @@ def plugin_issues() -> list:
 
 
 def get_metric(name: str) -> Metric:
-    """The metric called ``name``; an unknown name raises with the known names listed."""
+    """The metric called ``name``; an unknown name raises with the known names listed (and
+    the one it was most likely meant to be); a name that is not a str is a TypeError."""
+    require_type("name", name, str, "a metric name (str)")
     reg = registry()
     if name not in reg:
         known = ", ".join(sorted(reg))
-        raise D3MKitError(error("metric.unknown", "", f"unknown metric {name!r}; known metrics: {known}"))
+        match = close_match(name, reg)
+        hint = f"did you mean {match!r}? " if match else ""
+        raise D3MKitError(error("metric.unknown", "", f"unknown metric {name!r}; {hint}known metrics: {known}"))
     return reg[name]
 
 

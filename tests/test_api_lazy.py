@@ -86,6 +86,48 @@ def test_wrong_argument_types_raise_type_error(tmp_path):
     assert not (tmp_path / "v").exists()
 
 
+def test_every_public_verb_names_the_parameter_of_a_wrong_type(tmp_path):
+    """The rest of the public API (the importers, info, the document loaders, the metric
+    registry): a TypeError naming the parameter, before anything is read or written, never
+    Python's own "expected str, bytes or os.PathLike object" or "'int' object is not iterable"."""
+    df = pd.DataFrame({"a": [1, 2, 3, 4], "y": ["p", "q", "p", "q"]})
+    out = tmp_path / "out"
+    cases = [
+        (lambda: d3mkit.info(3), "path"),
+        (lambda: d3mkit.ProblemDoc.load(5), "path"),
+        (lambda: d3mkit.DatasetDoc.load(None), "path"),
+        (lambda: d3mkit.import_table(5, target="y", out=out), "source"),
+        (lambda: d3mkit.import_table(df, target=5, out=out), "target"),
+        (lambda: d3mkit.import_table(df, target=["y", 3], out=out), "target"),
+        (lambda: d3mkit.import_table(df, target="y", out=5), "out"),
+        (lambda: d3mkit.import_table(df, target="y", out=out, folds="5"), "folds"),
+        (lambda: d3mkit.import_table(df, target="y", out=out, test_size="0.2"), "test_size"),
+        (lambda: d3mkit.import_table(df, target="y", out=out, force=1), "force"),
+        (lambda: d3mkit.import_table(df, target="y", out=out, metrics=7), "metrics"),
+        (lambda: d3mkit.import_table(df, target="y", out=out, types=[1]), "types"),
+        (lambda: d3mkit.import_table(df, target="y", out=out, name=3), "name"),
+        (lambda: d3mkit.import_arff(5, target="y", out=out), "source"),
+        (lambda: d3mkit.import_arff(tmp_path / "x.arff", target="y", out=out, splits=4), "splits"),
+        (lambda: d3mkit.import_images(5, out=out), "source"),
+        (lambda: d3mkit.import_croissant(5, record_set="r", target="y", out=out), "source"),
+        (lambda: d3mkit.import_croissant(tmp_path / "c.json", record_set=1, target="y", out=out), "record_set"),
+        (lambda: d3mkit.get_metric(5), "name"),
+        (lambda: d3mkit.register_metric(5), "name"),
+        (lambda: d3mkit.register_metric(len), "name"),     # @register_metric without parentheses
+    ]
+    for call, param in cases:
+        with pytest.raises(TypeError, match=f"^{param}: expected"):
+            call()
+    assert not out.exists()
+    with pytest.raises(TypeError, match=r"write @register_metric\(\)"):
+        d3mkit.register_metric(len)
+
+
+def test_an_unknown_metric_name_says_which_was_meant():
+    with pytest.raises(d3mkit.D3MKitError, match="unknown metric 'acuracy'; did you mean 'accuracy'"):
+        d3mkit.get_metric("acuracy")
+
+
 def test_a_file_outside_a_task_root_is_named(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("notes.txt").write_text("x", encoding="utf-8")

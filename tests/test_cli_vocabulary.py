@@ -70,8 +70,16 @@ def test_a_mistyped_option_gets_did_you_mean(wine, tmp_path, capsys):
 def test_did_you_mean_does_not_count_the_dashes_every_option_has(wine, capsys):
     code, _, err = run(["split", wine / "wine_problem", "--repeat", "1"], capsys)   # split has no --repeat
     assert code == 2 and "unrecognized arguments: --repeat 1" in err and "did you mean" not in err
-    code, _, err = run(["build", "visudo", "--out", "x", "--n-trian", "3"], capsys)
-    assert code == 2 and "did you mean --n-train?" in err
+    code, _, err = run(["validate", wine, "--metric", "accuracy"], capsys)           # not --strict
+    assert code == 2 and "unrecognized arguments: --metric" in err and "did you mean" not in err
+    for typo, meant in (("--n-trian", "--n-train"), ("--test_size", "--test-size")):
+        code, _, err = run(["build", "visudo" if "trian" in typo else "tabular", "--out", "x", typo, "3"], capsys)
+        assert code == 2 and f"did you mean {meant}?" in err, err
+
+
+def test_a_mistyped_model_gets_did_you_mean(wine, capsys):
+    code, _, err = run(["baseline", wine, "--model", "logistic-regresion"], capsys)
+    assert code == 2 and "unknown model 'logistic-regresion'; did you mean 'logistic-regression'?" in err
 
 
 # --- help ----------------------------------------------------------------------------------

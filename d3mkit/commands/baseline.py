@@ -94,7 +94,10 @@ def _run(args) -> int:
                f"{task.debug_dir.name}/manifest.json (which names the benchmark) is missing")
         raise UsageError(f"{why}; pass --model ({', '.join(models)})", str(args.task_root))
     if model not in models:
-        raise UsageError(f"unknown model {model!r}; known: {', '.join(models)}")
+        from d3mkit.errors import close_match
+        match = close_match(model, models)
+        hint = f"did you mean {match!r}? " if match else ""
+        raise UsageError(f"unknown model {model!r}; {hint}known: {', '.join(models)}")
     owner, record = models[model]
     if task.benchmark and task.benchmark != owner.name:
         fits = list(built_by.baselines) if built_by is not None else []

@@ -108,13 +108,14 @@ def flag_table(parser: argparse.ArgumentParser | None) -> dict[str, str]:
 def suggest_option(parser: argparse.ArgumentParser, extras: list[str]) -> str:
     """``"; did you mean --n-train?"`` for the first unknown option with a close match. The
     names are compared without their leading ``--``, which every option shares (with it
-    ``--repeat`` would pass for ``--format``)."""
+    ``--repeat`` would pass for ``--format``), and must be closer than other names (ratio
+    0.7: ``--metric`` is not offered ``--strict``, ``--forse`` is offered ``--force``)."""
     from d3mkit.errors import close_match
     options = {o[2:]: o for a in parser._actions if not isinstance(a, _Deprecated)
                for o in a.option_strings if o.startswith("--")}
     for extra in extras:
         if extra.startswith("--"):
-            match = close_match(extra.split("=", 1)[0][2:], options)
+            match = close_match(extra.split("=", 1)[0][2:], options, cutoff=0.7)
             if match:
                 return f"; did you mean {options[match]}?"
     return ""

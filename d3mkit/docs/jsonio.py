@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from d3mkit.atomic import write_text
-from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error
+from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, require_path
 from d3mkit.limits import file_issue
 from d3mkit.readlog import note
 
@@ -273,7 +273,9 @@ class JsonDocument:
     @classmethod
     def load(cls, path: Path | str):
         """Load the document (or :attr:`FILE_NAME` of a directory); errors raise
-        :class:`~d3mkit.errors.D3MKitError` naming the file (:func:`load_json`)."""
+        :class:`~d3mkit.errors.D3MKitError` naming the file (:func:`load_json`); a ``path``
+        that is not a path is a TypeError."""
+        require_path("path", path)
         p = Path(path)
         if p.is_dir():
             p = p / cls.FILE_NAME

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, EXIT_USAGE, error
+from d3mkit.errors import D3MKitError, EXIT_USAGE, error, require_path
 from d3mkit.importing.table import Imported, default_name, options, package_frame
 
 _DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b(.*)$""")
@@ -212,6 +212,9 @@ def read_splits(path: Path | str, index: list[str]) -> tuple[pd.DataFrame, dict]
 
 def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Imported:
     """:func:`import_arff` returning :class:`~d3mkit.importing.table.Imported`."""
+    for param, value in (("source", source), ("out", out), ("splits", splits)):
+        if value is not None or param != "splits":
+            require_path(param, value)
     path = Path(source)
     df, kinds = read_arff(path)
     hints, described = _hints(kinds)

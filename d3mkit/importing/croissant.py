@@ -57,7 +57,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, error
+from d3mkit.errors import D3MKitError, error, require_path, require_type
 
 CR = "http://mlcommons.org/croissant/"
 # D3M colType -> Croissant dataType (anything else is sc:Text): the export's mapping
@@ -479,6 +479,9 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     """:func:`import_croissant` returning :class:`~d3mkit.importing.table.Imported`."""
     from d3mkit.errors import UsageError
     from d3mkit.importing.table import index_values, options, package_frame
+    require_path("source", source)
+    require_path("out", out)
+    require_type("record_set", record_set, str, "a record set's name or @id (str)")
     path = Path(source)
     table = read_record_set(path, record_set)
     problem = read_problem(path, record_set)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, EXIT_USAGE, error
+from d3mkit.errors import D3MKitError, EXIT_USAGE, error, require_path
 from d3mkit.importing.table import MEDIA_KINDS, Imported, default_name, options, package_frame
 
 IMAGE_COLUMN = "image"
@@ -89,6 +89,8 @@ def scan(root: Path | str) -> tuple[pd.DataFrame, dict[str, Path], list[str]]:
 
 def import_images_result(source, *, out, **kwargs) -> Imported:
     """:func:`import_images` returning :class:`~d3mkit.importing.table.Imported`."""
+    require_path("source", source)
+    require_path("out", out)
     root = Path(source)
     df, files, formats = scan(root)
     if kwargs.get("name") is None:

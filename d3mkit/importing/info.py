@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.errors import D3MKitError, EXIT_USAGE, UsageError, error
+from d3mkit.errors import D3MKitError, EXIT_USAGE, UsageError, error, require_path
 
 TOP_CLASSES = 20
 
@@ -256,6 +256,7 @@ def info(path: Path | str) -> dict:
     dict of JSON values. Raises :class:`~d3mkit.errors.D3MKitError` naming what cannot be
     read."""
     from d3mkit.taskroot import TaskRoot
+    require_path("path", path)
     path = Path(path)
     if not path.exists():
         raise UsageError("path does not exist", str(path), code="usage.path")

@@ -25,6 +25,7 @@ the numbering still follows the file.
 from __future__ import annotations
 
 import mimetypes
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import D3MKitError, EXIT_USAGE, Issue, error, warning
+from d3mkit.errors import D3MKitError, EXIT_USAGE, Issue, error, require_path, require_type, warning
 from d3mkit.importing import infer
 
 MEDIA_KINDS = {
@@ -573,9 +574,46 @@ def _long_form_target(target: str, first: str, types: dict[str, str], counts: di
             "description": {target: "multiLabel target: one row per (d3mIndex, label)"}}
 
 
+_NAMES = "a column name (str) or a list of them"
+#: keyword -> (accepted types, what the TypeError says is expected); None is accepted where
+#: the keyword's default is None
+_KEYWORDS = {
+    "name": (str, "a str"), "task": (str, "a str"), "subtype": (str, "a str"), "index": (str, "a column name (str)"),
+    "split": (str, "a str"), "description": (str, "a str"), "test_size": ((int, float), "a number"),
+    "folds": (int, "an int"), "repeats": (int, "an int"), "seed": (int, "an int"),
+    "stratified": (bool, "a bool"), "force": (bool, "a bool"),
+}
+_OPTIONAL = {"name", "task", "subtype", "index", "description", "stratified"}   # None means "choose"
+
+
+def check_keywords(target, kwargs: dict) -> None:
+    """The keywords of an import have the types they must (a ``TypeError`` naming the
+    keyword otherwise), before anything is read: ``target`` a str or a list of str,
+    ``metrics`` a str or a list of names and performanceMetrics entries, ``types`` a dict or
+    a path, ``media`` a path."""
+    metric = "a metric name (str) or a list of names or performanceMetrics entries (dicts)"
+    for param, value, expected, kinds in (("target", target, _NAMES, str),
+                                          ("metrics", kwargs.get("metrics"), metric, (str, dict))):
+        if value is None and param == "metrics":
+            continue
+        require_type(param, value, (str, list, tuple), expected)
+        for v in ([] if isinstance(value, str) else value):
+            require_type(param, v, kinds, expected)
+    if kwargs.get("types") is not None:
+        require_type("types", kwargs["types"], (dict, str, os.PathLike), "a dict or the path of a JSON file")
+    if kwargs.get("media") is not None:
+        require_path("media", kwargs["media"])
+    for param, (kinds, expected) in _KEYWORDS.items():
+        if param not in kwargs or (kwargs[param] is None and param in _OPTIONAL):
+            continue
+        require_type(param, kwargs[param], kinds, expected)
+
+
 def options(target, **kwargs) -> ImportOptions:
     """:class:`ImportOptions` from the keywords of the Python API (``types`` a dict or a
-    JSON file's path; ``metrics`` names or performanceMetrics entries; ``media`` a path)."""
+    JSON file's path; ``metrics`` names or performanceMetrics entries; ``media`` a path), their
+    types checked (:func:`check_keywords`)."""
+    check_keywords(target, kwargs)
     types = kwargs.pop("types", None)
     if types is not None and not isinstance(types, dict):
         types = read_types(types)
@@ -603,10 +641,12 @@ def read_types(path: Path | str) -> dict[str, str]:
 def import_frame(source, *, target, out, **kwargs) -> Imported:
     """:func:`import_table` returning :class:`Imported` (the root and the warnings)."""
     from d3mkit.importing.source import dtype_hints, frame_as_text, lean_source, read_source
+    require_path("out", out)
     if isinstance(source, pd.DataFrame):
         where = kwargs.pop("source_name", None) or "DataFrame"
         opts = options(target, **kwargs)
         return package_frame(frame_as_text(source), opts, out, source=where, hints=dtype_hints(source))
+    require_type("source", source, (str, os.PathLike), "a path or a pandas DataFrame")
     path = Path(source)
     if kwargs.get("name") is None:
         kwargs["name"] = default_name(path)
