@@ -398,11 +398,10 @@ def test_every_parser_has_plain_help_with_an_example(prog):
     p = PARSERS[prog]
     text = p.format_help()
     assert "``" not in text and ":func:" not in text and ":class:" not in text, prog
-    if not prog.startswith("d3mkit reproduce "):     # a reproducer's example is reproduce's own
-        import re
-        m = re.search(r"\nexamples?:\n(.*)", text, re.S)
-        assert m, prog
-        assert f"d3mkit {prog.split()[1]}" in m.group(1), prog
+    import re
+    m = re.search(r"\nexamples?:\n(.*)", text, re.S)
+    assert m, prog
+    assert f"d3mkit {prog.split()[1]}" in m.group(1), prog
 
 
 @pytest.mark.parametrize("argv,hint", [

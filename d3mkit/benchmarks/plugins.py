@@ -192,6 +192,11 @@ class Reproducer:
     options: Callable                    # options(parser)
     run: Callable                        # run(args) -> Reproduction (or an exit code)
     description: str = ""
+    examples: tuple[str, ...] = ()       # argument lines after 'd3mkit reproduce NAME' (its --help)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "examples", (self.examples,) if isinstance(self.examples, str)
+                           else tuple(self.examples))
 
 
 @dataclass(frozen=True)
@@ -328,7 +333,8 @@ def reproducers() -> dict[str, Reproducer]:
     benchmark's reproducers."""
     out = {"problems": Reproducer(ref("d3mkit.benchmarks.problems:add_arguments"),
                                   ref("d3mkit.benchmarks.problems:run"),
-                                  "regenerate problems/, the small example task roots d3mkit ships")}
+                                  "regenerate problems/, the small example task roots d3mkit ships",
+                                  examples=("--check", "--check --format json", ""))}
     for bench in benchmarks().values():
         for name, record in bench.reproducers.items():
             out.setdefault(name, record)

@@ -34,6 +34,8 @@ def _reproducers(p) -> None:
 
 def _options(rp, record) -> None:
     from d3mkit.commands.options import add_format
+    if record.examples:
+        rp.epilog = "examples:\n" + "\n".join(f"  {rp.prog} {e}".rstrip() for e in record.examples)
     record.options(rp)
     if not any("--format" in a.option_strings for a in rp._actions):
         add_format(rp, "the reproducer's lines (progress, files written)")

@@ -40,6 +40,9 @@ BENCHMARK = Benchmark(
     default_model="abstraction-cnn",
     demo=ref(f"{_P}.demo:run_demo"),
     reproducers={"abstraction": Reproducer(ref(f"{_P}.reproduce:add_arguments"), ref(f"{_P}.reproduce:run"),
-                                           "the paper's tables, rerun and reported")},
+                                           "the paper's tables, rerun and reported",
+                                           examples=("--table 1 --out results",
+                                                     "--table 1 --n-train 1000 --repetitions 1 --epochs 1 --out results",
+                                                     "--table 1 --out results --from-csv --format json"))},
     card=_CARD,
 )

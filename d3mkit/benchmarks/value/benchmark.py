@@ -41,7 +41,8 @@ VALUE = Benchmark(
     default_model="resnet18",
     demo=ref(f"{_P}.demo:run_demo"),
     reproducers={"value": Reproducer(ref(f"{_P}.reproduce:add_arguments"), ref(f"{_P}.reproduce:run"),
-                                     "the VALUE paper's Table 1 protocol at a scale that runs here")},
+                                     "the VALUE paper's Table 1 protocol at a scale that runs here",
+                                     examples=("--n-train 300 --n-test 100 --epochs 4 --models resnet18 --out results",))},
     card=_CARD,
 )
 

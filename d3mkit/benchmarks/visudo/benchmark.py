@@ -40,6 +40,8 @@ BENCHMARK = Benchmark(
     default_model="visual",
     demo=ref(f"{_P}.demo:run_demo"),
     reproducers={"visudo": Reproducer(ref(f"{_P}.reproduce:add_arguments"), ref(f"{_P}.reproduce:run"),
-                                      "the paper's Table 3 row, Figure 7 and Figure 8, rerun")},
+                                      "the paper's Table 3 row, Figure 7 and Figure 8, rerun",
+                                      examples=("--overlaps 0 --out results", "--out results",
+                                                "--figure 7 --source mnist5k --out results"))},
     card=_CARD,
 )
