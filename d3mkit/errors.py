@@ -184,12 +184,19 @@ def close_match(value: str, choices: Iterable[str], cutoff: float = 0.6) -> str 
     "did you mean" (metric names, models, commands, options). ``cutoff`` is difflib's
     similarity ratio a match needs.
 
+    Case does not count (``Validate`` was meant to be ``validate``).
+
     >>> close_match("acuracy", ["accuracy", "f1"]), close_match("xyz", ["accuracy"])
     ('accuracy', None)
+    >>> close_match("VALIDATE", ["score", "validate"]), close_match("Mean", ["mean", "text"])
+    ('validate', 'mean')
     """
     import difflib
-    match = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=cutoff)
-    return match[0] if match else None
+    by_lower: dict[str, str] = {}
+    for c in choices:
+        by_lower.setdefault(str(c).lower(), str(c))
+    match = difflib.get_close_matches(str(value).lower(), list(by_lower), n=1, cutoff=cutoff)
+    return by_lower[match[0]] if match else None
 
 
 def error(code: str, location: str, message: str, path: str = "") -> Issue:

@@ -60,6 +60,8 @@ def test_no_ghost_command():
 def test_a_mistyped_command_gets_did_you_mean(capsys):
     code, _, err = run(["valiate", "x"], capsys)
     assert code == 2 and "did you mean 'validate'?" in err
+    code, _, err = run(["VALIDATE", "x"], capsys)          # case does not count
+    assert code == 2 and "did you mean 'validate'?" in err
 
 
 def test_a_mistyped_option_gets_did_you_mean(wine, tmp_path, capsys):
@@ -80,6 +82,8 @@ def test_did_you_mean_does_not_count_the_dashes_every_option_has(wine, capsys):
 def test_a_mistyped_model_gets_did_you_mean(wine, capsys):
     code, _, err = run(["baseline", wine, "--model", "logistic-regresion"], capsys)
     assert code == 2 and "unknown model 'logistic-regresion'; did you mean 'logistic-regression'?" in err
+    code, _, err = run(["baseline", wine, "--model", "Mean"], capsys)
+    assert code == 2 and "did you mean 'mean'?" in err
 
 
 # --- help ----------------------------------------------------------------------------------

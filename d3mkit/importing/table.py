@@ -330,10 +330,10 @@ def check_header(columns: list[str], targets: list[str], opts: ImportOptions, so
     check_names(columns, source)
     for t in targets:
         if t not in columns:
-            from difflib import get_close_matches
-            near = get_close_matches(t, columns, n=1)
+            from d3mkit.errors import close_match
+            near = close_match(t, columns)
             _fail(source, "import.target", "row 1", f"target column {t!r} is not in the table"
-                  + (f" (did you mean {near[0]!r}?)" if near else ""), EXIT_USAGE)
+                  + (f" (did you mean {near!r}?)" if near else ""), EXIT_USAGE)
         if t == "d3mIndex" or t == opts.index:
             _fail(source, "import.target", f"column {t}", "the index column cannot be a target", EXIT_USAGE)
     unknown = [c for c in opts.types if c not in columns]
