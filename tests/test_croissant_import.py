@@ -337,3 +337,16 @@ def test_problems_round_trip(root, tmp_path, capsys):
     assert _fields(d1, "learningData") == _fields(d2, "learningData")
     pd.testing.assert_frame_equal(read_record_set(first, "learningData").frame,
                                   read_record_set(second, "learningData").frame)
+
+
+def test_python_api_takes_the_problem_and_metric_entries(tmp_path, capsys):
+    """import_croissant without a target takes the file's; import_table's metrics may be
+    performanceMetrics entries with parameters."""
+    import d3mkit
+    first = _exported_problem(tmp_path, capsys)
+    root = d3mkit.import_croissant(first, record_set="learningData", out=tmp_path / "api")
+    assert TaskRoot.open(root).problem.metrics[0] == {"metric": "f1", "posLabel": "yes"}
+    frame = pd.DataFrame({"x": [str(i) for i in range(20)], "y": ["yes", "no"] * 10})
+    root = d3mkit.import_table(frame, target="y", out=tmp_path / "t", name="t",
+                               metrics=[{"metric": "f1", "posLabel": "no"}, "accuracy"])
+    assert TaskRoot.open(root).problem.metrics == [{"metric": "f1", "posLabel": "no"}, {"metric": "accuracy"}]

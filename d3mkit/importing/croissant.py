@@ -536,9 +536,11 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     return done
 
 
-def import_croissant(source, *, record_set: str, target, out, **kwargs) -> Path:
+def import_croissant(source, *, record_set: str, target=None, out, **kwargs) -> Path:
     """Package the record set ``record_set`` of the local Croissant file ``source`` as the task
-    root ``out/<name>/`` and return its path; ``target`` and the other keywords are
-    :func:`d3mkit.import_table`'s. Raises :class:`~d3mkit.errors.D3MKitError` naming the
+    root ``out/<name>/`` and return its path; ``target`` (default: the targets of the file's
+    ``d3m:problem``, :func:`read_problem`) and the other keywords are
+    :func:`d3mkit.import_table`'s (``metrics`` may be performanceMetrics entries with
+    parameters, ``{"metric": "f1", "posLabel": "yes"}``). Raises :class:`~d3mkit.errors.D3MKitError` naming the
     problem (see the module docstring), with nothing written."""
     return import_croissant_result(source, record_set=record_set, target=target, out=out, **kwargs).root
