@@ -29,7 +29,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from d3mkit.errors import D3MKitError, Issue, MissingDependency, UsageError
 
