@@ -173,3 +173,19 @@ def test_many_distinct_labels(tmp_path, distinct):
     p.write_text("d3mIndex,label\n" + "".join(f"{i},lab{i % distinct:05d}-{'x' * (i % 7)}\n" for i in range(n)))
     got, expected = read_columns(p, **KW), _general(p, **KW)
     _same(got[0], expected[0])
+    assert got[0]["label"].codes.dtype == np.int16     # the smallest width that holds the codes
+
+
+@pytest.mark.parametrize("distinct, width", [(5, np.int8), (128, np.int8), (129, np.int16), (300, np.int16)])
+def test_label_codes_widen_as_labels_appear(tmp_path, monkeypatch, distinct, width):
+    # the labels appear one window after another: the codes start as int8 and are widened
+    # when a window brings the 129th label
+    n = 3000
+    p = tmp_path / "t.csv"
+    p.write_text("d3mIndex,label\n" + "".join(f"{i},l{min(i // 7, distinct - 1)}\n" for i in range(n)))
+    monkeypatch.setattr(plaincsv, "STEP", 211)
+    monkeypatch.setattr(csvread, "read_strings", lambda *a, **k: pytest.fail("general reader used"))
+    got, _ = read_columns(p, **KW)
+    monkeypatch.undo()
+    _same(got, _general(p, **KW)[0])
+    assert got["label"].codes.dtype == width

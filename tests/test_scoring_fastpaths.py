@@ -1,14 +1,22 @@
 """The fast paths of alignment give what the general ones give: values.lookup (direct
 table / contiguous keys / pandas index) and the label codes align hands to the metrics."""
 
+import collections
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from d3mkit.scoring import metrics as M
+from d3mkit.scoring import values as V
+from d3mkit.scoring.labels import encode
 from d3mkit.scoring.values import lookup
 
 
-def test_lookup_agrees_with_a_pandas_index():
+@pytest.mark.parametrize("block", [None, 3])
+def test_lookup_agrees_with_a_pandas_index(monkeypatch, block):
+    if block:   # every pass in blocks of 3 rows: blocks end mid-way through keys and values
+        monkeypatch.setattr(V, "_BLOCK", block)
     rng = np.random.default_rng(0)
     for _ in range(400):
         keys = rng.integers(-5, 30, rng.integers(1, 20))
@@ -46,6 +54,7 @@ def test_aligned_codes_are_the_labels_and_metrics_agree(tmp_path):
     prep = prepare_problem(tmp_path / "problemDoc.json", targets=tmp_path / "t.csv")
     df, _ = P.read_predictions(tmp_path / "p.csv", prep.truth)
     al = align(prep.truth, df, "p.csv")
+    assert not al.truth.made("y") and not al.pred.made("y")   # labels as codes until read
     tc, pc, lab = al.codes["y"]
     assert (lab[tc] == al.truth["y"]).all() and (lab[pc] == al.pred["y"]).all()
     codes = al.label_codes("y")
@@ -54,3 +63,18 @@ def test_aligned_codes_are_the_labels_and_metrics_agree(tmp_path):
     slow = {"f1Macro": M.f1_macro(list(al.truth["y"]), list(al.pred["y"])),
             "accuracy": M.accuracy(list(al.truth["y"]), list(al.pred["y"]))}
     assert fast == slow
+
+
+@pytest.mark.parametrize("k", [3, 12, 200])
+def test_confusion_in_blocks_of_small_codes(monkeypatch, k):
+    # 12 labels: int8 codes, where truth * k + pred would overflow without the widening;
+    # blocks of 64 rows end mid-way through the rows
+    monkeypatch.setattr(M, "_BLOCK", 64)
+    rng = np.random.default_rng(k)
+    names = np.array([f"c{j:03d}" for j in range(k)], dtype=object)
+    t, p = names[rng.integers(0, k, 1000)], names[rng.integers(0, k, 1000)]
+    codes = encode(t, p)
+    assert codes.truth.dtype == (np.int8 if k <= 128 else np.int16)
+    cm, classes = M._confusion(t, p)
+    pairs = collections.Counter(zip(t.tolist(), p.tolist()))
+    assert cm.tolist() == [[pairs[(a, b)] for b in classes] for a in classes]

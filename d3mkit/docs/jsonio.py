@@ -38,7 +38,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from d3mkit.atomic import write_text
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, require_path
 from d3mkit.limits import file_issue
 from d3mkit.readlog import note
@@ -248,7 +247,10 @@ def dump_json(value: Any) -> str:
 
 
 def save_json(path: Path | str, value: Any) -> None:
-    """Write ``value`` as :func:`dump_json` text, atomically (:mod:`d3mkit.atomic`)."""
+    """Write ``value`` as :func:`dump_json` text, atomically (:mod:`d3mkit.atomic`, imported
+    here: a reader of documents, such as ``d3mkit score``, never loads the writer's
+    ``secrets``/``hashlib``, about 4 MB of a process)."""
+    from d3mkit.atomic import write_text
     write_text(path, dump_json(value))
 
 

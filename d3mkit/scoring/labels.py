@@ -6,15 +6,20 @@ pure: a metric computes the codes with :func:`encode`, unless the scorer hands i
 ``codes=`` input (declared in the metric's ``inputs``), which the rows layout builds from
 what its parse already found (:func:`from_codes`) so that 10^6 labels are hashed once,
 not once per metric. Nothing is cached between calls.
+
+:class:`LabelArrays` holds an aligned bundle's per-target arrays with the label targets
+as those codes, making a label array (8 bytes a row) only when something reads it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from d3mkit.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.validation.columns import code_dtype
 
 
 @dataclass(frozen=True)
@@ -47,8 +52,8 @@ def from_codes(codes_t, codes_p, labels) -> LabelCodes:
     labels = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
     order = np.argsort(labels.astype(str) if labels.dtype == object else labels, kind="stable") \
         if not _numeric(labels) else np.argsort(labels.astype(float), kind="stable")
-    remap = np.empty(len(order), dtype=np.int32 if len(order) < 2 ** 15 else np.int64)
-    remap[order] = np.arange(len(order))   # int32 for up to 2**15 labels: (truth * k + pred) fits
+    remap = np.empty(len(order), dtype=code_dtype(len(order)))   # int8 for up to 128 labels
+    remap[order] = np.arange(len(order))
     return LabelCodes(remap[codes_t], remap[codes_p], labels[order])
 
 
@@ -81,10 +86,62 @@ def joint_codes(tcodes, pcodes, order=None) -> tuple[np.ndarray, np.ndarray, np.
     tc, tu = tcodes
     pc, pu = pcodes
     at = {v: i for i, v in enumerate(tu.tolist())}   # tu is distinct: a lookup over labels
-    where = np.fromiter((at.get(v, -1) for v in pu.tolist()), np.int32 if len(tu) + len(pu) < 2 ** 31
-                        else np.intp, len(pu))
+    where = np.fromiter((at.get(v, -1) for v in pu.tolist()), code_dtype(len(tu) + len(pu)), len(pu))
     new = where < 0
     where[new] = len(tu) + np.arange(int(new.sum()), dtype=where.dtype)
     labels = np.concatenate([tu, pu[new]]) if new.any() else tu
     pc = where[pc]
     return tc, (pc if order is None else pc[order]), labels
+
+
+class LabelArrays(Mapping):
+    """``target -> array`` (read-only) of an aligned bundle, where a label target may be
+    given as ``(codes, labels)`` (``labels[codes]`` is its array): that array is made on
+    first access and then kept. A metric that reads the labels' integer form (the
+    ``codes`` input) and whose arrays nobody asks for never costs the 8 bytes a row of an
+    object array.
+
+    >>> a = LabelArrays({"y": (np.array([1, 0, 1], np.int8), np.array(["a", "b"], dtype=object))})
+    >>> a.made("y"), a["y"].tolist(), a.made("y")
+    (False, ['b', 'a', 'b'], True)
+    """
+
+    def __init__(self, items: dict | None = None):
+        """``items``: name -> an array, or a ``(codes, labels)`` pair."""
+        self._items = {name: value if isinstance(value, np.ndarray) else _Coded(*value)
+                       for name, value in (items or {}).items()}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        value = self._items[name]
+        if isinstance(value, _Coded):
+            value = value.labels[value.codes]
+            value.flags.writeable = False
+            self._items[name] = value
+        return value
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def made(self, name: str) -> bool:
+        """Whether ``name``'s array exists (it was given, or read)."""
+        return not isinstance(self._items[name], _Coded)
+
+    def take(self, rows) -> "LabelArrays":
+        """The rows ``rows`` of every array (label targets stay codes)."""
+        out = LabelArrays()
+        for name, value in self._items.items():
+            if isinstance(value, _Coded):
+                out._items[name] = _Coded(value.codes[rows], value.labels)
+            else:
+                out._items[name] = value[rows]
+                out._items[name].flags.writeable = False
+        return out
+
+
+@dataclass(frozen=True)
+class _Coded:
+    codes: np.ndarray
+    labels: np.ndarray

@@ -43,6 +43,7 @@ from d3mkit.scoring.multilabel import LabelSets
 from d3mkit.registry import CLASSIFICATION, CLUSTERING, REGRESSION, register_metric
 DEFAULT_POS_LABEL = "1"
 MAX_RANK = 500.0   # rank given to a true value missing from a ranked prediction list
+_BLOCK = 1 << 16   # rows per step where a whole-column temporary would be 8 bytes a row
 
 
 
@@ -87,8 +88,13 @@ def _confusion(y_true, y_pred, codes=None):
     """Confusion matrix (rows truth, columns prediction) over the sorted label union."""
     t, p, classes = _encode(y_true, y_pred, codes)
     k = len(classes)
-    cm = np.bincount(t * k + p, minlength=k * k).reshape(k, k) if k else np.zeros((0, 0), int)
-    return cm, classes
+    if not k:
+        return np.zeros((0, 0), int), classes
+    cm = np.zeros(k * k, np.int64)
+    for o in range(0, len(t), _BLOCK):   # in blocks: bincount copies its input as intp, and
+        # codes may be int8 (t * k + p would overflow them)
+        cm += np.bincount(t[o:o + _BLOCK].astype(np.intp) * k + p[o:o + _BLOCK], minlength=k * k)
+    return cm.reshape(k, k), classes
 
 
 def _div(num, den):

@@ -145,12 +145,12 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
     index = index_values(df[INDEX])
     if targets is not None:
         rows = None                  # the file's rows, in order
-    if not is_od:
+    if not is_od and len(index) > 1 and not (index[1:] >= index[:-1]).all():
+        # (an index in order is left as it is: no argsort, no 8 bytes a row)
         order = np.argsort(index, kind="stable")
-        if not (order == np.arange(len(order))).all():
-            df = df.take(order)
-            index = index[order]
-            rows = order if rows is None else rows[order]
+        df = df.take(order)
+        index = index[order]
+        rows = order if rows is None else rows[order]
     multilabel = problem.task_subtype == "multiLabel" and problem.task_type in MULTILABEL_TASKS
     if not is_od:   # sorted: a repeated index is equal to the one before it
         dup = np.zeros(len(index), dtype=bool)

@@ -15,12 +15,13 @@ import numpy as np
 from d3mkit.errors import Issue, error, warning
 from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.validation import coltypes
-from d3mkit.validation.columns import Categorical
+from d3mkit.validation.columns import Categorical, code_dtype
 from d3mkit.validation.csvread import record_lines
 
 INDEX = "d3mIndex"
 NUMERIC_TYPES = ("integer", "real")
 SHOW = 10   # how many offending rows/indices a message lists
+_BLOCK = 1 << 16   # rows per step of a whole-column pass that would otherwise copy the column
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
@@ -92,17 +93,28 @@ def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
     """
     if keys.dtype.kind == "i" and values.dtype.kind == "i" and len(keys):
         first, n = int(keys[0]), len(keys)
-        if int(keys[-1]) - first == n - 1 and (n == 1 or bool((np.diff(keys) == 1).all())):
-            pos = values - first            # keys are first, first + 1, ...: no table
-            pos[(pos < 0) | (pos >= n)] = -1
+        dtype = np.int32 if n < 2 ** 31 else np.int64
+        # every step in blocks of rows: no temporary of 8 bytes a row beside the result
+        pos = np.empty(len(values), dtype=dtype)
+        if int(keys[-1]) - first == n - 1 and all(
+                (np.diff(keys[o:o + _BLOCK + 1]) == 1).all() for o in range(0, n - 1, _BLOCK)):
+            for o in range(0, len(values), _BLOCK):   # keys are first, first + 1, ...: no table
+                p = values[o:o + _BLOCK] - first
+                p[(p < 0) | (p >= n)] = -1
+                pos[o:o + _BLOCK] = p
             return pos, True
         lo = min(int(keys.min()), int(values.min()) if len(values) else int(keys.min()))
         hi = max(int(keys.max()), int(values.max()) if len(values) else int(keys.max()))
         if hi - lo < 4 * (len(keys) + len(values)) + 1024:
-            table = np.full(hi - lo + 1, -1, dtype=np.int32 if n < 2 ** 31 else np.int64)
-            table[keys - lo if lo else keys] = np.arange(n, dtype=table.dtype)
-            unique = int(np.count_nonzero(table >= 0)) == n   # a repeated key fills one slot
-            return table[values - lo if lo else values], unique
+            table = np.full(hi - lo + 1, -1, dtype=dtype)
+            for o in range(0, n, _BLOCK):
+                table[keys[o:o + _BLOCK] - lo] = np.arange(o, min(o + _BLOCK, n), dtype=dtype)
+            # a repeated key fills one slot
+            unique = sum(int(np.count_nonzero(table[o:o + _BLOCK] >= 0))
+                         for o in range(0, len(table), _BLOCK)) == n
+            for o in range(0, len(values), _BLOCK):
+                pos[o:o + _BLOCK] = table[values[o:o + _BLOCK] - lo]
+            return pos, unique
     index = pd.Index(keys)   # strings: a hash index
     if index.is_unique:
         return index.get_indexer(values), True
@@ -183,26 +195,30 @@ def category_codes(col: Categorical) -> tuple[np.ndarray, np.ndarray]:
     codes = np.asarray(col.codes)
     codes = codes if codes.dtype.kind == "i" else codes.astype(np.intp)
     values = np.asarray(col.categories, dtype=object)
-    used = np.bincount(codes, minlength=len(values)) > 0 if len(codes) else np.zeros(len(values), bool)
+    used = np.zeros(len(values), bool)
+    used[codes] = True        # (no bincount: it would copy the codes as intp)
     if not used.all():
-        remap = np.cumsum(used) - 1
+        remap = (np.cumsum(used) - 1).astype(code_dtype(int(used.sum())))
         codes, values = remap[codes], values[used]
     return codes, values
 
 
 def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: list[Issue],
-                  positions=None, kind: str = "predictions", order=None
-                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+                  positions=None, kind: str = "predictions", order=None, values: bool = True
+                  ) -> tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]:
     """:func:`parse_target` and, for text colTypes, ``(codes, distinct)``: the distinct
     parsed values and each row's position among them (``vals == distinct[codes]``), else
     None; callers need not hash the rows again. ``a`` may be a
     :class:`~d3mkit.validation.columns.Categorical` (the reader's form of a text target
     column): its codes are used as they are, and no per-row array of its strings is made
     but the one returned. With ``order`` the values (and codes) are returned for the rows
-    ``order``, in that order (the issues still name the rows as read)."""
+    ``order``, in that order (the issues still name the rows as read). With
+    ``values=False`` the per-row values are not made when ``(codes, distinct)`` is returned
+    (``vals`` is then None: 8 bytes a row that a caller holding the codes need not pay)."""
     if order is not None and not (isinstance(a, Categorical) and col_type not in NUMERIC_TYPES):
-        vals, distinct = parse_labels(a, name, col_type, path, issues, positions, kind)
-        return vals[order], (None if distinct is None else (distinct[0][order], distinct[1]))
+        vals, distinct = parse_labels(a, name, col_type, path, issues, positions, kind, values=values)
+        return (None if vals is None else vals[order]), \
+            (None if distinct is None else (distinct[0][order], distinct[1]))
     codes = uniq = None
     if isinstance(a, Categorical) and col_type not in NUMERIC_TYPES:
         codes, uniq = category_codes(a)
@@ -241,15 +257,15 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
         cu, bad_u = coltypes.canonical(uniq, col_type)
         same = len(cu) == len(uniq) and bool((cu == uniq).all())
         rows_codes = codes if order is None else codes[order]
-        vals = (uniq if same else cu)[rows_codes]
         bad = bad_u[codes]
         if same:
             distinct = (rows_codes, uniq)
         else:   # values that differ only in form (" a", "a") share one parsed value
             ccodes, du = coltypes.factorize(cu)
-            distinct = (ccodes[rows_codes], du)
+            distinct = (ccodes.astype(code_dtype(len(du)))[rows_codes], du)
         if (codes < 0).any():
             distinct = None
+        vals = (uniq if same else cu)[rows_codes] if values or distinct is None else None
     bad &= ~miss
     if bad.any():
         pos = np.flatnonzero(bad)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.validation.columns import Categorical
+from d3mkit.validation.columns import Categorical, code_dtype
 
 STEP = 1 << 20           # bytes read and split per numpy step (bounds the temporaries)
 MAX_TEXT = 32            # text cells longer than this send the file to the general reader
@@ -192,7 +192,7 @@ class _Texts:
     against its key's text, so two texts sharing a key are never merged."""
 
     def __init__(self, rows: int):
-        self.codes = np.zeros(rows, dtype=np.int32)
+        self.codes = np.zeros(rows, dtype=np.int8)   # widened as the distinct texts grow
         self.texts: list[str] = []
         self.by_key: dict[int, int] = {}
         self.at = 0
@@ -240,6 +240,8 @@ class _Texts:
             elif self.texts[code] != text:
                 return False                                      # ... or across windows
             glob[i] = code
+        if code_dtype(len(self.texts)) != self.codes.dtype:
+            self.codes = self.codes.astype(code_dtype(len(self.texts)))
         self.codes[self.at:self.at + len(s)] = glob[local]
         self.at += len(s)
         return True
@@ -248,7 +250,7 @@ class _Texts:
         texts = np.empty(len(self.texts), dtype=object)
         texts[:] = self.texts
         order = np.argsort(texts.astype(str), kind="stable") if len(texts) else np.zeros(0, np.intp)
-        remap = np.empty(len(order), dtype=np.int32)
+        remap = np.empty(len(order), dtype=self.codes.dtype)
         remap[order] = np.arange(len(order))
         return Categorical(remap[self.codes], texts[order])
 

@@ -4,13 +4,14 @@ and the :class:`Layout` strategy interface (``detect``, ``align``, ``supplies``/
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from d3mkit.errors import Issue
-from d3mkit.scoring.labels import LabelCodes, from_codes
+from d3mkit.scoring.labels import LabelArrays, LabelCodes, from_codes
 from d3mkit.scoring.truth import Truth
 from d3mkit.validation.columns import ColumnTable
 from d3mkit.scoring.values import INDEX, index_issues, index_values, lookup, same_kind
@@ -24,7 +25,9 @@ class Aligned:
     """Truth and predictions lined up row by row (arrays are read-only).
 
     ``truth``/``pred`` map target name to arrays (floats for numeric colTypes, strings
-    otherwise; ``(n, 4)`` boxes for objectDetection). ``confidence`` is 1-D per row, or
+    otherwise; ``(n, 4)`` boxes for objectDetection); the rows layout gives them as
+    :class:`~d3mkit.scoring.labels.LabelArrays`, whose label arrays are made from the codes
+    when first read. ``confidence`` is 1-D per row, or
     2-D with ``classes``; ``ranks`` maps target to the rank of the true value. ``codes``
     (text targets of the rows layout) maps target to ``(truth codes, prediction codes,
     labels)`` with ``truth[t] == labels[truth codes]``: the integer form the parse already
@@ -34,8 +37,8 @@ class Aligned:
     layout: str
     index: np.ndarray
     targets: list[str]
-    truth: dict[str, np.ndarray]
-    pred: dict[str, np.ndarray]
+    truth: Mapping[str, np.ndarray]
+    pred: Mapping[str, np.ndarray]
     col_types: dict[str, str]
     confidence: np.ndarray | None = None
     classes: np.ndarray | None = None
@@ -85,9 +88,10 @@ class Aligned:
                 present[pc] = True
                 new = np.cumsum(present) - 1
                 codes[t] = (new[tc], new[pc], labels[present])
-        return Aligned(self.layout, pick(self.index), list(self.targets),
-                       {t: pick(v) for t, v in self.truth.items()},
-                       {t: pick(v) for t, v in self.pred.items()}, dict(self.col_types),
+        def arrays(m):
+            return m.take(rows) if isinstance(m, LabelArrays) else {t: pick(v) for t, v in m.items()}
+        return Aligned(self.layout, pick(self.index), list(self.targets), arrays(self.truth),
+                       arrays(self.pred), dict(self.col_types),
                        confidence=None if self.confidence is None else pick(self.confidence),
                        codes=codes)
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import Issue, error
-from d3mkit.scoring.labels import joint_codes
+from d3mkit.scoring.labels import LabelArrays, joint_codes
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout
 from d3mkit.scoring.truth import Truth
 from d3mkit.scoring.values import (INDEX, confidence_values, index_issues, lines, parse_labels,
@@ -50,17 +50,22 @@ class RowsLayout(Layout):
         tvals, pvals, codes = {}, {}, {}
         for t in truth.targets:
             ctype = truth.col_types[t]
+            # label targets as codes: the label arrays are made only if a metric reads them
             tv, tcodes = parse_labels(truth.frame[t], t, ctype, truth.path, issues, truth.rows,
-                                      kind="truth")
+                                      kind="truth", values=False)
             pv, pcodes = parse_labels(df[t], t, ctype, path, issues,   # in truth order
-                                      order=None if identity else order)
-            tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
-            tvals[t] = read_only(tv)
-            pvals[t] = read_only(pv)
+                                      order=None if identity else order, values=False)
             if tcodes is not None and pcodes is not None:
-                codes[t] = joint_codes(tcodes, pcodes)
+                codes[t] = tc, pc, labels = joint_codes(tcodes, pcodes)
+                tvals[t], pvals[t] = (tc, labels), (pc, labels)
+            else:
+                tv = tcodes[1][tcodes[0]] if tv is None else tv
+                pv = pcodes[1][pcodes[0]] if pv is None else pv
+                tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
+                tvals[t] = read_only(tv)
+                pvals[t] = read_only(pv)
             tu = unique_in_order(tv) if tcodes is None else tcodes[1]
-            if ctype == "categorical" and len(tu) < len(tv):
+            if ctype == "categorical" and len(tu) < len(truth_idx):
                 # a closed label set (labels repeat in the truth); free-form targets such as
                 # chess boards or rationales, where nearly every truth value is new, are not
                 # warned about
@@ -71,8 +76,9 @@ class RowsLayout(Layout):
             conf = read_only(c if identity else c[order])
         if any(i.is_error for i in issues):
             return issues
-        return Aligned("rows", read_only(truth_idx), truth.targets, tvals, pvals, truth.col_types,
-                       confidence=conf, issues=issues, codes=codes)
+        return Aligned("rows", read_only(truth_idx), truth.targets, LabelArrays(tvals),
+                       LabelArrays(pvals), truth.col_types, confidence=conf, issues=issues,
+                       codes=codes)
 
 
 
