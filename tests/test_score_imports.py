@@ -1,4 +1,5 @@
-"""``d3mkit score`` of a CSV classification case never imports pandas (or pyarrow): the
+"""``d3mkit score`` of a CSV classification case (rows, classes and multiLabel layouts, integer
+or text d3mIndex) never imports pandas (or pyarrow): the
 pipeline's table is numpy columns (d3mkit.validation.columns) read by the plain-CSV
 tokenizer (d3mkit.validation.plaincsv); pandas costs about 0.2 s and 80 MB per process."""
 
@@ -81,3 +82,47 @@ def test_a_task_roots_test_rows_are_scored_without_pandas(tmp_path):
     assert p.returncode == 0, p.stderr
     assert loaded == [], loaded
     assert {s["metric"]: s["value"] for s in json.loads(p.stdout)["scores"]}["accuracy"] == 1.0
+
+
+def _problem_doc(tmp_path, metrics, subtype="multiClass"):
+    doc = ProblemDoc.new("p_problem", "p", "classification", subtype, "p_dataset",
+                         [Target(0, "learningData", 1, "label")], [{"metric": m} for m in metrics])
+    doc.save(tmp_path / "problemDoc.json")
+    return tmp_path / "problemDoc.json"
+
+
+def _scores_without_pandas(tmp_path, pdoc, truth: str, pred: str) -> dict:
+    (tmp_path / "targets.csv").write_text(truth)
+    (tmp_path / "pred.csv").write_text(pred)
+    p, loaded = _score(["--problem", pdoc, "--predictions", tmp_path / "pred.csv", "--targets",
+                        tmp_path / "targets.csv", "--format", "json"])
+    assert p.returncode == 0, p.stderr
+    assert loaded == [], loaded
+    return {s["metric"]: s["value"] for s in json.loads(p.stdout)["scores"]}
+
+
+def test_the_classes_layout_imports_no_pandas(tmp_path):
+    # one row per (d3mIndex, class) with its confidence; index 2's most confident class is wrong
+    pdoc = _problem_doc(tmp_path, ["accuracy", "f1Macro", "rocAucMacro"])
+    truth = "d3mIndex,label\n" + "".join(f"{i},{'abc'[i % 3]}\n" for i in range(6))
+    rows = [(i, c, 0.6 if c == "abc"[i % 3] else 0.2) for i in range(6) for c in "abc"]
+    rows[2 * 3 + 1] = (2, "b", 0.7)
+    pred = "d3mIndex,label,confidence\n" + "".join(f"{i},{c},{v}\n" for i, c, v in reversed(rows))
+    scores = _scores_without_pandas(tmp_path, pdoc, truth, pred)
+    assert abs(scores["accuracy"] - 5 / 6) < 1e-12 and 0 < scores["rocAucMacro"] <= 1
+
+
+def test_the_multilabel_layout_imports_no_pandas(tmp_path):
+    pdoc = _problem_doc(tmp_path, ["accuracy", "f1Macro", "hammingLoss"], subtype="multiLabel")
+    truth = "d3mIndex,label\n0,a\n0,b\n1,b\n2,a\n2,c\n"
+    pred = "d3mIndex,label\n2,c\n2,a\n1,a\n0,b\n0,a\n"
+    scores = _scores_without_pandas(tmp_path, pdoc, truth, pred)
+    assert abs(scores["accuracy"] - 2 / 3) < 1e-12 and abs(scores["hammingLoss"] - 2 / 9) < 1e-12
+
+
+def test_a_text_d3mindex_imports_no_pandas(tmp_path):
+    pdoc = _problem_doc(tmp_path, ["accuracy", "f1Macro"])
+    truth = "d3mIndex,label\n" + "".join(f"r{i},{'ab'[i % 2]}\n" for i in range(10))
+    pred = "d3mIndex,label\n" + "".join(f"r{i},{'ab'[i % 5 == 0]}\n" for i in reversed(range(10)))
+    scores = _scores_without_pandas(tmp_path, pdoc, truth, pred)
+    assert scores["accuracy"] == 0.5

@@ -78,3 +78,27 @@ def test_confusion_in_blocks_of_small_codes(monkeypatch, k):
     cm, classes = M._confusion(t, p)
     pairs = collections.Counter(zip(t.tolist(), p.tolist()))
     assert cm.tolist() == [[pairs[(a, b)] for b in classes] for a in classes]
+
+
+def test_duplicated_and_encode_agree_with_pandas():
+    # the pandas-free forms the layouts use: duplicated (keep first / all), unique_in_order,
+    # lookup of text, encode of text and of numbers, factorize of a large object array
+    from d3mkit.validation import coltypes
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        ints = rng.integers(-3, 8, rng.integers(0, 30))
+        for a in (ints, ints.astype(str).astype(object)):
+            for keep in ("first", False):
+                assert (V.duplicated(a, keep=keep) == pd.Index(a).duplicated(keep=keep)).all()
+            assert V.unique_in_order(a).tolist() == pd.unique(a).tolist()
+        if not len(ints):
+            continue
+        t, p = ints[: len(ints) // 2 + 1], ints[len(ints) // 2:]
+        for tt, pp in ((t, p), (t.astype(float), p), (t.astype(str).astype(object), p.astype(str).astype(object))):
+            c = encode(tt, pp)
+            assert (c.labels[c.truth] == tt).all() and (c.labels[c.pred] == pp).all()
+            assert c.labels.tolist() == sorted(set(tt.tolist()) | set(pp.tolist()))
+    big = np.array([f"x{i % 97}" for i in range(3000)] + [None, float("nan"), "x3"], dtype=object)
+    codes, uniq = coltypes.factorize(big)       # the dict path (under SMALL values)
+    pcodes, puniq = pd.factorize(big)
+    assert codes.tolist() == pcodes.tolist() and uniq.tolist() == puniq.tolist()

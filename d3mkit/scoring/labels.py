@@ -13,12 +13,12 @@ as those codes, making a label array (8 bytes a row) only when something reads i
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.validation.columns import code_dtype
 
 
@@ -66,16 +66,17 @@ def encode(y_true, y_pred) -> LabelCodes:
     """
     t = y_true if isinstance(y_true, np.ndarray) else np.asarray(y_true, dtype=object)
     p = y_pred if isinstance(y_pred, np.ndarray) else np.asarray(y_pred, dtype=object)
-    codes_t, uniq = pd.factorize(t, sort=False)
-    codes_p = pd.Index(uniq).get_indexer(p)
-    new = codes_p < 0
-    if new.any():
-        extra_codes, extra = pd.factorize(p[new], sort=False)
-        codes_p[new] = extra_codes + len(uniq)
-        allu = np.concatenate([np.asarray(uniq, dtype=object), np.asarray(extra, dtype=object)])
-    else:
-        allu = np.asarray(uniq, dtype=object)
-    return from_codes(codes_t, codes_p, allu)
+    if t.dtype.kind in "biuf" and p.dtype.kind in "biuf":    # numbers: numpy's sort
+        uniq, inv = np.unique(np.concatenate([t.ravel(), p.ravel()]), return_inverse=True)
+        inv = inv.reshape(-1)
+        return from_codes(inv[:t.size], inv[t.size:], np.asarray(uniq, dtype=object))
+    cells_t, cells_p = t.tolist(), p.tolist()      # anything else: one dict (no pandas)
+    labels = list(dict.fromkeys(itertools.chain(cells_t, cells_p)))
+    code_of = dict(zip(labels, range(len(labels))))
+    allu = np.empty(len(labels), dtype=object)
+    allu[:] = labels
+    return from_codes(np.fromiter(map(code_of.__getitem__, cells_t), np.intp, len(cells_t)),
+                      np.fromiter(map(code_of.__getitem__, cells_p), np.intp, len(cells_p)), allu)
 
 
 def joint_codes(tcodes, pcodes, order=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -321,8 +321,9 @@ def class_scores(y_true, y_pred, confidence, classes=None, codes=None):
     if conf.ndim == 2:
         if classes is None:
             raise ValueError("a confidence matrix needs classes=")
+        from d3mkit.scoring.values import lookup
         cls = np.asarray(classes, dtype=object)
-        idx = pd.Index(cls).get_indexer(t)
+        idx = lookup(cls, np.asarray(t, dtype=object))[0]
         if (idx < 0).any():
             bad = t[idx < 0][0]
             raise ValueError(f"true label {bad!r} has no confidence column")

@@ -41,7 +41,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 
 
 @dataclass(frozen=True)
@@ -221,4 +220,5 @@ def label_codes(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
     >>> label_codes(np.array(["b", "z"], dtype=object), np.array(["a", "b"], dtype=object)).tolist()
     [1, -1]
     """
-    return pd.Index(labels).get_indexer(values)
+    from d3mkit.scoring.values import lookup
+    return lookup(np.asarray(labels), np.asarray(values))[0]

@@ -10,6 +10,9 @@ of the file (the header is row 1).
 
 from __future__ import annotations
 
+import itertools
+import re
+
 import numpy as np
 
 from d3mkit.errors import Issue, error, warning
@@ -22,6 +25,7 @@ INDEX = "d3mIndex"
 NUMERIC_TYPES = ("integer", "real")
 SHOW = 10   # how many offending rows/indices a message lists
 _BLOCK = 1 << 16   # rows per step of a whole-column pass that would otherwise copy the column
+_NOT_A_NUMBER = re.compile(r"[^0-9+\-.eE\s]")   # a character outside every number's text
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
@@ -47,11 +51,48 @@ def unique_in_order(a) -> np.ndarray:
     if a.dtype.kind in "iub" or (a.dtype.kind == "f" and not np.isnan(a).any()):
         _, first = np.unique(a, return_index=True)
         return a[np.sort(first)]
-    if a.dtype != object:   # floats with NaN, dates, ...
+    if a.dtype.kind not in "OUS":   # floats with NaN, dates, ...
         return np.asarray(pd.unique(a))
     keys = list(dict.fromkeys(a.tolist()))
     out = np.empty(len(keys), dtype=object)
     out[:] = keys
+    return out
+
+
+def group_codes(a) -> np.ndarray:
+    """Each value's group: equal values share a code (integers through numpy's sort, text
+    through a dict; no pandas).
+
+    >>> group_codes(np.array([30, 10, 30])).tolist(), group_codes(np.array(["b", "a", "b"], dtype=object)).tolist()
+    ([1, 0, 1], [0, 1, 0])
+    """
+    a = np.asarray(a)
+    if a.dtype.kind in "iub":
+        return np.unique(a, return_inverse=True)[1].reshape(len(a))
+    at: dict = {}
+    return np.fromiter((at.setdefault(v, len(at)) for v in a.tolist()), np.intp, len(a))
+
+
+def duplicated(a, keep="first") -> np.ndarray:
+    """``pandas.Index(a).duplicated(keep=keep)`` without pandas: with ``keep="first"`` every
+    occurrence of a value after its first, with ``keep=False`` every occurrence of a value
+    that occurs more than once.
+
+    >>> duplicated(np.array([3, 1, 3, 3])).tolist(), duplicated(np.array([3, 1, 3]), keep=False).tolist()
+    ([False, False, True, True], [True, False, True])
+    """
+    codes = group_codes(a)
+    if not len(codes):
+        return np.zeros(0, bool)
+    if keep is False:
+        return np.bincount(codes)[codes] > 1
+    if keep != "first":
+        raise ValueError(f"keep must be 'first' or False, not {keep!r}")
+    order = np.argsort(codes, kind="stable")       # each group's rows, in row order
+    later = np.zeros(len(codes), bool)
+    later[1:] = codes[order][1:] == codes[order][:-1]
+    out = np.empty(len(codes), bool)
+    out[order] = later
     return out
 
 
@@ -62,7 +103,11 @@ def index_values(col) -> np.ndarray:
     if a.dtype.kind in "iu":
         return a.astype(np.int64, copy=False)
     # the integer colType's canonical form: "1.0" and " 1" are index 1, exactly; "2_5" and
-    # full-width digits, which Python's int() reads, are not integers here either
+    # full-width digits, which Python's int() reads, are not integers here either. A cell
+    # holding a character no number is written with ("r12") makes the index text without
+    # a number parse (which would import pandas)
+    if len(a) and _NOT_A_NUMBER.search("\n".join(str(v) for v in a.tolist())):
+        return np.asarray([str(v).strip() for v in a], dtype=object)
     x, bad = coltypes.canonical(a, "integer")
     if len(x) and not bad.any():
         if x.dtype == float and (x == np.round(x)).all():
@@ -83,7 +128,7 @@ def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
     when absent; ``unique`` says whether ``keys`` has no repeated value (when it has, ``pos``
     only tells present, >= 0, from absent). Integer keys and values within a span of a few
     times their count (d3mIndex almost always is) go through one direct table, O(n) with
-    no hashing; anything else through a pandas hash index.
+    no hashing; anything else (text) through a dict, so pandas is not imported.
 
     >>> pos, unique = lookup(np.array([10, 12, 11]), np.array([11, 13, 10]))
     >>> pos.tolist(), unique
@@ -115,10 +160,11 @@ def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
             for o in range(0, len(values), _BLOCK):
                 pos[o:o + _BLOCK] = table[values[o:o + _BLOCK] - lo]
             return pos, unique
-    index = pd.Index(keys)   # strings: a hash index
-    if index.is_unique:
-        return index.get_indexer(values), True
-    return np.where(np.isin(values, keys), 0, -1), False
+    at = dict(zip(keys.tolist(), range(len(keys))))   # strings: a dict (no pandas)
+    pos = np.fromiter(map(at.get, values.tolist(), itertools.repeat(-1)), np.intp, len(values))
+    if len(at) == len(keys):
+        return pos, True
+    return np.where(pos >= 0, 0, -1), False
 
 
 class Source(str):
@@ -153,7 +199,11 @@ def lines(pos: np.ndarray, source=None) -> np.ndarray:
 
 def is_missing(a: np.ndarray, col_type: str | None = None) -> np.ndarray:
     """The missing cells of a column (:func:`d3mkit.validation.coltypes.is_missing`, the one
-    definition: an empty cell, and a NaN of a number colType)."""
+    definition: an empty cell, and a NaN of a number colType); of a
+    :class:`~d3mkit.validation.columns.Categorical`, through its distinct values."""
+    if isinstance(a, Categorical):
+        return coltypes.is_missing(a.categories, col_type)[a.codes] if len(a.categories) \
+            else np.zeros(len(a), bool)
     a = np.asarray(a)
     return coltypes.is_missing(a, col_type) if a.dtype == object else np.zeros(len(a), bool)
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import unicodedata
 import warnings
 from decimal import Decimal, InvalidOperation
@@ -217,21 +218,27 @@ def _is_na(v) -> bool:
 
 def factorize(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``pandas.factorize`` of an object array (codes, distinct values in order of first
-    appearance; None and NaN are code -1), without pandas for a small array (the distinct
-    values of a column, as the scorer passes them).
+    appearance; None and NaN are code -1): pandas' hash table for a large array when pandas
+    is already imported (validation), else a dict (the scorer, which does not import pandas
+    for it; the distinct values of a column, as the scorer passes them, are small).
 
     >>> codes, uniq = factorize(np.array(["b", "a", None, "b"], dtype=object))
     >>> codes.tolist(), uniq.tolist()
     ([0, 1, -1, 0], ['b', 'a'])
     """
-    if len(a) > SMALL:
+    if len(a) > SMALL and "pandas" in sys.modules:
         codes, uniq = pd.factorize(a)
         return codes, np.asarray(uniq, dtype=object)
-    seen: dict = {}
-    codes = np.fromiter((-1 if _is_na(v) else seen.setdefault(v, len(seen)) for v in a.tolist()),
-                        np.intp, len(a))
-    uniq = np.empty(len(seen), dtype=object)
-    uniq[:] = list(seen)
+    cells = a.tolist()
+    keys = list(dict.fromkeys(cells))      # distinct cells in order (each NaN object its own)
+    na = [_is_na(v) for v in keys]
+    kept = [k for k, m in zip(keys, na) if not m]
+    code_of = dict(zip(kept, range(len(kept))))
+    if len(kept) < len(keys):
+        code_of.update((k, -1) for k, m in zip(keys, na) if m)
+    codes = np.fromiter(map(code_of.__getitem__, cells), np.intp, len(cells))
+    uniq = np.empty(len(kept), dtype=object)
+    uniq[:] = kept
     return codes, uniq
 
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import error
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout, truth_positions
-from d3mkit.scoring.values import (INDEX, NUMERIC_TYPES, confidence_values, lines, parse_target,
-                                   read_only, rows_text,
-                                   unseen_labels)
+from d3mkit.scoring.values import (INDEX, NUMERIC_TYPES, confidence_values, duplicated, lines, lookup,
+                                   parse_target, read_only, rows_text, unseen_labels)
 from d3mkit.validation import coltypes
 
 
@@ -25,7 +23,7 @@ class ClassesLayout(Layout):
     def align(self, ctx: "Context"):
         truth, df, path, conf_col, issues = ctx.truth, ctx.df, ctx.path, ctx.conf_col, ctx.issues
         pred_idx, truth_idx = ctx.indices
-        once = ~pd.Index(pred_idx).duplicated(keep=False)
+        once = ~duplicated(pred_idx, keep=False)
         if once.any():   # the layout is decided by the whole file: no silent switch
             rows = lines(np.flatnonzero(once), path)
             issues.append(error("predictions.mixed_layout", f"row {rows[0]}, column {INDEX}",
@@ -45,16 +43,16 @@ def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
     t = truth.targets[0]
     ctype = truth.col_types[t]
     tpos, bad = truth_positions(pred_idx, truth_idx, path, issues)
-    labels = parse_target(np.asarray(df[t]), t, ctype, path, issues)
+    labels = parse_target(df[t], t, ctype, path, issues)   # (a label column's codes as read)
     conf = confidence_values(df, conf_col, path, issues)
-    tv = parse_target(np.asarray(truth.frame[t]), t, ctype, truth.path, issues, truth.rows, kind="truth")
+    tv = parse_target(truth.frame[t], t, ctype, truth.path, issues, truth.rows, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     tv, labels = coltypes.comparable(tv, labels)
-    classes = np.asarray(sorted(set(pd.unique(tv)) | set(pd.unique(labels))), dtype=object)
-    code = pd.Index(classes).get_indexer(labels)
+    classes = np.asarray(sorted(set(tv.tolist()) | set(labels.tolist())), dtype=object)
+    code = lookup(classes, labels)[0]
     key = tpos.astype(np.int64) * len(classes) + code
-    dup = pd.Index(key).duplicated(keep=False)
+    dup = duplicated(key, keep=False)
     if dup.any():
         pos = np.flatnonzero(dup)
         issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {t}",

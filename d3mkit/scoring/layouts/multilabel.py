@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import Issue, error, warning
 from d3mkit.limits import how_to_raise, limit
 from d3mkit.scoring.layouts.base import Aligned, Call, Context, Layout
-from d3mkit.scoring.values import (INDEX, confidence_values, index_issues, index_values, is_missing,
-                                   lines, parse_target,
-                                   read_only, rows_text,
-                                   same_kind, unseen_labels)
+from d3mkit.scoring.values import (INDEX, confidence_values, duplicated, index_issues, index_values,
+                                   is_missing, lines, lookup, parse_target, read_only, rows_text,
+                                   same_kind, unique_in_order, unseen_labels)
 from d3mkit.validation import coltypes
+from d3mkit.validation.columns import Categorical
 
 
 class MultiLabelLayout(Layout):
@@ -43,9 +42,11 @@ def _ml_values(a: np.ndarray, name: str, col_type: str, path: str, issues: list[
     ``rows`` maps each value to its data row in the file (for messages)."""
     keep = ~is_missing(a) if skip_blank else np.ones(len(a), bool)
     pos = np.flatnonzero(keep)
+    kept = a if len(pos) == len(a) else \
+        a.take(pos) if isinstance(a, Categorical) else np.asarray(a)[pos]   # a label column stays codes
     if rows is not None:
         pos = rows[pos]
-    vals = parse_target(a[keep], name, col_type, path, issues, positions=pos, kind=kind)
+    vals = parse_target(kept, name, col_type, path, issues, positions=pos, kind=kind)
     return vals, keep
 
 
@@ -56,19 +57,18 @@ def _align_multilabel(truth, df, path, conf_col, issues):
     targets = truth.targets
     several = len(targets) > 1
     pred_idx, trow_idx = same_kind(index_values(df[INDEX]), truth.index)
-    uniq = np.asarray(pd.unique(trow_idx))          # truth is sorted by d3mIndex
+    uniq = unique_in_order(trow_idx)          # truth is sorted by d3mIndex
     missing_mask, extra_mask = index_issues(pred_idx, uniq, path, issues)
     if missing_mask.any() or extra_mask.any():
         return issues
-    uindex = pd.Index(uniq)
-    ppos = uindex.get_indexer(pred_idx)
-    tpos = uindex.get_indexer(trow_idx)
+    ppos = lookup(uniq, pred_idx)[0]
+    tpos = lookup(uniq, trow_idx)[0]
     conf = confidence_values(df, conf_col, path, issues) if conf_col is not None else None
     if several:
         truth_rows = truth.rows if truth.rows is not None else np.arange(len(truth.frame))
         for frame, fpath, kind, where in ((df, path, "predictions", np.arange(len(df))),
                                           (truth.frame, truth.path, "truth", truth_rows)):
-            blank = np.logical_and.reduce([is_missing(np.asarray(frame[t])) for t in targets])
+            blank = np.logical_and.reduce([is_missing(frame[t]) for t in targets])
             if blank.any():
                 rows = np.sort(lines(where[np.flatnonzero(blank)], fpath))
                 issues.append(error(f"{kind}.missing_value", f"row {rows[0]}",
@@ -79,21 +79,21 @@ def _align_multilabel(truth, df, path, conf_col, issues):
     for t in targets:
         ctype = truth.col_types[t]
         n_before = sum(i.is_error for i in issues)
-        tv, tkeep = _ml_values(np.asarray(truth.frame[t]), t, ctype, truth.path, issues, "truth",
+        tv, tkeep = _ml_values(truth.frame[t], t, ctype, truth.path, issues, "truth",
                                several, truth.rows)
-        pv, pkeep = _ml_values(np.asarray(df[t]), t, ctype, path, issues, "predictions", several)
+        pv, pkeep = _ml_values(df[t], t, ctype, path, issues, "predictions", several)
         if sum(i.is_error for i in issues) > n_before:
             continue
         tv, pv = coltypes.comparable(tv, pv)      # integers beyond 2**53: exact on both sides
         # sorted union of the labels (hash the rows, sort the few distinct values)
-        labels = np.sort(np.asarray(pd.unique(np.concatenate([tv, pv]))))
+        labels = np.sort(unique_in_order(np.concatenate([tv, pv])))
         labels = labels.astype(object) if labels.dtype.kind not in "f" else labels
         k = len(labels)
         cells = n * k   # dense (indices x labels) matrices: bool, and float64 scores
         if k > limit("MAX_LABELS") or cells > limit("MAX_LABEL_CELLS"):
             name = "MAX_LABELS" if k > limit("MAX_LABELS") else "MAX_LABEL_CELLS"
             issues.append(error("predictions.too_many_labels", f"column {t}",
-                                f"{k:,} distinct labels over {n:,} indices ({len(pd.unique(pv)):,} "
+                                f"{k:,} distinct labels over {n:,} indices ({len(unique_in_order(pv)):,} "
                                 f"in the predictions) would need {cells:,} matrix cells, over the "
                                 f"{how_to_raise(name)}", path))
             continue
@@ -103,7 +103,7 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         for code, rowpos, kind, fpath, src, where in (
                 (tcode, tp_, "truth", truth.path, tkeep, truth_rows),
                 (pcode, pp_, "predictions", path, pkeep, np.arange(len(df)))):
-            dup = pd.Index(rowpos.astype(np.int64) * k + code).duplicated(keep="first")
+            dup = duplicated(rowpos.astype(np.int64) * k + code, keep="first")
             if dup.any():
                 rows = np.sort(lines(where[np.flatnonzero(src)[dup]], fpath))
                 issues.append(warning(f"{kind}.duplicate_label", f"row {rows[0]}, column {t}",

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import Issue, error
 from d3mkit.scoring.labels import LabelArrays, joint_codes
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout
 from d3mkit.scoring.truth import Truth
-from d3mkit.scoring.values import (INDEX, confidence_values, index_issues, lines, parse_labels,
+from d3mkit.scoring.values import (INDEX, confidence_values, duplicated, index_issues, lines, parse_labels,
                                    read_only, rows_text, unique_in_order,
                                    unseen_labels)
 from d3mkit.validation import coltypes
@@ -34,9 +33,9 @@ class RowsLayout(Layout):
                                 "a ranking metric needs rows (d3mIndex, value, rank) with a rank "
                                 "column", path))
         if repeated:
-            dup = pd.Index(pred_idx).duplicated(keep=False)
+            dup = duplicated(pred_idx, keep=False)
             pos = np.flatnonzero(dup)
-            vals = pd.unique(pred_idx[dup])
+            vals = unique_in_order(pred_idx[dup])
             issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {INDEX}",
                                 f"{len(vals)} d3mIndex value(s) appear more than once "
                                 f"({rows_text(vals)}; rows {rows_text(lines(pos, path), len(pos))})", path))
