@@ -1,4 +1,4 @@
-"""``d3mkit score`` of a CSV classification case (rows, classes and multiLabel layouts, integer
+"""``d3mkit score`` of a CSV classification case (rows, classes, multiLabel and ranked layouts, integer
 or text d3mIndex) never imports pandas (or pyarrow): the
 pipeline's table is numpy columns (d3mkit.validation.columns) read by the plain-CSV
 tokenizer (d3mkit.validation.plaincsv); pandas costs about 0.2 s and 80 MB per process."""
@@ -126,3 +126,15 @@ def test_a_text_d3mindex_imports_no_pandas(tmp_path):
     pred = "d3mIndex,label\n" + "".join(f"r{i},{'ab'[i % 5 == 0]}\n" for i in reversed(range(10)))
     scores = _scores_without_pandas(tmp_path, pdoc, truth, pred)
     assert scores["accuracy"] == 0.5
+
+
+def test_the_ranked_layout_imports_no_pandas(tmp_path):
+    doc = ProblemDoc.new("p_problem", "p", "linkPrediction", None, "p_dataset",
+                         [Target(0, "learningData", 1, "label")],
+                         [{"metric": "meanReciprocalRank"}, {"metric": "hitsAtK", "K": 2}])
+    doc.save(tmp_path / "problemDoc.json")
+    truth = "d3mIndex,label\n0,father\n1,sister\n2,brother\n"
+    pred = ("d3mIndex,label,rank\n2,sister,3\n0,brother,1\n0,cousin,2\n1,sister,1\n0,father,4\n"
+            "2,father,1\n1,mother,2\n2,brother,2\n")
+    scores = _scores_without_pandas(tmp_path, tmp_path / "problemDoc.json", truth, pred)
+    assert abs(scores["meanReciprocalRank"] - (1 / 4 + 1 + 1 / 2) / 3) < 1e-12 and abs(scores["hitsAtK"] - 2 / 3) < 1e-12

@@ -102,3 +102,34 @@ def test_duplicated_and_encode_agree_with_pandas():
     codes, uniq = coltypes.factorize(big)       # the dict path (under SMALL values)
     pcodes, puniq = pd.factorize(big)
     assert codes.tolist() == pcodes.tolist() and uniq.tolist() == puniq.tolist()
+
+
+def test_ranked_alignment_agrees_with_pandas_merge_and_sort(tmp_path):
+    # the ranked layout without pandas: the rank of each true value (a left merge on
+    # (index, value), 500 when not listed) and the hard label (the smallest rank, ties by
+    # the value's text, then file order), against the pandas form it replaced
+    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.scoring import predictions as P
+    from d3mkit.scoring.layouts import align
+    from d3mkit.scoring.score import prepare_problem
+    rng = np.random.default_rng(5)
+    words = np.array(["père", "b", "a", "ab", "Z", "é"], dtype=object)
+    n = 60
+    truth = words[rng.integers(0, len(words), n)]
+    rows = [(i, w, int(r)) for i in range(n) for w, r in zip(rng.permutation(words)[: rng.integers(1, 5)],
+                                                           rng.integers(1, 4, 5))]
+    rows = [rows[j] for j in rng.permutation(len(rows))]
+    pd.DataFrame({"d3mIndex": np.arange(n), "rel": truth}).to_csv(tmp_path / "t.csv", index=False)
+    pd.DataFrame(rows, columns=["d3mIndex", "rel", "rank"]).to_csv(tmp_path / "p.csv", index=False)
+    doc = ProblemDoc.new("p", "p", "linkPrediction", None, "d", [Target(0, "learningData", 1, "rel")],
+                         [{"metric": "meanReciprocalRank"}])
+    doc.save(tmp_path / "problemDoc.json")
+    prep = prepare_problem(tmp_path / "problemDoc.json", targets=tmp_path / "t.csv")
+    df, _ = P.read_predictions(tmp_path / "p.csv", prep.truth)
+    al = align(prep.truth, df, "p.csv", ranked=True)
+    pf = pd.DataFrame({"pos": [r[0] for r in rows], "value": [r[1] for r in rows],
+                       "rank": [float(r[2]) for r in rows]})
+    merged = pd.DataFrame({"pos": np.arange(n), "value": truth}).merge(pf, on=["pos", "value"], how="left")
+    assert al.ranks["rel"].tolist() == merged["rank"].fillna(500.0).tolist()
+    best = pf.sort_values(["pos", "rank", "value"], kind="stable").drop_duplicates("pos")
+    assert al.pred["rel"].tolist() == best.sort_values("pos")["value"].tolist()

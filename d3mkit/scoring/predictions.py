@@ -127,11 +127,11 @@ def read_table(source, kind: str, usecols=None, int_cols=(INDEX,), text_cols=(),
 def typed_columns(targets, col_types: dict, header=()) -> dict:
     """How the reader reads the scored columns: ``text_cols`` (label targets, as
     categoricals), ``int_cols`` (d3mIndex and the integer targets) and ``float_cols`` (the
-    real targets and a ``confidence`` column of ``header``, any case)."""
+    real targets and the ``confidence`` and ``rank`` columns of ``header``, any case)."""
     return {"text_cols": text_targets(targets, col_types),
             "int_cols": (INDEX, *(t for t in targets if col_types.get(t) == "integer")),
             "float_cols": (*(t for t in targets if col_types.get(t) == "real"),
-                           *(c for c in header if c.lower() == "confidence" and c not in targets))}
+                           *(c for c in header if c.lower() in ("confidence", "rank") and c not in targets))}
 
 
 def text_targets(targets, col_types: dict) -> tuple[str, ...]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.errors import error
 from d3mkit.scoring.layouts.base import MAX_RANK, Aligned, Context, Layout, truth_positions
-from d3mkit.scoring.values import lines, parse_numeric, parse_target, read_only
+from d3mkit.scoring.values import duplicated, lines, lookup, parse_numeric, parse_target, read_only
 from d3mkit.validation import coltypes
 
 
@@ -36,7 +35,7 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
         return issues
     tpos, bad = truth_positions(pred_idx, truth_idx, path, issues)
     ctype = truth.col_types[t]
-    values = parse_target(np.asarray(df[t]), t, ctype, path, issues)
+    values = parse_target(df[t], t, ctype, path, issues)
     ranks = parse_numeric(np.asarray(df[rank_col]), rank_col, path, "predictions.rank",
                            "numbers", issues)
     low = ranks < 1
@@ -44,22 +43,31 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
         pos = np.flatnonzero(low)
         issues.append(error("predictions.rank", f"row {lines(pos, path)[0]}, column {rank_col}",
                             f"{len(pos)} rank(s) below 1", path))
-    tv = parse_target(np.asarray(truth.frame[t]), t, ctype, truth.path, issues, truth.rows, kind="truth")
+    tv = parse_target(truth.frame[t], t, ctype, truth.path, issues, truth.rows, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
     tv, values = coltypes.comparable(tv, values)
-    pf = pd.DataFrame({"pos": tpos, "value": values.astype(str), "rank": ranks})
-    if pf.duplicated(["pos", "value"]).any():
-        pos = np.flatnonzero(pf.duplicated(["pos", "value"], keep=False).to_numpy())
+    # (d3mIndex, value) pairs as integers: each value by its text's place among the sorted
+    # texts of both sides, so ordering by the code is ordering by the text
+    vtext, ttext = values.astype(str).astype(object), tv.astype(str).astype(object)
+    texts = np.asarray(sorted(set(vtext.tolist()) | set(ttext.tolist())), dtype=object)
+    vcode, tcode = lookup(texts, vtext)[0], lookup(texts, ttext)[0]
+    pkey = tpos.astype(np.int64) * len(texts) + vcode
+    if duplicated(pkey).any():
+        pos = np.flatnonzero(duplicated(pkey, keep=False))
         issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {t}",
                             f"{len(pos)} rows repeat a (d3mIndex, {t}) pair", path))
         return issues
-    tf = pd.DataFrame({"pos": np.arange(len(truth_idx)), "value": tv.astype(str)})
-    merged = tf.merge(pf, on=["pos", "value"], how="left")
-    r = merged["rank"].fillna(MAX_RANK).to_numpy(dtype=float)
-    best = pf.sort_values(["pos", "rank", "value"], kind="stable").drop_duplicates("pos")
+    hit = lookup(pkey, np.arange(len(truth_idx), dtype=np.int64) * len(texts) + tcode)[0]
+    r = np.full(len(hit), MAX_RANK)            # a true value not listed: rank 500
+    r[hit >= 0] = ranks[hit[hit >= 0]]
+    # each index's best row: the smallest rank, ties by the value's text, then file order
+    order = np.lexsort((vcode, ranks, tpos))
+    first = np.ones(len(order), bool)
+    first[1:] = tpos[order][1:] != tpos[order][:-1]
+    best = order[first]
     hard = np.empty(len(truth_idx), dtype=values.dtype if values.dtype.kind == "f" else object)
-    hard[best["pos"].to_numpy()] = values[best.index.to_numpy()]
+    hard[tpos[best]] = values[best]
     tvals = {t: read_only(tv)}
     pvals = {t: read_only(hard)}
     if any(i.is_error for i in issues):
