@@ -1,7 +1,7 @@
-"""``d3mkit score`` of a CSV classification case (rows, classes, multiLabel and ranked layouts, integer
-or text d3mIndex) never imports pandas (or pyarrow): the
-pipeline's table is numpy columns (d3mkit.validation.columns) read by the plain-CSV
-tokenizer (d3mkit.validation.plaincsv); pandas costs about 0.2 s and 80 MB per process."""
+"""``d3mkit score`` of a plain CSV case (the rows, classes, multiLabel and ranked layouts, an
+integer or a text d3mIndex, a task root) never imports pandas (or pyarrow): the pipeline's
+table is numpy columns (d3mkit.validation.columns) read by the plain-CSV tokenizer
+(d3mkit.validation.plaincsv); pandas costs about 0.2 s and 80 MB per process."""
 
 import json
 import os
@@ -84,57 +84,74 @@ def test_a_task_roots_test_rows_are_scored_without_pandas(tmp_path):
     assert {s["metric"]: s["value"] for s in json.loads(p.stdout)["scores"]}["accuracy"] == 1.0
 
 
-def _problem_doc(tmp_path, metrics, subtype="multiClass"):
-    doc = ProblemDoc.new("p_problem", "p", "classification", subtype, "p_dataset",
-                         [Target(0, "learningData", 1, "label")], [{"metric": m} for m in metrics])
-    doc.save(tmp_path / "problemDoc.json")
-    return tmp_path / "problemDoc.json"
+def _problem_doc(path, metrics, subtype="multiClass", task_type="classification", **extra):
+    path.mkdir()
+    doc = ProblemDoc.new("p_problem", "p", task_type, subtype, "p_dataset",
+                         [Target(0, "learningData", 1, "label")],
+                         [{"metric": m, **extra.get(m, {})} for m in metrics])
+    doc.save(path / "problemDoc.json")
+    return path / "problemDoc.json"
 
 
-def _scores_without_pandas(tmp_path, pdoc, truth: str, pred: str) -> dict:
-    (tmp_path / "targets.csv").write_text(truth)
-    (tmp_path / "pred.csv").write_text(pred)
-    p, loaded = _score(["--problem", pdoc, "--predictions", tmp_path / "pred.csv", "--targets",
-                        tmp_path / "targets.csv", "--format", "json"])
+# several cases in one process (one start-up, not one per case): each is scored by
+# main(argv) in turn, its JSON printed on one line, and the process says at the end whether
+# any of them imported pandas or pyarrow
+MANY = ("import io, json, sys, contextlib\nfrom d3mkit.cli import main\n"
+        "for argv in json.loads(sys.argv[1]):\n"
+        "    out = io.StringIO()\n"
+        "    with contextlib.redirect_stdout(out):\n"
+        "        code = main(argv)\n"
+        "    print(json.dumps({'code': code, 'out': out.getvalue()}))\n"
+        "print('LOADED', ' '.join(m for m in ('pandas', 'pyarrow') if m in sys.modules), file=sys.stderr)\n")
+
+
+def _score_many(cases: dict) -> tuple[dict, list]:
+    """``{name: (problemDoc, truth file, predictions file)}`` scored in one process:
+    ``({name: scores}, the modules of pandas/pyarrow it loaded)``."""
+    names = list(cases)
+    argvs = [["score", "--problem", str(pdoc), "--predictions", str(pred), "--targets", str(truth),
+              "--format", "json"] for pdoc, truth, pred in cases.values()]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-c", MANY, json.dumps(argvs)], env=env, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert loaded == [], loaded
-    return {s["metric"]: s["value"] for s in json.loads(p.stdout)["scores"]}
+    results = [json.loads(ln) for ln in p.stdout.splitlines()]
+    assert [r["code"] for r in results] == [0] * len(names), (results, p.stderr)
+    loaded = [ln for ln in p.stderr.splitlines() if ln.startswith("LOADED")][-1].split()[1:]
+    return {n: {s["metric"]: s["value"] for s in json.loads(r["out"])["scores"]}
+            for n, r in zip(names, results)}, loaded
 
 
-def test_the_classes_layout_imports_no_pandas(tmp_path):
-    # one row per (d3mIndex, class) with its confidence; index 2's most confident class is wrong
-    pdoc = _problem_doc(tmp_path, ["accuracy", "f1Macro", "rocAucMacro"])
-    truth = "d3mIndex,label\n" + "".join(f"{i},{'abc'[i % 3]}\n" for i in range(6))
+def _case(tmp_path, name, truth: str, pred: str, *metrics, **kw):
+    pdoc = _problem_doc(tmp_path / name, metrics, **kw)
+    (tmp_path / name / "targets.csv").write_text(truth)
+    (tmp_path / name / "pred.csv").write_text(pred)
+    return pdoc, tmp_path / name / "targets.csv", tmp_path / name / "pred.csv"
+
+
+def test_the_other_layouts_and_a_text_d3mindex_import_no_pandas(tmp_path):
+    cases = {}
+    # classes: one row per (d3mIndex, class) with its confidence; index 2's most confident
+    # class is wrong
     rows = [(i, c, 0.6 if c == "abc"[i % 3] else 0.2) for i in range(6) for c in "abc"]
     rows[2 * 3 + 1] = (2, "b", 0.7)
-    pred = "d3mIndex,label,confidence\n" + "".join(f"{i},{c},{v}\n" for i, c, v in reversed(rows))
-    scores = _scores_without_pandas(tmp_path, pdoc, truth, pred)
-    assert abs(scores["accuracy"] - 5 / 6) < 1e-12 and 0 < scores["rocAucMacro"] <= 1
-
-
-def test_the_multilabel_layout_imports_no_pandas(tmp_path):
-    pdoc = _problem_doc(tmp_path, ["accuracy", "f1Macro", "hammingLoss"], subtype="multiLabel")
-    truth = "d3mIndex,label\n0,a\n0,b\n1,b\n2,a\n2,c\n"
-    pred = "d3mIndex,label\n2,c\n2,a\n1,a\n0,b\n0,a\n"
-    scores = _scores_without_pandas(tmp_path, pdoc, truth, pred)
-    assert abs(scores["accuracy"] - 2 / 3) < 1e-12 and abs(scores["hammingLoss"] - 2 / 9) < 1e-12
-
-
-def test_a_text_d3mindex_imports_no_pandas(tmp_path):
-    pdoc = _problem_doc(tmp_path, ["accuracy", "f1Macro"])
-    truth = "d3mIndex,label\n" + "".join(f"r{i},{'ab'[i % 2]}\n" for i in range(10))
-    pred = "d3mIndex,label\n" + "".join(f"r{i},{'ab'[i % 5 == 0]}\n" for i in reversed(range(10)))
-    scores = _scores_without_pandas(tmp_path, pdoc, truth, pred)
-    assert scores["accuracy"] == 0.5
-
-
-def test_the_ranked_layout_imports_no_pandas(tmp_path):
-    doc = ProblemDoc.new("p_problem", "p", "linkPrediction", None, "p_dataset",
-                         [Target(0, "learningData", 1, "label")],
-                         [{"metric": "meanReciprocalRank"}, {"metric": "hitsAtK", "K": 2}])
-    doc.save(tmp_path / "problemDoc.json")
-    truth = "d3mIndex,label\n0,father\n1,sister\n2,brother\n"
-    pred = ("d3mIndex,label,rank\n2,sister,3\n0,brother,1\n0,cousin,2\n1,sister,1\n0,father,4\n"
-            "2,father,1\n1,mother,2\n2,brother,2\n")
-    scores = _scores_without_pandas(tmp_path, tmp_path / "problemDoc.json", truth, pred)
-    assert abs(scores["meanReciprocalRank"] - (1 / 4 + 1 + 1 / 2) / 3) < 1e-12 and abs(scores["hitsAtK"] - 2 / 3) < 1e-12
+    cases["classes"] = _case(tmp_path, "classes", "d3mIndex,label\n" + "".join(f"{i},{'abc'[i % 3]}\n" for i in range(6)),
+                             "d3mIndex,label,confidence\n" + "".join(f"{i},{c},{v}\n" for i, c, v in reversed(rows)),
+                             "accuracy", "f1Macro", "rocAucMacro")
+    cases["multiLabel"] = _case(tmp_path, "multiLabel", "d3mIndex,label\n0,a\n0,b\n1,b\n2,a\n2,c\n",
+                                "d3mIndex,label\n2,c\n2,a\n1,a\n0,b\n0,a\n", "accuracy", "f1Macro", "hammingLoss",
+                                subtype="multiLabel")
+    cases["ranked"] = _case(tmp_path, "ranked", "d3mIndex,label\n0,father\n1,sister\n2,brother\n",
+                            "d3mIndex,label,rank\n2,sister,3\n0,brother,1\n0,cousin,2\n1,sister,1\n0,father,4\n"
+                            "2,father,1\n1,mother,2\n2,brother,2\n", "meanReciprocalRank", "hitsAtK",
+                            subtype=None, task_type="linkPrediction", hitsAtK={"K": 2})
+    cases["text index"] = _case(tmp_path, "text", "d3mIndex,label\n" + "".join(f"r{i},{'ab'[i % 2]}\n" for i in range(10)),
+                                "d3mIndex,label\n" + "".join(f"r{i},{'ab'[i % 5 == 0]}\n" for i in reversed(range(10))),
+                                "accuracy", "f1Macro")
+    scores, loaded = _score_many(cases)
+    assert loaded == [], loaded
+    assert abs(scores["classes"]["accuracy"] - 5 / 6) < 1e-12 and 0 < scores["classes"]["rocAucMacro"] <= 1
+    assert abs(scores["multiLabel"]["accuracy"] - 2 / 3) < 1e-12
+    assert abs(scores["multiLabel"]["hammingLoss"] - 2 / 9) < 1e-12
+    assert abs(scores["ranked"]["meanReciprocalRank"] - (1 / 4 + 1 + 1 / 2) / 3) < 1e-12
+    assert abs(scores["ranked"]["hitsAtK"] - 2 / 3) < 1e-12
+    assert scores["text index"]["accuracy"] == 0.5
