@@ -116,10 +116,14 @@ def file_issue(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE
     return None
 
 
-def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE_BYTES"):
+def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE_BYTES", *,
+                 note: bool = True):
     """``path`` opened for binary reading when it is a regular file within the byte limit
     ``limit_name``; else :class:`~d3mkit.errors.D3MKitError` with the issue of
     :func:`file_issue` (``file.missing``/``file.unreadable`` when it cannot be opened).
+    The file is noted as an input of the run (:func:`d3mkit.readlog.note`) unless ``note`` is
+    False: for a caller reading many files of a tree it has noted as a whole and whose outputs
+    it keeps out of that tree (``export hf``'s images: a note is ~300 bytes a file).
 
     Race-free: the name is opened without blocking (a FIFO swapped in after the check does
     not hang ``open``) and the opened file is checked again, so what is read is what was
@@ -154,8 +158,9 @@ def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FI
                                     f"byte {how_to_raise(limit_name)}", p))
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        from d3mkit.readlog import note
-        note(p, st)                      # an input: no output of this run may replace it
+        if note:
+            from d3mkit.readlog import note as note_input
+            note_input(p, st)                # an input: no output of this run may replace it
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)

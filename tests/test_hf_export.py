@@ -208,3 +208,18 @@ def test_media_leaving_the_root_refused_even_with_force(tmp_path, capsys):
     for extra in ([], ["--force"]):
         refused(["export", "hf", root, "--out", tmp_path / "hf", *extra], capsys, "path.escape", 1)
         assert not (tmp_path / "hf").exists() and not list(tmp_path.glob(".hf*"))
+
+
+def test_images_noted_as_one_input(tmp_path, capsys):
+    """Under the command line's read log the image collection is one input (its directory),
+    not one note per image (~300 bytes each at 10^5 images), and still an input."""
+    from d3mkit import readlog
+    from d3mkit.errors import OutputInsideInput
+    from d3mkit.interop.hf import export_hf
+    root = _copy([r for r in ROOTS if r.name == "abstraction_rotation_example"][0], tmp_path)
+    media = next(root.glob("*_dataset/media"))
+    with readlog.recording():
+        export_hf(root, tmp_path / "hf")
+        assert not any(p.startswith(str(media.resolve()) + "/") for p in readlog._READ.values())
+        with pytest.raises(OutputInsideInput):
+            readlog.refuse_input(media)

@@ -141,7 +141,7 @@ def _arrays(raw, frame, features, media, paths, datasets) -> dict:
         if c in media:
             items = []
             for name, path in zip(raw[c], paths[c]):
-                with open_regular(path, "media file") as fh:
+                with open_regular(path, "media file", note=False) as fh:   # the collection is noted whole
                     items.append({"bytes": fh.read(), "path": str(name)})
             out[c] = pa.array(items, type=f.pa_type)
         elif isinstance(f, datasets.ClassLabel):
@@ -276,6 +276,9 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     columns = read_header(task.dataset.resource_path(task.dataset.learning_data))[0]
     labels, text = _survey(task, list(members.values()))
     features, media = features_of(task, columns, labels, datasets, text)
+    from d3mkit.readlog import note
+    for res in media.values():       # an input as a whole (the output is outside the task root)
+        note(task.dataset.resource_path(res))
     with StagedDir(out, force=force) as tmp:
         sizes = {}
         for split in ("train", "test"):
