@@ -56,6 +56,16 @@ def emit(text: str, name: str, save: bool) -> None:
         (out / name).write_text(text)
 
 
+def timed(fn, repeat: int = 3) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of the fastest of ``repeat`` calls of ``fn()``."""
+    best = (float("inf"), float("inf"))
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        best = min(best, (time.perf_counter() - t, time.process_time() - c))
+    return best
+
+
 def best_of(fn, repeat: int = 3) -> float:
     """Seconds of the fastest of ``repeat`` calls of ``fn()``."""
     best = float("inf")

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_data import emit, md_table, run_measured, versions_line, write_classification_root  # noqa: E402
+from _bench_data import emit, md_table, run_measured, timed, versions_line, write_classification_root  # noqa: E402
 
 from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target  # noqa: E402
 from d3mkit.package import TaskRootWriter  # noqa: E402
@@ -134,14 +134,6 @@ def rchar() -> int:
         return next(int(ln.split()[1]) for ln in fh if ln.startswith("rchar:"))
 
 
-def timed(fn, repeat: int = 3) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of the fastest of ``repeat`` calls of ``fn()``."""
-    best = (float("inf"), float("inf"))
-    for _ in range(repeat):
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        best = min(best, (time.perf_counter() - t, time.process_time() - c))
-    return best
 
 
 def stubbed(what: str, root: str, out: str) -> int:

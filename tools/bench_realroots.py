@@ -15,21 +15,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from _bench_data import versions_line  # noqa: E402
+from _bench_data import timed, versions_line  # noqa: E402
 
 
-def _timed(fn, repeat: int) -> tuple[float, float]:
-    best = (float("inf"), float("inf"))
-    for _ in range(repeat):
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        best = min(best, (time.perf_counter() - t, time.process_time() - c))
-    return best
 
 
 def _read_all(root: Path) -> None:
@@ -56,7 +48,7 @@ def main() -> None:
     for root in roots:
         mb = sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) / 2 ** 20
         ok = validate_paths([root]).valid()
-        (v, vc), (p, pc) = _timed(lambda: validate_paths([root]), args.repeat), _timed(lambda: _read_all(root), args.repeat)
+        (v, vc), (p, pc) = timed(lambda: validate_paths([root]), args.repeat), timed(lambda: _read_all(root), args.repeat)
         tot_v, tot_vc, tot_p, tot_pc, mb_all = tot_v + v, tot_vc + vc, tot_p + p, tot_pc + pc, mb_all + mb
         print(f"{root.name[:42]:<42} {mb:>6.1f} {'yes' if ok else 'no':>5} {v:>10.2f} {p:>8.2f} {v / p:>5.1f}x")
     print(f"{'all ' + str(len(roots)) + ' roots (wall)':<42} {mb_all:>6.1f} {'':>5} {tot_v:>10.2f} {tot_p:>8.2f} "

@@ -275,12 +275,15 @@ def _survey(fh) -> tuple[int, bool, bool] | None:
     return newlines, last == b"\n", ascii
 
 
-def _windows(fh):
-    """The records after the header, as blocks of whole lines of about :data:`STEP` bytes
-    (the last may lack its newline)."""
+def _windows(fh, step: int = STEP, check=None):
+    """The records after the header, as blocks of whole lines of about ``step`` bytes (the
+    last may lack its newline); ``check(block)``, when given, sees each block as it is read
+    (and may raise)."""
     carry = b""
     header = True
-    for block in iter(lambda: fh.read(STEP), b""):
+    for block in iter(lambda: fh.read(step), b""):
+        if check is not None:
+            check(block)
         data = carry + block
         if header:
             cut = data.find(b"\n") + 1

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.validation.plaincsv import STEP, _PAD, _fixed, _marks, _words, parse_floats, parse_ints
+from d3mkit.validation.plaincsv import STEP, _PAD, _fixed, _marks, _windows, _words, parse_floats, parse_ints
 from d3mkit.validation.tablecols import Floats, Ints, Texts, small_codes, text_cats
 
 MAX_CELL = 128          # a text cell longer than this sends the file to the general reader
@@ -250,28 +250,18 @@ class _NotPlain(Exception):
 
 
 def _plain_windows(fh, step: int = STEP):
-    """The records after the header as blocks of whole lines of about :data:`STEP` bytes
-    (the last may lack its newline), checked as they are read: :class:`_NotPlain` for a
-    block that holds a double quote, a CR or a NUL byte, or a window that is not UTF-8
-    (a window ends at a newline, so it never splits a character). One pass over the file."""
-    carry = b""
-    header = True
-    for block in iter(lambda: fh.read(step), b""):
-        if b'"' in block or b"\r" in block or b"\x00" in block:
-            raise _NotPlain
-        data = carry + block
-        if header:
-            cut = data.find(b"\n") + 1
-            if cut == 0:
-                carry = data
-                continue
-            data, header = data[cut:], False
-        cut = data.rfind(b"\n") + 1
-        if cut:
-            yield _utf8(data[:cut])
-        carry = data[cut:]
-    if carry and not header:
-        yield _utf8(carry)
+    """The records after the header as blocks of whole lines of about ``step`` bytes
+    (:func:`~d3mkit.validation.plaincsv._windows`), checked as they are read:
+    :class:`_NotPlain` for a block that holds a double quote, a CR or a NUL byte, or a window
+    that is not UTF-8 (a window ends at a newline, so it never splits a character). One pass
+    over the file."""
+    for window in _windows(fh, step, _check_block):
+        yield _utf8(window)
+
+
+def _check_block(block: bytes) -> None:
+    if b'"' in block or b"\r" in block or b"\x00" in block:
+        raise _NotPlain
 
 
 #: rows a window holds at the least (by an estimate of 8 bytes a cell): each column costs a
