@@ -22,6 +22,20 @@ from __future__ import annotations
 import numpy as np
 
 
+def int_dtype(lo: int, hi: int) -> np.dtype:
+    """The narrowest signed integer dtype holding ``lo`` and ``hi`` (the one owner of this
+    choice: codes, validation's integer columns).
+
+    >>> [int_dtype(lo, hi).name for lo, hi in ((-1, 127), (-129, 0), (0, 40000), (0, 2 ** 31))]
+    ['int8', 'int16', 'int32', 'int64']
+    """
+    for dt in (np.int8, np.int16, np.int32):
+        info = np.iinfo(dt)
+        if info.min <= lo and hi <= info.max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
 def code_dtype(n: int) -> np.dtype:
     """The smallest signed integer dtype holding the codes ``0 .. n-1`` of ``n`` values
     (and ``-1``): a label column of 10^6 rows with a few labels is 1 MB of ``int8`` codes,
@@ -30,10 +44,7 @@ def code_dtype(n: int) -> np.dtype:
     >>> [code_dtype(n).name for n in (10, 128, 129, 40000, 2 ** 31 + 1)]
     ['int8', 'int8', 'int16', 'int32', 'int64']
     """
-    for dt in (np.int8, np.int16, np.int32):
-        if n <= int(np.iinfo(dt).max) + 1:
-            return np.dtype(dt)
-    return np.dtype(np.int64)
+    return int_dtype(-1, n - 1)
 
 
 class Categorical:

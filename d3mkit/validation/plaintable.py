@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from d3mkit.validation.plaincsv import STEP, _PAD, _fixed, _marks, _windows, _words, parse_floats, parse_ints
+from d3mkit.validation.columns import int_dtype
 from d3mkit.validation.tablecols import Floats, Ints, Texts, small_codes, text_cats
 
 MAX_CELL = 128          # a text cell longer than this sends the file to the general reader
@@ -116,14 +117,6 @@ class _Coded:
 
 
 _TENS = 10.0 ** np.arange(16)
-
-
-def _int_type(lo: int, hi: int):
-    """The narrowest signed integer type that holds ``lo`` and ``hi``."""
-    for t in (np.int8, np.int16, np.int32):
-        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
-            return t
-    return np.int64
 
 
 def _dots(a: np.ndarray, marks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -384,7 +377,7 @@ def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[
                         return None
                     info = np.iinfo(ints[j].dtype)
                     if lo < info.min or hi > info.max:     # widen the column (kept narrow: a few bytes a row)
-                        ints[j] = ints[j].astype(_int_type(lo, hi))
+                        ints[j] = ints[j].astype(int_dtype(lo, hi))
                 target = ints[j][done:done + found]
                 if not every:
                     ints_na[j][done:done + found] = ~full

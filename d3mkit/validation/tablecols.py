@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from d3mkit.validation.columns import code_dtype, int_dtype
 from d3mkit.validation.common import dense_span, first_index
 
 
@@ -179,11 +180,7 @@ def narrow(values: np.ndarray) -> np.ndarray:
     """An integer array in the narrowest signed type that holds its values."""
     if not len(values):
         return values
-    lo, hi = int(values.min()), int(values.max())
-    for t in (np.int8, np.int16, np.int32):
-        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
-            return values.astype(t)
-    return values
+    return values.astype(int_dtype(int(values.min()), int(values.max())), copy=False)
 
 
 def offsets(values: np.ndarray, lo: int, span: int) -> np.ndarray:
@@ -194,10 +191,7 @@ def offsets(values: np.ndarray, lo: int, span: int) -> np.ndarray:
 
 def small_codes(codes: np.ndarray, k: int) -> np.ndarray:
     """``codes`` (-1..k-1) in the narrowest signed integer type that holds them."""
-    for t in (np.int8, np.int16, np.int32):
-        if k < np.iinfo(t).max:
-            return codes.astype(t, copy=False)
-    return codes.astype(np.int64, copy=False)
+    return codes.astype(code_dtype(k), copy=False)
 
 
 def from_frame(df) -> dict[int, Column]:
