@@ -275,12 +275,12 @@ def _survey(fh) -> tuple[int, bool, bool] | None:
     return newlines, last == b"\n", ascii
 
 
-def _windows(fh, step: int = STEP, check=None):
-    """The records after the header, as blocks of whole lines of about ``step`` bytes (the
+def _windows(fh, step: int = STEP, check=None, header: bool = True):
+    """The records after the header (all of ``fh`` when ``header`` is False: a part of a
+    file that starts at a record), as blocks of whole lines of about ``step`` bytes (the
     last may lack its newline); ``check(block)``, when given, sees each block as it is read
     (and may raise)."""
     carry = b""
-    header = True
     for block in iter(lambda: fh.read(step), b""):
         if check is not None:
             check(block)

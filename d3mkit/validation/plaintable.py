@@ -7,7 +7,11 @@ reads it and gives every message.
 The file is split with the tokenizer of :mod:`d3mkit.validation.plaincsv` (a survey, then
 windows of whole lines of about 1 MiB: the memory beyond the columns is a few windows).
 Every record must have the header's width and no line may be blank (else None: the general
-reader reports or skips them). Per column:
+reader reports or skips them). A file of :data:`PARTS_FROM` bytes or more, on a machine of
+two cores or more, is read in two parts cut at a newline near its middle, the second in a
+thread beside the first (most of the time is in numpy loops, which let the interpreter lock
+go), and the parts' columns joined in file order: the same columns as one part gives. Per
+column:
 
 * declared ``integer``: int64 when every non-empty cell is an optional ``-`` and 1 to 16
   digits of magnitude below 2**53 (empty cells are missing); anything else is None (pandas'
@@ -28,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.validation.plaincsv import STEP, _PAD, _fixed, _marks, _windows, _words, parse_floats, parse_ints
+from d3mkit.beside import beside
+from d3mkit.validation.plaincsv import STEP, _PAD, _fixed, _low_bytes, _marks, _windows, _words, parse_floats, parse_ints
 from d3mkit.validation.columns import int_dtype
 from d3mkit.validation.tablecols import Floats, Ints, Texts, small_codes, text_cats
 
@@ -48,14 +53,44 @@ class _Coded:
     constants (one-to-one for a cell of at most 8 bytes; a trailing zero word adds nothing,
     so a text keys alike in windows of any width). Longer cells' keys found again are
     checked against the words first seen with them, so two texts sharing a key are never
-    merged (:meth:`add` is False; the file goes to the general reader)."""
+    merged (:meth:`add` is False; the file goes to the general reader).
+
+    A key seen before is found in a table of at least eight slots a key (a multiplicative
+    hash of the key; a slot holds one key and its code, the first of those that share it),
+    and a key not there by a binary search of the sorted keys."""
 
     def __init__(self, rows: int):
         self.codes = np.zeros(rows, dtype=np.int32)
         self.keys = np.zeros(0, dtype=np.uint64)       # distinct keys, sorted
         self.key_code = np.zeros(0, dtype=np.int32)    # ... and the code of each
         self.words = np.zeros((0, 1), dtype=np.uint64)  # per code, its text's words
+        self.slot_key = self.slot_code = None          # the table of the keys (:meth:`_table`)
+        self.shift = np.uint64(0)
         self.at = 0
+
+    def _table(self) -> None:
+        bits = max(4, min(16, (8 * len(self.keys) - 1).bit_length()))
+        self.shift = np.uint64(64 - bits)
+        slots = (self.keys * _MULT[1]) >> self.shift
+        slot, first = np.unique(slots, return_index=True)
+        self.slot_key = np.zeros(1 << bits, dtype=np.uint64)
+        self.slot_code = np.full(1 << bits, -1, dtype=np.int32)
+        self.slot_key[slot] = self.keys[first]
+        self.slot_code[slot] = self.key_code[first]
+
+    def _seen(self, key: np.ndarray) -> np.ndarray:
+        """The code of each key seen before, -1 for the others."""
+        h = key * _MULT[1]
+        h >>= self.shift
+        code = self.slot_code[h]
+        code[self.slot_key[h] != key] = -1
+        miss = np.flatnonzero(code < 0)
+        if len(miss):
+            mk = key[miss]
+            pos = np.minimum(np.searchsorted(self.keys, mk), len(self.keys) - 1)
+            found = self.keys[pos] == mk
+            code[miss[found]] = self.key_code[pos[found]]
+        return code
 
     def add(self, b: np.ndarray) -> bool | None:
         """Code the cells ``b`` (``S8`` .. ``S32``); None when the column's texts are mostly
@@ -71,15 +106,14 @@ class _Coded:
         W = self.words.shape[1]
         if nw < W:
             w = np.pad(w, ((0, 0), (0, W - nw)))
-        code = np.full(len(b), -1, dtype=np.int32)
-        if len(self.keys):       # keys seen in earlier windows: a binary search, no sort
-            pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-            found = self.keys[pos] == key
-            code[found] = self.key_code[pos[found]]
+        if len(self.keys):       # keys seen in earlier windows: no sort
+            code = self._seen(key)
+            found = code >= 0
             if W > 1 and not (w[found] == self.words[code[found]]).all():
                 return False                               # two texts share a key
             rest = np.flatnonzero(~found)
         else:
+            code = np.full(len(b), -1, dtype=np.int32)
             rest = np.arange(len(b))
         if len(rest):
             rk = key[rest]
@@ -105,6 +139,7 @@ class _Coded:
             kc = np.concatenate([self.key_code, newcode])
             o = np.argsort(keys, kind="stable")
             self.keys, self.key_code = keys[o], kc[o]
+            self._table()
             code[rest] = newcode[inv]
         self.codes[self.at:self.at + len(b)] = code
         self.at += len(b)
@@ -119,15 +154,59 @@ class _Coded:
 _TENS = 10.0 ** np.arange(16)
 
 
-def _dots(a: np.ndarray, marks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell of a window (the cells end at ``marks``, row by row): its number of ``.``
-    bytes, the position of one of them, and its number of ``e``/``E`` bytes."""
-    at = np.flatnonzero(a == 46)
-    cell = np.searchsorted(marks, at)
-    where = np.zeros(len(marks), dtype=marks.dtype)
-    where[cell] = at
-    exp = np.searchsorted(marks, np.flatnonzero((a | 0x20) == 101))
-    return np.bincount(cell, minlength=len(marks)), where, np.bincount(exp, minlength=len(marks))
+_SEVEN = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH = np.uint64(0x8080808080808080)
+_ONES = np.uint64(0x0101010101010101)
+_PLACE = np.uint64(0x0001020304050607)     # byte j holds 7 - j: see _byte_at
+_DOT, _LOWER, _E = np.uint64(0x2E2E2E2E2E2E2E2E), np.uint64(0x2020202020202020), np.uint64(0x6565656565656565)
+_56, _7 = np.uint64(56), np.uint64(7)
+
+
+def _zero_bytes(x: np.ndarray) -> np.ndarray:
+    """Per uint64, 1 in each byte that is zero and 0 in the others (exact: no carry crosses
+    a byte)."""
+    t = x & _SEVEN
+    t += _SEVEN
+    t |= x
+    np.invert(t, out=t)
+    t &= _HIGH
+    t >>= _7
+    return t
+
+
+def _count(ones: np.ndarray) -> np.ndarray:
+    """The number of bytes holding 1 (:func:`_zero_bytes`) per uint64."""
+    return (ones * _ONES) >> _56
+
+
+def _byte_at(ones: np.ndarray) -> np.ndarray:
+    """The index of the byte holding 1, for a uint64 with exactly one such byte: its
+    product with :data:`_PLACE` carries that index into the top byte."""
+    return (ones * _PLACE) >> _56
+
+
+def _dots(words: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell ``[s, e)``: its number of ``.`` bytes, the position of the dot when it has
+    exactly one, and its number of ``e``/``E`` bytes; a word of eight bytes at a time. A cell
+    longer than 24 bytes gets no dot (it is not a simple decimal, :func:`_reals`)."""
+    n = e - s
+    longest = int(n.max()) if len(n) else 0
+    ndots = np.zeros(len(s), dtype=np.uint64)
+    nexp = np.zeros(len(s), dtype=np.uint64)
+    dot = s.astype(np.int64)
+    for k in range(-(-min(longest, 24) // 8)):
+        w = words[s + 8 * k] & _low_bytes(np.clip(n - 8 * k, 0, 8))
+        d = _zero_bytes(w ^ _DOT)
+        c = _count(d)
+        one = c == 1
+        dot[one] += 8 * k + _byte_at(d[one]).astype(np.int64)
+        ndots += c
+        w |= _LOWER
+        w ^= _E
+        nexp += _count(_zero_bytes(w))
+    if longest > 24:
+        ndots[n > 24] = 0
+    return ndots, dot, nexp
 
 
 def _reals(a: np.ndarray, words: np.ndarray, s: np.ndarray, e: np.ndarray, ndots: np.ndarray,
@@ -208,47 +287,82 @@ class _TextColumn:
         return True
 
     def column(self) -> Texts | None:
-        if self.coded is not None:
-            raw, codes = self.coded.texts(), self.coded.codes
-            self.coded = None
-            order = np.argsort(np.asarray(raw, dtype=object), kind="stable") if raw else np.zeros(0, np.intp)
-            rank = np.empty(len(raw), dtype=np.int32)
-            rank[order] = np.arange(len(raw), dtype=np.int32)
-            codes = rank[codes] if len(raw) else codes
-            distinct = [raw[i] for i in order.tolist()]
-        else:
-            cells, self.cells = self.cells, None
-            if len(cells) > RAW_TEXTS:      # many distinct texts: each row's bytes, sorted if ever asked
-                return Texts(cells=cells)
-            order = np.argsort(cells, kind="stable")
-            srt = cells[order]
-            first = np.ones(len(srt), dtype=bool)
-            first[1:] = srt[1:] != srt[:-1]
-            distinct = srt[first].tolist()
-            del srt
-            codes = np.empty(len(cells), dtype=np.int64)
-            codes[order] = np.cumsum(first) - 1
-            del order, first, cells
-        try:
-            texts = [d.decode("utf-8") for d in distinct]
-        except UnicodeDecodeError:     # the survey checked the file; a cut never splits a character
-            return None
-        empty = 1 if texts and texts[0] == "" else 0      # "" sorts first: an empty cell
-        if empty:
-            codes -= 1
-        return Texts(small_codes(codes, len(texts) - empty), text_cats(texts[empty:]))
+        return _TextColumn.joined([self], [self.at])
+
+    @staticmethod
+    def joined(cols: list["_TextColumn"], n: list[int]) -> Texts | None:
+        """The column of the first ``n[i]`` rows of each part ``cols[i]``, one after the
+        other; None when a text is not UTF-8."""
+        if all(c.coded is not None for c in cols):
+            index: dict[bytes, int] = {}
+            remaps = []
+            for c in cols:
+                remaps.append(np.asarray([index.setdefault(t, len(index)) for t in c.coded.texts()],
+                                         dtype=np.int32))
+            codes = [r[c.coded.codes[:k]] if len(r) else c.coded.codes[:k] for c, r, k in zip(cols, remaps, n)]
+            for c in cols:
+                c.coded = None
+            return _coded_column(list(index), codes[0] if len(codes) == 1 else np.concatenate(codes))
+        cells = []
+        for c, k in zip(cols, n):
+            if c.coded is not None:
+                texts = np.asarray(c.coded.texts() or [b""])
+                cells.append(texts[c.coded.codes[:k]])
+            else:
+                cells.append(c.cells[:k])
+            c.coded = c.cells = None
+        return _cells_column(cells[0] if len(cells) == 1 else np.concatenate(cells))
+
+
+def _coded_column(raw: list[bytes], codes: np.ndarray) -> Texts | None:
+    """The :class:`Texts` of ``codes`` into the texts ``raw``: codes into them sorted."""
+    order = np.argsort(np.asarray(raw, dtype=object), kind="stable") if raw else np.zeros(0, np.intp)
+    rank = np.empty(len(raw), dtype=np.int32)
+    rank[order] = np.arange(len(raw), dtype=np.int32)
+    codes = rank[codes] if len(raw) else codes
+    return _texts(codes, [raw[i] for i in order.tolist()])
+
+
+def _cells_column(cells: np.ndarray) -> Texts | None:
+    """The :class:`Texts` of each row's bytes: kept so when there are many rows (sorted if
+    ever asked), else codes into the sorted distinct texts."""
+    if len(cells) > RAW_TEXTS:      # many distinct texts: each row's bytes, sorted if ever asked
+        return Texts(cells=cells)
+    order = np.argsort(cells, kind="stable")
+    srt = cells[order]
+    first = np.ones(len(srt), dtype=bool)
+    first[1:] = srt[1:] != srt[:-1]
+    distinct = srt[first].tolist()
+    del srt
+    codes = np.empty(len(cells), dtype=np.int64)
+    codes[order] = np.cumsum(first) - 1
+    return _texts(codes, distinct)
+
+
+def _texts(codes: np.ndarray, distinct: list[bytes]) -> Texts | None:
+    """The :class:`Texts` of codes into the sorted distinct texts ``distinct`` (``b""``, an
+    empty cell, first when there is one)."""
+    try:
+        texts = [d.decode("utf-8") for d in distinct]
+    except UnicodeDecodeError:     # the survey checked the file; a cut never splits a character
+        return None
+    empty = 1 if texts and texts[0] == "" else 0      # "" sorts first: an empty cell
+    if empty:
+        codes -= 1
+    return Texts(small_codes(codes, len(texts) - empty), text_cats(texts[empty:]))
+
 
 class _NotPlain(Exception):
     """The file holds a double quote, a CR, a NUL byte or bytes that are not UTF-8."""
 
 
-def _plain_windows(fh, step: int = STEP):
-    """The records after the header as blocks of whole lines of about ``step`` bytes
-    (:func:`~d3mkit.validation.plaincsv._windows`), checked as they are read:
-    :class:`_NotPlain` for a block that holds a double quote, a CR or a NUL byte, or a window
-    that is not UTF-8 (a window ends at a newline, so it never splits a character). One pass
-    over the file."""
-    for window in _windows(fh, step, _check_block):
+def _plain_windows(fh, step: int = STEP, header: bool = True):
+    """The records after the header (all of ``fh`` when ``header`` is False) as blocks of
+    whole lines of about ``step`` bytes (:func:`~d3mkit.validation.plaincsv._windows`),
+    checked as they are read: :class:`_NotPlain` for a block that holds a double quote, a CR
+    or a NUL byte, or a window that is not UTF-8 (a window ends at a newline, so it never
+    splits a character). One pass over the file."""
+    for window in _windows(fh, step, _check_block, header):
         yield _utf8(window)
 
 
@@ -297,34 +411,95 @@ def _resize(a: np.ndarray, n: int, fill=0) -> np.ndarray:
     return out
 
 
+#: a file at least this large is read in two parts, one in a thread beside the caller's
+#: (:func:`d3mkit.beside.beside`): numpy's loops over a window let the interpreter lock go
+PARTS_FROM = 8 << 20
+
+
 def read_plain_columns(path: Path | str, header: list[str], positions: list[int],
                        numeric: dict[str, str]) -> dict | None:
     """The columns at ``positions`` of ``header`` (as :func:`~d3mkit.validation.csvread.read_header`
     read it), keyed by position, or None (see the module docstring). ``numeric`` maps header
-    names to ``"integer"`` or ``"real"``. The file is read once; the columns are sized from
-    the file's size and the first window's rows (5% over), grown by a quarter if that is
-    short, and cut to the rows read at the end."""
-    width = len(header)
-    if width < 2:
+    names to ``"integer"`` or ``"real"``. The file is read once; a large one on a machine of
+    two cores or more in two parts at a newline near its middle, side by side, joined in
+    file order (:func:`_join`). A part's columns are sized from its size and its first
+    window's rows (5% over), grown by a quarter if that is short."""
+    if len(header) < 2:
         return None
+    kinds = {j: numeric.get(header[j]) for j in positions}
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            return _read(fh, size, header, positions, numeric)
+            cut = _middle(fh, size) if size >= PARTS_FROM and _cores() >= 2 else None
+            if cut is None:
+                parts = [_scan(fh, size, len(header), kinds, True)]
+            else:
+                with open(path, "rb") as other, beside(_scan, _Span(other, cut, size), size - cut,
+                                                       len(header), kinds, False) as job:
+                    first = _scan(_Span(fh, 0, cut), cut, len(header), kinds, True)
+                parts = [first, job.result()]
     except _NotPlain:
         return None
+    if any(p is None for p in parts) or sum(p.rows for p in parts) == 0:
+        return None                                # not plain, or a header and no rows
+    return _join(parts, kinds)
 
 
-def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[str, str]) -> dict | None:
-    width = len(header)
-    kinds = {j: numeric.get(header[j]) for j in positions}
-    ints: dict[int, np.ndarray] = {}
-    ints_na: dict[int, np.ndarray] = {}
-    floats: dict[int, np.ndarray] = {}
-    texts: dict[int, _TextColumn] = {}
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                         # not Linux
+        return os.cpu_count() or 1
+
+
+def _middle(fh, size: int) -> int | None:
+    """The offset just after the first newline at or after the middle of the file, when it
+    is past the header's line and before the end (else None: one part)."""
+    head = fh.read(min(size, 1 << 20)).find(b"\n")
+    fh.seek(size // 2)
+    at = fh.read(1 << 16).find(b"\n")
+    fh.seek(0)
+    if head < 0 or at < 0:
+        return None
+    cut = size // 2 + at + 1
+    return cut if head < size // 2 and cut < size else None
+
+
+class _Span:
+    """The bytes ``[start, stop)`` of an open file, read as a file."""
+
+    def __init__(self, fh, start: int, stop: int):
+        self.fh, self.left = fh, stop - start
+        fh.seek(start)
+
+    def read(self, n: int) -> bytes:
+        b = self.fh.read(min(n, self.left))
+        self.left -= len(b)
+        return b
+
+
+class _Part:
+    """The columns of one part of a file, keyed by position: integer values and their empty
+    cells' mask, floats, text columns (:class:`_TextColumn`), each with room for at least
+    ``rows`` rows, the rows read."""
+
+    def __init__(self):
+        self.ints: dict[int, np.ndarray] = {}
+        self.ints_na: dict[int, np.ndarray] = {}
+        self.floats: dict[int, np.ndarray] = {}
+        self.texts: dict[int, _TextColumn] = {}
+        self.rows = 0
+
+
+def _scan(fh, size: int, width: int, kinds: dict[int, str | None], header: bool) -> _Part | None:
+    """The columns ``kinds`` (position: ``"integer"``, ``"real"`` or None) of the ``size``
+    bytes of ``fh`` (after the header's line when ``header``), or None."""
+    part = _Part()
+    ints, ints_na, floats, texts = part.ints, part.ints_na, part.floats, part.texts
+    positions = list(kinds)
     rows = 0                                       # the room the columns have
     done = 0
-    for window in _plain_windows(fh, window_bytes(size, width)):
+    for window in _plain_windows(fh, window_bytes(size, width), header):
         got = len(window)
         window = window + bytes(_PAD)
         buf = np.frombuffer(window, dtype=np.uint8)
@@ -352,7 +527,6 @@ def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[
         if not (buf[ends] != 44).all():
             return None
         words = _words(buf)
-        dots = _dots(a, marks) if floats else None
         for j in positions:
             e = marks[j::width]
             s = (np.concatenate(([-1], ends[:-1])).astype(marks.dtype) if j == 0
@@ -364,9 +538,7 @@ def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[
             full = e > s
             every = bool(full.all())
             cs, ce = (s, e) if every else (s[full], e[full])
-            if j in floats:
-                per = [x[j::width] if every else x[j::width][full] for x in dots]
-            v = (parse_ints(words, cs, ce) if j in ints else _reals(a, words, cs, ce, *per)) if len(cs) else \
+            v = (parse_ints(words, cs, ce) if j in ints else _reals(a, words, cs, ce, *_dots(words, cs, ce))) if len(cs) else \
                 np.zeros(0, dtype=np.int64 if j in ints else np.float64)
             if v is None:
                 return None
@@ -388,18 +560,31 @@ def _read(fh, size: int, header: list[str], positions: list[int], numeric: dict[
             else:
                 target[full] = v
         done += found
-    if done == 0:
-        return None                                # a header and no rows
+    part.rows = done
+    return part
+
+
+def _join(parts: list[_Part], kinds: dict[int, str | None]) -> dict | None:
+    """The columns of the parts, in file order, keyed by position (a column at a time, each
+    part's arrays let go once copied), or None."""
+    n = [p.rows for p in parts]
     out: dict = {}
-    for j in positions:
-        if j in ints:
-            out[j] = Ints(_resize(ints.pop(j), done), _resize(ints_na.pop(j), done))
-        elif j in floats:
-            out[j] = Floats(_resize(floats.pop(j), done))
+    for j in kinds:
+        if j in parts[0].ints:
+            values = _cat([p.ints.pop(j) for p in parts], n)
+            out[j] = Ints(values, _cat([p.ints_na.pop(j) for p in parts], n))
+        elif j in parts[0].floats:
+            out[j] = Floats(_cat([p.floats.pop(j) for p in parts], n))
         else:
-            texts[j].resize(done)
-            col = texts.pop(j).column()
+            col = _TextColumn.joined([p.texts.pop(j) for p in parts], n)
             if col is None:
                 return None
             out[j] = col
     return out
+
+
+def _cat(arrays: list[np.ndarray], n: list[int]) -> np.ndarray:
+    """The first ``n[i]`` rows of each array, one after the other (the widest dtype)."""
+    if len(arrays) == 1:
+        return _resize(arrays[0], n[0])
+    return np.concatenate([a[:k] for a, k in zip(arrays, n)])

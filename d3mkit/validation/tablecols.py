@@ -203,6 +203,8 @@ def from_frame(df) -> dict[int, Column]:
         col = df[i]
         if isinstance(col.dtype, pd.CategoricalDtype):
             cats = col.cat.categories.to_numpy(dtype=object)
+            if len(cats) and all(isinstance(c, str) for c in cats):
+                cats = text_cats(cats.tolist())     # pandas 2 keeps true/false texts; 3 infers booleans
             out[i] = Texts(small_codes(col.cat.codes.to_numpy(), len(cats)), cats)
         elif pd.api.types.is_integer_dtype(col.dtype):
             na = col.isna().to_numpy()
