@@ -9,6 +9,10 @@ predictions.csv for the TEST rows that is right about ``accuracy`` of the time.
 ``best_of(fn, repeat)`` is the shortest of ``repeat`` timed calls, in seconds;
 ``run_measured(module, args, env)`` runs ``python -m module`` in a child process and
 returns its wall and CPU seconds and its own peak memory;
+``with_bytecode(env)`` the environment a measured child runs in: d3mkit's modules compiled
+once (``__pycache__`` in this checkout), as an installed package's are, so that no figure
+pays for compiling d3mkit's source on every run (this machine sets
+``PYTHONDONTWRITEBYTECODE=1``; the peers' packages were compiled when pip installed them);
 ``md_table(header, rows)`` a markdown table; ``emit(text, name, save)`` prints a report
 and, with ``save``, writes it to ``tools/results/<name>``; ``versions_line()`` the numpy,
 pandas and pyarrow versions of this interpreter (the one the measured children run), for
@@ -103,6 +107,7 @@ def run_measured(module: str, args: list[str], env: dict | None = None) -> dict:
     import subprocess
     import sys
     import tempfile
+    env = with_bytecode(env)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen([sys.executable, "-c", _RUNNER, module, *map(str, args)], env=env,
@@ -128,6 +133,25 @@ print(dt, ru.ru_maxrss, rc, ru.ru_utime + ru.ru_stime)
 """
 
 
+_COMPILED: set[str] = set()
+
+
+def with_bytecode(env: dict | None = None) -> dict:
+    """``env`` (default: this process's) without ``PYTHONDONTWRITEBYTECODE``, after compiling
+    the d3mkit package of this checkout once (``python -m compileall``); a checkout named on
+    the environment's ``PYTHONPATH`` (``--before``) caches its own on its first run."""
+    import os
+    import subprocess
+    import sys
+    repo = str(Path(__file__).resolve().parent.parent)
+    if repo not in _COMPILED:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(repo) / "d3mkit")],
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+                       check=True, stdout=subprocess.DEVNULL)
+        _COMPILED.add(repo)
+    return {k: v for k, v in (os.environ if env is None else env).items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def measure_command(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
     """(wall seconds, peak RSS MiB of the largest process, CPU seconds of all its processes)
     of running any command ``cmd`` to completion (a small Python parent times it and reads
@@ -138,6 +162,7 @@ def measure_command(cmd: list[str], env: dict | None = None) -> tuple[float, flo
     import sys
     if env is None:
         env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env = with_bytecode(env)
     out = subprocess.run([sys.executable, "-c", _COMMAND, *cmd], capture_output=True, text=True,
                          env=env, check=True).stdout.split()
     if out[2] != "0":
