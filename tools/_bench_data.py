@@ -111,7 +111,7 @@ def run_measured(module: str, args: list[str], env: dict | None = None) -> dict:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen([sys.executable, "-c", _RUNNER, module, *map(str, args)], env=env,
-                             stdout=out, stderr=err)
+                             stdout=out, stderr=err, cwd=tempfile.gettempdir())
         _pid, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t
         out.seek(0)
@@ -156,15 +156,21 @@ def measure_command(cmd: list[str], env: dict | None = None) -> tuple[float, flo
     """(wall seconds, peak RSS MiB of the largest process, CPU seconds of all its processes)
     of running any command ``cmd`` to completion (a small Python parent times it and reads
     its children's rusage), with this checkout first on ``PYTHONPATH`` unless ``env`` is
-    given; a failing command stops the benchmark."""
+    given (:func:`with_bytecode`), from the temporary directory (``python -m`` and ``-c`` put
+    the working directory first on ``sys.path``: from a checkout, its d3mkit would shadow the
+    ``PYTHONPATH`` of ``--before``); a failing command stops the benchmark. The file systems
+    are synced first (``os.sync``): a previous run that wrote a large file (an import's
+    learningData) would otherwise have the kernel write it back during this one."""
     import os
     import subprocess
     import sys
+    import tempfile
     if env is None:
         env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     env = with_bytecode(env)
+    os.sync()       # the previous run's files on the disk: its writeback does not land in this one
     out = subprocess.run([sys.executable, "-c", _COMMAND, *cmd], capture_output=True, text=True,
-                         env=env, check=True).stdout.split()
+                         env=env, check=True, cwd=tempfile.gettempdir()).stdout.split()
     if out[2] != "0":
         raise SystemExit(f"command failed ({out[2]}): {' '.join(cmd)}")
     return float(out[0]), int(out[1]) / 1024, float(out[3])

@@ -230,34 +230,43 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     as_is = (idx_pos is None or (idx_pos == 0 and idx_name == "d3mIndex")) and sep == "," and keep is None and \
         (written is None or bool((frame["d3mIndex"].astype(str).to_numpy() == written).all()))
     if as_is:                               # learningData: the file's bytes, numbered when it has no index
-        quoted = _has_quote(path)
-        write = lambda out: write_indexed(path, out, header, idx_pos == 0, quoted)   # noqa: E731
+        write = lambda out: write_indexed(path, out, header, idx_pos == 0)   # noqa: E731
     else:                                   # rows left out, the index moved or rewritten, tabs: re-written
         index = frame["d3mIndex"].to_numpy()
-        how = rewrite_bytes if index.dtype.kind == "i" and _plain(path, sep) else rewrite
-        write = lambda out: how(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
+        write = lambda out: rewrite_table(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
     return Prepared(["d3mIndex", *others], len(frame), evidence, {c: t for c, t in given.items()},
                     frame, write, dropped, media=media)
 
 
-def _plain(path: Path, sep: str) -> bool:
-    """True when the table's bytes can be re-written line by line: no double quote, no
-    carriage return, no blank line, and no comma in a file with another delimiter."""
-    import mmap
-    with open(path, "rb") as fh:
-        if fh.seek(0, 2) == 0:
-            return False
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            bad = [b'"', b"\r", b"\n\n"] + ([b","] if sep != "," else [])
-            return all(m.find(b) < 0 for b in bad) and m[-1:] == b"\n"
+class _NotPlain(Exception):
+    """The file holds what its lines cannot be re-written one by one with (:func:`_line_blocks`'
+    ``bad``): learningData is written through pandas instead."""
+
+
+def rewrite_table(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
+                  keep: np.ndarray | None) -> None:
+    """learningData.csv at ``dst``: :func:`rewrite_bytes` when the index values are integers
+    and the file's lines can be re-written as bytes (no double quote, no carriage return, no
+    blank line, no comma in a file with another delimiter, a newline at the end; found as
+    the blocks are read, in the writer's thread), else :func:`rewrite` (from the start)."""
+    if index.dtype.kind == "i":
+        try:
+            return rewrite_bytes(src, dst, header, sep, idx_pos, index, keep)
+        except _NotPlain:
+            pass
+    rewrite(src, dst, header, sep, idx_pos, index, keep)
 
 
 def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
                   keep: np.ndarray | None) -> None:
-    """:func:`rewrite` for a file :func:`_plain` accepts, on its bytes with numpy (no Python
-    string per cell): every line has the header's width (checked before), so its delimiters
-    sit at known places; the index field and its delimiter are cut out, rows not in ``keep``
-    left out, tabs made commas, and ``index`` put in front (:func:`d3mkit.numtext.number_lines`)."""
+    """:func:`rewrite` on the file's bytes with numpy (no Python string per cell), or
+    :class:`_NotPlain` when a block read holds a double quote, a carriage return, a blank
+    line or (``sep`` not a comma) a comma, or the file does not end with a newline: every
+    line has the header's width (checked before), so its delimiters sit at known places; the
+    index field and its delimiter are cut out, rows not in ``keep`` left out, tabs made
+    commas, and ``index`` put in front (:func:`d3mkit.numtext.number_lines`). An index that
+    is the first or the last field (up to 24 bytes) is found from the line's start or end a
+    word of 8 bytes at a time; one in the middle from every delimiter of the block."""
     import csv
     import io
     n = len(header)
@@ -266,36 +275,66 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
     csv.writer(head, lineterminator="\n").writerow(["d3mIndex", *names])
     d = ord(sep)
     row = at = 0
+    bad = (b'"', b"\r") + ((b",",) if sep != "," else ())
     with open(src, "rb") as fin, open(dst, "wb") as fout:
         fout.write(head.getvalue().encode("utf-8"))
-        fin.readline()                                      # the header
-        for lines in _line_blocks(fin):
+        top = fin.readline()                                # the header
+        if any(b in top for b in bad):
+            raise _NotPlain
+        for lines in _line_blocks(fin, bad):
             a = np.frombuffer(lines, dtype=np.uint8)
             ends = np.flatnonzero(a == 10)
             count = len(ends)
             starts = np.concatenate(([0], ends[:-1] + 1))
-            cut = np.ones(len(a), dtype=bool)
+            if (ends == starts).any():
+                raise _NotPlain                             # a blank line: every reader skips it
+            cut = None
             if idx_pos is not None:
-                marks = np.flatnonzero((a == 10) | (a == d)).reshape(count, n)
-                first = starts if idx_pos == 0 else marks[:, idx_pos - 1] + 1
-                lo, hi = (first, marks[:, idx_pos] + 1) if idx_pos < n - 1 else (first - 1, marks[:, idx_pos])
-                del marks
+                lo, hi = _index_field(a, starts, ends, idx_pos, n, d)
                 # each line: [start, lo) kept, [lo, hi) cut, [hi, end] kept (one bool per byte, no
                 # per-byte integers: memory stays a small multiple of the block)
                 spans = np.stack([lo - starts, hi - lo, ends + 1 - hi], axis=1).ravel()
                 cut = np.repeat(np.tile(np.array([True, False, True]), count), spans)
             if keep is not None:
-                cut &= np.repeat(keep[row:row + count], ends - starts + 1)
+                rows = np.repeat(keep[row:row + count], ends - starts + 1)
+                cut = rows if cut is None else cut & rows
                 taken = int(keep[row:row + count].sum())
             else:
                 taken = count
-            out = a[cut]
+            out = a[cut] if cut is not None else a.copy() if d != 44 else a
             if d != 44:
                 out[out == d] = 44
             text, _ = number_lines(out, index[at:at + taken])
             fout.write(text)
             row += count
             at += taken
+
+
+_BEFORE = 24        # zero bytes put before a block so that the words before its first line exist
+
+
+def _index_field(a: np.ndarray, starts: np.ndarray, ends: np.ndarray, idx_pos: int, n: int,
+                 d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per line of the block ``a`` (``starts``, ``ends``: its lines' first bytes and
+    newlines), the bytes ``[lo, hi)`` cut out with the index field at ``idx_pos`` of ``n``
+    (delimiter ``d``): the field and the delimiter after it, or before it for the last."""
+    from d3mkit.validation.plaincsv import _words, first_byte, last_byte
+    found = None
+    if idx_pos in (0, n - 1):
+        buf = np.zeros(_BEFORE + len(a) + 8, dtype=np.uint8)
+        buf[_BEFORE:_BEFORE + len(a)] = a
+        words = _words(buf)
+        if idx_pos == 0:
+            found = first_byte(words, starts + _BEFORE, d)
+        else:
+            found = last_byte(words, ends + _BEFORE, d)
+        del buf, words
+    if found is not None:
+        found -= _BEFORE
+        return (starts, found + 1) if idx_pos == 0 else (found, ends)
+    marks = np.flatnonzero((a == 10) | (a == d)).reshape(len(ends), n)
+    first = starts if idx_pos == 0 else marks[:, idx_pos - 1] + 1
+    return (first, marks[:, idx_pos] + 1) if idx_pos < n - 1 else (first - 1, marks[:, idx_pos])
 
 
 def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Path) -> str | None:
@@ -350,20 +389,11 @@ def _refuse_ragged(path: Path, n: int, sep: str = ",", display: str | None = Non
         raise D3MKitError([dataclasses.replace(i, path=display) for i in ragged] if display else ragged)
 
 
-def _has_quote(path: Path) -> bool:
-    import mmap
-    with open(path, "rb") as fh:
-        if fh.seek(0, 2) == 0:
-            return False
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:   # no copy of the bytes
-            return m.find(b'"') >= 0
-
-
-def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool, quoted: bool) -> None:
+def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool) -> None:
     """learningData.csv at ``dst`` from the CSV ``src``: its bytes as they are when the first
     column is d3mIndex; else each record prefixed with its number (blank lines skipped, as
-    every reader skips them), line by line when the file has no double quote, through pandas
-    in chunks when it has (a quoted cell may hold a newline)."""
+    every reader skips them), line by line while no double quote is read, through pandas in
+    chunks from the start once one is (a quoted cell may hold a newline)."""
     with open(src, "rb") as fin, open(dst, "wb") as fout:
         bom = fin.read(3)
         if bom != b"\xef\xbb\xbf":
@@ -371,30 +401,41 @@ def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool, quot
         if has_index:
             shutil.copyfileobj(fin, fout, BLOCK)
             return
-        if quoted:
-            fin.close()
-            for k, chunk in enumerate(_chunks(src, len(header))):
-                chunk.columns = header
-                chunk.insert(0, "d3mIndex", np.arange(k * CHUNK_ROWS, k * CHUNK_ROWS + len(chunk)))
-                chunk.to_csv(fout, header=k == 0, index=False, lineterminator="\n")
-            return
-        fout.write(b"d3mIndex," + fin.readline())       # the header (read_header found it first)
         number = 0
-        for lines in _line_blocks(fin):   # numbers put in front of the lines with numpy (d3mkit.numtext)
-            text, count = number_lines(lines, number)
-            fout.write(text)
-            number += count
+        try:
+            head = fin.readline()                         # the header (read_header found it first)
+            if b'"' in head:
+                raise _NotPlain
+            fout.write(b"d3mIndex," + head)
+            for lines in _line_blocks(fin, (b'"',), final_newline=False):   # numbers put in front with numpy
+                text, count = number_lines(lines, number)                   # (d3mkit.numtext)
+                fout.write(text)
+                number += count
+            return
+        except _NotPlain:
+            pass
+    with open(dst, "wb") as fout:
+        for k, chunk in enumerate(_chunks(src, len(header))):
+            chunk.columns = header
+            chunk.insert(0, "d3mIndex", np.arange(k * CHUNK_ROWS, k * CHUNK_ROWS + len(chunk)))
+            chunk.to_csv(fout, header=k == 0, index=False, lineterminator="\n")
 
 
-def _line_blocks(fin):
+def _line_blocks(fin, bad: tuple[bytes, ...] = (), final_newline: bool = True):
     """The rest of the binary file ``fin`` in blocks of whole lines, each ended by ``\\n`` (a
     last line without one is given one): views into blocks of :data:`BLOCK` bytes, and the
-    line that straddles two blocks on its own."""
+    line that straddles two blocks on its own. With ``bad`` (single bytes: ``in`` is a
+    ``memchr``), :class:`_NotPlain` is raised at the first block read that holds one of
+    them, or at the end of a file without a final newline when ``final_newline``."""
     carry = b""
     while True:
         block = fin.read(BLOCK)
+        if bad and any(b in block for b in bad):
+            raise _NotPlain
         if not block:
             if carry:
+                if bad and final_newline:
+                    raise _NotPlain
                 yield carry + b"\n"
             return
         cut = block.rfind(b"\n") + 1

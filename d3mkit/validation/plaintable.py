@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from d3mkit.beside import beside
-from d3mkit.validation.plaincsv import STEP, _PAD, _fixed, _low_bytes, _marks, _windows, _words, parse_floats, parse_ints
+from d3mkit.validation.plaincsv import STEP, _PAD, _byte_at, _count, _fixed, _low_bytes, _zero_bytes, _marks, _windows, _words, parse_floats, parse_ints
 from d3mkit.validation.columns import int_dtype
 from d3mkit.validation.tablecols import Floats, Ints, Texts, small_codes, text_cats
 
@@ -154,35 +154,7 @@ class _Coded:
 _TENS = 10.0 ** np.arange(16)
 
 
-_SEVEN = np.uint64(0x7F7F7F7F7F7F7F7F)
-_HIGH = np.uint64(0x8080808080808080)
-_ONES = np.uint64(0x0101010101010101)
-_PLACE = np.uint64(0x0001020304050607)     # byte j holds 7 - j: see _byte_at
 _DOT, _LOWER, _E = np.uint64(0x2E2E2E2E2E2E2E2E), np.uint64(0x2020202020202020), np.uint64(0x6565656565656565)
-_56, _7 = np.uint64(56), np.uint64(7)
-
-
-def _zero_bytes(x: np.ndarray) -> np.ndarray:
-    """Per uint64, 1 in each byte that is zero and 0 in the others (exact: no carry crosses
-    a byte)."""
-    t = x & _SEVEN
-    t += _SEVEN
-    t |= x
-    np.invert(t, out=t)
-    t &= _HIGH
-    t >>= _7
-    return t
-
-
-def _count(ones: np.ndarray) -> np.ndarray:
-    """The number of bytes holding 1 (:func:`_zero_bytes`) per uint64."""
-    return (ones * _ONES) >> _56
-
-
-def _byte_at(ones: np.ndarray) -> np.ndarray:
-    """The index of the byte holding 1, for a uint64 with exactly one such byte: its
-    product with :data:`_PLACE` carries that index into the top byte."""
-    return (ones * _PLACE) >> _56
 
 
 def _dots(words: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
