@@ -107,6 +107,27 @@ def test_blank_line_or_cr_at_any_block_boundary(tmp_path, monkeypatch, index):
         monkeypatch.setattr(scan, "BLOCK", 1 << 24)
 
 
+@pytest.mark.parametrize("key", ["key", "key, id", "007"])
+@pytest.mark.parametrize("values", ["canonical", "+3", "07"])
+def test_first_column_index_copied_or_rewritten(tmp_path, key, values):
+    """An index that is the first column: learningData is the file's bytes with d3mIndex as
+    the first header name when every value is written as str(int) writes it and the header
+    line is plain; a quoted header or a value written ``+3`` or ``07`` is re-written. Either
+    way the bytes the whole-table path writes."""
+    rows = [[str(i * 3 + 1), "ab"[i % 2], "xyz"[i % 3]] for i in range(30)]
+    if values != "canonical":
+        rows[4][0] = values
+    head = ",".join(f'"{k}"' if "," in k else k for k in (key, "n", "y"))
+    src = tmp_path / "t.csv"
+    src.write_text(head + "\n" + "".join(",".join(r) + "\n" for r in rows))
+    frame = pd.read_csv(src, dtype=str, keep_default_na=False)
+    whole = d3mkit.import_table(frame, target="y", index=key, out=tmp_path / "w", name="t")
+    lean = d3mkit.import_table(src, target="y", index=key, out=tmp_path / "l", name="t")
+    rel = "t_dataset/tables/learningData.csv"
+    assert (whole / rel).read_bytes() == (lean / rel).read_bytes()
+    assert (lean / rel).read_text().startswith("d3mIndex,n,y\n")
+
+
 def test_tsv_ragged_row_named(tmp_path, capsys):
     from _attack_util import refused
     src = tmp_path / "r.tsv"

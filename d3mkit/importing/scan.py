@@ -216,7 +216,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         nonempty = {t: int(frame[t][frame[t] != ""].nunique()) for t in targets}
         if is_multilabel(target_types(evidence, targets, given, nonempty), opts):
             return None
-    from d3mkit.importing.table import _index, _media, drop_empty_targets
+    from d3mkit.importing.table import _index, _media, canonical_ints, drop_empty_targets
     media = _media(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
     written = frame[idx_name].to_numpy() if idx_pos is not None else None
     if idx_pos is not None:
@@ -227,9 +227,11 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         frame.insert(0, "d3mIndex", np.arange(rows, dtype=np.int64))
     frame, keep = drop_empty_targets(frame, targets, display, issues if issues is not None else [])
     dropped = rows - len(frame)
-    as_is = (idx_pos is None or (idx_pos == 0 and idx_name == "d3mIndex")) and sep == "," and keep is None and \
-        (written is None or bool((frame["d3mIndex"].astype(str).to_numpy() == written).all()))
-    if as_is:                               # learningData: the file's bytes, numbered when it has no index
+    # learningData is the file's bytes (numbered when it has no index, its first header name made
+    # d3mIndex when the index is the first column) when only the numbering or that name changes
+    as_is = (idx_pos is None or (idx_pos == 0 and (idx_name == "d3mIndex" or _plain_first_line(path)))) and \
+        sep == "," and keep is None and (written is None or canonical_ints(written))
+    if as_is:
         write = lambda out: write_indexed(path, out, header, idx_pos == 0)   # noqa: E731
     else:                                   # rows left out, the index moved or rewritten, tabs: re-written
         index = frame["d3mIndex"].to_numpy()
@@ -267,17 +269,13 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
     commas, and ``index`` put in front (:func:`d3mkit.numtext.number_lines`). An index that
     is the first or the last field (up to 24 bytes) is found from the line's start or end a
     word of 8 bytes at a time; one in the middle from every delimiter of the block."""
-    import csv
-    import io
     n = len(header)
     names = [c for j, c in enumerate(header) if j != idx_pos]
-    head = io.StringIO()
-    csv.writer(head, lineterminator="\n").writerow(["d3mIndex", *names])
     d = ord(sep)
     row = at = 0
     bad = (b'"', b"\r") + ((b",",) if sep != "," else ())
     with open(src, "rb") as fin, open(dst, "wb") as fout:
-        fout.write(head.getvalue().encode("utf-8"))
+        fout.write(_csv_line(["d3mIndex", *names]))
         top = fin.readline()                                # the header
         if any(b in top for b in bad):
             raise _NotPlain
@@ -391,7 +389,7 @@ def _refuse_ragged(path: Path, n: int, sep: str = ",", display: str | None = Non
 
 def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool) -> None:
     """learningData.csv at ``dst`` from the CSV ``src``: its bytes as they are when the first
-    column is d3mIndex; else each record prefixed with its number (blank lines skipped, as
+    column is the index (its header name made ``d3mIndex``); else each record prefixed with its number (blank lines skipped, as
     every reader skips them), line by line while no double quote is read, through pandas in
     chunks from the start once one is (a quoted cell may hold a newline)."""
     with open(src, "rb") as fin, open(dst, "wb") as fout:
@@ -399,6 +397,9 @@ def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool) -> N
         if bom != b"\xef\xbb\xbf":
             fin.seek(0)
         if has_index:
+            if header[0] != "d3mIndex":                  # the index named another way (a plain header line)
+                fin.readline()
+                fout.write(_csv_line(["d3mIndex", *header[1:]]))
             shutil.copyfileobj(fin, fout, BLOCK)
             return
         number = 0
@@ -419,6 +420,21 @@ def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool) -> N
             chunk.columns = header
             chunk.insert(0, "d3mIndex", np.arange(k * CHUNK_ROWS, k * CHUNK_ROWS + len(chunk)))
             chunk.to_csv(fout, header=k == 0, index=False, lineterminator="\n")
+
+
+def _plain_first_line(path: Path) -> bool:
+    """Whether the file's first line (its header) holds no double quote: it is then one line."""
+    with open(path, "rb") as fh:
+        return b'"' not in fh.readline()
+
+
+def _csv_line(cells: list[str]) -> bytes:
+    """One CSV record of ``cells`` (quoted where needed), ended by ``\\n``."""
+    import csv
+    import io
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(cells)
+    return out.getvalue().encode("utf-8")
 
 
 def _line_blocks(fin, bad: tuple[bytes, ...] = (), final_newline: bool = True):

@@ -133,8 +133,8 @@ def _index(df: pd.DataFrame, index: str | None, source: str, repeats: bool = Fal
         r = int(bad[0])
         _fail(source, "import.index", f"row {r + 2}, column {col}",
               f"index value {values.iloc[r]!r} is not an integer")
-    try:          # the cells matched [+-]?\d+: numpy's int() of each; Python ints beyond 64 bits
-        ints = pd.Series(np.asarray(values, dtype=object).astype(np.int64))
+    try:          # the cells matched [+-]?\d+; Python ints beyond 64 bits
+        ints = pd.Series(_int64(values))
     except OverflowError:
         ints = values.map(lambda v: int(v))
     dup = np.flatnonzero(ints.duplicated().to_numpy()) if not repeats else ()
@@ -146,6 +146,29 @@ def _index(df: pd.DataFrame, index: str | None, source: str, repeats: bool = Fal
     df = df.drop(columns=[col])
     df.insert(0, "d3mIndex", ints.to_numpy())
     return df
+
+
+def _int64(values: pd.Series) -> np.ndarray:
+    """int64 of texts that all match ``[+-]?\\d+`` (OverflowError beyond 64 bits): pyarrow's
+    cast (C++, no Python int a cell) where pyarrow is installed and reads them all (it takes
+    no ``+``), else numpy's ``int()`` of each."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        pa = None
+    if pa is not None:
+        try:
+            return np.asarray(pc.cast(pa.array(values.array), pa.int64()))
+        except (pa.ArrowException, TypeError, ValueError):
+            pass
+    return np.asarray(values, dtype=object).astype(np.int64)
+
+
+def canonical_ints(texts: np.ndarray) -> bool:
+    """Whether every text is an integer as ``str(int)`` writes it (no ``+``, no leading zero,
+    no ``-0``): then the integers' own text is the file's."""
+    return bool(pd.Series(texts, dtype=str).str.fullmatch(r"0|-?[1-9]\d*").all())
 
 
 def index_values(df: pd.DataFrame, index: str | None, source: str) -> list[int]:
