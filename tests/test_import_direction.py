@@ -11,7 +11,7 @@ from _sources import parse
 
 REPO = Path(__file__).resolve().parents[1]
 LAYERS = [
-    ("documents", ["d3mkit.errors", "d3mkit.lazy", "d3mkit.numtext", "d3mkit.beside", "d3mkit.entrypoints", "d3mkit.codes", "d3mkit.readlog", "d3mkit.limits", "d3mkit.paths", "d3mkit.atomic", "d3mkit.images", "d3mkit.registry", "d3mkit.display",
+    ("documents", ["d3mkit.errors", "d3mkit.lazy", "d3mkit.numtext", "d3mkit.beside", "d3mkit.spans", "d3mkit.entrypoints", "d3mkit.codes", "d3mkit.readlog", "d3mkit.limits", "d3mkit.paths", "d3mkit.atomic", "d3mkit.images", "d3mkit.registry", "d3mkit.display",
                    "d3mkit.docs", "d3mkit.schemas"]),
     ("validation", ["d3mkit.validation", "d3mkit.tables"]),
     ("packaging", ["d3mkit.splits", "d3mkit.views", "d3mkit.package", "d3mkit.taskroot",

@@ -47,8 +47,8 @@ def _read(path, cut=None):
         return plaintable.read_plain_columns(path, HEADER, positions, NUMERIC)
     size = path.stat().st_size
     with open(path, "rb") as a, open(path, "rb") as b:
-        parts = [plaintable._scan(plaintable._Span(a, 0, cut), cut, len(HEADER), kinds, True),
-                 plaintable._scan(plaintable._Span(b, cut, size), size - cut, len(HEADER), kinds, False)]
+        parts = [plaintable._scan(plaintable.Span(a, 0, cut), cut, len(HEADER), kinds, True),
+                 plaintable._scan(plaintable.Span(b, cut, size), size - cut, len(HEADER), kinds, False)]
     return plaintable._join(parts, kinds)
 
 
@@ -71,12 +71,12 @@ def test_a_large_file_is_read_in_two_parts_alike(tmp_path, monkeypatch):
     path.write_text("\n".join([",".join(HEADER)] + _rows(3000)) + "\n", encoding="utf-8")
     whole = _columns(_read(path))
     spans = []
-    real = plaintable._Span
+    real = plaintable.Span
 
     def spy(fh, start, stop):
         spans.append((start, stop))
         return real(fh, start, stop)
-    monkeypatch.setattr(plaintable, "_Span", spy)
+    monkeypatch.setattr(plaintable, "Span", spy)
     monkeypatch.setattr(plaintable, "PARTS_FROM", 0)
     monkeypatch.setattr(plaintable, "_cores", lambda: 2)
     assert _columns(_read(path)) == whole

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from d3mkit.beside import beside
+from d3mkit.spans import Span, middle
 from d3mkit.validation.plaincsv import STEP, _PAD, _byte_at, _count, _fixed, _low_bytes, _zero_bytes, _marks, _windows, _words, parse_floats, parse_ints
 from d3mkit.validation.columns import int_dtype
 from d3mkit.validation.tablecols import Floats, Ints, Texts, small_codes, text_cats
@@ -402,13 +403,13 @@ def read_plain_columns(path: Path | str, header: list[str], positions: list[int]
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            cut = _middle(fh, size) if size >= PARTS_FROM and _cores() >= 2 else None
+            cut = middle(fh, size) if size >= PARTS_FROM and _cores() >= 2 else None
             if cut is None:
                 parts = [_scan(fh, size, len(header), kinds, True)]
             else:
-                with open(path, "rb") as other, beside(_scan, _Span(other, cut, size), size - cut,
+                with open(path, "rb") as other, beside(_scan, Span(other, cut, size), size - cut,
                                                        len(header), kinds, False) as job:
-                    first = _scan(_Span(fh, 0, cut), cut, len(header), kinds, True)
+                    first = _scan(Span(fh, 0, cut), cut, len(header), kinds, True)
                 parts = [first, job.result()]
     except _NotPlain:
         return None
@@ -422,32 +423,6 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:                         # not Linux
         return os.cpu_count() or 1
-
-
-def _middle(fh, size: int) -> int | None:
-    """The offset just after the first newline at or after the middle of the file, when it
-    is past the header's line and before the end (else None: one part)."""
-    head = fh.read(min(size, 1 << 20)).find(b"\n")
-    fh.seek(size // 2)
-    at = fh.read(1 << 16).find(b"\n")
-    fh.seek(0)
-    if head < 0 or at < 0:
-        return None
-    cut = size // 2 + at + 1
-    return cut if head < size // 2 and cut < size else None
-
-
-class _Span:
-    """The bytes ``[start, stop)`` of an open file, read as a file."""
-
-    def __init__(self, fh, start: int, stop: int):
-        self.fh, self.left = fh, stop - start
-        fh.seek(start)
-
-    def read(self, n: int) -> bytes:
-        b = self.fh.read(min(n, self.left))
-        self.left -= len(b)
-        return b
 
 
 class _Part:
