@@ -123,17 +123,24 @@ def flag_namer(args):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    from d3mkit.commands.options import command_first, format_requested
     from d3mkit.commands.show import safe_streams
     safe_streams()
-    parser = build_parser(argv[0] if argv else None)
-    if not argv:   # bare d3mkit: the commands, one line each; no command ran, so a usage error
+    argv = command_first(argv)              # d3mkit --format json validate X: the option after
+    command = argv[0] if argv and not str(argv[0]).startswith("--format") and argv[0] != "--quiet" else None
+    parser = build_parser(command)
+    if command is None and not any(a in ("-h", "--help", "--version") for a in argv):
+        # bare d3mkit: the commands, one line each; no command ran, so a usage error
         parser.print_help(sys.stderr)
+        if format_requested(argv) == "json":
+            from d3mkit.commands.show import Results
+            Results(json=True).failed([error("usage", "d3mkit", f"a command is required (one of "
+                                             f"{', '.join(COMMANDS)}; d3mkit --help lists them)")])
         return EXIT_USAGE
     from d3mkit.commands.show import Results
     try:
         args = parser.parse_args(argv)
     except UsageExit as exc:   # --format json: the usage error is the issues document too
-        from d3mkit.commands.options import format_requested
         if format_requested(argv) == "json":
             Results(json=True).failed([exc.issue])
         raise

@@ -50,6 +50,20 @@ def test_bare_d3mkit_lists_every_command_with_a_line_each(capsys):
     assert "examples:" in err
 
 
+def test_options_before_the_command_are_the_commands(capsys, tmp_path):
+    """``d3mkit --format json COMMAND ...`` is ``d3mkit COMMAND ... --format json`` (a user
+    writes the output format first as often as last); alone, it is bare d3mkit in JSON."""
+    import json
+    code, out, err = run(["--format", "json"], capsys)
+    assert code == 2 and json.loads(out)["issues"][0]["code"] == "usage" and "validate" in err
+    code, out, _ = run(["--format=json", "metrics"], capsys)
+    assert code == 0 and isinstance(json.loads(out), (list, dict))
+    code, out, _ = run(["--format", "json", "validate", str(tmp_path / "nope")], capsys)
+    assert code == 2 and json.loads(out)["issues"]
+    code, out, err = run(["--format", "json", "serve", "x"], capsys)   # serve prints nothing: no --format
+    assert code == 2 and "unrecognized arguments: --format" in err and json.loads(out)["issues"]
+
+
 def test_no_ghost_command():
     assert "value" not in COMMANDS
     parser = build_parser()

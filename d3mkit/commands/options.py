@@ -147,6 +147,31 @@ def add_format(parser: argparse.ArgumentParser, text: str = "lines for people") 
                              f"(errors as {{\"issues\": [...]}}; messages stay on stderr)")
 
 
+def command_first(argv: list[str]) -> list[str]:
+    """``argv`` with the options written before the command (``d3mkit --format json validate
+    X``, ``d3mkit --quiet build ...``) moved to the end, where the command's parser reads
+    them: every command that prints takes ``--format`` (and ``--quiet`` where it prints
+    progress); a command without one refuses it by name.
+
+    >>> command_first(["--format", "json", "validate", "x"]), command_first(["--format=json"])
+    (['validate', 'x', '--format', 'json'], ['--format=json'])
+    """
+    moved: list[str] = []
+    k = 0
+    while k < len(argv):
+        arg = str(argv[k])
+        if arg == "--format" and k + 1 < len(argv):
+            moved += [arg, str(argv[k + 1])]
+            k += 2
+        elif arg.startswith("--format=") or arg == "--quiet":
+            moved.append(arg)
+            k += 1
+        else:
+            break
+    rest = list(argv[k:])
+    return rest + moved if rest else moved
+
+
 def format_requested(argv) -> str | None:
     """The value of the last ``--format X`` / ``--format=X`` on the command line ``argv``,
     read before (or without) parsing: a usage error in JSON mode is printed as JSON too.
