@@ -121,7 +121,15 @@ def flag_namer(args):
     return name
 
 
+#: numpy's OpenBLAS threads busy-wait for about 2**28 cycles after they start and after each
+#: call (50 ms of a core at ``import numpy``): on a 2-core machine that core is the one
+#: d3mkit's own reader and writer threads want. The command line (which owns its process,
+#: and runs before numpy is imported) has them sleep at once; a user's own setting wins.
+BLAS_SPIN = ("OPENBLAS_THREAD_TIMEOUT", "4")
+
+
 def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault(*BLAS_SPIN)
     argv = sys.argv[1:] if argv is None else list(argv)
     from d3mkit.commands.options import command_first, format_requested
     from d3mkit.commands.show import safe_streams

@@ -449,3 +449,16 @@ def test_challenge_max_mb_is_a_hidden_alias(tmp_path, capsys):
     ns = p.parse_args(["--problems", "p", "--out", "o", "--max-mb", "3"])
     assert ns.max_size_mb == 3.0 and "--max-mb is deprecated" in capsys.readouterr().err
     assert "--max-mb" not in p.format_help()
+
+
+def test_blas_threads_sleep_unless_the_user_says(monkeypatch, capsys):
+    """The command line has numpy's OpenBLAS threads sleep at once after work (they spin for
+    2**28 cycles otherwise); a value the user set is kept."""
+    import os
+    from d3mkit import cli
+    monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    run(["codes"], capsys)
+    assert os.environ["OPENBLAS_THREAD_TIMEOUT"] == cli.BLAS_SPIN[1]
+    monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "20")
+    run(["codes"], capsys)
+    assert os.environ["OPENBLAS_THREAD_TIMEOUT"] == "20"
