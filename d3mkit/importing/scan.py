@@ -279,7 +279,10 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
         top = fin.readline()                                # the header
         if any(b in top for b in bad):
             raise _NotPlain
+        tabs = bytes.maketrans(sep.encode(), b",") if d != 44 else None
         for lines in _line_blocks(fin, bad):
+            if tabs is not None:        # the delimiter made a comma first (the file holds none)
+                lines = bytes(lines).translate(tabs)
             a = np.frombuffer(lines, dtype=np.uint8)
             ends = np.flatnonzero(a == 10)
             count = len(ends)
@@ -288,7 +291,7 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
                 raise _NotPlain                             # a blank line: every reader skips it
             cut = None
             if idx_pos is not None:
-                lo, hi = _index_field(a, starts, ends, idx_pos, n, d)
+                lo, hi = _index_field(a, starts, ends, idx_pos, n, 44)
                 # each line: [start, lo) kept, [lo, hi) cut, [hi, end] kept (one bool per byte, no
                 # per-byte integers: memory stays a small multiple of the block)
                 spans = np.stack([lo - starts, hi - lo, ends + 1 - hi], axis=1).ravel()
@@ -299,9 +302,7 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
                 taken = int(keep[row:row + count].sum())
             else:
                 taken = count
-            out = a[cut] if cut is not None else a.copy() if d != 44 else a
-            if d != 44:
-                out[out == d] = 44
+            out = a[cut] if cut is not None else a
             text, _ = number_lines(out, index[at:at + taken])
             fout.write(text)
             row += count
