@@ -167,8 +167,10 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             warnings.simplefilter("always", pd.errors.ParserWarning)    # a long first row: cut
             # the next chunk is parsed in a thread (pandas tokenizes outside the interpreter lock)
             # while this one feeds the evidence (d3mkit.beside.ahead)
-            with ahead(_chunks(path, len(header), dtype={j: object for j in text_pos}, typed=True,
-                               sep=sep)) as chunks:
+            # the index column as pandas' own str dtype (Arrow strings where pyarrow is installed:
+            # its checks and its integers in C++, table._int64), the other kept columns as objects
+            with ahead(_chunks(path, len(header), dtype={j: str if j == idx_pos else object for j in text_pos},
+                               typed=True, sep=sep)) as chunks:
                 if meanwhile is not None:
                     meanwhile()                 # while the first chunk is parsed
                 for chunk in chunks:
@@ -218,7 +220,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             return None
     from d3mkit.importing.table import _index, _media, canonical_ints, drop_empty_targets
     media = _media(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
-    written = frame[idx_name].to_numpy() if idx_pos is not None else None
+    written = frame[idx_name] if idx_pos is not None else None
     if idx_pos is not None:
         frame = _index(frame, opts.index, display, repeats=long_possible)
         if long_possible and bool(frame["d3mIndex"].duplicated().any()):

@@ -165,10 +165,10 @@ def _int64(values: pd.Series) -> np.ndarray:
     return np.asarray(values, dtype=object).astype(np.int64)
 
 
-def canonical_ints(texts: np.ndarray) -> bool:
+def canonical_ints(texts: pd.Series) -> bool:
     """Whether every text is an integer as ``str(int)`` writes it (no ``+``, no leading zero,
     no ``-0``): then the integers' own text is the file's."""
-    return bool(pd.Series(texts, dtype=str).str.fullmatch(r"0|-?[1-9]\d*").all())
+    return bool(texts.astype(str).str.fullmatch(r"0|-?[1-9]\d*").all())
 
 
 def index_values(df: pd.DataFrame, index: str | None, source: str) -> list[int]:
