@@ -392,9 +392,10 @@ def _refuse_ragged(path: Path, n: int, sep: str = ",", display: str | None = Non
 
 def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool) -> None:
     """learningData.csv at ``dst`` from the CSV ``src``: its bytes as they are when the first
-    column is the index (its header name made ``d3mIndex``); else each record prefixed with its number (blank lines skipped, as
-    every reader skips them), line by line while no double quote is read, through pandas in
-    chunks from the start once one is (a quoted cell may hold a newline)."""
+    column is the index (its header name made ``d3mIndex``); else each record prefixed with
+    its number (blank lines skipped, as every reader skips them), line by line while no
+    double quote is read, through pandas in chunks from the start once one is (a quoted cell
+    may hold a newline)."""
     with open(src, "rb") as fin, open(dst, "wb") as fout:
         bom = fin.read(3)
         if bom != b"\xef\xbb\xbf":

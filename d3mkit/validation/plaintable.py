@@ -34,7 +34,8 @@ import numpy as np
 
 from d3mkit.beside import beside
 from d3mkit.spans import Span, middle
-from d3mkit.validation.plaincsv import STEP, _PAD, _byte_at, _count, _fixed, _low_bytes, _zero_bytes, _marks, _windows, _words, parse_floats, parse_ints
+from d3mkit.validation.plaincsv import (STEP, _PAD, _byte_at, _count, _fixed, _low_bytes, _marks, _windows,
+                                       _words, _zero_bytes, parse_floats, parse_ints)
 from d3mkit.validation.columns import int_dtype
 from d3mkit.validation.tablecols import Floats, Ints, Texts, small_codes, text_cats
 
@@ -485,7 +486,8 @@ def _scan(fh, size: int, width: int, kinds: dict[int, str | None], header: bool)
             full = e > s
             every = bool(full.all())
             cs, ce = (s, e) if every else (s[full], e[full])
-            v = (parse_ints(words, cs, ce) if j in ints else _reals(a, words, cs, ce, *_dots(words, cs, ce))) if len(cs) else \
+            v = (parse_ints(words, cs, ce) if j in ints else
+                 _reals(a, words, cs, ce, *_dots(words, cs, ce))) if len(cs) else \
                 np.zeros(0, dtype=np.int64 if j in ints else np.float64)
             if v is None:
                 return None
