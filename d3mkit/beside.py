@@ -19,9 +19,18 @@ alone is raised from the block's end.
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
+
+
+def cpu_count() -> int:
+    """The cores this process may use (its affinity set where the OS tells): whether a
+    second thread has a core of its own."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 class Job:

@@ -132,20 +132,17 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault(*BLAS_SPIN)
     argv = sys.argv[1:] if argv is None else list(argv)
     from d3mkit.commands.options import command_first, format_requested
-    from d3mkit.commands.show import safe_streams
+    from d3mkit.commands.show import Results, safe_streams
     safe_streams()
-    argv = command_first(argv)              # d3mkit --format json validate X: the option after
-    command = argv[0] if argv and not str(argv[0]).startswith("--format") and argv[0] != "--quiet" else None
-    parser = build_parser(command)
-    if command is None and not any(a in ("-h", "--help", "--version") for a in argv):
-        # bare d3mkit: the commands, one line each; no command ran, so a usage error
+    rest, moved = command_first(argv)       # d3mkit --format json validate X: the options after
+    argv = rest + moved
+    parser = build_parser(rest[0] if rest else None)
+    if not rest:   # bare d3mkit: the commands, one line each; no command ran, so a usage error
         parser.print_help(sys.stderr)
         if format_requested(argv) == "json":
-            from d3mkit.commands.show import Results
             Results(json=True).failed([error("usage", "d3mkit", f"a command is required (one of "
                                              f"{', '.join(COMMANDS)}; d3mkit --help lists them)")])
         return EXIT_USAGE
-    from d3mkit.commands.show import Results
     try:
         args = parser.parse_args(argv)
     except UsageExit as exc:   # --format json: the usage error is the issues document too

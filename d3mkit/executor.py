@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Sequence
 
+from d3mkit.beside import cpu_count
 from d3mkit.errors import InvalidArgument, MissingDependency, UsageError
 
 DASK_EXTRA = 'pip install "d3mkit[dask]"'
@@ -251,13 +252,6 @@ def check_options(workers: int | None = None, scheduler: Any = None) -> None:
         raise InvalidArgument("workers", "give {workers} or {scheduler}, not both (a cluster has its own workers)")
     if workers is not None and workers < 1:
         raise InvalidArgument("workers", f"must be at least 1, got {workers}")
-
-
-def cpu_count() -> int:
-    """The cores this process may use (its affinity set where the OS tells)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
 
 
 def add_executor_arguments(parser, what: str = "work", *, unused: str | None = None,

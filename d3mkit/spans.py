@@ -14,8 +14,6 @@ the plain reader declines any file with a double quote.
 
 from __future__ import annotations
 
-import io
-
 
 def middle(fh, size: int) -> int | None:
     """The offset just after the first newline at or after ``size // 2`` in the binary file
@@ -32,28 +30,16 @@ def middle(fh, size: int) -> int | None:
     return cut if head < size // 2 and cut < size else None
 
 
-class Span(io.RawIOBase):
+class Span:
     """The bytes ``[start, stop)`` of the open binary file ``fh`` (whose position it moves),
-    read as a file (wrap it in ``io.BufferedReader`` for readers that want one)."""
+    read as a file (``read`` only)."""
 
     def __init__(self, fh, start: int, stop: int):
-        super().__init__()
         self.fh, self.left = fh, stop - start
         fh.seek(start)
-
-    def readable(self) -> bool:
-        return True
 
     def read(self, n: int = -1) -> bytes:
         """Up to ``n`` bytes (the rest of the span when ``n`` is negative), one copy."""
         b = self.fh.read(self.left if n < 0 else min(n, self.left))
         self.left -= len(b)
         return b
-
-    def readinto(self, buffer) -> int:
-        n = min(len(buffer), self.left)
-        if n <= 0:
-            return 0
-        got = self.fh.readinto(memoryview(buffer)[:n])
-        self.left -= got
-        return got

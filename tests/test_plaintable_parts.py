@@ -78,7 +78,7 @@ def test_a_large_file_is_read_in_two_parts_alike(tmp_path, monkeypatch):
         return real(fh, start, stop)
     monkeypatch.setattr(plaintable, "Span", spy)
     monkeypatch.setattr(plaintable, "PARTS_FROM", 0)
-    monkeypatch.setattr(plaintable, "_cores", lambda: 2)
+    monkeypatch.setattr(plaintable, "cpu_count", lambda: 2)
     assert _columns(_read(path)) == whole
     size = path.stat().st_size
     (a0, cut), (b0, b1) = sorted(spans)
@@ -89,7 +89,7 @@ def test_a_large_file_is_read_in_two_parts_alike(tmp_path, monkeypatch):
 def test_a_part_that_is_not_plain_sends_the_file_back(tmp_path, monkeypatch):
     """A quote, a ragged row or a blank line in either part: None (the general reader reads it)."""
     monkeypatch.setattr(plaintable, "PARTS_FROM", 0)
-    monkeypatch.setattr(plaintable, "_cores", lambda: 2)
+    monkeypatch.setattr(plaintable, "cpu_count", lambda: 2)
     rows = _rows(200)
     for at in (10, 190):
         for bad in ('1,"x",3,2020-01-01,a,b', "1,2", ""):

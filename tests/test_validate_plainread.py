@@ -115,7 +115,7 @@ def _issues(root: Path) -> list[str]:
 def _in_two_parts(monkeypatch) -> None:
     """Every file read in two parts side by side, whatever its size and the machine."""
     monkeypatch.setattr(plaintable, "PARTS_FROM", 0)
-    monkeypatch.setattr(plaintable, "_cores", lambda: 2)
+    monkeypatch.setattr(plaintable, "cpu_count", lambda: 2)
 
 
 @pytest.mark.parametrize("parts", [1, 2])

@@ -147,14 +147,15 @@ def add_format(parser: argparse.ArgumentParser, text: str = "lines for people") 
                              f"(errors as {{\"issues\": [...]}}; messages stay on stderr)")
 
 
-def command_first(argv: list[str]) -> list[str]:
-    """``argv`` with the options written before the command (``d3mkit --format json validate
-    X``, ``d3mkit --quiet build ...``) moved to the end, where the command's parser reads
-    them: every command that prints takes ``--format`` (and ``--quiet`` where it prints
-    progress); a command without one refuses it by name.
+def command_first(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``argv`` split into the command and what follows it, and the options written before
+    the command (``d3mkit --format json validate X``, ``d3mkit --quiet build ...``), which
+    go after it, where the command's parser reads them: every command that prints takes
+    ``--format`` (and ``--quiet`` where it prints progress); a command without one refuses
+    it by name.
 
     >>> command_first(["--format", "json", "validate", "x"]), command_first(["--format=json"])
-    (['validate', 'x', '--format', 'json'], ['--format=json'])
+    ((['validate', 'x'], ['--format', 'json']), ([], ['--format=json']))
     """
     moved: list[str] = []
     k = 0
@@ -168,8 +169,7 @@ def command_first(argv: list[str]) -> list[str]:
             k += 1
         else:
             break
-    rest = list(argv[k:])
-    return rest + moved if rest else moved
+    return list(argv[k:]), moved
 
 
 def format_requested(argv) -> str | None:

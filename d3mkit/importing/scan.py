@@ -299,8 +299,8 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
                 spans = np.stack([lo - starts, hi - lo, ends + 1 - hi], axis=1).ravel()
                 cut = np.repeat(np.tile(np.array([True, False, True]), count), spans)
             if keep is not None:
-                rows = np.repeat(keep[row:row + count], ends - starts + 1)
-                cut = rows if cut is None else cut & rows
+                kept = np.repeat(keep[row:row + count], ends - starts + 1)    # per byte
+                cut = kept if cut is None else cut & kept
                 taken = int(keep[row:row + count].sum())
             else:
                 taken = count

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.beside import beside
+from d3mkit.beside import beside, cpu_count
 from d3mkit.spans import Span, middle
 from d3mkit.validation.plaincsv import (STEP, _PAD, _byte_at, _count, _fixed, _low_bytes, _marks, _windows,
                                        _words, _zero_bytes, parse_floats, parse_ints)
@@ -152,6 +152,10 @@ class _Coded:
         W = self.words.shape[1]
         return np.ascontiguousarray(self.words).view(f"S{8 * W}").ravel().tolist()
 
+    def cells(self, k: int) -> np.ndarray:
+        """The first ``k`` rows' texts as an ``S`` array (each row's bytes)."""
+        return np.asarray(self.texts() or [b""])[self.codes[:k]]
+
 
 _TENS = 10.0 ** np.arange(16)
 
@@ -250,18 +254,15 @@ class _TextColumn:
             if done:
                 self.at += len(b)
                 return True
-            texts = np.asarray(self.coded.texts() or [b""])
-            self.cells = np.zeros(self.rows, dtype=texts.dtype)
-            self.cells[:self.at] = texts[self.coded.codes[:self.at]]
+            seen = self.coded.cells(self.at)
+            self.cells = np.zeros(self.rows, dtype=seen.dtype)
+            self.cells[:self.at] = seen
             self.coded = None
         if longest > self.cells.dtype.itemsize:           # widen the column, never narrow it
             self.cells = self.cells.astype(f"S{longest}")
         self.cells[self.at:self.at + len(b)] = b
         self.at += len(b)
         return True
-
-    def column(self) -> Texts | None:
-        return _TextColumn.joined([self], [self.at])
 
     @staticmethod
     def joined(cols: list["_TextColumn"], n: list[int]) -> Texts | None:
@@ -279,11 +280,7 @@ class _TextColumn:
             return _coded_column(list(index), codes[0] if len(codes) == 1 else np.concatenate(codes))
         cells = []
         for c, k in zip(cols, n):
-            if c.coded is not None:
-                texts = np.asarray(c.coded.texts() or [b""])
-                cells.append(texts[c.coded.codes[:k]])
-            else:
-                cells.append(c.cells[:k])
+            cells.append(c.coded.cells(k) if c.coded is not None else c.cells[:k])
             c.coded = c.cells = None
         return _cells_column(cells[0] if len(cells) == 1 else np.concatenate(cells))
 
@@ -404,7 +401,7 @@ def read_plain_columns(path: Path | str, header: list[str], positions: list[int]
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            cut = middle(fh, size) if size >= PARTS_FROM and _cores() >= 2 else None
+            cut = middle(fh, size) if size >= PARTS_FROM and cpu_count() >= 2 else None
             if cut is None:
                 parts = [_scan(fh, size, len(header), kinds, True)]
             else:
@@ -417,13 +414,6 @@ def read_plain_columns(path: Path | str, header: list[str], positions: list[int]
     if any(p is None for p in parts) or sum(p.rows for p in parts) == 0:
         return None                                # not plain, or a header and no rows
     return _join(parts, kinds)
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                         # not Linux
-        return os.cpu_count() or 1
 
 
 class _Part:
