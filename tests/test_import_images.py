@@ -4,8 +4,10 @@ media the task-root reader finds; every refusal of issue 21 is one line, a code,
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from PIL import Image
 
@@ -31,10 +33,15 @@ def test_imagefolder_becomes_image_classification(tmp_path, capsys):
     assert (task.problem.task_type, task.problem.task_subtype) == ("classification", "multiClass")
     ld = task.learning_data()
     assert ld.columns.tolist() == ["d3mIndex", "image", "label"]
-    assert ld["image"].tolist()[:2] == ["cat/cat0.png", "cat/cat1.png"] and ld["label"].tolist()[-1] == "eel"
+    assert sorted(ld["label"]) == ["cat"] * 4 + ["dog"] * 4 + ["eel"] * 4
+    # every image under a neutral name, its pixels those of its own class's file
+    assert all(re.fullmatch(r"[0-9a-f]{16}\.png", v) for v in ld["image"])
     paths = task.media_paths("image", ld)
-    pixels = [np.asarray(Image.open(p))[0, 0].tolist() for p in paths]
-    assert pixels[0] == [0, 0, 7] and pixels[-1] == [120, 60, 7]
+    sources = pd.read_csv(task.root / "pets_debug" / "media_sources.csv", dtype=str).set_index("file")["source"]
+    for p, label in zip(paths, ld["label"]):
+        k = ("cat", "dog", "eel").index(label)
+        assert sources[p.name].split("/")[0] == label
+        assert np.asarray(Image.open(p))[0, 0].tolist()[::2] == [k * 60, 7]
     assert task.dataset.resource("media").res_type == "image"
     splits = task.splits()
     test = set(splits.loc[splits["type"] == "TEST", "d3mIndex"].astype(str))
@@ -100,3 +107,43 @@ def test_symlink_out_of_the_folder(tmp_path, capsys, what):
 
 def test_not_a_directory(tmp_path, capsys):
     _bad(tmp_path, capsys, tmp_path / "nope", "usage.path", 2)
+
+
+def _derivable(values, labels) -> float:
+    """The accuracy of the best guess of a label from each value's text: the label whose
+    name the value contains (case-insensitively), else nothing."""
+    hits = 0
+    for v, y in zip(values, labels):
+        found = [c for c in set(labels) if c.lower() in str(v).lower()]
+        hits += found == [y]
+    return hits / len(labels)
+
+
+def test_no_label_in_the_blind_test_view(tmp_path, capsys):
+    """The blind TEST view of an imported image folder tells no label: not in a media file's
+    name or path, not in any cell of its tables, not through the d3mIndex of a neighbouring
+    TRAIN row (the rows are in a seeded random order, not class by class)."""
+    classes = ("cats", "dogs", "eels", "foxes")
+    folder = tmp_path / "pets"
+    for k, c in enumerate(classes):
+        (folder / c).mkdir(parents=True)
+        for i in range(10):
+            Image.new("RGB", (4, 4), (k * 50, i * 20, 3)).save(folder / c / f"{c}_{i}.png")
+    code, _, err = run(["import", "images", folder, "--out", tmp_path / "o", "--test-size", "0.5"], capsys)
+    assert code == 0, err
+    code, _, err = run(["views", tmp_path / "o" / "pets", "--out", tmp_path / "v"], capsys)
+    assert code == 0, err
+    truth = pd.read_csv(tmp_path / "v" / "SCORE" / "targets.csv", dtype=str).set_index("d3mIndex")["label"]
+    test = tmp_path / "v" / "TEST"
+    learning = pd.read_csv(next(test.rglob("learningData.csv")), dtype=str)
+    labels = truth.loc[learning["d3mIndex"]].tolist()
+    assert len(labels) == 20 and (learning["label"].fillna("") == "").all()
+    names = [p.relative_to(test).as_posix() for p in test.rglob("*")]
+    assert not [n for n in names if any(c in n for c in classes)]
+    for col in learning.columns:
+        assert _derivable(learning[col], labels) == 0.0, col
+    # the nearest TRAIN row by d3mIndex: at chance, not the label
+    train = pd.read_csv(next((tmp_path / "v" / "TRAIN").rglob("learningData.csv")), dtype=str)
+    ti = train["d3mIndex"].astype(int).to_numpy()
+    near = [train["label"].iloc[int(np.abs(ti - int(i)).argmin())] for i in learning["d3mIndex"]]
+    assert np.mean([a == b for a, b in zip(near, labels)]) < 0.6

@@ -168,8 +168,10 @@ def test_media_column_chunked(tmp_path, monkeypatch):
                                 out=tmp_path / "w", name="m")
     monkeypatch.setattr(source, "read_source", lambda path: (_ for _ in ()).throw(AssertionError("read whole")))
     lean = d3mkit.import_table(src, target="y", media=media, out=tmp_path / "l", name="m")
+    from d3mkit.importing.media import neutral_name
+    p3, p5 = neutral_name(media / "p3.png"), neutral_name(media / "p5.png")
     for rel in ("m_dataset/tables/learningData.csv", "m_problem/dataSplits.csv", "m_problem/problemDoc.json",
-                "m_dataset/media/p3.png"):
+                f"m_dataset/media/{p3}", "m_debug/media_sources.csv"):
         assert (whole / rel).read_bytes() == (lean / rel).read_bytes(), rel
-    assert not (lean / "m_dataset" / "media" / "p5.png").exists()          # its row was left out
+    assert not (lean / "m_dataset" / "media" / p5).exists()          # its row was left out
     assert d3mkit.is_valid(lean)

@@ -169,8 +169,15 @@ def test_media_column_becomes_a_collection(tmp_path, capsys):
     assert code == 0, err
     task = TaskRoot.open(tmp_path / "o" / "pics")
     assert list(task.dataset.media_columns()) == ["file"]
-    paths = task.media_paths("file", task.learning_data())
+    ld = task.learning_data()
+    paths = task.media_paths("file", ld)
     assert all(q.is_file() for q in paths) and len(paths) == 12
+    # the sub-folder held every 'd' image: stored under neutral names, the original kept in _debug
+    assert not ld["file"].str.contains("sub|p[0-9]").any()
+    sources = pd.read_csv(task.root / "pics_debug" / "media_sources.csv", dtype=str).set_index("file")["source"]
+    for q, label in zip(paths, ld["label"]):
+        i = int(sources[q.name].split("/")[-1][1:-4])
+        assert "cd"[i % 2] == label and Image.open(q).getpixel((0, 0)) == i * 10
     assert d3mkit.is_valid(task.root)
 
 

@@ -47,10 +47,10 @@ def test_info_text_regression_and_media(tmp_path, capsys):
     d = d3mkit.info(r)
     assert d["targets"][0]["range"] == {"min": 0.0, "max": 11.25, "mean": 5.625}
     pics = tmp_path / "pics"
-    for c in ("p", "q"):
+    for k, c in enumerate(("p", "q")):
         (pics / c).mkdir(parents=True)
         for i in range(3):
-            Image.new("L", (4, 4), i).save(pics / c / f"{i}.png")
+            Image.new("L", (4, 4), 10 * k + i).save(pics / c / f"{i}.png")
     img = d3mkit.import_images(pics, out=tmp_path / "o")
     m = d3mkit.info(img)["media"]
     sizes = sum(p.stat().st_size for p in pics.rglob("*.png"))

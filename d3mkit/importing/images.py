@@ -3,9 +3,10 @@
 
 What this module owns: the ImageFolder layout — the convention of torchvision's
 ``ImageFolder`` and the Hugging Face ``imagefolder`` loader: ``DIR/<class>/<image file>`` —
-read into learningData (``d3mIndex``, ``image`` = ``<class>/<file name>``, ``label`` =
-``<class>``; classes and files in sorted order) and a media collection of the images, copied
-into ``<name>_dataset/media/``. The task is classification (binary with two classes, else
+read into learningData (``d3mIndex``, ``image``, ``label`` = ``<class>``; the rows in an
+order drawn from the seed) and a media collection of the images, copied into
+``<name>_dataset/media/`` under neutral names (:mod:`d3mkit.importing.media`: the class
+folder and the file name would tell the label in the blind TEST view). The task is classification (binary with two classes, else
 multiClass); splits, metrics and the write are :mod:`d3mkit.importing.table`'s.
 
 What is refused, before anything is written (``import.images`` unless said): a regular file
@@ -22,6 +23,7 @@ import mimetypes
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from d3mkit.errors import D3MKitError, EXIT_USAGE, error, require_path
@@ -93,6 +95,10 @@ def import_images_result(source, *, out, **kwargs) -> Imported:
     require_path("out", out)
     root = Path(source)
     df, files, formats = scan(root)
+    # rows in a seeded random order: in class-folder order, a TEST row's d3mIndex would sit
+    # among TRAIN rows of its own class and tell its label
+    order = np.random.default_rng(int(kwargs.get("seed") or 0)).permutation(len(df))
+    df = df.iloc[order].reset_index(drop=True)
     if kwargs.get("name") is None:
         kwargs["name"] = default_name(root.resolve())
     kwargs.setdefault("task", "classification")

@@ -491,6 +491,12 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
         splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"].astype(str)))].reset_index(drop=True)
     metrics = _metrics(task, subtype, opts.metrics, source)
     media_col = media_kind[0] if media_kind is not None else None
+    write, names = prep.write, {}
+    if media_files:     # stored under neutral names: no file name in any view encodes a target
+        from d3mkit.importing.media import neutral_names
+        names = neutral_names(media_files)
+        kept = kept.assign(**{media_col: kept[media_col].map(names)})
+        write = _renaming(prep.write, media_col, names)
     name = opts.name or "imported"
     cols = [Column(0, "d3mIndex", "integer", ("index",))]
     for i, c in enumerate(prep.columns[1:], start=1):
@@ -534,16 +540,35 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
             w.manifest["rai"] = dict(opts.rai)       # what export croissant writes as rai: fields
         # learningData (file bytes and numpy: mostly outside the interpreter lock) is written in a
         # thread while the splits and the documents are made (d3mkit.beside); joined before commit
-        with beside(write_with, w.media_path("tables/learningData.csv"), prep.write):
+        with beside(write_with, w.media_path("tables/learningData.csv"), write):
             if splits is None:       # d3mkit's split code, on the index and target columns
                 splits = make_splits(pdoc, kept[["d3mIndex", *targets]], ddoc)
             # every cell fed infer.Evidence or check_given; the index, target and media columns are in memory
             w.cells_checked("tables/learningData.csv", kept)
+            copied = set()
             for v, src in (media_files or {}).items():
-                copy_file(src, w.media_path(f"{MEDIA_DIR}/{v}"))
+                if names[v] not in copied:     # equal bytes share one neutral name
+                    copied.add(names[v])
+                    copy_file(src, w.media_path(f"{MEDIA_DIR}/{names[v]}"))
+            if names:
+                from d3mkit.importing.media import SOURCES_TABLE, sources_table
+                w.write_debug_table(SOURCES_TABLE, sources_table(names))
             w.write_dataset_doc(ddoc)
             w.write_problem_doc(pdoc, splits)
     return Imported(w.root, notes)
+
+
+def _renaming(write, column: str, names: dict[str, str]):
+    """``write`` of learningData with the media ``column``'s values replaced by ``names``:
+    the table is written by ``write``, then its column renamed in place."""
+    from d3mkit.tables import read_table, write_table
+
+    def renamed(path):
+        write(path)
+        df = read_table(path)
+        df[column] = df[column].map(names)
+        write_table(df, path)
+    return renamed
 
 
 def _as_multilabel(prep: Prepared, targets: list[str], types: dict[str, str], opts: ImportOptions, source: str,
