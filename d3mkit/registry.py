@@ -51,8 +51,8 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Callable, Iterable
+from types import MappingProxyType, ModuleType
+from typing import Callable, Iterable, Mapping
 
 from d3mkit import entrypoints
 from d3mkit.errors import D3MKitError, close_match, error, require_type, warning
@@ -163,6 +163,7 @@ def check_signature(metric: Metric) -> None:
 
 
 _REGISTRY: dict[str, Metric] = {}
+_VIEW = MappingProxyType(_REGISTRY)
 _LOADED = False
 _LOAD_ISSUES: list = []
 
@@ -224,13 +225,15 @@ def _load_entry_points() -> None:
                                         f"could not load metric plugin {ep.value}: {exc}"))
 
 
-def registry() -> dict[str, Metric]:
-    """All registered metrics by name (built-ins and plugins loaded on first use)."""
+def registry() -> Mapping[str, Metric]:
+    """All registered metrics by name (built-ins and plugins loaded on first use), as a
+    read-only view: metrics are added and removed through :func:`register` and
+    :func:`unregister` only."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
         _load_entry_points()
-    return _REGISTRY
+    return _VIEW
 
 
 def plugin_issues() -> list:

@@ -37,12 +37,12 @@ def test_unclosed_quote_in_header_is_too_long_or_unparseable(tmp_path):
     assert header is None and issues and issues[0].code in ("csv.parse", "csv.too_wide")
 
 
-# --- the scoring reader: read_columns (numpy tokenizer for plain files, else read_strings) ---
+# --- the scoring reader: read_columns (pyarrow, d3mkit.tables.arrow; else read_strings) ---
 
 import numpy as np
 import pytest
 
-from d3mkit.validation import csvread, plaincsv
+from d3mkit.validation import csvread
 from d3mkit.validation.columns import ColumnTable
 from d3mkit.validation.csvread import read_columns
 
@@ -125,23 +125,11 @@ def test_some_columns_and_many_windows(tmp_path, monkeypatch):
              zip(rng.permutation(n), rng.integers(0, 4, n), rng.random(n))]
     p = tmp_path / "t.csv"
     p.write_text("d3mIndex,label,x,neg\n" + "\n".join(lines) + "\n", encoding="utf-8")
-    monkeypatch.setattr(plaincsv, "STEP", 997)     # windows end mid-way through the file
     for usecols in (None, ["d3mIndex", "label"], ["label", "neg"]):
         got = read_columns(p, usecols, int_cols=("d3mIndex", "neg"), category_cols=("label",))
         expected = _general(p, usecols, int_cols=("d3mIndex", "neg"), category_cols=("label",))
         _same(got[0], expected[0])
         assert got[0].attrs.get("header") == (None if usecols is None else ["d3mIndex", "label", "x", "neg"])
-
-
-def test_a_shared_key_sends_the_file_to_the_general_reader(tmp_path, monkeypatch):
-    p = tmp_path / "t.csv"
-    p.write_text("d3mIndex,label\n1,abcdefghij\n2,abcdefghik\n")
-    monkeypatch.setattr(plaincsv, "_U", lambda v: np.uint64(0) if v == 0x9E3779B97F4A7C15 else np.uint64(v))
-    used = []
-    real = csvread.read_strings
-    monkeypatch.setattr(csvread, "read_strings", lambda *a, **k: used.append(1) or real(*a, **k))
-    got = read_columns(p, **KW)
-    assert used and np.asarray(got[0]["label"]).tolist() == ["abcdefghij", "abcdefghik"]
 
 
 def test_float_columns_of_a_plain_file(tmp_path):
@@ -177,13 +165,10 @@ def test_many_distinct_labels(tmp_path, distinct):
 
 
 @pytest.mark.parametrize("distinct, width", [(5, np.int8), (128, np.int8), (129, np.int16), (300, np.int16)])
-def test_label_codes_widen_as_labels_appear(tmp_path, monkeypatch, distinct, width):
-    # the labels appear one window after another: the codes start as int8 and are widened
-    # when a window brings the 129th label
+def test_label_codes_have_the_smallest_width(tmp_path, monkeypatch, distinct, width):
     n = 3000
     p = tmp_path / "t.csv"
     p.write_text("d3mIndex,label\n" + "".join(f"{i},l{min(i // 7, distinct - 1)}\n" for i in range(n)))
-    monkeypatch.setattr(plaincsv, "STEP", 211)
     monkeypatch.setattr(csvread, "read_strings", lambda *a, **k: pytest.fail("general reader used"))
     got, _ = read_columns(p, **KW)
     monkeypatch.undo()

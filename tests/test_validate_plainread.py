@@ -1,8 +1,8 @@
-"""Validation reads a plain CSV file (no quote, no CR) with numpy
-(:mod:`d3mkit.validation.plaintable`) and any other through pandas: both readers must give
-the checks the same columns, so every issue (code, place, message, order) is the same
-whichever reader read the file. Each case edits cells of a plain task root and validates
-it twice, the second time with the numpy reader switched off."""
+"""Validation reads a CSV file with pyarrow (:mod:`d3mkit.tables.arrow`) and one that reader
+declines through pandas: both readers must give the checks the same columns, so every issue
+(code, place, message, order) is the same whichever reader read the file. Each case edits
+cells of a task root and validates it twice, the second time with the pyarrow reader
+switched off."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.validation import csvread, plaintable, validate_paths
+from d3mkit.validation import csvread, validate_paths
 
 from validate_helpers import Root, build_tabular
 
@@ -112,17 +112,8 @@ def _issues(root: Path) -> list[str]:
     return [i.format() for i in validate_paths([root]).issues()]
 
 
-def _in_two_parts(monkeypatch) -> None:
-    """Every file read in two parts side by side, whatever its size and the machine."""
-    monkeypatch.setattr(plaintable, "PARTS_FROM", 0)
-    monkeypatch.setattr(plaintable, "cpu_count", lambda: 2)
-
-
-@pytest.mark.parametrize("parts", [1, 2])
 @pytest.mark.parametrize("case", list(CASES))
-def test_numpy_and_pandas_readers_report_alike(case, parts, pristine, tmp_path, monkeypatch):
-    if parts == 2:
-        _in_two_parts(monkeypatch)
+def test_arrow_and_pandas_readers_report_alike(case, pristine, tmp_path, monkeypatch):
     tab = Root(shutil.copytree(pristine, tmp_path / "t"))
     edits = CASES[case]
     if callable(edits):
@@ -131,21 +122,21 @@ def test_numpy_and_pandas_readers_report_alike(case, parts, pristine, tmp_path, 
         for which, row, col, value in edits:
             _edit(tab.ld if which == "ld" else tab.splits, row, col, value)
     used = []
-    real = csvread.read_plain_columns
+    real = csvread.read_checked_columns
 
     def counted(*a, **kw):
         got = real(*a, **kw)
         used.append(got is not None)
         return got
-    monkeypatch.setattr(csvread, "read_plain_columns", counted)
-    with_numpy = _issues(tab.root)
-    monkeypatch.setattr(csvread, "read_plain_columns", lambda *a, **kw: None)
+    monkeypatch.setattr(csvread, "read_checked_columns", counted)
+    with_arrow = _issues(tab.root)
+    monkeypatch.setattr(csvread, "read_checked_columns", lambda *a, **kw: None)
     with_pandas = _issues(tab.root)
-    assert with_numpy == with_pandas
+    assert with_arrow == with_pandas
     if case in ("valid", "index_repeated", "splits_repeated", "true_false_texts", "unicode", "long_text"):
         assert used == [True] * 3, used          # learningData, groups, dataSplits: all read with numpy
     if case == "valid":
-        assert with_numpy == []
+        assert with_arrow == []
 
 
 def test_validate_imports_no_pandas_for_plain_files(pristine, tmp_path):
@@ -161,12 +152,10 @@ def test_validate_imports_no_pandas_for_plain_files(pristine, tmp_path):
     assert out.stdout.split() == ["0", "False"], out.stdout + out.stderr
 
 
-@pytest.mark.parametrize("parts", [1, 2])
-def test_many_item_names_read_as_bytes_report_alike(parts, tmp_path, monkeypatch):
-    """A column of more than 4096 mostly distinct item names stays each row's bytes (no
-    string per row, no sort) and the collection a sorted byte array: missing items, escaping
-    names, empty cells and repeated indices are reported as the pandas reader's columns give
-    them."""
+def test_many_item_names_read_as_bytes_report_alike(tmp_path, monkeypatch):
+    """A column of more than 4096 distinct item names keeps them as a sorted byte array (no
+    Python string per value): missing items, escaping names, empty cells and repeated
+    indices are reported as the pandas reader's columns give them."""
     from d3mkit.validation import tablecols
     tab = Root(shutil.copytree(build_tabular(tmp_path / "src"), tmp_path / "t"))
     _plain(tab.root)
@@ -193,15 +182,13 @@ def test_many_item_names_read_as_bytes_report_alike(parts, tmp_path, monkeypatch
     real = tablecols.Texts.__init__
 
     def spy(self, *a, **kw):
-        seen.append(kw.get("cells") is not None)
+        seen.append(kw.get("raw") is not None)
         real(self, *a, **kw)
     monkeypatch.setattr(tablecols.Texts, "__init__", spy)
-    if parts == 2:         # each part holds 2,500 names: codes, joined
-        _in_two_parts(monkeypatch)
-    with_numpy = _issues(tab.root)
-    assert any(seen) or parts == 2, "the image column was not kept as bytes"
-    monkeypatch.setattr(csvread, "read_plain_columns", lambda *a, **kw: None)
-    assert _issues(tab.root) == with_numpy
-    text = "\n".join(with_numpy)
+    with_arrow = _issues(tab.root)
+    assert any(seen), "the image column was not kept as bytes"
+    monkeypatch.setattr(csvread, "read_checked_columns", lambda *a, **kw: None)
+    assert _issues(tab.root) == with_arrow
+    text = "\n".join(with_arrow)
     assert "item 'nope.png' is not in collection" in text and "'../up.png' leaves the dataset root" in text
     assert "'sub//s.png'" not in text and "'./m1.png'" not in text and "d3mIndex '20' already on row 22" in text

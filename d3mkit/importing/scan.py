@@ -319,12 +319,12 @@ def _index_field(a: np.ndarray, starts: np.ndarray, ends: np.ndarray, idx_pos: i
     """Per line of the block ``a`` (``starts``, ``ends``: its lines' first bytes and
     newlines), the bytes ``[lo, hi)`` cut out with the index field at ``idx_pos`` of ``n``
     (delimiter ``d``): the field and the delimiter after it, or before it for the last."""
-    from d3mkit.validation.plaincsv import _words, first_byte, last_byte
+    from d3mkit.tables.bytefind import first_byte, last_byte, words_of
     found = None
     if idx_pos in (0, n - 1):
         buf = np.zeros(_BEFORE + len(a) + 8, dtype=np.uint8)
         buf[_BEFORE:_BEFORE + len(a)] = a
-        words = _words(buf)
+        words = words_of(buf)
         if idx_pos == 0:
             found = first_byte(words, starts + _BEFORE, d)
         else:

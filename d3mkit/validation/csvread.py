@@ -26,7 +26,6 @@ import csv
 import io
 import re
 import warnings
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,10 +37,9 @@ from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.readlog import note_fd
 from d3mkit.validation.codes import make
 from d3mkit.validation.columns import ColumnTable
-from d3mkit.validation.plaintable import read_plain_columns
 from d3mkit.validation.tablecols import Column, from_frame
-from d3mkit.validation.plaincsv import read_plain
 from d3mkit.validation.common import row_issues
+from d3mkit.tables.arrow import read_checked_columns, read_score_columns
 
 if TYPE_CHECKING:   # pandas is imported by the functions that read through it
     import pandas as pd
@@ -49,12 +47,6 @@ if TYPE_CHECKING:   # pandas is imported by the functions that read through it
 SNIFF_BYTES = 1 << 16
 HEADER_BYTES = 1 << 24    # the header line may be at most 16 MiB
 
-#: tables a writer has just written and still holds (resolved path -> the frame it wrote, columns
-#: by header name, cells as written), set by :func:`d3mkit.validation.run.validate_task_root` for
-#: the commit-time validation of :class:`d3mkit.package.TaskRootWriter`: :func:`read_csv_checked`
-#: takes the columns it is asked for from the frame instead of parsing the file (whose rows the
-#: writer wrote from that frame, each the header's width). ``d3mkit validate`` never sets it.
-IN_MEMORY: ContextVar[dict] = ContextVar("IN_MEMORY", default={})
 
 
 @dataclass
@@ -232,10 +224,12 @@ def _keep_text(path: Path, n: int, df: pd.DataFrame) -> None:
 
 
 def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
-                     columns: set[str] | None = None) -> Table:
+                     columns: set[str] | None = None, held=None) -> Table:
     """Read ``path``; ``numeric`` maps header names to ``"integer"`` or ``"real"``. With
     ``columns``, only those header names are parsed (the others' cells are not read; every
-    row's width is still checked). A plain file (:mod:`d3mkit.validation.plaintable`) is
+    row's width is still checked). ``held``: the frame a writer has just written to ``path``
+    (:class:`d3mkit.tables.held.Held`), whose columns are taken instead of parsing the file
+    (its rows were written from that frame, each the header's width). A plain file (:mod:`d3mkit.validation.plaintable`) is
     read with numpy; any other, and one that reader declines, with pandas."""
     path = Path(path)
     p = str(path)
@@ -255,14 +249,13 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
     n = len(header)
     numeric = numeric or {}
     usecols = None if columns is None else [i for i, name in enumerate(header) if name in columns]
-    held = IN_MEMORY.get().get(str(path.resolve())) if IN_MEMORY.get() else None
     if held is not None and len(seen) == n:
         df = _from_memory(held, header, numeric, usecols)
         if df is not None:
             t.cols, t.rows = from_frame(df), len(df)
             return t
     try:
-        plain = read_plain_columns(path, header, usecols if usecols is not None else list(range(n)), numeric)
+        plain = read_checked_columns(path, header, usecols if usecols is not None else list(range(n)), numeric)
     except OSError:
         plain = None          # the general reader says what is wrong
     if plain is not None:
@@ -315,7 +308,7 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
 def _from_memory(frame: pd.DataFrame, header: list[str], numeric: dict[str, str],
                  usecols: list[int] | None) -> pd.DataFrame | None:
     """The frame :func:`read_csv_checked` would parse, from the columns a writer holds
-    (:data:`IN_MEMORY`): positional columns, ``Int64``/``float64`` for the ``numeric`` ones,
+    (``held``): positional columns, ``Int64``/``float64`` for the ``numeric`` ones,
     ``category`` for the others, empty cells missing. None (read the file) when a column is not
     held or a numeric column holds a cell that is not a plain number (the parser's messages
     name such cells as written)."""
@@ -560,7 +553,7 @@ def read_columns(path: Path | str, usecols: list[str] | None = None, int_cols: t
         return None, issues
     cols = [c for c in usecols if c in header] if usecols is not None else header
     try:
-        got = read_plain(path, header, cols, int_cols, category_cols, float_cols)
+        got = read_score_columns(path, header, cols, int_cols, category_cols, float_cols)
     except OSError:
         got = None          # the general reader says what is wrong
     if got is not None:   # named as pandas names them: an empty name is "Unnamed: <position>"

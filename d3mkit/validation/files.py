@@ -18,13 +18,13 @@ problem and dataSplits checks read (learningData, target columns, index keys).
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generator, Iterator
 
 import numpy as np
 
+from d3mkit.tables.held import NOTHING, Held
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.errors import Issue
 from d3mkit.validation import coltypes
@@ -41,10 +41,6 @@ from d3mkit.docs.versions import minimal_metadata, supported_version
 
 TABLE_TYPES = ("table", "timeseries", "edgeList")
 
-#: resolved paths of tables whose cells the writer of a task root checked against their colTypes
-#: as it wrote them (d3mkit.package.TaskRootWriter.cells_checked); validating such a table
-#: reads only the columns other checks use: index, suggestedTarget and refersTo columns
-CELLS_CHECKED: ContextVar[frozenset[str]] = ContextVar("CELLS_CHECKED", default=frozenset())
 INDEX_ROLES = ("index", "multiIndex")
 
 
@@ -470,7 +466,8 @@ def check_dataset(doc_path: Path, report: Report, *, object_detection: bool = Fa
 
 
 def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = False,
-                  multi_label: bool = False, keep: frozenset[str] = frozenset()) -> Generator[None, None, DatasetContext]:
+                  multi_label: bool = False, keep: frozenset[str] = frozenset(),
+                  held: Held = NOTHING) -> Generator[None, None, DatasetContext]:
     """:func:`check_dataset` as a generator that yields after each step recorded in
     ``report`` (the datasetDoc read, its schema, its resources; then per table: reading
     it, its header and index, each checked column's colType, its refersTo columns) and
@@ -478,7 +475,10 @@ def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = Fa
     does no more: a datasetDoc with an error is the end, its tables are never read.
 
     Each column is let go once its own checks are done, unless a later check reads it
-    (:func:`_later_columns`; ``keep``: learningData columns the problems name as targets)."""
+    (:func:`_later_columns`; ``keep``: learningData columns the problems name as targets).
+    ``held``: what the caller holds of the tables (:class:`d3mkit.tables.held.Held`): a table
+    whose every cell its writer checked is read for its index, target and refersTo columns
+    only, and a frame it has just written is read instead of the file."""
     doc_path = Path(doc_path)
     p = str(doc_path)
     ctx = DatasetContext(doc_path)
@@ -513,10 +513,10 @@ def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = Fa
         cols = declared_columns(r)
         numeric = {c["colName"]: c.get("colType") for c in cols if c.get("colType") in ("integer", "real")}
         only = None
-        if str(full.resolve()) in CELLS_CHECKED.get():
+        if held.checked(full):
             only = {c["colName"] for c in cols if _roles(c) & {"index", "multiIndex", "suggestedTarget"}
                     or c.get("refersTo") is not None}
-        t = read_csv_checked(full, numeric, only)
+        t = read_csv_checked(full, numeric, only, held.frame(full))
         ctx.tables[rid] = t
         kind = "learningData" if rid == ctx.learning_id else "table"
         report.add(str(full), kind, t.issues)

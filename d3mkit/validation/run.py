@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
+from d3mkit.tables.held import NOTHING, Held
 from d3mkit.docs.jsonio import load_json_issues
 from d3mkit.errors import Issue, UsageError
 from d3mkit.validation.codes import make
@@ -38,11 +39,12 @@ def _splits_file(data: dict, pp: Path) -> Path:
     return pp.parent / rel if isinstance(rel, str) else pp.parent / "dataSplits.csv"
 
 
-def validate_paths(paths: list[Path | str], datasets: list[Path | str] = ()) -> Report:
+def validate_paths(paths: list[Path | str], datasets: list[Path | str] = (), held: Held = NOTHING) -> Report:
     """Validate everything under ``paths``; a missing/unreadable PATH raises UsageError,
-    and so does a PATH holding no D3M document."""
+    and so does a PATH holding no D3M document. ``held``: what the caller holds of the
+    tables (:class:`d3mkit.tables.held.Held`; a task root's writer)."""
     report = Report()
-    for _ in _steps(paths, datasets, report):
+    for _ in _steps(paths, datasets, report, held=held):
         pass
     return report
 
@@ -84,7 +86,7 @@ def _discover(paths: list[Path | str], report: Report, lenient: bool) -> Found:
 
 
 def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
-           lenient: bool = False) -> Iterator[None]:
+           lenient: bool = False, held: Held = NOTHING) -> Iterator[None]:
     """Validate into ``report``, yielding after discovery, after each step of each dataset
     (:func:`d3mkit.validation.files.dataset_steps`: per table read, header and index,
     column) and after each problem (the points where :func:`stream_issues` hands issues out)."""
@@ -164,17 +166,17 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
     for d in wanted:
         contexts[d] = yield from files.dataset_steps(d, report, object_detection=d in od_datasets,
                                                     multi_label=d in ml_datasets,
-                                                    keep=frozenset(targets.get(d, ())))
+                                                    keep=frozenset(targets.get(d, ())), held=held)
         yield
 
     for pp, data, issues, pairs, missing, alone in problems:
         p = str(pp)
-        yield from _problem_steps(pp, data, issues, pairs, missing, alone, contexts, report)
+        yield from _problem_steps(pp, data, issues, pairs, missing, alone, contexts, report, held)
         yield
 
 
 def _problem_steps(pp: Path, data, issues: list[Issue], pairs: dict, missing: list[Issue], alone: bool,
-                   contexts: dict, report: Report) -> Iterator[None]:
+                   contexts: dict, report: Report, held: Held = NOTHING) -> Iterator[None]:
     """A problem's checks, yielding after its schema and after the problem <-> dataset
     checks, before the splits file is read."""
     p = str(pp)
@@ -191,7 +193,7 @@ def _problem_steps(pp: Path, data, issues: list[Issue], pairs: dict, missing: li
     yield
     if alone and not _splits_file(data, pp).is_file():
         return   # nothing to check: no phantom dataSplits document
-    check_splits(data, pp, ctxs.get(0), report, view=view_of(pp))
+    check_splits(data, pp, ctxs.get(0), report, view=view_of(pp), held=held)
 
 
 def warm() -> None:
@@ -209,16 +211,8 @@ def validate_task_root(root: Path, datasets: tuple[Path, ...] = (), *,
                        cells_checked: tuple[Path, ...] = (), in_memory: dict | None = None) -> list[Issue]:
     """All issues of the task root (or any tree) at ``root``: problem, dataset, splits, files.
     ``cells_checked`` are tables whose writer checked every cell against its colType: only
-    their index, target and refersTo columns are read (:data:`files.CELLS_CHECKED`).
-    ``in_memory`` maps tables the caller has just written to the frames it wrote them from
-    (columns by header name): the checks take those columns from the frames instead of parsing
-    the files (:data:`d3mkit.validation.csvread.IN_MEMORY`); every check still runs."""
-    from d3mkit.validation.csvread import IN_MEMORY
-    from d3mkit.validation.files import CELLS_CHECKED
-    token = CELLS_CHECKED.set(frozenset(str(Path(p).resolve()) for p in cells_checked))
-    held = IN_MEMORY.set({str(Path(p).resolve()): f for p, f in (in_memory or {}).items()})
-    try:
-        return validate_paths([root], list(datasets)).issues()
-    finally:
-        IN_MEMORY.reset(held)
-        CELLS_CHECKED.reset(token)
+    their index, target and refersTo columns are read. ``in_memory`` maps tables the caller
+    has just written to the frames it wrote them from (columns by header name): the checks
+    take those columns from the frames instead of parsing the files; every check still runs
+    (both passed down as a :class:`d3mkit.tables.held.Held`)."""
+    return validate_paths([root], list(datasets), Held.of(in_memory, cells_checked)).issues()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from d3mkit.tables.held import NOTHING, Held
 from d3mkit.errors import Issue
 from d3mkit.limits import how_to_raise, limit
 from d3mkit.validation import coltypes
@@ -120,7 +121,7 @@ def _expected(split: dict) -> tuple[list[int], list[int], str, float | None]:
 
 
 def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, report: Report,
-                 view: str | None = None) -> None:
+                 view: str | None = None, held: Held = NOTHING) -> None:
     """Validate the splits file of ``problem``; issues go to ``report``. In a published
     ``view`` (:mod:`d3mkit.docs.published`) the problemDoc's testSize and stratified
     describe the full task's split, not the view's file (one side only), so the TEST share
@@ -143,7 +144,8 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     p = str(path)
     task, _ = task_of(problem.get("about"))
     od = task == "objectDetection"
-    t = read_csv_checked(path, {"d3mIndex": "integer", "repeat": "integer", "fold": "integer"})
+    t = read_csv_checked(path, {"d3mIndex": "integer", "repeat": "integer", "fold": "integer"},
+                         held=held.frame(path))
     out = list(t.issues)
     if t.header is None:
         report.add(p, "dataSplits", out)

@@ -1,4 +1,4 @@
-"""The word-at-a-time byte searches of :mod:`d3mkit.validation.plaincsv` against a plain
+"""The word-at-a-time byte searches of :mod:`d3mkit.tables.bytefind` against a plain
 Python search, on random lines whose fields are 0 to 30 bytes long."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from d3mkit.validation.plaincsv import _words, first_byte, last_byte
+from d3mkit.tables.bytefind import first_byte, last_byte, words_of as _words
 
 BEFORE = 24
 
