@@ -295,18 +295,3 @@ def verify(root: Path | str, name: str, manifest: dict, manifest_path: str = "")
                                 str(root / rel)))
     return issues
 
-
-def verify_task_root(path: Path | str) -> tuple[str, list[Issue]]:
-    """(the manifest's path, :func:`verify` issues) of the task root at or above ``path``
-    (:meth:`d3mkit.taskroot.TaskRoot.open`); no manifest is ``digest.none``."""
-    from d3mkit.taskroot import TaskRoot
-    task = TaskRoot.open(path)
-    mpath = task.debug_dir / MANIFEST
-    if not mpath.is_file():
-        return str(mpath), [error("digest.none", "", "the task root has no manifest, so no digests "
-                                  "to verify", str(mpath))]
-    manifest = load_manifest(mpath)                 # every digest (TaskRoot.manifest has none)
-    if not isinstance(manifest, dict):
-        return str(mpath), [error("manifest.type", "", f"manifest must be a JSON object, "
-                                  f"not {type(manifest).__name__}", str(mpath))]
-    return str(mpath), verify(task.root, task.name, manifest, str(mpath))

@@ -1,7 +1,7 @@
 """pandas, imported on first use: ``from d3mkit.lazy import pandas as pd`` gives a module
 stand-in whose first attribute access (``pd.Series``, ``pd.factorize``, ...) imports pandas.
 
-The scoring pipeline reads CSV files without pandas (:mod:`d3mkit.validation.plaincsv`);
+The scoring pipeline reads CSV files without pandas (:mod:`d3mkit.tables.arrow`);
 pandas, about 0.2 s and 80 MB of an interpreter, is imported only by the branches that
 need it (a DataFrame given through the API, string d3mIndex values, dates, layouts other
 than ``rows``, ...). :func:`is_frame` asks whether an object is a DataFrame without

@@ -696,7 +696,7 @@ def select(splits, repeat: int = 0, fold: int = 0, path: Path | str = ""
            ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks ``(train, test)`` over the rows of a dataSplits table for one
     repeat and fold (``splits`` a DataFrame or the scorer's
-    :class:`~d3mkit.validation.columns.ColumnTable`): the one place that picks a fold's rows
+    :class:`~d3mkit.tables.columns.ColumnTable`): the one place that picks a fold's rows
     (scoring, task roots and :func:`folds` use it). Raises :class:`~d3mkit.errors.D3MKitError` (exit 1) naming
     the rows when a repeat/fold cell is not an integer, a row of this repeat and fold
     has a type other than TRAIN/TEST, a d3mIndex is both TRAIN and TEST, or there are

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from d3mkit.digests import MANIFEST, load_manifest, recorded, verify
 from d3mkit.docs import DatasetDoc, ProblemDoc
 from d3mkit.docs.locate import locate_task_root
 from d3mkit.errors import D3MKitError, UsageError, error, require_path
@@ -110,7 +111,6 @@ class TaskRoot:
         """``<name>_debug/manifest.json`` (``{}`` when absent) with its ``"digests"`` left
         empty: they are read one at a time and dropped (:func:`d3mkit.digests.load_manifest`;
         :meth:`recorded_digests` and ``validate --verify-digests`` read them)."""
-        from d3mkit.digests import load_manifest
         p = self._doc(self.debug_dir / "manifest.json")
         data = load_manifest(p, keep=()) if p.exists() else {}
         if not isinstance(data, dict):
@@ -121,7 +121,6 @@ class TaskRoot:
     def recorded_digests(self, rels) -> tuple[dict[str, dict] | None, list]:
         """:func:`d3mkit.digests.recorded` of the manifest's digests of the files ``rels``
         (paths relative to the task root) only, read without holding the others."""
-        from d3mkit.digests import load_manifest, recorded
         p = self._doc(self.debug_dir / "manifest.json")
         if not p.exists():
             return None, []
@@ -271,3 +270,18 @@ def _read(path: Path, what: str) -> pd.DataFrame:
         raise
     except Exception as exc:  # pandas parser errors, encoding errors
         raise D3MKitError(error("csv.unreadable", "", f"cannot read {what}: {exc}", str(path))) from None
+
+
+def verify_task_root(path: Path | str) -> tuple[str, list[Issue]]:
+    """(the manifest's path, :func:`verify` issues) of the task root at or above ``path``
+    (:meth:`TaskRoot.open`); no manifest is ``digest.none``."""
+    task = TaskRoot.open(path)
+    mpath = task.debug_dir / MANIFEST
+    if not mpath.is_file():
+        return str(mpath), [error("digest.none", "", "the task root has no manifest, so no digests "
+                                  "to verify", str(mpath))]
+    manifest = load_manifest(mpath)                 # every digest (TaskRoot.manifest has none)
+    if not isinstance(manifest, dict):
+        return str(mpath), [error("manifest.type", "", f"manifest must be a JSON object, "
+                                  f"not {type(manifest).__name__}", str(mpath))]
+    return str(mpath), verify(task.root, task.name, manifest, str(mpath))

@@ -3,7 +3,7 @@
 * a row with more or fewer fields than the header (learningData, dataSplits, targets.csv,
   predictions) is an error in ``score`` naming the file and the row (``csv.bad_row``), never
   skipped or padded silently; ``validate`` reports the same rows (one owner:
-  d3mkit.validation.csvread.field_counts);
+  d3mkit.tables.csvread.field_counts);
 * integers beyond 2**53 compare exactly (d3mkit.validation.coltypes.exact_numbers): an integer
   target 9007199254740993 is not the prediction 9007199254740992, in ``score`` (checked
   against scikit-learn on the exact labels) and in ``validate`` (index keys, dataSplits)."""
@@ -18,7 +18,7 @@ from sklearn.metrics import accuracy_score, f1_score
 
 from _attack_util import class_task, dataset_doc, problem_doc, refused, run, scores
 from _scoring_util import make_task
-from d3mkit.validation.csvread import field_counts
+from d3mkit.tables.csvread import field_counts
 
 B = 2 ** 53
 

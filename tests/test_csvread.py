@@ -1,8 +1,8 @@
-"""The one CSV reader (d3mkit.validation.csvread): the header row and the scoring reader."""
+"""The one CSV reader (d3mkit.tables.csvread): the header row and the scoring reader."""
 
 from __future__ import annotations
 
-from d3mkit.validation.csvread import read_header, read_strings
+from d3mkit.tables.csvread import read_header, read_strings
 
 
 def test_header_with_a_quoted_newline_is_read_whole(tmp_path):
@@ -42,9 +42,9 @@ def test_unclosed_quote_in_header_is_too_long_or_unparseable(tmp_path):
 import numpy as np
 import pytest
 
-from d3mkit.validation import csvread
-from d3mkit.validation.columns import ColumnTable
-from d3mkit.validation.csvread import read_columns
+from d3mkit.tables import csvread
+from d3mkit.tables.columns import ColumnTable
+from d3mkit.tables.csvread import read_columns
 
 KW = dict(int_cols=("d3mIndex",), category_cols=("label",))
 

@@ -12,6 +12,7 @@ import pytest
 
 from _attack_util import refused, run
 from d3mkit import digests
+from d3mkit.taskroot import verify_task_root
 from d3mkit.benchmarks.tabular import build_task_root
 
 
@@ -54,7 +55,7 @@ def test_each_tampering_is_one_issue(root, capsys):
     doc = root / "iris_dataset" / "datasetDoc.json"
     os.rename(doc, root / "iris_dataset" / "real.json")
     doc.symlink_to("real.json")                                           # a symlink now
-    manifest, issues = digests.verify_task_root(root)
+    manifest, issues = verify_task_root(root)
     got = sorted((i.code, os.path.relpath(i.path, root)) for i in issues)
     assert got == [("digest.changed", "iris_dataset/datasetDoc.json"),
                    ("digest.changed", "iris_dataset/tables/learningData.csv"),
@@ -67,7 +68,7 @@ def test_each_tampering_is_one_issue(root, capsys):
 def test_solution_files_are_not_the_roots(root, capsys):
     (root / "iris_solution").mkdir()
     (root / "iris_solution" / "predictions.csv").write_text("d3mIndex,species\n")
-    assert digests.verify_task_root(root)[1] == []
+    assert verify_task_root(root)[1] == []
 
 
 @pytest.mark.parametrize("value, code", [(None, "digest.none"), ([1], "digest.malformed"),
@@ -87,7 +88,7 @@ def test_each_byte_read_once(root, monkeypatch):
     seen = []
     real = digests.file_sha256
     monkeypatch.setattr(digests, "file_sha256", lambda p: seen.append(p) or real(p))
-    assert digests.verify_task_root(root)[1] == []
+    assert verify_task_root(root)[1] == []
     assert sorted(seen) == sorted(set(seen)) and len(seen) == len(_manifest(root)["digests"])
 
 
@@ -95,7 +96,7 @@ def test_convert_rerecords_digests(root, tmp_path, capsys):
     out = tmp_path / "conv" / root.name
     code, _, err = run(["convert", root, "--to", "4.0.0", "--out", out], capsys)
     assert code == 0, err
-    assert digests.verify_task_root(out)[1] == []
+    assert verify_task_root(out)[1] == []
 
 
 def test_verify_with_problem_is_a_usage_error(root, capsys):

@@ -1,6 +1,6 @@
 """``d3mkit score`` of a CSV case (the rows, classes, multiLabel and ranked layouts, an
 integer or a text d3mIndex, a task root) never imports pandas: the pipeline's table is numpy
-columns (d3mkit.validation.columns) read by pyarrow's CSV reader (d3mkit.tables.arrow);
+columns (d3mkit.tables.columns) read by pyarrow's CSV reader (d3mkit.tables.arrow);
 pandas costs about 0.2 s and 80 MB per process."""
 
 import json

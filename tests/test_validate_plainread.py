@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.validation import csvread, validate_paths
+from d3mkit.tables import csvread
+from d3mkit.validation import validate_paths
 
 from validate_helpers import Root, build_tabular
 
@@ -156,7 +157,7 @@ def test_many_item_names_read_as_bytes_report_alike(tmp_path, monkeypatch):
     """A column of more than 4096 distinct item names keeps them as a sorted byte array (no
     Python string per value): missing items, escaping names, empty cells and repeated
     indices are reported as the pandas reader's columns give them."""
-    from d3mkit.validation import tablecols
+    from d3mkit.tables import tablecols
     tab = Root(shutil.copytree(build_tabular(tmp_path / "src"), tmp_path / "t"))
     _plain(tab.root)
     n = 5000

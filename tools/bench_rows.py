@@ -1,6 +1,6 @@
 """What the row-width check costs (issue 10: score refuses rows with more or fewer fields).
 
-``d3mkit.validation.csvread.field_counts`` counts every row's fields before a table is read,
+``d3mkit.tables.csvread.field_counts`` counts every row's fields before a table is read,
 numpy over the bytes when the file has no double quote, the csv module when it has. This
 prints, for N rows of a 4-column table (d3mIndex, a real, an integer, a label), the best
 of R wall times of field_counts on the plain file and on the same file with every label
@@ -23,7 +23,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from d3mkit.validation.csvread import field_counts  # noqa: E402
+from d3mkit.tables.csvread import field_counts  # noqa: E402
 from tools._bench_data import best_of  # noqa: E402
 
 

@@ -70,7 +70,7 @@ def run(args) -> int:
         from d3mkit.scoring.check import validate_all
         report = validate_all(args.paths, args.datasets)
         if args.verify_digests:
-            from d3mkit.digests import verify_task_root
+            from d3mkit.taskroot import verify_task_root
             for path in args.paths:
                 manifest, issues = verify_task_root(path)
                 report.add(manifest, "digests", issues)

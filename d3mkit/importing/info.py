@@ -172,7 +172,7 @@ def _dataset_part(ddoc: DatasetDoc, d: dict, columns: list[str] = ()) -> tuple[p
     column if it has one) is read for its rows, its index, that image column and ``columns``
     (the targets) only, through the checked reader."""
     from d3mkit.errors import EXIT_USAGE
-    from d3mkit.validation.csvread import read_strings
+    from d3mkit.tables.csvread import read_strings
     d["dataset"] = {"id": ddoc.dataset_id, "name": ddoc.about.get("datasetName"),
                     "datasetSchemaVersion": ddoc.about.get("datasetSchemaVersion")}
     res = ddoc.learning_data

@@ -2,8 +2,8 @@
 
 What this module owns: importing a CSV or TSV file (a gzip or Parquet source arrives here as
 a temporary CSV/TSV file, :func:`d3mkit.importing.source.lean_source`) without holding it as
-Python strings. The file is checked like every CSV (:func:`d3mkit.validation.csvread.read_header`,
-the header rules, :func:`~d3mkit.validation.csvread.field_count_issues` for ragged rows,
+Python strings. The file is checked like every CSV (:func:`d3mkit.tables.csvread.read_header`,
+the header rules, :func:`~d3mkit.tables.csvread.field_count_issues` for ragged rows,
 counted only when the parse hints at one), then read in chunks of :data:`CHUNK_ROWS` rows;
 each chunk's distinct cells feed every column's :class:`~d3mkit.importing.infer.Evidence`
 (the same rules as a table seen whole) and the ``types`` checks; only the index, the targets
@@ -381,10 +381,10 @@ def rewrite(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | No
 
 def _refuse_ragged(path: Path, n: int, sep: str = ",", display: str | None = None) -> None:
     """Raise the ``csv.bad_row`` issues of rows whose width is not ``n``, if any (the one
-    owner of the check, :func:`d3mkit.validation.csvread.field_counts`). Called only when the
+    owner of the check, :func:`d3mkit.tables.csvread.field_counts`). Called only when the
     parse hints at one: pandas refuses a long row (and cuts a long first row, warning), and
     pads a short row with a missing last cell. The issues name ``display`` (the user's file)."""
-    from d3mkit.validation.csvread import field_count_issues
+    from d3mkit.tables.csvread import field_count_issues
     ragged = field_count_issues(path, n, sep=sep)
     if ragged:          # named by the user's file (``display``), not a gzip file's temporary copy
         raise D3MKitError([dataclasses.replace(i, path=display) for i in ragged] if display else ragged)

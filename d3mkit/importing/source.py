@@ -5,7 +5,7 @@ What this module owns: turning a table *file* into a DataFrame of strings (empty
 ``""``, no NA conversion, header names as written) — or one issue naming the file and the
 place — and a DataFrame a Python caller passes into the same form
 (:func:`frame_as_text`). Every check of the CSV reader applies
-(:func:`d3mkit.validation.csvread.read_strings`: regular file within its byte limit, UTF-8,
+(:func:`d3mkit.tables.csvread.read_strings`: regular file within its byte limit, UTF-8,
 header, duplicate names, another delimiter than commas, ragged rows); a TSV is read with the
 same guarantees here, a gzip file is decompressed (within ``D3MKIT_MAX_FILE_BYTES``) and read
 as the CSV or TSV inside. The header is checked against the import's own column limit
@@ -41,7 +41,7 @@ def _check_width(header: list[str], p: str) -> None:
 
 
 def _read_csv(path: Path, display: str) -> pd.DataFrame:
-    from d3mkit.validation.csvread import read_header, read_strings
+    from d3mkit.tables.csvread import read_header, read_strings
     header, issues = read_header(path)
     if header is None:
         _raise([dataclasses.replace(i, path=display) for i in issues])
@@ -189,7 +189,7 @@ def lean_source(path: Path):
     ``D3MKIT_MAX_IMPORT_COLUMNS`` columns; a Parquet file becomes a temporary CSV file of its
     text cells (:func:`frame_as_text`), written batch by batch, with the colTypes its schema
     says (:func:`dtype_hints`)."""
-    from d3mkit.validation.csvread import read_header
+    from d3mkit.tables.csvread import read_header
     path = Path(path)
     display = str(path)
     name = path.name.lower()

@@ -270,7 +270,7 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     import hashlib
 
     from d3mkit.splits import fold_members
-    from d3mkit.validation.csvread import read_header
+    from d3mkit.tables.csvread import read_header
     members = dict(zip(("train", "test"), fold_members(task.problem_dir / task.problem.splits_file,
                                                        repeat, fold)))
     columns = read_header(task.dataset.resource_path(task.dataset.learning_data))[0]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from d3mkit.validation.columns import code_dtype
+from d3mkit.tables.columns import code_dtype
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """Step 2 of scoring, read: a predictions (or targets) file or a pandas DataFrame becomes
 one table of strings, with the same checks either way.
 
-The table is a :class:`~d3mkit.validation.columns.ColumnTable` (numpy columns; a label
+The table is a :class:`~d3mkit.tables.columns.ColumnTable` (numpy columns; a label
 column as codes into its distinct values). A path goes through
-:func:`d3mkit.validation.csvread.read_columns` (the one CSV reader: a plain file is split
+:func:`d3mkit.tables.csvread.read_columns` (the one CSV reader: a plain file is split
 with numpy and pandas is never imported); a DataFrame is turned into the same strings here, never through a temporary file: each
 cell as ``str()`` gives it, a missing cell (None, NaN, ``pd.NA``) as the empty string,
 column names as strings. Its issues name the source ``"predictions (DataFrame)"`` and
@@ -26,8 +26,8 @@ from d3mkit.lazy import is_frame
 from d3mkit.lazy import pandas as pd   # a DataFrame's branches only
 from d3mkit.scoring.values import INDEX, Source
 from d3mkit.codes import make
-from d3mkit.validation.columns import ColumnTable
-from d3mkit.validation.csvread import read_columns, read_header
+from d3mkit.tables.columns import ColumnTable
+from d3mkit.tables.csvread import read_columns, read_header
 
 WIDE_HEADER = 1000   # predictions wider than this parse only the columns scoring uses
 LABEL_TYPES = ("categorical", "boolean", "string")
@@ -84,7 +84,7 @@ def _cell_strings(col) -> np.ndarray:
 
 def frame_strings(frame, kind: str, usecols=None, int_cols=(INDEX,),
                   allow_empty: bool = False) -> tuple[ColumnTable | None, list[Issue]]:
-    """``frame`` (a pandas DataFrame) as :func:`d3mkit.validation.csvread.read_columns`
+    """``frame`` (a pandas DataFrame) as :func:`d3mkit.tables.csvread.read_columns`
     would read it back from a CSV: the same issues (``csv.duplicate_header``, ``csv.no_rows``), the same columns."""
     name = source_name(frame, kind)
     header = [str(c) for c in frame.columns]
@@ -113,7 +113,7 @@ def frame_strings(frame, kind: str, usecols=None, int_cols=(INDEX,),
 def read_table(source, kind: str, usecols=None, int_cols=(INDEX,), text_cols=(), float_cols=()
                ) -> tuple[ColumnTable | None, list[Issue]]:
     """A file or a DataFrame as strings (``int_cols`` as int64 when they all are integers;
-    from a file, ``text_cols`` as :class:`~d3mkit.validation.columns.Categorical` columns,
+    from a file, ``text_cols`` as :class:`~d3mkit.tables.columns.Categorical` columns,
     which the label parse takes as they are, and, from a plain file, ``float_cols`` as
     float64 when every cell is a finite number); a missing or unreadable path raises (exit
     2), other problems are issues."""

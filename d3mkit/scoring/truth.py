@@ -18,7 +18,7 @@ import numpy as np
 from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
 from d3mkit.scoring.predictions import header_of, read_table, source_name, typed_columns
 from d3mkit.scoring.values import INDEX, Source, index_values, lines, lookup, rows_text, same_kind, unique_in_order
-from d3mkit.validation.columns import ColumnTable
+from d3mkit.tables.columns import ColumnTable
 
 MULTILABEL_TASKS = ("classification", "semiSupervisedClassification")
 REGRESSION_TASKS = ("regression", "timeSeriesForecasting", "collaborativeFiltering",

@@ -18,8 +18,8 @@ import numpy as np
 from d3mkit.errors import Issue, error, warning
 from d3mkit.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.validation import coltypes
-from d3mkit.validation.columns import Categorical, code_dtype
-from d3mkit.validation.csvread import record_lines
+from d3mkit.tables.columns import Categorical, code_dtype
+from d3mkit.tables.csvread import record_lines
 
 INDEX = "d3mIndex"
 NUMERIC_TYPES = ("integer", "real")
@@ -170,7 +170,7 @@ def lookup(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, bool]:
 class Source(str):
     """A table's name as messages show it (its path, or ``"predictions (DataFrame)"``) that
     also numbers its rows: data row ``i`` is the physical line of the file it starts on
-    (:func:`d3mkit.validation.csvread.record_lines`: blank lines and quoted newlines count,
+    (:func:`d3mkit.tables.csvread.record_lines`: blank lines and quoted newlines count,
     any line ending; read again only when a message needs it), or, for a DataFrame, the
     line the frame's CSV would give it (``i + 2``)."""
 
@@ -200,7 +200,7 @@ def lines(pos: np.ndarray, source=None) -> np.ndarray:
 def is_missing(a: np.ndarray, col_type: str | None = None) -> np.ndarray:
     """The missing cells of a column (:func:`d3mkit.validation.coltypes.is_missing`, the one
     definition: an empty cell, and a NaN of a number colType); of a
-    :class:`~d3mkit.validation.columns.Categorical`, through its distinct values."""
+    :class:`~d3mkit.tables.columns.Categorical`, through its distinct values."""
     if isinstance(a, Categorical):
         return coltypes.is_missing(a.categories, col_type)[a.codes] if len(a.categories) \
             else np.zeros(len(a), bool)
@@ -259,7 +259,7 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
     """:func:`parse_target` and, for text colTypes, ``(codes, distinct)``: the distinct
     parsed values and each row's position among them (``vals == distinct[codes]``), else
     None; callers need not hash the rows again. ``a`` may be a
-    :class:`~d3mkit.validation.columns.Categorical` (the reader's form of a text target
+    :class:`~d3mkit.tables.columns.Categorical` (the reader's form of a text target
     column): its codes are used as they are, and no per-row array of its strings is made
     but the one returned. With ``order`` the values (and codes) are returned for the rows
     ``order``, in that order (the issues still name the rows as read). With

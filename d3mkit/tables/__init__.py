@@ -24,11 +24,11 @@ from d3mkit.atomic import write_with
 
 def read_table(path: Path | str) -> pd.DataFrame:
     """Read a CSV file with every cell as a string and no NA conversion, through the one
-    checked reader (:func:`d3mkit.validation.csvread.read_strings`). Raises
+    checked reader (:func:`d3mkit.tables.csvread.read_strings`). Raises
     :class:`~d3mkit.errors.D3MKitError` naming the file: exit 2 when it is missing or
     unreadable, else exit 1 (not a regular file, too large, ragged rows, ...)."""
     from d3mkit.errors import EXIT_USAGE, D3MKitError
-    from d3mkit.validation.csvread import read_strings
+    from d3mkit.tables.csvread import read_strings
     df, issues = read_strings(path, allow_empty=True)
     if df is None:
         usage = issues[0].code in ("file.missing", "file.unreadable", "file.is_directory")
@@ -46,7 +46,7 @@ def read_table_chunks(path: Path | str, usecols: list[str] | None = None, rows: 
     :func:`read_table` checks it; a row the parser cannot read raises
     :class:`~d3mkit.errors.D3MKitError` (``csv.unreadable``) naming the file."""
     from d3mkit.errors import EXIT_USAGE, D3MKitError, error
-    from d3mkit.validation.csvread import read_header
+    from d3mkit.tables.csvread import read_header
     header, issues = read_header(path)
     if header is None:
         raise D3MKitError(issues, EXIT_USAGE if issues[0].code in ("file.missing", "file.unreadable") else 1)

@@ -136,7 +136,7 @@ _CHECKS = {"integer": _ok_integer, "real": _ok_real, "boolean": _ok_boolean,
 
 def bad_rows(series, col_type: str) -> np.ndarray:
     """Row positions whose value does not fit ``col_type`` (missing values pass).
-    ``series`` is a pandas Series or a column of :mod:`d3mkit.validation.tablecols` (whose
+    ``series`` is a pandas Series or a column of :mod:`d3mkit.tables.tablecols` (whose
     checks need pandas only for numbers written as text and dates beyond plain ISO 8601)."""
     check = _CHECKS.get(col_type)
     if check is None:

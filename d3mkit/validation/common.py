@@ -20,8 +20,9 @@ import numpy as np
 
 from d3mkit.errors import Issue
 from d3mkit.validation.codes import make
+from d3mkit.tables.columns import dense_span, first_index  # noqa: F401  (validation's checks use them)
+from d3mkit.tables.rows import MAX_ROW_ISSUES, row_issues, row_location  # noqa: F401
 
-MAX_ROW_ISSUES = 10
 
 
 def as_dict(x: Any) -> dict:
@@ -44,39 +45,8 @@ def as_number(x: Any) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
-def dense_span(*arrays: np.ndarray) -> tuple[int, int] | None:
-    """``(lowest value, span)`` of integer arrays whose values lie in a range at most twice
-    their total length (plus 1024), where a table indexed by value beats sorting; else None.
-
-    >>> dense_span(np.array([5, 7]), np.array([6])), dense_span(np.array([0, 10**9]))
-    ((5, 3), None)
-    """
-    arrays = [a for a in arrays if len(a)]
-    if not arrays or any(a.dtype.kind not in "iu" for a in arrays):
-        return None
-    lo = min(int(a.min()) for a in arrays)
-    hi = max(int(a.max()) for a in arrays)
-    span = hi - lo + 1
-    return (lo, span) if span <= 2 * sum(len(a) for a in arrays) + 1024 else None
 
 
-def first_index(codes: np.ndarray, k: int) -> np.ndarray:
-    """Per code 0..k-1, the position of its first occurrence in ``codes`` (-1 when absent;
-    negative codes are ignored).
-
-    >>> first_index(np.array([2, 0, 2, -1]), 4).tolist()
-    [1, -1, 0, -1]
-    """
-    n = len(codes)
-    small = np.int32 if n < 2 ** 31 else np.intp         # positions in 4 bytes where they fit
-    first = np.full(k, n, dtype=small)
-    ok = codes >= 0
-    if ok.all():
-        np.minimum.at(first, codes, np.arange(n, dtype=small))
-    else:
-        np.minimum.at(first, codes[ok], np.flatnonzero(ok).astype(small))
-    first[first == n] = -1
-    return first
 
 
 def sorted_unique(a: np.ndarray, return_index: bool = False):
@@ -113,11 +83,6 @@ def sorted_unique(a: np.ndarray, return_index: bool = False):
     return (s[first], order[first]) if return_index else s[first]
 
 
-def row_location(pos: int, column: str | None = None) -> str:
-    """Location of data row ``pos`` (0-based position after the header)."""
-    loc = f"row {int(pos) + 2}"
-    return f"{loc}, column {column}" if column is not None else loc
-
 
 def short(value: Any, limit: int = 60) -> str:
     """Quoted text of a cell value (numbers as read), cut to ``limit`` characters."""
@@ -128,19 +93,6 @@ def short(value: Any, limit: int = 60) -> str:
     r = repr(value if isinstance(value, str) else str(value))
     return r if len(r) <= limit else r[:limit - 3] + "..."
 
-
-def row_issues(code: str, rows: Sequence[int] | np.ndarray, column: str | None,
-               message: Callable[[int], str], path: str = "", severity: str | None = None,
-               max_rows: int = MAX_ROW_ISSUES, what: str = "rows") -> list[Issue]:
-    """One issue per row in ``rows`` up to ``max_rows``, then one summary issue."""
-    rows = np.asarray(rows)
-    out = [make(code, row_location(r, column), message(int(r)), path, severity)
-           for r in rows[:max_rows]]
-    if len(rows) > max_rows:
-        where = f"column {column}" if column is not None else ""
-        out.append(make(code, where, f"... and {len(rows) - max_rows} more {what} with the same problem "
-                                     f"({len(rows)} in all)", path, severity))
-    return out
 
 
 def bounded(issues: Iterable[Issue], code: str, max_items: int = MAX_ROW_ISSUES,

@@ -12,7 +12,7 @@ from d3mkit.errors import Issue
 from d3mkit.registry import registry
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_int, as_list, as_str
-from d3mkit.validation.files import DatasetContext, _is_table, declared_columns
+from d3mkit.validation.files import DatasetContext, is_table, declared_columns
 from d3mkit.docs.versions import task_of
 
 SUBTYPES = {
@@ -60,7 +60,7 @@ def check_targets(problem: dict, datasets: dict[int, DatasetContext | None], p: 
                                 f"dataset {ctx.dataset_id!r} has no resource with resID {rid!r}", p))
                 continue
             res = found[1]
-            if not _is_table(res):
+            if not is_table(res):
                 out.append(make("target.not_table", f"{loc}.resID",
                                 f"resource {rid!r} is a {res.get('resType')!r}{' collection' if res.get('isCollection') else ''}, not a table", p))
                 continue

@@ -40,7 +40,7 @@ class Found:
             lst.append(p)
 
 
-def _check_readable(p: Path) -> None:
+def check_readable(p: Path) -> None:
     if not p.exists() and not p.is_symlink():
         raise UsageError("path does not exist", str(p), code="usage.path")
     if not p.exists():
@@ -95,7 +95,7 @@ def discover(paths: list[Path | str]) -> Found:
     found = Found()
     for raw in paths:
         p = Path(raw)
-        _check_readable(p)
+        check_readable(p)
         if p.is_dir():
             before = len(found.problems) + len(found.datasets) + len(found.escaping)
             _walk(p, found)
@@ -135,7 +135,7 @@ class DatasetIndex(DatasetFinder):
 
     def __init__(self, found: list[Path], search: list[Path | str] = ()):
         for s in search:
-            _check_readable(Path(s))
+            check_readable(Path(s))
         super().__init__(search, found)
 
     def has_siblings(self, problem_doc: Path) -> bool:

@@ -31,10 +31,10 @@ from d3mkit.validation import coltypes
 from d3mkit.validation.coltypes import COLTYPE_CODES
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_int, as_list, as_str, row_issues, short
-from d3mkit.validation.csvread import Table, read_csv_checked
+from d3mkit.tables.csvread import Table, read_csv_checked
 from d3mkit.validation.keys import isin, keys
 from d3mkit.validation.listing import item_faults, listing
-from d3mkit.validation.tablecols import Column, Texts, distinct_values, first_row, lookup, raw_codes
+from d3mkit.tables.tablecols import Column, Texts, distinct_values, first_row, lookup, raw_codes
 from d3mkit.paths import escape_reason
 from d3mkit.validation.report import Report
 from d3mkit.docs.versions import minimal_metadata, supported_version
@@ -129,12 +129,12 @@ def declared_columns(res: dict) -> list[dict]:
     return sorted(cols, key=lambda c: c["colIndex"])
 
 
-def _is_table(res: dict) -> bool:
+def is_table(res: dict) -> bool:
     return res.get("resType") in TABLE_TYPES and res.get("isCollection") is not True
 
 
 def find_learning(resources: list[tuple[int, dict]]) -> str | None:
-    tables = [r for _, r in resources if _is_table(r) and isinstance(r.get("resID"), str)]
+    tables = [r for _, r in resources if is_table(r) and isinstance(r.get("resID"), str)]
     for r in tables:
         if str(r.get("resPath", "")).endswith("learningData.csv"):
             return r["resID"]
@@ -394,7 +394,7 @@ def _check_refers(ctx: DatasetContext, res_id: str, res_pos: int, t: Table, cols
                 out.append(make("refers.kind", f"{loc}.resObject",
                                 f"resObject {obj!r} needs a graph, but resource {target_id!r} is a {target.get('resType')!r}", p_doc))
         elif isinstance(obj, dict):
-            if not _is_table(target):
+            if not is_table(target):
                 out.append(make("refers.kind", f"{loc}.resObject",
                                 f"a column reference needs a table, but resource {target_id!r} is a {target.get('resType')!r}", p_doc))
                 continue
@@ -505,7 +505,7 @@ def dataset_steps(doc_path: Path, report: Report, *, object_detection: bool = Fa
     for i, r in ctx.resources:
         rid = r.get("resID")
         rel = as_str(r.get("resPath"))
-        if not _is_table(r) or rel is None or not isinstance(rid, str) or rid in ctx.tables:
+        if not is_table(r) or rel is None or not isinstance(rid, str) or rid in ctx.tables:
             continue
         full = ctx.root / rel
         if escape_reason(ctx.root, rel) or not full.exists() or full.is_dir():

@@ -6,7 +6,7 @@ the same key, so a d3mIndex of 7 in learningData matches "7.0" in dataSplits. Ke
 columns compare as ints when both are, else as strings (an int as its decimal text).
 Everything works on the distinct values and on integer codes (no string per row).
 
->>> from d3mkit.validation.tablecols import Ints, Texts
+>>> from d3mkit.tables.tablecols import Ints, Texts
 >>> k = keys(Texts(np.array([0, 1, -1]), np.array(["7.0", "a"], dtype=object)))
 >>> k.uniq.tolist(), k.codes.tolist()
 (['7', 'a'], [0, 1, -1])
@@ -23,7 +23,7 @@ import numpy as np
 
 from d3mkit.validation.coltypes import exact_numbers
 from d3mkit.validation.common import dense_span, first_index, sorted_unique
-from d3mkit.validation.tablecols import Floats, Ints, Texts, lookup, offsets
+from d3mkit.tables.tablecols import Floats, Ints, Texts, lookup, offsets
 
 _PLAIN_INT = re.compile(r"-?[0-9]{1,40}")
 _MAYBE_NUMBER = re.compile(r"[\s0-9+\-.eEnNaAiIfFtTyY]*")
@@ -130,7 +130,7 @@ def _merge(codes: np.ndarray, canon: np.ndarray) -> Keys:
 
 
 def keys(col) -> Keys:
-    """The keys of a column (:mod:`d3mkit.validation.tablecols`)."""
+    """The keys of a column (:mod:`d3mkit.tables.tablecols`)."""
     if isinstance(col, Ints) and col.na is None:
         return Keys(ints=col.values)
     if isinstance(col, Texts):

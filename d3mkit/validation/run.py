@@ -18,7 +18,7 @@ from d3mkit.errors import Issue, UsageError
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_list, as_str
 from d3mkit.validation.crossdoc import check_problem_dataset
-from d3mkit.validation.discover import DatasetIndex, Found, _check_readable, discover
+from d3mkit.validation.discover import DatasetIndex, Found, check_readable, discover
 from d3mkit.validation import files
 from d3mkit.validation.report import Report
 from d3mkit.validation.splitcheck import check_splits
@@ -72,7 +72,7 @@ def _discover(paths: list[Path | str], report: Report, lenient: bool) -> Found:
         try:
             one = discover([p])
         except UsageError as exc:
-            _check_readable(Path(p))       # missing or unreadable: still raises
+            check_readable(Path(p))       # missing or unreadable: still raises
             report.add(str(p), "directory" if Path(p).is_dir() else "file", exc.issues)
             continue
         for kind, docs in (("problem", one.problems), ("dataset", one.datasets), ("unknown", one.unknown)):
@@ -202,9 +202,9 @@ def warm() -> None:
     versions (about 0.1 s). For a caller with time to spare before it validates (``d3mkit
     import`` while the first chunk of its table is parsed in another thread)."""
     from d3mkit.docs.versions import BASE_VERSION
-    from d3mkit.validation.schema import _json_validator
+    from d3mkit.validation.schema import json_validator
     for kind, version in BASE_VERSION.items():
-        _json_validator(kind, version)
+        json_validator(kind, version)
 
 
 def validate_task_root(root: Path, datasets: tuple[Path, ...] = (), *,

@@ -103,7 +103,7 @@ def load_schema(kind: str, form: str = "jsonschema", version: str | None = None)
 
 # --- JSON Schema --------------------------------------------------------------------------
 @lru_cache(maxsize=None)
-def _json_validator(kind: str, version: str | None = None):
+def json_validator(kind: str, version: str | None = None):
     from jsonschema import Draft202012Validator, validators
 
     def is_integer(checker, value):
@@ -253,7 +253,7 @@ def _check(kind: str, data: Any, path: str, version: str | None = None) -> list[
         if bad is not None:
             return [bad]
         version = supported_version(kind, data)
-    validator = _json_validator(kind, version)
+    validator = json_validator(kind, version)
     issues: list[Issue] = []
     seen: set[tuple[str, str]] = set()
     for err in validator.iter_errors(data):

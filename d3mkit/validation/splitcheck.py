@@ -25,10 +25,10 @@ from d3mkit.validation import coltypes
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import (as_dict, as_int, as_list, as_number, as_str, dense_span, first_index, row_issues,
                                      short, sorted_unique)
-from d3mkit.validation.csvread import read_csv_checked
+from d3mkit.tables.csvread import read_csv_checked
 from d3mkit.validation.files import DatasetContext
 from d3mkit.validation.keys import Keys, first_rows, isin, joint, keys
-from d3mkit.validation.tablecols import (Column, Floats, Ints, Texts, first_row, joint_raw, lookup, narrow, offsets,
+from d3mkit.tables.tablecols import (Column, Floats, Ints, Texts, first_row, joint_raw, lookup, narrow, offsets,
                                         raw_codes)
 from d3mkit.paths import escape_reason
 from d3mkit.validation.report import Report

@@ -83,13 +83,13 @@ def distance(codes: np.ndarray) -> np.ndarray:
     """``(N,)`` graded distance from sanity: 0 exactly for sane boards, and lowered by a
     single change wherever one change can help (|k|-1 kings, pieces over 15, pawns over
     8, pawns on back ranks, extra promoted pieces, adjacent king pairs, rule viii)."""
-    from d3mkit.benchmarks.value.rules import _BACK_RANKS, _BLACK, _WHITE, counts
+    from d3mkit.benchmarks.value.rules import BACK_RANKS, BLACK, WHITE, counts
     c = counts(codes).astype(np.int64)
     d = np.zeros(len(codes), dtype=np.int64)
-    for side in (_BLACK, _WHITE):
+    for side in (BLACK, WHITE):
         p, n, b, r, q, k = (c[:, side[x]] for x in "pnbrqk")
         d += np.abs(k - 1) + np.maximum(0, p + n + b + r + q - 15) + np.maximum(0, p - 8)
-        d += ((codes == side["p"]) & _BACK_RANKS).sum(axis=1)
+        d += ((codes == side["p"]) & BACK_RANKS).sum(axis=1)
         extra = np.maximum(0, q - 1) + np.maximum(0, b - 2) + np.maximum(0, n - 2) + np.maximum(0, r - 2)
         d += np.where(p == 8, extra, np.maximum(0, extra - (8 - np.minimum(p, 8))))
     flags = check(codes)

@@ -65,13 +65,13 @@ RULE_TEXT = {
 }
 
 # codes (release encoding): white P N B R Q K = 1..6, black p n b r q k = 7..12
-_WHITE = {"p": 1, "n": 2, "b": 3, "r": 4, "q": 5, "k": 6}
-_BLACK = {"p": 7, "n": 8, "b": 9, "r": 10, "q": 11, "k": 12}
+WHITE = {"p": 1, "n": 2, "b": 3, "r": 4, "q": 5, "k": 6}
+BLACK = {"p": 7, "n": 8, "b": 9, "r": 10, "q": 11, "k": 12}
 # dark squares: a1 (row 7, column 0) is dark, so (row + column) odd
 _DARK = ((np.arange(64) // 8 + np.arange(64) % 8) % 2 == 1)
-_BACK_RANKS = (np.arange(64) < 8) | (np.arange(64) >= 56)
+BACK_RANKS = (np.arange(64) < 8) | (np.arange(64) >= 56)
 _DARK_IDX = np.flatnonzero(_DARK)
-_BACK_IDX = np.flatnonzero(_BACK_RANKS)
+_BACK_IDX = np.flatnonzero(BACK_RANKS)
 CHUNK = 1 << 16          # boards per pass (bounds the temporary arrays)
 
 
@@ -148,10 +148,10 @@ def check(boards) -> np.ndarray:
         return np.concatenate([check(codes[i:i + CHUNK]) for i in range(0, n, CHUNK)])
     c = counts(codes)
     back, dark = codes[:, _BACK_IDX], codes[:, _DARK_IDX]
-    black = _colour_flags(codes, c, _BLACK, back, dark)
-    white = _colour_flags(codes, c, _WHITE, back, dark)
+    black = _colour_flags(codes, c, BLACK, back, dark)
+    white = _colour_flags(codes, c, WHITE, back, dark)
     grid = codes.reshape(n, 8, 8)
-    f_ii = _adjacent(grid == _BLACK["k"], grid == _WHITE["k"])
+    f_ii = _adjacent(grid == BLACK["k"], grid == WHITE["k"])
     cols = [black[0], white[0], f_ii]
     for j in range(1, 7):
         cols += [black[j], white[j]]
@@ -205,7 +205,7 @@ def severity(boards) -> np.ndarray:
     if n > CHUNK:
         return np.concatenate([severity(codes[i:i + CHUNK]) for i in range(0, n, CHUNK)])
     c = counts(codes).astype(np.int64)
-    for side in (_BLACK, _WHITE):
+    for side in (BLACK, WHITE):
         p, nn, b, r, q, k = (c[:, side[x]] for x in "pnbrqk")
         pieces = c[:, list(side.values())].sum(axis=1)
         out[:, 0] += np.abs(k - 1)
@@ -218,9 +218,9 @@ def severity(boards) -> np.ndarray:
         dark_b = np.count_nonzero(codes[:, _DARK_IDX] == side["b"], axis=1)
         out[:, 7] += (p == 8) & (b == 2) & (dark_b != 1)
     back = codes[:, _BACK_IDX]
-    out[:, 4] = np.count_nonzero((back == _BLACK["p"]) | (back == _WHITE["p"]), axis=1)
+    out[:, 4] = np.count_nonzero((back == BLACK["p"]) | (back == WHITE["p"]), axis=1)
     grid = codes.reshape(n, 8, 8)
-    kings = (grid == _BLACK["k"]) | (grid == _WHITE["k"])
+    kings = (grid == BLACK["k"]) | (grid == WHITE["k"])
     pad = np.zeros((n, 10, 10), dtype=np.int64)
     pad[:, 1:9, 1:9] = kings
     near = sum(pad[:, dr:dr + 8, dc:dc + 8] for dr in (0, 1, 2) for dc in (0, 1, 2)

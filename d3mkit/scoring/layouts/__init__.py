@@ -48,7 +48,7 @@ from d3mkit.scoring.layouts.objectdetection import ObjectDetectionLayout, image_
 from d3mkit.scoring.layouts.ranked import RankedLayout
 from d3mkit.scoring.layouts.rows import RowsLayout
 from d3mkit.scoring.truth import Truth
-from d3mkit.validation.columns import ColumnTable
+from d3mkit.tables.columns import ColumnTable
 from d3mkit.scoring.values import (INDEX, find_column, index_values, is_missing, lines, rows_text,
                                    same_kind)
 

@@ -13,7 +13,7 @@ import numpy as np
 from d3mkit.errors import Issue
 from d3mkit.scoring.labels import LabelArrays, LabelCodes, from_codes
 from d3mkit.scoring.truth import Truth
-from d3mkit.validation.columns import ColumnTable
+from d3mkit.tables.columns import ColumnTable
 from d3mkit.scoring.values import INDEX, index_issues, index_values, lookup, same_kind
 
 

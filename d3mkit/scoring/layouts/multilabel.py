@@ -13,7 +13,7 @@ from d3mkit.scoring.values import (INDEX, confidence_values, duplicated, index_i
                                    is_missing, lines, lookup, parse_target, read_only, rows_text,
                                    same_kind, unique_in_order, unseen_labels)
 from d3mkit.validation import coltypes
-from d3mkit.validation.columns import Categorical
+from d3mkit.tables.columns import Categorical
 
 
 class MultiLabelLayout(Layout):

@@ -122,3 +122,38 @@ class ColumnTable:
                 a = col.to_numpy()
                 cols[str(name)] = a if a.dtype.kind in "iu" else a.astype(object, copy=False)
         return cls(cols, dict(df.attrs))
+
+
+def dense_span(*arrays: np.ndarray) -> tuple[int, int] | None:
+    """``(lowest value, span)`` of integer arrays whose values lie in a range at most twice
+    their total length (plus 1024), where a table indexed by value beats sorting; else None.
+
+    >>> dense_span(np.array([5, 7]), np.array([6])), dense_span(np.array([0, 10**9]))
+    ((5, 3), None)
+    """
+    arrays = [a for a in arrays if len(a)]
+    if not arrays or any(a.dtype.kind not in "iu" for a in arrays):
+        return None
+    lo = min(int(a.min()) for a in arrays)
+    hi = max(int(a.max()) for a in arrays)
+    span = hi - lo + 1
+    return (lo, span) if span <= 2 * sum(len(a) for a in arrays) + 1024 else None
+
+
+def first_index(codes: np.ndarray, k: int) -> np.ndarray:
+    """Per code 0..k-1, the position of its first occurrence in ``codes`` (-1 when absent;
+    negative codes are ignored).
+
+    >>> first_index(np.array([2, 0, 2, -1]), 4).tolist()
+    [1, -1, 0, -1]
+    """
+    n = len(codes)
+    small = np.int32 if n < 2 ** 31 else np.intp         # positions in 4 bytes where they fit
+    first = np.full(k, n, dtype=small)
+    ok = codes >= 0
+    if ok.all():
+        np.minimum.at(first, codes, np.arange(n, dtype=small))
+    else:
+        np.minimum.at(first, codes[ok], np.flatnonzero(ok).astype(small))
+    first[first == n] = -1
+    return first

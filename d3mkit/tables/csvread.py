@@ -6,18 +6,19 @@ be opened (a FIFO, a device, a file over ``D3MKIT_MAX_FILE_BYTES``, a header ove
 ``D3MKIT_MAX_COLUMNS`` columns; see :mod:`d3mkit.limits`) and reads the header;
 :func:`read_csv_checked` reads a table for validation (below); :func:`read_strings`
 reads a table as strings for the task-root readers (:func:`d3mkit.tables.read_table`), and
-:func:`read_columns` the same strings as the scoring pipeline's
-:class:`~d3mkit.validation.columns.ColumnTable`, splitting a plain file with numpy
-(:mod:`d3mkit.validation.plaincsv`) so that scoring does not import pandas.
+:func:`read_columns` the same cells as the scoring pipeline's
+:class:`~d3mkit.tables.columns.ColumnTable`.
 
-For validation, the header is read with :mod:`csv` (so duplicate names survive); the body with pandas'
-C parser, columns named by position (0..n-1). Columns the caller declares numeric are
-parsed as ``Int64``/``float64`` directly (about 8x faster than strings for 10^6 rows);
+The engine is pyarrow's CSV reader (:mod:`d3mkit.tables.arrow`: multithreaded, text
+columns dictionary-encoded, never pandas). A file it does not read exactly (a ragged row,
+a blank line, bytes that are not UTF-8, a numeric column with a cell that is not a plain
+number, ...) is read by pandas' C parser, which gives every message: columns named by
+position (0..n-1); columns the caller declares numeric parsed as ``Int64``/``float64``,
 all others as ``category`` so value checks run once per distinct value. When a typed
-parse fails (a value that is not a number), the file is read again with every column
-as ``category`` and the value checks find the culprits. Empty cells are missing (NA).
-Rows with too many fields are skipped and reported (``csv.bad_row``), rows with too few
-are reported too (:func:`field_counts` owns the check; scoring's reader refuses both).
+parse fails (a value that is not a number), the file is read again with every column as
+``category`` and the value checks find the culprits. Empty cells are missing (NA). Rows
+with too many fields are skipped and reported (``csv.bad_row``), rows with too few are
+reported too (:func:`field_counts` owns the check; scoring's reader refuses both).
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ import numpy as np
 from d3mkit.errors import D3MKitError, Issue, error
 from d3mkit.limits import file_issue, how_to_raise, limit
 from d3mkit.readlog import note_fd
-from d3mkit.validation.codes import make
-from d3mkit.validation.columns import ColumnTable
-from d3mkit.validation.tablecols import Column, from_frame
-from d3mkit.validation.common import row_issues
+from d3mkit.codes import make
+from d3mkit.tables.columns import ColumnTable
+from d3mkit.tables.tablecols import Column, from_frame
+from d3mkit.tables.rows import row_issues
 from d3mkit.tables.arrow import read_checked_columns, read_score_columns
 
 if TYPE_CHECKING:   # pandas is imported by the functions that read through it
@@ -52,7 +53,7 @@ HEADER_BYTES = 1 << 24    # the header line may be at most 16 MiB
 @dataclass
 class Table:
     """A read CSV file: ``header`` as written, ``cols`` its parsed columns by position
-    (:mod:`d3mkit.validation.tablecols`; None when the file could not be read) and ``rows``
+    (:mod:`d3mkit.tables.tablecols`; None when the file could not be read) and ``rows``
     their length."""
 
     path: Path
@@ -229,8 +230,8 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
     ``columns``, only those header names are parsed (the others' cells are not read; every
     row's width is still checked). ``held``: the frame a writer has just written to ``path``
     (:class:`d3mkit.tables.held.Held`), whose columns are taken instead of parsing the file
-    (its rows were written from that frame, each the header's width). A plain file (:mod:`d3mkit.validation.plaintable`) is
-    read with numpy; any other, and one that reader declines, with pandas."""
+    (its rows were written from that frame, each the header's width). The file is read by
+    pyarrow (:mod:`d3mkit.tables.arrow`); one that reader declines, by pandas."""
     path = Path(path)
     p = str(path)
     t = Table(path)
@@ -539,14 +540,12 @@ def _table_header(path: Path) -> tuple[list[str] | None, list[Issue]]:
 def read_columns(path: Path | str, usecols: list[str] | None = None, int_cols: tuple[str, ...] = (),
                  allow_empty: bool = False, category_cols: tuple[str, ...] = (),
                  float_cols: tuple[str, ...] = ()) -> tuple[ColumnTable | None, list[Issue]]:
-    """:func:`read_strings` as a :class:`~d3mkit.validation.columns.ColumnTable` (the
-    scoring pipeline's table): the same columns, values, issues and messages. A plain file
-    (no double quote, no carriage return; :mod:`d3mkit.validation.plaincsv`) is split with
-    numpy and never imports pandas (there ``float_cols`` whose cells are all finite numbers
-    are float64; the general reader gives their strings); any other file, and a plain one the
-    tokenizer declines
-    (a ragged row, a blank line, bytes that are not UTF-8, ...), goes through
-    :func:`read_strings`."""
+    """:func:`read_strings` as a :class:`~d3mkit.tables.columns.ColumnTable` (the
+    scoring pipeline's table): the same columns, values, issues and messages. The file is
+    read by pyarrow (:mod:`d3mkit.tables.arrow`), never importing pandas (there ``float_cols``
+    whose cells are all finite numbers are float64; the general reader gives their strings);
+    a file that reader declines (a ragged row, a blank line, bytes that are not UTF-8, ...)
+    goes through :func:`read_strings`."""
     path = Path(path)
     header, issues = _table_header(path)
     if header is None:

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.validation.columns import code_dtype, int_dtype
-from d3mkit.validation.common import dense_span, first_index
+from d3mkit.tables.columns import code_dtype, dense_span, first_index, int_dtype
 
 
 class _Missing:
