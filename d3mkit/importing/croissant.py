@@ -66,6 +66,18 @@ VERSIONS = ("http://mlcommons.org/croissant/1.0", "http://mlcommons.org/croissan
 # Croissant dataType -> D3M colType (anything else: string)
 COL_TYPES = {"sc:Integer": "integer", "sc:Float": "real", "sc:Number": "real", "sc:Boolean": "boolean",
              "sc:Date": "dateTime", "sc:DateTime": "dateTime"}
+def id_part(name: str) -> str:
+    """A column name as a part of a Croissant ``@id``: mlcroissant refuses an ``@id`` holding
+    whitespace, even URL-escaped, so a space is ``+`` and ``%``, ``+``, ``/`` and other
+    whitespace are percent-escaped (one name, one id; other letters, non-ASCII ones too, kept).
+
+    >>> id_part("x one"), id_part("größe"), id_part("a+b/c")
+    ('x+one', 'größe', 'a%2Bb%2Fc')
+    """
+    from urllib.parse import quote
+    return "".join("+" if c == " " else quote(c, safe="") if c.isspace() or c in "%+/" else c for c in name)
+
+
 NESTED = ("subField", "parentField", "repeated", "isArray", "cr:subField", "cr:parentField")
 
 
@@ -205,7 +217,7 @@ def read_record_set(path: Path | str, record_set: str) -> RecordSetTable:
     types = {n: [t for t in _list(f.get("dataType")) if isinstance(t, str)] for n, f in zip(names, fields)}
     enums = {str(r.get("@id")) for r in sets if "sc:Enumeration" in _list(r.get("dataType"))}
     labels = {n for n, f in zip(names, fields)
-              if "cr:Label" in types[n] or _ref(f).rsplit("/", 1)[0] in enums or f"enumerations/{n}" in enums}
+              if "cr:Label" in types[n] or _ref(f).rsplit("/", 1)[0] in enums or f"enumerations/{id_part(n)}" in enums}
     for i, f in enumerate(fields):
         nested = [key for key in NESTED if f.get(key)]
         if nested:
@@ -379,6 +391,7 @@ def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[
         issues.append(warning("croissant.split_validation", f"field {col}", f"{n_val:,} validation row(s) "
                               "became TRAIN (D3M has no validation split)", str(path)))
     splits = pd.DataFrame({"d3mIndex": index, "type": types.to_numpy(), "repeat": "0", "fold": "0"})
+    splits = splits.drop_duplicates("d3mIndex", ignore_index=True)   # the long multiLabel form: one row a d3mIndex
     return splits, _holdout_size({"method": "holdOut", "stratified": False, "numRepeats": 0}, splits), col, issues
 
 
@@ -423,8 +436,9 @@ def _metric_entries(problem: dict, where: str, path) -> list[dict] | None:
                          "parameters...}) as a problemDoc's performanceMetrics", path)
     else:
         ev = problem.get("cr:evaluation") if isinstance(problem.get("cr:evaluation"), dict) else {}
-        where = f"{where}.cr:evaluation.cr:metric"
-        names = _list(ev.get("cr:metric"))
+        key = "cr:expectedMetric" if "cr:expectedMetric" in ev else "cr:metric"   # cr:metric: before issue 36
+        where = f"{where}.cr:evaluation.{key}"
+        names = [n.get("@value") if isinstance(n, dict) else n for n in _list(ev.get(key))]
         if not all(isinstance(n, str) for n in names):
             raise _issue("croissant.problem", where, "metric names are text", path)
         entries = [{"metric": n} for n in names]
@@ -526,7 +540,10 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
         if tail and text.endswith(" " + tail):       # the export's description: the dataset's, then the problem's
             text = text[:-len(tail) - 1]
         kwargs["description"] = text or f"Imported from the Croissant record set {record_set!r} of {path.name}."
-    index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path))]
+    # a repeated index is D3M's long multiLabel form when one target may be a label set (issue 36)
+    from d3mkit.importing.table import long_form_possible
+    repeats = long_form_possible(_as_list(target), options(target, types=types, **kwargs))
+    index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path), repeats)]
     splits, split_doc, drop, issues = read_splits(path, record_set, table, index)
     frame = table.frame.drop(columns=[drop]) if drop else table.frame
     types.pop(drop, None)
