@@ -3,6 +3,8 @@ Croissant 1.1 JSON-LD (:mod:`d3mkit.interop.croissant`), with ``--tasks`` its pr
 Tasks TaskProblem beside it (:mod:`d3mkit.interop.tasks`);
 ``d3mkit export croissant BOARD --results [--out FILE]``: an evaluate board's scores as Croissant
 Tasks solutions and results (:mod:`d3mkit.interop.results`);
+``d3mkit export openml ROOT --out DIR [--force]``: dataset.arff and splits.arff in OpenML's
+task layout (:mod:`d3mkit.interop.openml`, needs the ``[arff]`` extra);
 ``d3mkit export hf ROOT --out DIR [--repeat N --fold N] [--force]``: the task root as a
 Hugging Face ``datasets`` DatasetDict saved with ``save_to_disk`` (:mod:`d3mkit.interop.hf`,
 needs the ``[hf]`` extra).
@@ -59,6 +61,13 @@ def add_parser(sub) -> None:
                    help="export a task root that does not validate and replace an existing --out")
     add_format(h, "the path written")
     h.set_defaults(func=run_hf)
+    o = fmt.add_parser("openml", help="OpenML's files of a task: dataset.arff and splits.arff (type, rowid, repeat, fold)",
+                       epilog="example:\n  d3mkit export openml out/wine --out wine_openml")
+    o.add_argument("root", type=Path, metavar="ROOT", help="the task root")
+    o.add_argument("--out", type=Path, required=True, metavar="DIR", help="the directory to create")
+    o.add_argument("--force", action="store_true", help="replace an existing --out")
+    add_format(o, "the directory written")
+    o.set_defaults(func=run_openml)
 
 
 def _root(path: Path) -> Path:
@@ -103,6 +112,12 @@ def run_hf(args) -> int:
     from d3mkit.interop.hf import export_hf
     root = _root(args.root)
     return _done(args, args.out, export_hf(root, args.out, repeat=args.repeat, fold=args.fold, force=args.force))
+
+
+def run_openml(args) -> int:
+    from d3mkit.interop.openml import export_openml
+    root = _root(args.root)
+    return _done(args, args.out, export_openml(root, args.out, force=args.force))
 
 
 def _done(args, out: Path, issues, tasks: Path | None = None) -> int:

@@ -109,8 +109,8 @@ def read_task_problem(path: Path | str) -> TaskProblem:
         import rdflib
         from rdflib import RDF, Namespace, URIRef
     except ImportError:
-        raise D3MKitError(error("import.format", "", "reading a Croissant Tasks file needs rdflib "
-                                "(pip install \"d3mkit[tasks]\")", str(path)), 3) from None
+        from d3mkit.errors import MissingDependency
+        raise MissingDependency("rdflib", "tasks", "reading a Croissant Tasks file", str(path)) from None
     cr, sc, d3m = Namespace(CR), Namespace(SC), Namespace(D3M)
     g = rdflib.Graph()
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, EXIT_USAGE, error
+from d3mkit.errors import D3MKitError, EXIT_USAGE, MissingDependency, error
 
 SHAPES = "croissant-tasks-shapes.ttl"
 ONTOLOGY = "croissant-tasks.ttl"
@@ -21,8 +21,7 @@ def _libs():
         import pyshacl
         import rdflib
     except ImportError:
-        raise D3MKitError(error("import.format", "", "checking Croissant Tasks shapes needs pyshacl and rdflib "
-                                "(pip install \"d3mkit[tasks]\")", ""), 3) from None
+        raise MissingDependency("pyshacl", "tasks", "checking the Croissant Tasks shapes") from None
     return pyshacl, rdflib
 
 
