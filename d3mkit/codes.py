@@ -232,6 +232,8 @@ OTHER: dict[str, tuple[str, str]] = {
                                "lists its issues in d3m:validationIssues)"),
     "export.kept_text": (W, "a column whose cells do not all read as its colType is a string feature of the "
                             "Hugging Face dataset (its cells as written)"),
+    "export.board": (E, "an evaluate board's scores.csv or aggregates.csv lacks a column or holds a value that is not "
+                        "a finite number (export croissant --results)"),
     "export.unsupported": (E, "a task root export openml cannot write: multi-table, media, multiLabel, a task type "
                               "other than classification/regression, or a cell liac-arff does not read back"),
     "croissant.context": (E, "a JSON-LD file whose @context or conformsTo is not Croissant 1.0/1.1"),

@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
                         "Croissant file")
     c.add_argument("--results", action="store_true",
                    help="ROOT is the output directory of d3mkit evaluate: write its scores as Croissant Tasks "
-                        "TaskSolutions and EvaluationResults (default --out: BOARD/results.croissant.json)")
+                        "TaskSolutions and EvaluationResults (default --out: BOARD/results_tasks.json)")
     from d3mkit.commands.options import add_format
     add_format(c, "the path written")
     c.set_defaults(func=run_croissant)
