@@ -202,3 +202,39 @@ def test_official_examples_are_refused_in_one_line(tmp_path, capsys):
     shutil.copy(d, p)
     text = refused(["import", "croissant", p, "--out", tmp_path / "o"], capsys, "croissant.url", 1, p)
     assert len(text.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
+def test_min_metadata_exports_every_column(tmp_path, capsys):
+    """A MIN_METADATA root (4.0.0 datasetDoc declaring d3mIndex alone): every column is a field,
+    the target a cr:Label, typed as the import infers; mlcroissant yields the CSV's rows; the
+    TaskProblem conforms and imports back to the same table and splits (issue 36)."""
+    import os
+    src = Path(os.environ.get("D3MKIT_REALWORLD", "/nonexistent")) / "roots" / "196_autoMpg_MIN_METADATA"
+    if not src.is_dir():
+        pytest.skip("D3MKIT_REALWORLD/roots/196_autoMpg_MIN_METADATA is not available")
+    root = tmp_path / src.name
+    shutil.copytree(src, root, ignore=shutil.ignore_patterns("TRAIN", "TEST", "SCORE"))
+    code, out, err = run(["export", "croissant", root, "--tasks"], capsys)
+    assert code == 0, err
+    cfile, tfile = (Path(p) for p in out.split())
+    doc = json.loads(cfile.read_text())
+    fields = doc["recordSet"][0]["field"]
+    table = pd.read_csv(root / f"{root.name}_dataset" / "tables" / "learningData.csv", dtype=str,
+                        keep_default_na=False)
+    assert [f["name"] for f in fields] == list(table.columns)
+    target = TaskRoot.open(root).problem.target_names[0]
+    assert next(f for f in fields if f["name"] == target)["dataType"] == ["sc:Float", "cr:Label"]
+    check_shapes(cfile)
+    check_shapes(tfile)
+    ds = load(cfile)
+    got = records_frame(ds, "learningData", list(table.columns))
+    want = [[None if v == "" else float(v) for v in row] for row in table.itertuples(index=False)]
+    assert [[None if v is None else float(v) for v in row] for row in got] == want
+    code, out, err = run(["import", "croissant", tfile, "--out", tmp_path / "back"], capsys)
+    assert code == 0, err
+    back = TaskRoot.open(Path(out.strip()))
+    assert back.problem.target_names == [target] and back.problem.task_type == "regression"
+    pd.testing.assert_frame_equal(pd.read_csv(back.dataset.resource_path(back.dataset.learning_data), dtype=str,
+                                              keep_default_na=False), table)
+    pd.testing.assert_frame_equal(pd.read_csv(back.problem_dir / "dataSplits.csv", dtype=str),
+                                  pd.read_csv(root / f"{root.name}_problem" / "dataSplits.csv", dtype=str))

@@ -190,7 +190,8 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     categories = _categorical_labels(task, ld)
     fields = []
     index_cols = ld.index_columns if ld is not None else []
-    for col in (ld.columns or ()) if ld is not None else ():
+    from d3mkit.interop.undeclared import all_columns      # minimal metadata: undeclared columns too
+    for col in all_columns(task, ld):
         name, ctype = col.col_name, col.col_type
         dtype = DATA_TYPES.get(ctype, "sc:Text")
         desc = f"colType {ctype}; role {', '.join(col.role or [])}"
@@ -304,7 +305,8 @@ def _categorical_labels(task, ld) -> dict[str, list[str]]:
     labels, not the rows)."""
     from d3mkit.tables import read_table_chunks
     from d3mkit.validation.coltypes import typed
-    wanted = [c.col_name for c in (ld.columns or ()) if c.col_type == "categorical"] if ld is not None else []
+    from d3mkit.interop.undeclared import all_columns
+    wanted = [c.col_name for c in all_columns(task, ld) if c.col_type == "categorical"] if ld is not None else []
     labels: dict[str, set] = {c: set() for c in wanted}
     if wanted:
         for chunk in read_table_chunks(task.dataset.resource_path(ld), usecols=wanted):

@@ -65,7 +65,8 @@ def task_problem_document(task, dataset_file: str) -> dict:
     pid = pdoc.problem_id or f"{task.name}_problem"
     base = f"problem/{pid}"
     ld = ddoc.learning_data
-    cols = {c.col_name: c for c in (ld.columns or ())} if ld is not None else {}
+    from d3mkit.interop.undeclared import all_columns
+    cols = {c.col_name: c for c in all_columns(task, ld)} if ld is not None else {}
     index_cols = ld.index_columns if ld is not None else []
     out_fields = []
     for i, col in enumerate([*index_cols[:1], *pdoc.target_names]):
