@@ -238,3 +238,43 @@ def test_min_metadata_exports_every_column(tmp_path, capsys):
                                               keep_default_na=False), table)
     pd.testing.assert_frame_equal(pd.read_csv(back.problem_dir / "dataSplits.csv", dtype=str),
                                   pd.read_csv(root / f"{root.name}_problem" / "dataSplits.csv", dtype=str))
+
+
+def test_without_rdflib_exit_3(exported, tmp_path):
+    """The Tasks import needs the [tasks] extra: without rdflib, one line naming it, exit 3;
+    the Tasks export (plain JSON) works without it."""
+    from _without import run_without
+    root, _, tfile = exported["regression"]
+    r = run_without(["rdflib", "pyshacl"], ["import", "croissant", tfile, "--out", tmp_path / "o"])
+    assert r.returncode == 3, r.stderr
+    assert 'pip install "d3mkit[tasks]"' in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+    shutil.copytree(root, tmp_path / root.name)
+    r = run_without(["rdflib", "pyshacl"], ["export", "croissant", tmp_path / root.name, "--tasks",
+                                            "--format", "json"])
+    assert r.returncode == 0, r.stderr
+    assert Path(json.loads(r.stdout)["tasks"]).is_file()
+
+
+def test_tasks_and_results_together_refused(exported, capsys):
+    refused(["export", "croissant", exported["binary"][0], "--tasks", "--results"], capsys, "usage", 2)
+
+
+def test_import_long_multilabel_croissant_and_custom_metric(exported, tmp_path, capsys):
+    """Issue 36's defects: import croissant takes the long multiLabel form (a repeated index),
+    and the custom metric import --metric hammingLoss wrote is other + specifyOther, valid."""
+    root, cfile, _ = exported["multilabel"]
+    pdoc = json.loads((root / "multilabel_problem" / "problemDoc.json").read_text())
+    assert {"metric": "other", "specifyOther": "hammingLoss"} in pdoc["inputs"]["performanceMetrics"]
+    assert run(["validate", root], capsys)[0] == 0
+    code, out, err = run(["import", "croissant", cfile, "--record-set", "learningData", "--out", tmp_path / "b"],
+                         capsys)
+    assert code == 0, err
+    back = TaskRoot.open(Path(out.strip()))
+    assert (back.problem.task_type, back.problem.task_subtype) == ("classification", "multiLabel")
+    assert back.problem.metrics == TaskRoot.open(root).problem.metrics
+    a = pd.read_csv(root / "multilabel_dataset/tables/learningData.csv", dtype=str, keep_default_na=False)
+    b = pd.read_csv(back.dataset.resource_path(back.dataset.learning_data), dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(a, b)
+    assert a["d3mIndex"].duplicated().any()          # the long form
+    assert run(["validate", back.root], capsys)[0] == 0
