@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from _attack_util import refused, run
+from _attack_util import refused
 from _tasks_util import check_shapes
 
 

@@ -61,7 +61,7 @@ def add_parser(sub) -> None:
                    help="export a task root that does not validate and replace an existing --out")
     add_format(h, "the path written")
     h.set_defaults(func=run_hf)
-    o = fmt.add_parser("openml", help="OpenML's files of a task: dataset.arff and splits.arff (type, rowid, repeat, fold)",
+    o = fmt.add_parser("openml", help="OpenML's files of a task: dataset.arff, splits.arff (type, rowid, repeat, fold)",
                        epilog="example:\n  d3mkit export openml out/wine --out wine_openml")
     o.add_argument("root", type=Path, metavar="ROOT", help="the task root")
     o.add_argument("--out", type=Path, required=True, metavar="DIR", help="the directory to create")

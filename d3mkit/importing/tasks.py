@@ -26,10 +26,11 @@ works: d3mkit's own (``cr:`` under the Croissant 1.1 context) and the official e
 * **the splits**: the dataset's split records (its ``dataSplits`` fold record set, or a split
   field), as the Croissant import reads them;
 * **names**: the task root is named after ``d3m:problemID`` less ``_problem`` (d3mkit's
-  export), else after the task file (less a ``_task`` or ``_problem`` ending); the problem description is the TaskProblem's, and
-  the dataset's description loses it again (the Croissant export appends it), so
-  D3M -> Tasks -> D3M gives the same documents (but ``about.source``, which names the file
-  imported), tables and splits.
+  export), else after the task file (less a ``_task`` or ``_problem`` ending); the problem
+  description is the TaskProblem's, and the dataset's description loses it again (the
+  Croissant export appends it), so D3M -> Tasks -> D3M gives the same documents (but
+  ``about.source``, which names the file imported, and a multiLabel target's note of the
+  wide columns it came from), tables and splits.
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ from d3mkit.errors import D3MKitError, error
 CR = "http://mlcommons.org/croissant/"
 SC = "https://schema.org/"
 D3M = "https://gitlab.com/datadrivendiscovery/data-supply/-/blob/shared/documentation/"
-TYPES = ("TaskProblem",)
 
 
 def _issue(code: str, where: str, msg: str, path) -> D3MKitError:

@@ -101,7 +101,8 @@ def results_document(board: Path | str) -> dict:
         value = _number(row.value, f"{where}, column value", spath)
         if value is None:
             continue
-        lo, hi = _number(row.ci_low, f"{where}, column ci_low", spath), _number(row.ci_high, f"{where}, column ci_high", spath)
+        lo = _number(row.ci_low, f"{where}, column ci_low", spath)
+        hi = _number(row.ci_high, f"{where}, column ci_high", spath)
         qv = {"@type": "QuantitativeValue", "value": value}
         if lo is not None and hi is not None:
             qv.update(minValue=lo, maxValue=hi)
@@ -129,12 +130,13 @@ def results_document(board: Path | str) -> dict:
         subs = []
         for (r, f), results in sorted(folds.get((system, pid), {}).items()):
             sub = f"{solution}/repeat/{r}/fold/{f}"
+            fold_problem = {"@id": f"{problem}/repeat/{r}/fold/{f}"}
+            evaluation = {"@type": "cr:EvaluationTask", "@id": f"evaluation/{system}/{pid}/repeat/{r}/fold/{f}",
+                          "isBasedOn": fold_problem, "cr:evaluatedSolution": {"@id": sub},
+                          "cr:evaluationResults": results}
             subs.append({"@type": "cr:TaskSolution", "@id": sub, "name": f"{system} on {pid}, repeat {r}, fold {f}",
-                         "isBasedOn": {"@id": f"{problem}/repeat/{r}/fold/{f}"}, "cr:implementation": {"@id": sid},
-                         "d3m:repeat": r, "d3m:fold": f,
-                         "cr:evaluation": {"@type": "cr:EvaluationTask", "@id": f"evaluation/{system}/{pid}/repeat/{r}/fold/{f}",
-                                           "isBasedOn": {"@id": f"{problem}/repeat/{r}/fold/{f}"},
-                                           "cr:evaluatedSolution": {"@id": sub}, "cr:evaluationResults": results}})
+                         "isBasedOn": fold_problem, "cr:implementation": {"@id": sid},
+                         "d3m:repeat": r, "d3m:fold": f, "cr:evaluation": evaluation})
         node = {"@type": "cr:TaskSolution", "@id": solution, "name": f"{system} on {pid}",
                 "isBasedOn": {"@id": problem}, "cr:implementation": {"@id": sid}}
         if (system, pid) in means:
@@ -153,7 +155,7 @@ def export_results(board: Path | str, out: Path | str) -> list[Issue]:
     from d3mkit.atomic import write_text
     board = Path(board)
     if not board.is_dir():
-        raise UsageError("an evaluate board is a directory (d3mkit evaluate --out)", str(board), code="usage.path")
+        raise UsageError("an evaluate board is a directory (the output of d3mkit evaluate)", str(board), code="usage.path")
     doc = results_document(board)
     write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     return []

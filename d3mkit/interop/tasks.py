@@ -21,7 +21,7 @@ to its ``dataSplits`` record set). It holds one ``cr:TaskProblem``:
   output and evaluation, with ``d3m:repeat``/``d3m:fold`` and ``d3m:splitRecordSet`` (the
   Croissant file's ``dataSplits`` record set, whose ``type`` field refers to its ``cr:Split``
   record set ``splits``);
-* what the vocabulary has no term for, ``d3m:`` (namespace :data:`D3M_NS`): ``d3m:taskType``,
+* what the vocabulary has no term for, ``d3m:`` (namespace :data:`d3mkit.interop.croissant.D3M_NS`): ``d3m:taskType``,
   ``d3m:taskSubType``, ``d3m:performanceMetrics`` (the problemDoc's metrics with their
   parameters, JSON text), ``d3m:dataSplits`` (the split parameters, JSON text),
   ``d3m:problemID`` and ``d3m:datasetID``.
@@ -33,7 +33,7 @@ import json
 from pathlib import Path
 
 from d3mkit.importing.croissant import id_part
-from d3mkit.interop.croissant import CONTEXT, D3M_NS  # noqa: F401  (D3M_NS: named in the docstring)
+from d3mkit.interop.croissant import CONTEXT
 
 DATASET_TYPES = {"integer": "sc:Integer", "real": "sc:Float", "boolean": "sc:Boolean", "dateTime": "sc:Date"}
 
