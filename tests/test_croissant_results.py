@@ -35,10 +35,12 @@ def _nodes(doc):
     return {n["@id"]: n for n in doc["@graph"]}
 
 
+@pytest.mark.slow      # the board: an evaluate run of the example campaign, ~10 s
 def test_results_conform(board):
     check_shapes(board[0] / "results_tasks.json")
 
 
+@pytest.mark.slow      # the board: an evaluate run of the example campaign, ~10 s
 def test_every_value_is_the_boards(board):
     out, _ = board
     doc = json.loads((out / "results_tasks.json").read_text())
@@ -75,6 +77,7 @@ def test_every_value_is_the_boards(board):
         == len(scores)
 
 
+@pytest.mark.slow      # the board: an evaluate run of the example campaign, ~10 s
 def test_nothing_for_what_was_not_submitted(board):
     out, gone = board
     doc = json.loads((out / "results_tasks.json").read_text())
@@ -94,6 +97,7 @@ def test_not_a_board(tmp_path, capsys):
     assert not (tmp_path / "results_tasks.json").exists()
 
 
+@pytest.mark.slow      # the board: an evaluate run of the example campaign, ~10 s
 def test_bad_number_refused(board, tmp_path, capsys):
     out = tmp_path / "b"
     shutil.copytree(board[0], out)

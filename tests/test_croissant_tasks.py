@@ -40,7 +40,7 @@ def exported(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", [k if k == "binary" else pytest.param(k, marks=pytest.mark.slow) for k in KINDS])
 def test_task_problem_conforms_and_dataset_loads(exported, kind):
     root, cfile, tfile = exported[kind]
     check_shapes(tfile)
@@ -204,6 +204,7 @@ def test_official_examples_are_refused_in_one_line(tmp_path, capsys):
     assert len(text.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_min_metadata_exports_every_column(tmp_path, capsys):
     """A MIN_METADATA root (4.0.0 datasetDoc declaring d3mIndex alone): every column is a field,
     the target a cr:Label, typed as the import infers; mlcroissant yields the CSV's rows; the
@@ -240,6 +241,7 @@ def test_min_metadata_exports_every_column(tmp_path, capsys):
                                   pd.read_csv(root / f"{root.name}_problem" / "dataSplits.csv", dtype=str))
 
 
+@pytest.mark.slow      # two subprocesses
 def test_without_rdflib_exit_3(exported, tmp_path):
     """The Tasks import needs the [tasks] extra: without rdflib, one line naming it, exit 3;
     the Tasks export (plain JSON) works without it."""
