@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from _attack_util import refused, run
-from _croissant_util import load, same_rows, value
+from _croissant_util import PARAMS, load, same_rows, value
 from _tasks_util import check_shapes, shapes_dir, same_root, tabular_roots
 from d3mkit.taskroot import TaskRoot
 
@@ -280,3 +280,39 @@ def test_import_long_multilabel_croissant_and_custom_metric(exported, tmp_path, 
     pd.testing.assert_frame_equal(a, b)
     assert a["d3mIndex"].duplicated().any()          # the long form
     assert run(["validate", back.root], capsys)[0] == 0
+
+
+@pytest.mark.parametrize("root", PARAMS)
+def test_example_roots_conform(root, tmp_path, capsys):
+    """The example roots under problems/: the Croissant file and its TaskProblem conform to the
+    shapes (the value root's 64 targets too), and the dataset loads in mlcroissant."""
+    shapes_dir()
+    dst = tmp_path / root.name
+    shutil.copytree(root, dst)
+    code, out, err = run(["export", "croissant", dst, "--tasks"], capsys)
+    assert code == 0, err
+    cfile, tfile = (Path(p) for p in out.split())
+    check_shapes(cfile)
+    check_shapes(tfile)
+    load(cfile)
+
+
+def test_hostile_task_files_refused(exported, tmp_path, capsys):
+    """A dataset outside the task file's directory, a dataset that is not a Croissant file and
+    a TaskProblem with no output: one line each, exit 1, nothing written."""
+    p = _official(tmp_path, exported, {"@id": "../outside.croissant.json"})
+    (tmp_path / "outside.croissant.json").write_text(exported["binary"][1].read_text())
+    refused(["import", "croissant", p, "--out", tmp_path / "o1"], capsys, "path.escape", 1, p)
+    (p.parent / "list.json").write_text("[1, 2]")
+    doc = json.loads(p.read_text())
+    doc["croissant:input"] = {"@id": "list.json"}
+    p.write_text(json.dumps(doc))
+    refused(["import", "croissant", p, "--out", tmp_path / "o2"], capsys, "croissant.context", 1)
+    doc["croissant:input"] = {"@id": "binary.croissant.json"}
+    del doc["croissant:output"]
+    p.write_text(json.dumps(doc))
+    refused(["import", "croissant", p, "--out", tmp_path / "o3"], capsys, "croissant.problem", 1, p)
+    doc["croissant:input"] = {"@id": "missing.croissant.json"}
+    p.write_text(json.dumps(doc))
+    refused(["import", "croissant", p, "--out", tmp_path / "o4"], capsys, "file.missing", 1, p)
+    assert not any((tmp_path / o).exists() for o in ("o1", "o2", "o3", "o4"))
