@@ -316,3 +316,20 @@ def test_hostile_task_files_refused(exported, tmp_path, capsys):
     p.write_text(json.dumps(doc))
     refused(["import", "croissant", p, "--out", tmp_path / "o4"], capsys, "file.missing", 1, p)
     assert not any((tmp_path / o).exists() for o in ("o1", "o2", "o3", "o4"))
+
+
+def test_identity_without_the_embedded_problem(exported, tmp_path, capsys):
+    """The TaskProblem alone carries the problem: with d3m:problem removed from the Croissant
+    file (a dataset another tool wrote), D3M -> Tasks -> D3M is still the identity (kFold with
+    repeats: the split parameters come from the TaskProblem's d3m:dataSplits)."""
+    root, cfile, tfile = exported["multiclass"]
+    d = tmp_path / "src"
+    d.mkdir()
+    shutil.copytree(root, d / root.name)
+    doc = json.loads(cfile.read_text())
+    del doc["d3m:problem"]
+    (d / cfile.name).write_text(json.dumps(doc, ensure_ascii=False))
+    shutil.copy(tfile, d / tfile.name)
+    code, out, err = run(["import", "croissant", d / tfile.name, "--out", tmp_path / "back"], capsys)
+    assert code == 0, err
+    same_root(root, Path(out.strip()))

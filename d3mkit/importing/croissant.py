@@ -325,7 +325,7 @@ def _split_types(values: pd.Series, kinds: dict[str, str], where: str, path) -> 
     return kind.where(~validation, "TRAIN"), int(validation.sum())
 
 
-def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[str]):
+def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[str], params: str | None = None):
     """``(dataSplits rows, the problemDoc's dataSplits section, the split field to drop, issues)``
     of the splits the Croissant file gives for ``record_set`` (see the module docstring), or
     ``(None, None, None, [])`` when it gives none. ``index`` is the d3mIndex each row of
@@ -340,7 +340,7 @@ def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[
         return None, None, None, []
     problem = doc.get("d3m:problem") if isinstance(doc.get("d3m:problem"), dict) else {}
     try:
-        given = _json.loads(problem.get("d3m:dataSplits") or "null")
+        given = _json.loads(params or problem.get("d3m:dataSplits") or "null")   # params: a TaskProblem's
     except (TypeError, ValueError):
         given = None
     split_doc = {k: given[k] for k in SPLIT_DOC_KEYS if k in given} if isinstance(given, dict) else None
@@ -496,6 +496,7 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     require_path("source", source)
     require_path("out", out)
     require_type("record_set", record_set, str, "a record set's name or @id (str)")
+    split_params = kwargs.pop("split_params", None)    # a TaskProblem's d3m:dataSplits (importing/tasks.py)
     path = Path(source)
     table = read_record_set(path, record_set)
     problem = read_problem(path, record_set)
@@ -544,7 +545,7 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     from d3mkit.importing.table import long_form_possible
     repeats = long_form_possible(_as_list(target), options(target, types=types, **kwargs))
     index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path), repeats)]
-    splits, split_doc, drop, issues = read_splits(path, record_set, table, index)
+    splits, split_doc, drop, issues = read_splits(path, record_set, table, index, split_params)
     frame = table.frame.drop(columns=[drop]) if drop else table.frame
     types.pop(drop, None)
     opts = options(target, types=types, **kwargs)

@@ -24,7 +24,8 @@ works: d3mkit's own (``cr:`` under the Croissant 1.1 context) and the official e
 * **task type and subtype**: ``d3m:taskType``/``d3m:taskSubType``, else inferred as every
   import infers them (from the targets' colTypes);
 * **the splits**: the dataset's split records (its ``dataSplits`` fold record set, or a split
-  field), as the Croissant import reads them;
+  field), as the Croissant import reads them; their parameters from ``d3m:dataSplits`` (else
+  the dataset file's, else read off the rows);
 * **names**: the task root is named after ``d3m:problemID`` less ``_problem`` (d3mkit's
   export), else after the task file (less a ``_task`` or ``_problem`` ending); the problem
   description is the TaskProblem's, and the dataset's description loses it again (the
@@ -275,4 +276,6 @@ def import_task_problem_result(source, *, out, target=None, **kwargs):
             kwargs["description"] = desc[:-len(tail) - 1]
     if kwargs.get("citation") is None and doc.get("citeAs") == f"{doc.get('name')}: {doc.get('isBasedOn')}":
         kwargs["citation"] = ""        # the export's stand-in when the root had none
+    if problem.d3m.get("dataSplits") is not None:
+        kwargs["split_params"] = problem.d3m["dataSplits"]    # over the dataset file's d3m:problem
     return import_croissant_result(dataset, record_set=record_set, target=target or targets, out=out, **kwargs)
