@@ -118,6 +118,10 @@ def test_d3m_tasks_d3m_is_the_identity(exported, kind, tmp_path, capsys):
             col["colDescription"]
         (back / f"{back.name}_dataset" / "datasetDoc.json").write_text(json.dumps(bdoc))
     same_root(root, back)
+    # and Tasks -> D3M -> Tasks: the TaskProblem written again is the same document
+    code, out, err = run(["export", "croissant", back, "--tasks"], capsys)
+    assert code == 0, err
+    assert json.loads(Path(out.split()[1]).read_text()) == json.loads(tfile.read_text())
 
 
 def _official(tmp: Path, exported, input_node: dict) -> Path:

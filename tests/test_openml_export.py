@@ -76,6 +76,16 @@ def _roundtrip(root: Path, tmp: Path, capsys) -> None:
                                                   keep_default_na=False))
     assert back.problem.target_names == task.problem.target_names
     assert (back.problem.task_type, back.problem.task_subtype) == (task.problem.task_type, task.problem.task_subtype)
+    # and OpenML -> D3M -> OpenML: the same splits file, the same dataset rows and nominal levels
+    code, _, err = run(["export", "openml", back.root, "--out", tmp / "again"], capsys)
+    assert code == 0, err
+    assert (tmp / "again" / "splits.arff").read_text().split("@RELATION")[1] == \
+        (out / "splits.arff").read_text().split("@RELATION")[1]
+    with open(tmp / "again" / "dataset.arff", encoding="utf-8") as fh:
+        again = arff.load(fh)
+    assert again["data"] == data["data"]
+    assert [a for a in again["attributes"] if isinstance(a[1], list)] == \
+        [a for a in data["attributes"] if isinstance(a[1], list)]
 
 
 @pytest.mark.parametrize("kind", KINDS)

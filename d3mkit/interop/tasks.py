@@ -110,8 +110,8 @@ def task_problem_document(task, dataset_file: str) -> dict:
         "d3m:problemID": pid,
         "d3m:taskType": pdoc.task_type,
         "d3m:taskSubType": pdoc.task_subtype,
-        "d3m:performanceMetrics": json.dumps(pdoc.metrics),
-        "d3m:dataSplits": json.dumps(pdoc.splits),
+        "d3m:performanceMetrics": json.dumps(pdoc.metrics, sort_keys=True),
+        "d3m:dataSplits": json.dumps(pdoc.splits, sort_keys=True),
         "d3m:splitRecordSet": {"@id": "dataSplits"},
     }
 
