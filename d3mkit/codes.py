@@ -232,8 +232,14 @@ OTHER: dict[str, tuple[str, str]] = {
                                "lists its issues in d3m:validationIssues)"),
     "export.kept_text": (W, "a column whose cells do not all read as its colType is a string feature of the "
                             "Hugging Face dataset (its cells as written)"),
-    "croissant.context": (E, "a JSON-LD file whose @context or conformsTo is not Croissant 1.0/1.1"),
-    "croissant.url": (E, "a Croissant file or contentUrl that is a URL (nothing is downloaded)"),
+    "export.board": (E, "an evaluate board's scores.csv or aggregates.csv lacks a column or holds a value that is not "
+                        "a finite number (export croissant --results)"),
+    "export.unsupported": (E, "a task root export openml cannot write: multi-table, media, multiLabel, a task type "
+                              "other than classification/regression, or a cell liac-arff does not read back"),
+    "croissant.context": (E, "a JSON-LD file whose @context or conformsTo is not Croissant 1.0/1.1, or a Croissant "
+                             "Tasks file with a remote @context or that rdflib cannot read"),
+    "croissant.url": (E, "a Croissant file or contentUrl that is a URL, or a Croissant Tasks problem whose input "
+                         "is only a URL (nothing is downloaded)"),
     "croissant.record_set": (E, "the record set asked for, or its source file, is not in the Croissant file"),
     "croissant.column": (E, "a field extracts a column the CSV file does not have"),
     "croissant.nested": (E, "a record set with nested records (subField, parentField, repeated, isArray)"),
@@ -243,8 +249,8 @@ OTHER: dict[str, tuple[str, str]] = {
                           "rows do not fit the imported record set"),
     "croissant.split_validation": (W, "a Croissant validation split imported as TRAIN rows (D3M has no "
                                       "validation split)"),
-    "croissant.problem": (E, "a Croissant file's d3m:problem whose task type, subtype or metrics d3mkit cannot "
-                             "take (not JSON, a task d3mkit does not import)"),
+    "croissant.problem": (E, "a Croissant file's d3m:problem or a Croissant Tasks TaskProblem d3mkit cannot take "
+                             "(not JSON, a task d3mkit does not import, no dataset given, no target in its output)"),
     "croissant.digest": (E, "a Croissant FileObject's sha256 differs from the file's bytes"),
     # command line
     "usage": (E, "bad arguments (exit 2)"),

@@ -68,7 +68,7 @@ def _check_task_problem(doc: dict, root: Path) -> None:
     labels = [f["name"] for f in schema["field"] if "cr:Label" in f["dataType"]]
     assert labels == task.targets and schema["field"][0]["name"] == "d3mIndex"
     assert tp["cr:evaluation"] == {"@type": "cr:EvaluationSpec", "@id": f"{tp['@id']}/evaluation",
-                                   "cr:metric": task.problem.metric_names}
+                                   "cr:expectedMetric": [{"@value": n} for n in task.problem.metric_names]}
     assert tp["d3m:taskType"] == task.problem.task_type
     assert json.loads(tp["d3m:performanceMetrics"]) == task.problem.metrics
     assert not {"d3m:targets", "d3m:taskType", "d3m:performanceMetrics"} & set(doc)   # no second owner

@@ -71,7 +71,9 @@ def add_parser(sub) -> None:
                          epilog="example:\n  d3mkit import croissant wine.croissant.json --record-set learningData "
                                 "--target class --out roots")
     c.add_argument("file", type=Path)
-    c.add_argument("--record-set", required=True, metavar="RS", help="the record set to import (its @id or name)")
+    c.add_argument("--record-set", default=None, metavar="RS",
+                   help="the record set to import (its @id or name); not for a Croissant Tasks TaskProblem file, "
+                        "whose output fields name it")
     _common(c, target_help="target field (several: F,F); default: the targets of the file's d3m:problem, whose "
                            "task type, metrics and description then apply too (--task, --subtype, --metric replace them)")
     c.set_defaults(func=_run_croissant)
@@ -114,7 +116,18 @@ def _run_arff(args) -> int:
 
 
 def _run_croissant(args) -> int:
-    from d3mkit.importing.croissant import import_croissant_result
+    from d3mkit.errors import UsageError
+    from d3mkit.importing.croissant import import_croissant_result, is_url
+    if not is_url(args.file):
+        from d3mkit.docs.jsonio import load_json
+        from d3mkit.importing.tasks import import_task_problem_result, is_task_problem
+        if is_task_problem(load_json(args.file)):      # a Croissant Tasks TaskProblem with its dataset
+            if args.record_set is not None:
+                raise UsageError("--record-set is for a Croissant dataset file; a TaskProblem's output names "
+                                 "its record set", str(args.file))
+            return _done(import_task_problem_result(args.file, **_keywords(args)), args)
+    if args.record_set is None:
+        raise UsageError("name the record set to import (--record-set RS)", str(args.file))
     return _done(import_croissant_result(args.file, record_set=args.record_set, **_keywords(args)), args)
 
 

@@ -66,6 +66,18 @@ VERSIONS = ("http://mlcommons.org/croissant/1.0", "http://mlcommons.org/croissan
 # Croissant dataType -> D3M colType (anything else: string)
 COL_TYPES = {"sc:Integer": "integer", "sc:Float": "real", "sc:Number": "real", "sc:Boolean": "boolean",
              "sc:Date": "dateTime", "sc:DateTime": "dateTime"}
+def id_part(name: str) -> str:
+    """A column name as a part of a Croissant ``@id``: mlcroissant refuses an ``@id`` holding
+    whitespace, even URL-escaped, so a space is ``+`` and ``%``, ``+``, ``/`` and other
+    whitespace are percent-escaped (one name, one id; other letters, non-ASCII ones too, kept).
+
+    >>> id_part("x one"), id_part("größe"), id_part("a+b/c")
+    ('x+one', 'größe', 'a%2Bb%2Fc')
+    """
+    from urllib.parse import quote
+    return "".join("+" if c == " " else quote(c, safe="") if c.isspace() or c in "%+/" else c for c in name)
+
+
 NESTED = ("subField", "parentField", "repeated", "isArray", "cr:subField", "cr:parentField")
 
 
@@ -205,7 +217,7 @@ def read_record_set(path: Path | str, record_set: str) -> RecordSetTable:
     types = {n: [t for t in _list(f.get("dataType")) if isinstance(t, str)] for n, f in zip(names, fields)}
     enums = {str(r.get("@id")) for r in sets if "sc:Enumeration" in _list(r.get("dataType"))}
     labels = {n for n, f in zip(names, fields)
-              if "cr:Label" in types[n] or _ref(f).rsplit("/", 1)[0] in enums or f"enumerations/{n}" in enums}
+              if "cr:Label" in types[n] or _ref(f).rsplit("/", 1)[0] in enums or f"enumerations/{id_part(n)}" in enums}
     for i, f in enumerate(fields):
         nested = [key for key in NESTED if f.get(key)]
         if nested:
@@ -313,7 +325,7 @@ def _split_types(values: pd.Series, kinds: dict[str, str], where: str, path) -> 
     return kind.where(~validation, "TRAIN"), int(validation.sum())
 
 
-def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[str]):
+def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[str], params: str | None = None):
     """``(dataSplits rows, the problemDoc's dataSplits section, the split field to drop, issues)``
     of the splits the Croissant file gives for ``record_set`` (see the module docstring), or
     ``(None, None, None, [])`` when it gives none. ``index`` is the d3mIndex each row of
@@ -328,7 +340,7 @@ def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[
         return None, None, None, []
     problem = doc.get("d3m:problem") if isinstance(doc.get("d3m:problem"), dict) else {}
     try:
-        given = _json.loads(problem.get("d3m:dataSplits") or "null")
+        given = _json.loads(params or problem.get("d3m:dataSplits") or "null")   # params: a TaskProblem's
     except (TypeError, ValueError):
         given = None
     split_doc = {k: given[k] for k in SPLIT_DOC_KEYS if k in given} if isinstance(given, dict) else None
@@ -379,6 +391,7 @@ def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[
         issues.append(warning("croissant.split_validation", f"field {col}", f"{n_val:,} validation row(s) "
                               "became TRAIN (D3M has no validation split)", str(path)))
     splits = pd.DataFrame({"d3mIndex": index, "type": types.to_numpy(), "repeat": "0", "fold": "0"})
+    splits = splits.drop_duplicates("d3mIndex", ignore_index=True)   # the long multiLabel form: one row a d3mIndex
     return splits, _holdout_size({"method": "holdOut", "stratified": False, "numRepeats": 0}, splits), col, issues
 
 
@@ -423,8 +436,9 @@ def _metric_entries(problem: dict, where: str, path) -> list[dict] | None:
                          "parameters...}) as a problemDoc's performanceMetrics", path)
     else:
         ev = problem.get("cr:evaluation") if isinstance(problem.get("cr:evaluation"), dict) else {}
-        where = f"{where}.cr:evaluation.cr:metric"
-        names = _list(ev.get("cr:metric"))
+        key = "cr:expectedMetric" if "cr:expectedMetric" in ev else "cr:metric"   # cr:metric: before issue 36
+        where = f"{where}.cr:evaluation.{key}"
+        names = [n.get("@value") if isinstance(n, dict) else n for n in _list(ev.get(key))]
         if not all(isinstance(n, str) for n in names):
             raise _issue("croissant.problem", where, "metric names are text", path)
         entries = [{"metric": n} for n in names]
@@ -482,6 +496,7 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     require_path("source", source)
     require_path("out", out)
     require_type("record_set", record_set, str, "a record set's name or @id (str)")
+    split_params = kwargs.pop("split_params", None)    # a TaskProblem's d3m:dataSplits (importing/tasks.py)
     path = Path(source)
     table = read_record_set(path, record_set)
     problem = read_problem(path, record_set)
@@ -526,8 +541,11 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
         if tail and text.endswith(" " + tail):       # the export's description: the dataset's, then the problem's
             text = text[:-len(tail) - 1]
         kwargs["description"] = text or f"Imported from the Croissant record set {record_set!r} of {path.name}."
-    index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path))]
-    splits, split_doc, drop, issues = read_splits(path, record_set, table, index)
+    # a repeated index is D3M's long multiLabel form when one target may be a label set (issue 36)
+    from d3mkit.importing.table import long_form_possible
+    repeats = long_form_possible(_as_list(target), options(target, types=types, **kwargs))
+    index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path), repeats)]
+    splits, split_doc, drop, issues = read_splits(path, record_set, table, index, split_params)
     frame = table.frame.drop(columns=[drop]) if drop else table.frame
     types.pop(drop, None)
     opts = options(target, types=types, **kwargs)

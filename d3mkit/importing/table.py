@@ -171,9 +171,10 @@ def canonical_ints(texts: pd.Series) -> bool:
     return bool(texts.astype(str).str.fullmatch(r"0|-?[1-9]\d*").all())
 
 
-def index_values(df: pd.DataFrame, index: str | None, source: str) -> list[int]:
-    """The d3mIndex each row of ``df`` gets (:func:`_index`), in row order."""
-    return _index(df.copy(), index, source)["d3mIndex"].tolist()
+def index_values(df: pd.DataFrame, index: str | None, source: str, repeats: bool = False) -> list[int]:
+    """The d3mIndex each row of ``df`` gets (:func:`_index`), in row order; ``repeats``: a
+    value may repeat (the long multiLabel form, :func:`long_form_possible`)."""
+    return _index(df.copy(), index, source, repeats)["d3mIndex"].tolist()
 
 
 def check_given(levels: np.ndarray, given: str, column: str, cells, row0: int, source: str) -> None:
@@ -257,7 +258,9 @@ def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opt
 
 def _metrics(task: str, subtype: str, names: list[str | dict] | None, source: str) -> list[dict]:
     """performanceMetrics entries: the task's defaults, else ``names`` (a name, or an entry
-    with its parameters, e.g. ``{"metric": "f1", "posLabel": "yes"}``), each in the registry."""
+    with its parameters, e.g. ``{"metric": "f1", "posLabel": "yes"}``), each in the registry.
+    A registered metric that is not one of problemSchema 3.1.1's names (``hammingLoss``) is
+    written as D3M writes a custom metric, ``{"metric": "other", "specifyOther": NAME}``."""
     if not names:
         return infer.default_metrics(task, subtype)
     from d3mkit.registry import registry
@@ -269,6 +272,8 @@ def _metrics(task: str, subtype: str, names: list[str | dict] | None, source: st
         if name not in known:
             _fail(source, "metric.unknown", "", f"metric {name!r} is not in the metric registry "
                   f"(d3mkit metrics lists them)", EXIT_USAGE)
+        if entry.get("metric") != "other" and not known[name].standard:
+            entry = {"metric": "other", "specifyOther": name, **{k: v for k, v in entry.items() if k != "metric"}}
         out.append(entry)
     return out
 

@@ -16,7 +16,7 @@ mapping between D3M documents and Croissant (docs/interop.md has the table).
 * **the problem**: a Croissant Tasks ``cr:TaskProblem`` (``d3m:problem``, :func:`task_problem`):
   ``cr:input`` the dataset, ``cr:output`` a ``cr:OutputSpec`` whose ``cr:schema`` is the record
   set of predictions.csv (index and targets, ``cr:Label``), ``cr:evaluation`` a
-  ``cr:EvaluationSpec`` naming the metrics (``cr:metric``); the splits are ``cr:Split`` (above).
+  ``cr:EvaluationSpec`` naming the metrics (``cr:expectedMetric``); the splits are ``cr:Split`` (above).
   What the Tasks vocabulary has no term for stays ``d3m:`` (the D3M problemSchema's own names,
   namespace :data:`D3M_NS`): task type and subtype, metric parameters, split parameters.
 * **description and RAI**: name, description, licence, citation (``citeAs``), version, and the
@@ -62,7 +62,7 @@ CONTEXT = {
     "d3m": D3M_NS,
 }
 
-from d3mkit.importing.croissant import DATA_TYPES  # noqa: E402  (colType -> dataType, owned by the reader)
+from d3mkit.importing.croissant import DATA_TYPES, id_part  # noqa: E402  (colType -> dataType, ids: the reader's)
 
 # Croissant RAI properties (rai: namespace) the NeurIPS datasets track asks for
 RAI_REQUIRED = ("dataCollection", "dataBiases", "dataLimitations", "personalSensitiveInformation",
@@ -72,11 +72,11 @@ MEDIA_FORMATS = {"image": "image/png", "audio": "audio/wav", "video": "video/mp4
 
 
 def _fid(record_set: str, column: str) -> str:
-    return f"{record_set}/{column}"
+    return f"{record_set}/{id_part(column)}"
 
 
 def enumeration_id(column: str) -> str:
-    return f"enumerations/{column}"
+    return f"enumerations/{id_part(column)}"
 
 
 def _rel(path: Path, base: Path) -> str:
@@ -190,7 +190,8 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     categories = _categorical_labels(task, ld)
     fields = []
     index_cols = ld.index_columns if ld is not None else []
-    for col in (ld.columns or ()) if ld is not None else ():
+    from d3mkit.interop.undeclared import all_columns      # minimal metadata: undeclared columns too
+    for col in all_columns(task, ld):
         name, ctype = col.col_name, col.col_type
         dtype = DATA_TYPES.get(ctype, "sc:Text")
         desc = f"colType {ctype}; role {', '.join(col.role or [])}"
@@ -268,7 +269,7 @@ def task_problem(task, doc: dict, fields: list[dict], index_cols: list[str]) -> 
     """The problem as a Croissant Tasks ``cr:TaskProblem`` (github.com/mlcommons/croissant,
     tasks/): its input is the dataset ``doc`` describes, its expected output (``cr:OutputSpec``)
     has the schema of predictions.csv (the index and the targets, each a ``cr:Label``), its
-    evaluation (``cr:EvaluationSpec``) names the metrics (``cr:metric``). What the Tasks
+    evaluation (``cr:EvaluationSpec``) names the metrics (``cr:expectedMetric``). What the Tasks
     vocabulary has no term for stays ``d3m:``: the task type and subtype, the metrics with their
     parameters and the split parameters (the problemDoc's JSON as text)."""
     pdoc = task.problem
@@ -277,7 +278,7 @@ def task_problem(task, doc: dict, fields: list[dict], index_cols: list[str]) -> 
     out_fields = []
     for col in [*index_cols[:1], *[t.col_name for t in pdoc.targets]]:
         f = by_name.get(col, {"dataType": "sc:Text"})
-        out_fields.append({"@type": "cr:Field", "@id": f"{pid}/predictions/{col}", "name": col,
+        out_fields.append({"@type": "cr:Field", "@id": f"{pid}/predictions/{id_part(col)}", "name": col,
                            "dataType": f["dataType"],
                            "references": {"field": {"@id": _fid("learningData", col)}}})
     return {
@@ -289,7 +290,8 @@ def task_problem(task, doc: dict, fields: list[dict], index_cols: list[str]) -> 
                       "cr:schema": {"@type": "cr:RecordSet", "@id": f"{pid}/predictions", "name": "predictions",
                                     "field": out_fields}},
         "cr:evaluation": {"@type": "cr:EvaluationSpec", "@id": f"{pid}/evaluation",
-                          "cr:metric": list(pdoc.metric_names)},
+                          # the Tasks shapes ask for expectedMetric, an xsd:string (not @language en)
+                          "cr:expectedMetric": [{"@value": n} for n in pdoc.metric_names]},
         "d3m:taskType": pdoc.task_type,
         "d3m:taskSubType": pdoc.task_subtype,
         "d3m:performanceMetrics": json.dumps(pdoc.metrics),
@@ -303,7 +305,8 @@ def _categorical_labels(task, ld) -> dict[str, list[str]]:
     labels, not the rows)."""
     from d3mkit.tables import read_table_chunks
     from d3mkit.validation.coltypes import typed
-    wanted = [c.col_name for c in (ld.columns or ()) if c.col_type == "categorical"] if ld is not None else []
+    from d3mkit.interop.undeclared import all_columns
+    wanted = [c.col_name for c in all_columns(task, ld) if c.col_type == "categorical"] if ld is not None else []
     labels: dict[str, set] = {c: set() for c in wanted}
     if wanted:
         for chunk in read_table_chunks(task.dataset.resource_path(ld), usecols=wanted):
