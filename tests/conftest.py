@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-_HELPERS = {"d3mkit.errors", "d3mkit.codes", "d3mkit.validation.codes", "d3mkit.validation.common"}
+_HELPERS = {"d3mkit.errors", "d3mkit.codes", "d3mkit.validation.codes", "d3mkit.validation.common",
+            "d3mkit.tables.rows"}
 EMITTED: dict[str, str] = {}   # code -> the d3mkit module that first emitted it
 
 

@@ -130,7 +130,7 @@ def _ref(field: dict) -> str:
     return _id(r) or ""
 
 
-def _check_context(doc, path) -> None:
+def check_context(doc, path) -> None:
     if not isinstance(doc, dict):
         raise _issue("croissant.context", "", f"a Croissant file is a JSON-LD object, not {type(doc).__name__}", path)
     ctx = doc.get("@context")
@@ -202,7 +202,7 @@ def read_record_set(path: Path | str, record_set: str) -> RecordSetTable:
     if is_url(path):
         raise _issue("croissant.url", "", "the Croissant file is a URL: give a local file (nothing is downloaded)", path)
     doc = load_json(path)
-    _check_context(doc, path)
+    check_context(doc, path)
     folder = path.parent
     sets = [r for r in _list(doc.get("recordSet")) if isinstance(r, dict)]
     k = next((i for i, r in enumerate(sets) if record_set in (r.get("@id"), r.get("name"))), None)

@@ -253,8 +253,8 @@ def import_task_problem_result(source, *, out, target=None, **kwargs):
     path = Path(source)
     problem = read_task_problem(path)
     dataset = _local_dataset(problem, path)
-    from d3mkit.importing.croissant import _check_context
-    _check_context(load_json(dataset), dataset)      # a Croissant 1.0/1.1 dataset, else croissant.context
+    from d3mkit.importing.croissant import check_context
+    check_context(load_json(dataset), dataset)      # a Croissant 1.0/1.1 dataset, else croissant.context
     record_set, targets = _pick_record_set(problem, dataset, path)
     for key, value in (("task", problem.d3m.get("taskType")), ("subtype", problem.d3m.get("taskSubType")),
                        ("problem_description", problem.description)):

@@ -18,7 +18,7 @@ def all_columns(task, ld=None) -> list[Column]:
     declared = list(ld.columns or ()) if ld is not None else []
     if ld is None:
         return declared
-    from d3mkit.validation.csvread import read_header
+    from d3mkit.tables.csvread import read_header
     header, _ = read_header(task.dataset.resource_path(ld))
     names = {c.col_name for c in declared}
     missing = [h for h in header or () if h not in names]
