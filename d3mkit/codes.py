@@ -124,6 +124,7 @@ OTHER: dict[str, tuple[str, str]] = {
     "problem.no_targets": (E, "a problemDoc names no targets"),
     "problem.unusable": (E, "a problemDoc without a datasetID or targets cannot be worked with"),
     "manifest.type": (E, "a task root's <name>_debug/manifest.json is not a JSON object"),
+    "task_root.changed": (E, "a task root was replaced again and again while it was read (no one version to score)"),
     # digests of a task root's files (d3mkit.digests; d3mkit validate --verify-digests)
     "digest.changed": (E, "a file's bytes differ from the sha256 its manifest recorded (or it became a symlink)"),
     "digest.missing": (E, "a file the manifest's digests record is gone"),

@@ -22,11 +22,12 @@ submission; warnings stay in ``report.issues``.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from d3mkit.docs import ProblemDoc
-from d3mkit.errors import D3MKitError, Issue, has_errors, require_type
+from d3mkit.errors import D3MKitError, Issue, error, has_errors, require_type
 from d3mkit.registry import plugin_issues
 from d3mkit.scoring.compute import compute_scores
 from d3mkit.scoring.layouts import align
@@ -65,13 +66,47 @@ def prepare_problem(problem, *, dataset=None, targets=None, repeat: int = 0, fol
     problem-side issues: they are in ``.issues``."""
     require_type("repeat", repeat, int, "an int")
     require_type("fold", fold, int, "an int")
-    res = problem if isinstance(problem, Resolved) else \
-        resolve(problem, dataset=dataset, targets=targets, metadata_dir=metadata_dir)
-    planned, issues = plan_metrics(res.problem)
-    issues = plugin_issues() + issues
-    truth = load_truth(res.problem, dataset=res.dataset, targets=res.targets,
-                       splits_path=splits_path, repeat=repeat, fold=fold)
-    return PreparedProblem(res.problem, planned, truth, issues + truth.issues, res.metadata_dir)
+    for _ in range(_TRIES):
+        # one version of the tree: a task root replaced while it was read (build --force, views
+        # --force: a directory exchange) is read again, so documents, splits and truth agree
+        before = _identity(problem, dataset)
+        res = problem if isinstance(problem, Resolved) else \
+            resolve(problem, dataset=dataset, targets=targets, metadata_dir=metadata_dir)
+        planned, issues = plan_metrics(res.problem)
+        issues = plugin_issues() + issues
+        truth = load_truth(res.problem, dataset=res.dataset, targets=res.targets,
+                           splits_path=splits_path, repeat=repeat, fold=fold)
+        if _identity(problem, dataset) == before:
+            return PreparedProblem(res.problem, planned, truth, issues + truth.issues, res.metadata_dir)
+    raise D3MKitError(error("task_root.changed", "", f"the task root was replaced {_TRIES} times while it "
+                            "was read; score it once it stops changing", str(_where(problem))))
+
+
+_TRIES = 5
+
+
+def _where(problem) -> Path | None:
+    if isinstance(problem, Resolved):
+        return problem.problem.path
+    return Path(problem) if isinstance(problem, (str, os.PathLike)) else None
+
+
+def _identity(problem, dataset) -> tuple:
+    """(device, inode) of the directories a scoring reads from, up to the task root: a
+    directory replaced by another (an exchange of two trees) changes its inode."""
+    out = []
+    for start in (_where(problem), dataset if isinstance(dataset, (str, os.PathLike)) else None):
+        if start is None:
+            continue
+        p = Path(start)
+        for d in (p, p.parent, p.parent.parent):
+            try:
+                st = os.stat(d)
+            except (OSError, ValueError):
+                out.append(None)
+                continue
+            out.append((st.st_dev, st.st_ino))
+    return tuple(out)
 
 
 def _align_prepared(prepared: PreparedProblem, predictions):
