@@ -113,7 +113,7 @@ def test_a_version_1_database_is_upgraded_in_place(tmp_path):
             c.execute(text(stmt))
         c.execute(text("INSERT INTO teams VALUES ('k1', 'alpha', 'h', 't')"))
     s = Store.open(url)
-    assert s.version() == store_mod.SCHEMA_VERSION == 2
+    assert s.version() == store_mod.SCHEMA_VERSION == 3
     assert s.teams() == {"k1": "alpha"}
     s.login_attempt("ip:1", 5)
     s.rate_check("k1", 1)

@@ -69,6 +69,7 @@ class Challenge:
     rate_per_minute: int
     precision: int
     problems: dict[str, ProblemEntry] = field(default_factory=dict)
+    count_failed: bool = False     # a team's own failed files count against its quota
 
     @property
     def max_bytes(self) -> int:
@@ -119,7 +120,8 @@ def open_challenge(root: Path | str) -> Challenge:
                                               p["units"], p["public_units"], tuple(p.get("metadata", ())))
                 for p in data["problems"]}
     return Challenge(root, data["name"], data["seed"], data["public_fraction"], data["daily_quota"],
-                     data["max_mb"], data["rate_per_minute"], data["precision"], problems)
+                     data["max_mb"], data["rate_per_minute"], data["precision"], problems,
+                     bool(data.get("count_failed", False)))
 
 
 PARTIAL_MAX_AGE = 3600.0    # seconds: a partial upload older than this was left by a dead server
@@ -201,7 +203,7 @@ def _zip_tree(src: Path, dest: Path) -> None:
 def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fraction: float = 0.5,
                      daily_quota: int = 5, max_mb: float = 20.0, rate_per_minute: int = 30,
                      precision: int = 4, seed: int | None = None, name: str | None = None,
-                     force: bool = False) -> Challenge:
+                     force: bool = False, count_failed: bool = False) -> Challenge:
     """Make a challenge from every task root under ``problems_dir`` (see the module
     docstring); return it. The database is created by the caller (:mod:`d3mkit.server.store`)."""
     import shutil
@@ -264,6 +266,51 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
         config = {"format": FORMAT, "name": name or out.name, "seed": seed,
                   "public_fraction": public_fraction, "daily_quota": daily_quota,
                   "max_mb": max_mb, "rate_per_minute": rate_per_minute, "precision": precision,
-                  "problems": entries}
+                  "count_failed": bool(count_failed), "problems": entries}
         write_text(tmp / CONFIG, json.dumps(config, indent=2) + "\n")
+        restrict(tmp / "private")
+        restrict(tmp / UPLOADS)
     return open_challenge(out)
+
+
+def restrict(path: Path) -> None:
+    """``path`` and everything under it readable by its owner only (directories 0700, files
+    0600), whatever the umask: the truth, the uploads and the database are the organiser's
+    (a Dask worker that scores them runs as the same user)."""
+    import os
+    path.chmod(0o700 if path.is_dir() else 0o600)
+    if path.is_dir():
+        for dirpath, dirs, files in os.walk(path):
+            for d in dirs:
+                os.chmod(os.path.join(dirpath, d), 0o700)
+            for f in files:
+                os.chmod(os.path.join(dirpath, f), 0o600)
+
+
+def part_warnings(challenge: Challenge) -> list[str]:
+    """What ``challenge create`` warns about: a part (public, private) without rows, and a
+    metric that cannot be computed on a part's rows even for perfect predictions (rocAuc on
+    rows of one class): the board shows such a value as missing. Scored here with the
+    library (the truth of every TEST row as the predictions)."""
+    from d3mkit.errors import D3MKitError
+    from d3mkit.scoring.score import prepare_problem, score_prepared_aligned
+    out = []
+    for pid, e in sorted(challenge.problems.items()):
+        truth = challenge.truth(pid)
+        private = e.units - e.public_units
+        if private == 0:
+            out.append(f"{pid}: no private rows ({e.units} TEST unit(s)); its private board shows no value")
+        for part, n in (("public", e.public_units), ("private", private)):
+            if n == 0:
+                continue
+            try:
+                prepared = prepare_problem(truth["problem"], targets=truth[part], metadata_dir=truth.get("metadata"))
+                score_prepared_aligned(prepared, truth[part])
+            except D3MKitError as exc:
+                for i in exc.issues:
+                    if i.code == "metric.failed":
+                        out.append(f"{pid}: on the {part} rows {i.message}; the {part} board shows it as "
+                                   f"missing (another --seed or --public-fraction may help)")
+            except Exception:       # noqa: BLE001 - a warning only; scoring reports the rest
+                continue
+    return out
