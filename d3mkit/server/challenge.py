@@ -292,8 +292,7 @@ def part_warnings(challenge: Challenge) -> list[str]:
     metric that cannot be computed on a part's rows even for perfect predictions (rocAuc on
     rows of one class): the board shows such a value as missing. Scored here with the
     library (the truth of every TEST row as the predictions)."""
-    from d3mkit.errors import D3MKitError
-    from d3mkit.scoring.score import prepare_problem, score_prepared_aligned
+    from d3mkit.scoring.score import prepare_problem
     out = []
     for pid, e in sorted(challenge.problems.items()):
         truth = challenge.truth(pid)
@@ -305,12 +304,31 @@ def part_warnings(challenge: Challenge) -> list[str]:
                 continue
             try:
                 prepared = prepare_problem(truth["problem"], targets=truth[part], metadata_dir=truth.get("metadata"))
-                score_prepared_aligned(prepared, truth[part])
-            except D3MKitError as exc:
-                for i in exc.issues:
-                    if i.code == "metric.failed":
-                        out.append(f"{pid}: on the {part} rows {i.message}; the {part} board shows it as "
-                                   f"missing (another --seed or --public-fraction may help)")
+                issues = _perfect_issues(prepared, truth[part])
             except Exception:       # noqa: BLE001 - a warning only; scoring reports the rest
                 continue
+            for i in issues:
+                if i.code == "metric.failed":
+                    out.append(f"{pid}: on the {part} rows {i.message}; the {part} board shows it as "
+                               f"missing (another --seed or --public-fraction may help)")
     return out
+
+
+def _perfect_issues(prepared, targets_path: str) -> list:
+    """The issues of scoring the truth itself as the predictions (with a confidence of 1
+    where a metric needs one)."""
+    import pandas as pd
+
+    from d3mkit.errors import D3MKitError
+    from d3mkit.scoring.score import score_prepared_aligned
+    frame = pd.read_csv(targets_path, dtype=str, keep_default_na=False)
+    for attempt in range(2):
+        try:
+            return list(score_prepared_aligned(prepared, frame)[0].issues)
+        except D3MKitError as exc:
+            if attempt == 0 and any(i.code == "predictions.no_confidence" for i in exc.issues):
+                frame = frame.assign(confidence="1.0")
+                continue
+            return list(exc.issues)
+    return []
+
