@@ -38,7 +38,7 @@ from d3mkit.server import auth, pages
 from d3mkit.server.store import Closed, QuotaExceeded, RateLimited
 from d3mkit.server.upload import UploadError, receive
 
-CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
                     (b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"),
@@ -68,9 +68,11 @@ class _SecurityHeaders:
         await self.app(scope, receive_, send_with_headers)
 
 
-def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True):
+def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True,
+             live_poll: float = 5.0):
     """The ASGI application of ``challenge`` over ``store``; ``dispatcher`` scores (started
-    and stopped with the app when ``start_dispatcher``)."""
+    and stopped with the app when ``start_dispatcher``); ``live_poll``: seconds between two
+    looks of a live page at its board."""
     from contextlib import asynccontextmanager
 
     from starlette.applications import Starlette
@@ -290,7 +292,8 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         return Response(pages.css(), media_type="text/css", headers={"cache-control": "max-age=300"})
 
     def sort_script(request):
-        return Response(pages.script(), media_type="text/javascript", headers={"cache-control": "max-age=300"})
+        return Response(pages.script(int(live_poll * 1000)), media_type="text/javascript",
+                        headers={"cache-control": "max-age=300"})
 
     # --------------------------------------------------------------------- the pages
     def _csrf_cookie(request) -> tuple[str, bool]:
