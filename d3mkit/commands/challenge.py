@@ -47,6 +47,9 @@ def add_parser(sub) -> None:
                         "daily quota (default no: a failed file gets no score, so it tells the team "
                         "nothing about the hidden rows; the rate limit still stops floods). The "
                         "platform's failures never count")
+    c.add_argument("--private", action="store_true",
+                   help="a private challenge: every page and API answer except the login needs a "
+                        "team token or session (organiser tokens: 'challenge organiser add')")
     _db_argument(c)
     add_format(c, "the challenge directory (each problem's rows on stderr)")
     c.set_defaults(func=_create)
@@ -60,7 +63,20 @@ def add_parser(sub) -> None:
     a.add_argument("name", metavar="NAME")
     _db_argument(a)
     add_format(a, "the token")
-    a.set_defaults(func=_team_add)
+    a.set_defaults(func=_team_add, role="team")
+
+    o = cmds.add_parser("organiser", help="organisers: add",
+                        epilog="example:\n  d3mkit challenge organiser add challenge ana")
+    ocmds = o.add_subparsers(dest="organiser_command", metavar="COMMAND", parser_class=type(p))
+    ocmds.required = True
+    oa = ocmds.add_parser("add", help="add an organiser and print its token (once): it sees every "
+                                      "board and the queue, and submits nothing",
+                          epilog="example:\n  d3mkit challenge organiser add challenge ana")
+    oa.add_argument("challenge", type=Path, metavar="CHALLENGE")
+    oa.add_argument("name", metavar="NAME")
+    _db_argument(oa)
+    add_format(oa, "the token")
+    oa.set_defaults(func=_team_add, role="organiser")
 
     st = cmds.add_parser("status", help="the queue, the leases, the oldest waiting submission, the servers",
                          epilog="example:\n  d3mkit challenge status challenge --format json")
@@ -96,7 +112,7 @@ def _create(args) -> int:
     ch = create_challenge(args.problems, args.out, public_fraction=args.public_fraction,
                           daily_quota=args.daily_quota, max_mb=args.max_size_mb, rate_per_minute=args.rate,
                           precision=args.precision, seed=args.seed, name=args.name, force=args.force,
-                          count_failed=args.count_failed == "yes")
+                          count_failed=args.count_failed == "yes", private=args.private)
     store = Store.open(args.db or ch.default_db_url())
     store.close()
     from d3mkit.server.challenge import part_warnings
@@ -121,10 +137,11 @@ def _team_add(args) -> int:
     from d3mkit.server.auth import add_team
     _challenge, store = _open(args)
     try:
-        token = add_team(store, args.name)
+        token = add_team(store, args.name, args.role)
     finally:
         store.close()
-    print(f"team {args.name!r} added; its token (shown only now, store it safely):", file=sys.stderr)
+    what = "organiser" if args.role == "organiser" else "team"
+    print(f"{what} {args.name!r} added; its token (shown only now, store it safely):", file=sys.stderr)
     if args.format == "json":
         from d3mkit.commands.show import print_json
         print_json({"team": args.name, "token": token})

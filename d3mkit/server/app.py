@@ -182,6 +182,8 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         team = await run_in_threadpool(api_team, request)
         if team is None:
             return unauthorized(request)
+        if team.organiser:
+            return err(403, "server.organiser", "an organiser's token submits nothing: use a team token")
         idem = request.headers.get("idempotency-key")
         if idem is not None and not _IDEM.match(idem):
             return err(400, "server.form", "Idempotency-Key: 1-100 letters, digits or _.:-")
@@ -234,12 +236,44 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
     def _not_modified(request, etag: str) -> bool:
         return etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
 
+    def viewer(request):
+        """The team (or organiser) of the request's bearer token or session, else None."""
+        token = auth.bearer(request.headers.get("authorization"))
+        if token is not None:
+            return auth.check_token(store, token)
+        return session_team(request)
+
+    def guarded(handler, page: bool = False):
+        """``handler`` answering only a team or organiser on a private challenge (pages
+        send the others to the login form; the API answers 401)."""
+        def wrapped(request):
+            if challenge.private:
+                who = viewer(request)
+                if who is None:
+                    if page:
+                        return RedirectResponse("/login", 303)
+                    return err(401, "server.auth", "a private challenge: send a team token "
+                               "('Authorization: Bearer TOKEN') or log in", {"www-authenticate": "Bearer"})
+                request.state.viewer = who
+            return handler(request)
+        return wrapped
+
+    def _organiser(request):
+        who = getattr(request.state, "viewer", None) or viewer(request)
+        return who is not None and who.organiser
+
+    def get_queue(request):
+        who = viewer(request)
+        if who is None or not who.organiser:
+            return err(403, "server.organiser", "the queue is shown to the challenge's organisers")
+        return JSONResponse(store.status_report())
+
     def get_leaderboard(request):
         part = request.query_params.get("board", "public")
         if part not in ("public", "private"):
             return err(400, "server.form", "board is 'public' or 'private'")
         version, counts, finalized = boards.state()
-        if part == "private" and not finalized:
+        if part == "private" and not finalized and not _organiser(request):
             return err(403, "server.not_final", "the private leaderboard is shown once the challenge is finalized")
         etag = boards.etag(version, counts)
         headers = {"etag": etag, "cache-control": "no-cache"}
@@ -440,6 +474,8 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         team = await run_in_threadpool(session_team, request)
         if team is None:
             return RedirectResponse("/login", 303)
+        if team.organiser:
+            return err(403, "server.organiser", "an organiser submits nothing: log in with a team token")
         if not _same_origin(request):
             return err(403, "server.csrf", "the form is from another site")
         try:
@@ -470,15 +506,16 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         Route("/api/submissions", list_submissions, methods=["GET"]),
         Route("/api/submissions/{sid}", get_submission, methods=["GET"]),
         Route("/api/submissions/{sid}/cancel", cancel_submission, methods=["POST"]),
-        Route("/api/leaderboard", get_leaderboard, methods=["GET"]),
-        Route("/fragment/board", board_fragment, methods=["GET"]),
+        Route("/api/leaderboard", guarded(get_leaderboard), methods=["GET"]),
+        Route("/api/queue", get_queue, methods=["GET"]),
+        Route("/fragment/board", guarded(board_fragment), methods=["GET"]),
         Route("/fragment/team", team_fragment, methods=["GET"]),
-        Route("/api/problems", get_problems, methods=["GET"]),
-        Route("/download/{key}/{name}", download, methods=["GET"]),
+        Route("/api/problems", guarded(get_problems), methods=["GET"]),
+        Route("/download/{key}/{name}", guarded(download), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/style.css", style, methods=["GET"]),
         Route("/leaderboard.js", sort_script, methods=["GET"]),
-        Route("/", home, methods=["GET"]),
+        Route("/", guarded(home, page=True), methods=["GET"]),
         Route("/login", login_form, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),

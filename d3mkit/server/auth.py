@@ -130,12 +130,13 @@ def csrf_ok(secret: bytes, cookie: str | None, field: str | None) -> bool:
 MAX_TEAM_NAME = 100
 
 
-def add_team(store, name: str) -> str:
-    """Register team ``name``; return its token (shown once; only its hash is stored)."""
+def add_team(store, name: str, role: str = "team") -> str:
+    """Register team ``name`` (or, with ``role="organiser"``, an organiser); return its
+    token (shown once; only its hash is stored)."""
     from d3mkit.errors import D3MKitError, clean_text, error
     if not name.strip() or len(name) > MAX_TEAM_NAME or clean_text(name, cut=False) != name:
         raise D3MKitError(error("team.name", "", f"a team name is 1-{MAX_TEAM_NAME} printable "
                                 f"characters, got {clean_text(name)[:120]!r}"))
     token, key_id, digest = new_token()
-    store.add_team(key_id, name.strip(), digest)
+    store.add_team(key_id, name.strip(), digest, role)
     return token

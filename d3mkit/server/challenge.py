@@ -70,6 +70,7 @@ class Challenge:
     precision: int
     problems: dict[str, ProblemEntry] = field(default_factory=dict)
     count_failed: bool = False     # a team's own failed files count against its quota
+    private: bool = False          # every page and API answer needs a team token or session
 
     @property
     def max_bytes(self) -> int:
@@ -121,7 +122,7 @@ def open_challenge(root: Path | str) -> Challenge:
                 for p in data["problems"]}
     return Challenge(root, data["name"], data["seed"], data["public_fraction"], data["daily_quota"],
                      data["max_mb"], data["rate_per_minute"], data["precision"], problems,
-                     bool(data.get("count_failed", False)))
+                     bool(data.get("count_failed", False)), bool(data.get("private", False)))
 
 
 PARTIAL_MAX_AGE = 3600.0    # seconds: a partial upload older than this was left by a dead server
@@ -203,7 +204,7 @@ def _zip_tree(src: Path, dest: Path) -> None:
 def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fraction: float = 0.5,
                      daily_quota: int = 5, max_mb: float = 20.0, rate_per_minute: int = 30,
                      precision: int = 4, seed: int | None = None, name: str | None = None,
-                     force: bool = False, count_failed: bool = False) -> Challenge:
+                     force: bool = False, count_failed: bool = False, private: bool = False) -> Challenge:
     """Make a challenge from every task root under ``problems_dir`` (see the module
     docstring); return it. The database is created by the caller (:mod:`d3mkit.server.store`)."""
     import shutil
@@ -266,7 +267,7 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
         config = {"format": FORMAT, "name": name or out.name, "seed": seed,
                   "public_fraction": public_fraction, "daily_quota": daily_quota,
                   "max_mb": max_mb, "rate_per_minute": rate_per_minute, "precision": precision,
-                  "count_failed": bool(count_failed), "problems": entries}
+                  "count_failed": bool(count_failed), "private": bool(private), "problems": entries}
         write_text(tmp / CONFIG, json.dumps(config, indent=2) + "\n")
         restrict(tmp / "private")
         restrict(tmp / UPLOADS)

@@ -81,6 +81,7 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX events_sid ON events (sid, at)",
         "CREATE TABLE servers (name VARCHAR(200) PRIMARY KEY, seen VARCHAR(40) NOT NULL, info TEXT NOT NULL)",
         "INSERT INTO state (name, value) VALUES ('board_version', '0')",
+        "ALTER TABLE teams ADD COLUMN role VARCHAR(10) NOT NULL DEFAULT 'team'",
     ],
 }
 
@@ -122,6 +123,11 @@ class Team:
     key_id: str
     name: str
     token_hash: str
+    role: str = "team"          # "team" or "organiser" (sees every board and the queue; never submits)
+
+    @property
+    def organiser(self) -> bool:
+        return self.role == "organiser"
 
 
 @dataclass(frozen=True)
@@ -263,28 +269,29 @@ class Store:
         self.engine.dispose()
 
     # ---------------------------------------------------------------------------- teams
-    def add_team(self, key_id: str, name: str, token_hash: str) -> None:
+    def add_team(self, key_id: str, name: str, token_hash: str, role: str = "team") -> None:
         from sqlalchemy import text
         from sqlalchemy.exc import IntegrityError
         try:
             with self.engine.begin() as c:
-                c.execute(text("INSERT INTO teams (key_id, name, token_hash, created) "
-                               "VALUES (:k, :n, :h, :t)"), {"k": key_id, "n": name, "h": token_hash, "t": now()})
+                c.execute(text("INSERT INTO teams (key_id, name, token_hash, created, role) "
+                               "VALUES (:k, :n, :h, :t, :r)"),
+                          {"k": key_id, "n": name, "h": token_hash, "t": now(), "r": role})
         except IntegrityError:
             raise D3MKitError(error("team.exists", "", f"a team named {name!r} already exists")) from None
 
     def team(self, key_id: str) -> Team | None:
         from sqlalchemy import text
         with self.engine.connect() as c:
-            row = c.execute(text("SELECT key_id, name, token_hash FROM teams WHERE key_id = :k"),
+            row = c.execute(text("SELECT key_id, name, token_hash, role FROM teams WHERE key_id = :k"),
                             {"k": key_id}).first()
         return None if row is None else Team(*row)
 
     def teams(self) -> dict[str, str]:
-        """key_id -> name."""
+        """key_id -> name, of the teams (not the organisers)."""
         from sqlalchemy import text
         with self.engine.connect() as c:
-            return dict(c.execute(text("SELECT key_id, name FROM teams")).all())
+            return dict(c.execute(text("SELECT key_id, name FROM teams WHERE role = 'team'")).all())
 
     # ---------------------------------------------------------------------------- state
     def get_state(self, name: str) -> str | None:
