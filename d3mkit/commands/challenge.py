@@ -47,6 +47,13 @@ def add_parser(sub) -> None:
                         "daily quota (default no: a failed file gets no score, so it tells the team "
                         "nothing about the hidden rows; the rate limit still stops floods). The "
                         "platform's failures never count")
+    c.add_argument("--phase", action="append", default=[], metavar="SPEC",
+                   help="a submission phase (repeat for several): name=N,start=T,end=T[,problems=a;b]"
+                        "[,daily=N][,total=N][,board=public|hidden][,counts=best|last]; times UTC "
+                        "(ISO 8601). The end of the last phase finalizes the challenge")
+    c.add_argument("--phases", type=Path, default=None, metavar="FILE",
+                   help="the phases as a JSON or YAML file (a list of objects with the keys of "
+                        "--phase; daily_quota, total_quota spelled out); see docs/server.md")
     c.add_argument("--private", action="store_true",
                    help="a private challenge: every page and API answer except the login needs a "
                         "team token or session (organiser tokens: 'challenge organiser add')")
@@ -112,7 +119,8 @@ def _create(args) -> int:
     ch = create_challenge(args.problems, args.out, public_fraction=args.public_fraction,
                           daily_quota=args.daily_quota, max_mb=args.max_size_mb, rate_per_minute=args.rate,
                           precision=args.precision, seed=args.seed, name=args.name, force=args.force,
-                          count_failed=args.count_failed == "yes", private=args.private)
+                          count_failed=args.count_failed == "yes", private=args.private,
+                          phases=_phases(args))
     store = Store.open(args.db or ch.default_db_url())
     store.close()
     from d3mkit.server.challenge import part_warnings
@@ -131,6 +139,14 @@ def _create(args) -> int:
     else:
         print(ch.root)
     return 0
+
+
+def _phases(args) -> list:
+    from d3mkit.server.phases import load_file, parse_spec
+    phases = [parse_spec(spec) for spec in args.phase]
+    if args.phases is not None:
+        phases += load_file(args.phases)
+    return phases
 
 
 def _team_add(args) -> int:

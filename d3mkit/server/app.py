@@ -117,17 +117,32 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         return not (s.status == "failed" and not challenge.count_failed)
 
     # -------------------------------------------------------------- accepting a file
+    def _limits():
+        """(daily quota, (total quota, since) or None) of the phase open now."""
+        from d3mkit.server.store import now
+        phase = challenge.phase_now(now())
+        daily = phase.daily_quota if phase is not None and phase.daily_quota else challenge.daily_quota
+        total = (phase.total_quota, phase.start) if phase is not None and phase.total_quota else None
+        return daily, total
+
     def _gate(team) -> tuple | None:
         """(status, code, message, headers) refusing a submission before its body is read."""
+        from d3mkit.server.store import now
         if store.finalized():
             return 409, "server.closed", "the challenge is finalized; no more submissions", None
+        closed = challenge.closed_message(now())
+        if closed:
+            return 409, "server.closed", closed, None
+        daily, total = _limits()
         try:
             store.rate_check(team.key_id, challenge.rate_per_minute)
         except RateLimited as exc:
             return 429, "server.rate_limit", exc.issues[0].message, {"retry-after": str(exc.retry_after)}
-        if store.count_today(team.key_id, challenge.count_failed) >= challenge.daily_quota:
-            return 429, "server.quota", (f"daily quota of {challenge.daily_quota} submission(s) "
+        if store.count_today(team.key_id, challenge.count_failed) >= daily:
+            return 429, "server.quota", (f"daily quota of {daily} submission(s) "
                                          f"reached; it resets at 00:00 UTC"), {"retry-after": "3600"}
+        if total is not None and store.count_since(team.key_id, total[1], challenge.count_failed) >= total[0]:
+            return 429, "server.quota", f"quota of {total[0]} submission(s) for this phase reached", None
         return None
 
     def _commit(team, upload, idem, received=None):
@@ -146,15 +161,18 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         upload.path = final
         fsync_path(challenge.uploads)
         try:
+            daily, total = _limits()
             sub = store.add_submission(sid, team.key_id, problem, upload.size, upload.sha256, idem,
-                                       challenge.daily_quota, challenge.rate_per_minute,
-                                       count_failed=challenge.count_failed, received=received)
+                                       daily, challenge.rate_per_minute,
+                                       count_failed=challenge.count_failed, received=received,
+                                       is_open=lambda at: challenge.closed_message(at, problem), total=total)
         except Closed as exc:         # finalized while the body was arriving
             upload.discard()
             raise _Refused(409, "server.closed", exc.issues[0].message) from None
         except QuotaExceeded as exc:
             upload.discard()
-            raise _Refused(429, "server.quota", exc.issues[0].message, {"retry-after": "3600"}) from None
+            raise _Refused(429, "server.quota", exc.issues[0].message,
+                           {"retry-after": "3600"} if "daily" in exc.issues[0].message else None) from None
         except RateLimited as exc:
             upload.discard()
             raise _Refused(429, "server.rate_limit", exc.issues[0].message,
@@ -275,11 +293,21 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         version, counts, finalized = boards.state()
         if part == "private" and not finalized and not _organiser(request):
             return err(403, "server.not_final", "the private leaderboard is shown once the challenge is finalized")
+        hidden = boards.hidden(finalized)
+        if hidden is not None and not _organiser(request):
+            return err(403, "server.hidden", f"the board of phase {hidden.name!r} is hidden until its end "
+                       f"({hidden.end[:19]}Z)")
         etag = boards.etag(version, counts)
         headers = {"etag": etag, "cache-control": "no-cache"}
         if _not_modified(request, etag):
             return Response(status_code=304, headers=headers)
         return Response(boards.json(version, part), media_type="application/json", headers=headers)
+
+    def _sections(request, version, finalized) -> str:
+        hidden = boards.hidden(finalized)
+        if hidden is not None and not _organiser(request):
+            return pages.hidden_note(hidden)
+        return boards.sections(version, finalized)
 
     def board_fragment(request):
         version, counts, finalized = boards.state()
@@ -287,7 +315,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         headers = {"etag": etag, "cache-control": "no-cache"}
         if _not_modified(request, etag):
             return Response(status_code=304, headers=headers)
-        return HTMLResponse(pages.board_fragment(challenge, boards.sections(version, finalized), counts),
+        return HTMLResponse(pages.board_fragment(challenge, _sections(request, version, finalized), counts),
                             headers=headers)
 
     def get_problems(request):
@@ -378,7 +406,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
     def home(request):
         team = session_team(request)
         version, counts, finalized = boards.state()
-        fragment = pages.board_fragment(challenge, boards.sections(version, finalized), counts)
+        fragment = pages.board_fragment(challenge, _sections(request, version, finalized), counts)
         return HTMLResponse(pages.leaderboard_page(challenge, fragment, team=team.name if team else None,
                                                    csrf=_page_csrf(request), etag=boards.etag(version, counts)))
 

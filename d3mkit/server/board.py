@@ -66,10 +66,15 @@ def _primary(scores: list | None) -> float:
     return float(scores[0]["value"])
 
 
-def entries(challenge, subs) -> dict[str, dict]:
+def entries(challenge, subs, rule: str | None = None) -> dict[str, dict]:
     """Each problem's entries: ``{problemID: {team key: submission}}``, a team's best
-    scored submission on the primary metric of the public rows (ties: the earlier one).
-    ``subs``: the scored submissions."""
+    scored submission on the primary metric of the public rows (ties: the earlier one), or
+    with ``rule="last"`` its last scored one. ``subs``: the scored submissions (in
+    submission order). ``rule``: default the rule of the challenge's phase now."""
+    if rule is None:
+        from d3mkit.server.store import now
+        phase = challenge.phase_now(now()) if getattr(challenge, "phases", ()) else None
+        rule = phase.counts if phase is not None else "best"
     out: dict[str, dict] = {}
     for pid, entry in sorted(challenge.problems.items()):
         hi = bool(entry.metrics[0][1]) if entry.metrics else True
@@ -79,7 +84,9 @@ def entries(challenge, subs) -> dict[str, dict]:
                 continue
             v = _primary(s.public)
             cur = best.get(s.team)
-            if cur is None or (not math.isnan(v) and (math.isnan(_primary(cur.public)) or
+            if rule == "last":
+                best[s.team] = s
+            elif cur is None or (not math.isnan(v) and (math.isnan(_primary(cur.public)) or
                                (v > _primary(cur.public) if hi else v < _primary(cur.public)))):
                 best[s.team] = s
         out[pid] = best

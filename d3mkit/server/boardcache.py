@@ -27,16 +27,29 @@ class BoardCache:
         self._built: dict = {}
         self.builds = 0                    # how many times the boards were built (tests)
 
-    def state(self) -> tuple[int, dict, bool]:
-        """``(version, counts, finalized)`` now."""
-        return self.store.board_version(), self.store.counts(), self.store.finalized()
+    def state(self) -> tuple[str, dict, bool]:
+        """``(version, counts, finalized)`` now; the version names the phase whose rules
+        the board follows (its entry rule changes with the phase)."""
+        from d3mkit.server.store import now
+        phase = self.challenge.phase_now(now()) if self.challenge.phases else None
+        version, counts, finalized = self.store.board_state()
+        return f"{version}{'.' + phase.name if phase else ''}", counts, finalized
+
+    def hidden(self, finalized: bool):
+        """The phase whose board is hidden now (from teams, until its end), else None."""
+        from d3mkit.server.store import now
+        if finalized or not self.challenge.phases:
+            return None
+        at = now()
+        phase = self.challenge.phase_now(at)
+        return phase if phase is not None and phase.board == "hidden" and at < phase.end else None
 
     @staticmethod
-    def etag(version: int, counts: dict) -> str:
+    def etag(version, counts: dict) -> str:
         c = ",".join(f"{k}{counts[k]}" for k in sorted(counts))
         return f'"b{version}-{c}"'
 
-    def _get(self, version: int, key, make):
+    def _get(self, version, key, make):
         with self._lock:
             if self._version != version:
                 self._version, self._built = version, {}
@@ -44,7 +57,7 @@ class BoardCache:
                 self._built[key] = make()
             return self._built[key]
 
-    def board(self, version: int, part: str):
+    def board(self, version, part: str):
         from d3mkit.server.board import build_board
 
         def make():
@@ -52,13 +65,13 @@ class BoardCache:
             return build_board(self.challenge, self.store, part)
         return self._get(version, ("board", part), make)
 
-    def json(self, version: int, part: str) -> bytes:
+    def json(self, version, part: str) -> bytes:
         """The body of ``GET /api/leaderboard?board=part``."""
         return self._get(version, ("json", part), lambda: json.dumps(
             {"challenge": self.challenge.name, "finalized": self.store.finalized(), "version": version,
              **self.board(version, part).to_dict()}).encode())
 
-    def sections(self, version: int, finalized: bool) -> str:
+    def sections(self, version, finalized: bool) -> str:
         """The boards' HTML (the campaign renderer's sections) for the page and its fragment."""
         def make():
             from d3mkit.server import pages

@@ -71,6 +71,17 @@ class Challenge:
     problems: dict[str, ProblemEntry] = field(default_factory=dict)
     count_failed: bool = False     # a team's own failed files count against its quota
     private: bool = False          # every page and API answer needs a team token or session
+    phases: tuple = ()             # d3mkit.server.phases.Phase, in time order (none: open until finalize)
+
+    def closed_message(self, at: str, problem: str | None = None) -> str | None:
+        """Why an upload at ``at`` (the store's time text) is refused, or None."""
+        from d3mkit.server.phases import closed_message
+        return closed_message(self.phases, at, problem)
+
+    def phase_now(self, at: str):
+        """The phase whose rules apply at ``at`` (:func:`d3mkit.server.phases.board_phase`)."""
+        from d3mkit.server.phases import board_phase
+        return board_phase(self.phases, at)
 
     @property
     def max_bytes(self) -> int:
@@ -122,7 +133,13 @@ def open_challenge(root: Path | str) -> Challenge:
                 for p in data["problems"]}
     return Challenge(root, data["name"], data["seed"], data["public_fraction"], data["daily_quota"],
                      data["max_mb"], data["rate_per_minute"], data["precision"], problems,
-                     bool(data.get("count_failed", False)), bool(data.get("private", False)))
+                     bool(data.get("count_failed", False)), bool(data.get("private", False)),
+                     _phases_of(data.get("phases")))
+
+
+def _phases_of(data) -> tuple:
+    from d3mkit.server.phases import from_config
+    return from_config(data)
 
 
 PARTIAL_MAX_AGE = 3600.0    # seconds: a partial upload older than this was left by a dead server
@@ -204,7 +221,8 @@ def _zip_tree(src: Path, dest: Path) -> None:
 def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fraction: float = 0.5,
                      daily_quota: int = 5, max_mb: float = 20.0, rate_per_minute: int = 30,
                      precision: int = 4, seed: int | None = None, name: str | None = None,
-                     force: bool = False, count_failed: bool = False, private: bool = False) -> Challenge:
+                     force: bool = False, count_failed: bool = False, private: bool = False,
+                     phases=()) -> Challenge:
     """Make a challenge from every task root under ``problems_dir`` (see the module
     docstring); return it. The database is created by the caller (:mod:`d3mkit.server.store`)."""
     import shutil
@@ -232,6 +250,8 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
         raise D3MKitError([error(f.code, "", f.message, f.problem_id) for f in failures])
     if not found:
         raise D3MKitError(error("challenge.no_problems", "", "no problemDoc.json found", str(problems_dir)))
+    from d3mkit.server.phases import check as check_phases
+    phases = check_phases(list(phases), set(found))
     seed = secrets.randbits(32) if seed is None else int(seed)
     entries = []
     with StagedDir(out, force=force) as tmp:
@@ -267,7 +287,8 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
         config = {"format": FORMAT, "name": name or out.name, "seed": seed,
                   "public_fraction": public_fraction, "daily_quota": daily_quota,
                   "max_mb": max_mb, "rate_per_minute": rate_per_minute, "precision": precision,
-                  "count_failed": bool(count_failed), "private": bool(private), "problems": entries}
+                  "count_failed": bool(count_failed), "private": bool(private),
+                  "phases": [p.to_dict() for p in phases], "problems": entries}
         write_text(tmp / CONFIG, json.dumps(config, indent=2) + "\n")
         restrict(tmp / "private")
         restrict(tmp / UPLOADS)

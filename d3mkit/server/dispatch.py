@@ -105,6 +105,7 @@ class Dispatcher:
         self.replaced = 0                  # pools made anew after a break
         self.last_error = ""
         self.workers_alive = self._alive()
+        self._finalizing = False            # this server runs the automatic finalize
 
     # ------------------------------------------------------------------------ control
     def warm_up(self) -> None:
@@ -275,6 +276,7 @@ class Dispatcher:
         busy = False
         if not self._ensure_executor():
             return False
+        self._auto_finalize()
         # a job over its time: a platform failure (a local pool is abandoned to stop it)
         late = [sid for sid, (f, _s, t) in self._inflight.items() if not f.done() and now - t > self.job_timeout]
         if late:
@@ -357,6 +359,33 @@ class Dispatcher:
                 self._stats[job["problem"]] = (fut, job)
                 busy = True
         return busy
+
+    def _auto_finalize(self) -> None:
+        """At the end of the last phase, finalize (one server does it: the one that creates
+        the ``finalizing`` state row): close submissions now; once nothing is queued or
+        scoring, score the private rows and the private boards' statistics."""
+        from d3mkit.server.phases import last_end
+        from d3mkit.server.store import now
+        end = last_end(self.challenge.phases)
+        if end is None:
+            return
+        if not self._finalizing:
+            if now() < end or self.store.get_state("finalize_done") is not None:
+                return
+            if not self.store.claim_state("finalizing"):
+                return
+            LOG.log(logging.WARNING, "the last phase ended at %s: finalizing", end)
+            self.store.close_submissions("finalized")
+            self._finalizing = True
+        counts = self.store.counts()
+        if self._inflight or self._held or counts.get("queued") or counts.get("scoring"):
+            return
+        score_private(self.challenge, self.store, self.executor)
+        jobs = statistics_jobs(self.challenge, self.store, "private", stale_only=False)
+        for result in self.executor.map(board_statistics, jobs, chunksize=1 if self.executor.workers > 1 else None):
+            record_statistics(self.store, result)
+        self.store.close_submissions("finalize_done")
+        self._finalizing = False
 
     def _loop(self) -> None:
         while not self._stop.is_set():

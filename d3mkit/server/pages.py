@@ -134,6 +134,12 @@ def board_sections(models: list) -> str:
     return "\n".join(parts)
 
 
+def hidden_note(phase) -> str:
+    return (f'<section id="public"><h2>Leaderboard hidden</h2><p class="note">The board of phase '
+            f"{_e(phase.name)} is hidden until its end ({_e(phase.end[:19])} UTC); your own scores "
+            f'are on your page.</p></section>')
+
+
 def counts_note(challenge, counts: dict) -> str:
     return (f'<p class="note" id="counts">{len(challenge.problems)} problem(s); '
             f"{counts.get('scored', 0)} submission(s) scored, {counts.get('failed', 0)} failed, "

@@ -187,10 +187,11 @@ class Closed(D3MKitError):
 class QuotaExceeded(D3MKitError):
     """A team over its daily quota."""
 
-    def __init__(self, quota: int):
+    def __init__(self, quota: int, span: str = "day"):
         self.quota = quota
         super().__init__(error("server.quota", "", f"daily quota of {quota} submission(s) reached; "
-                               f"it resets at 00:00 UTC"))
+                               f"it resets at 00:00 UTC" if span == "day" else
+                               f"quota of {quota} submission(s) for {span} reached"))
 
 
 class RateLimited(D3MKitError):
@@ -328,6 +329,24 @@ class Store:
         return self.get_state("finalized") is not None
 
     # ---------------------------------------------------------------------- submissions
+    def count_since(self, team: str, since: str, count_failed: bool = False) -> int:
+        """The submissions charged to ``team`` since ``since`` (a phase's start)."""
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return int(c.execute(text(f"SELECT COUNT(*) FROM submissions WHERE team = :t AND created >= :s AND {_CHARGED}"),
+                                 {"t": team, "s": since, "free": 0 if count_failed else 1}).scalar_one())
+
+    def claim_state(self, name: str) -> bool:
+        """Create the state row ``name`` (now); True for the one caller that created it."""
+        from sqlalchemy import text
+        from sqlalchemy.exc import IntegrityError
+        try:
+            with self.engine.begin() as c:
+                c.execute(text("INSERT INTO state (name, value) VALUES (:n, :v)"), {"n": name, "v": now()})
+            return True
+        except IntegrityError:
+            return False
+
     def count_today(self, team: str, count_failed: bool = False) -> int:
         """The submissions charged to ``team`` today (UTC): every one of the day except the
         cancelled ones and the platform's failures (and, unless ``count_failed``, the team's
@@ -362,7 +381,7 @@ class Store:
     def add_submission(self, sid: str, team: str, problem: str, size: int, sha256: str,
                        idem_key: str | None, quota: int, per_minute: int | None = None, *,
                        count_failed: bool = False, received: str | None = None,
-                       is_open=None) -> Submission:
+                       is_open=None, total: tuple | None = None) -> Submission:
         """Record an accepted submission (its file already fsynced) in one transaction that
         first returns an earlier row with the same idempotency key (a retry is never refused
         for a slot its original took), then checks that the challenge is open (not finalized;
@@ -372,7 +391,8 @@ class Store:
         shared advisory lock that :meth:`close_submissions` takes exclusively), so concurrent
         posts — of any server process — cannot pass a limit, and no upload completing while
         the challenge is finalized slips in. Raises :class:`Closed`, :class:`QuotaExceeded` or
-        :class:`RateLimited`."""
+        :class:`RateLimited`. ``total``: ``(quota, since)``, the phase's total quota counted
+        from its start."""
         from sqlalchemy import text
         from sqlalchemy.exc import IntegrityError
         day = today()
@@ -398,6 +418,12 @@ class Store:
                                   {"t": team, "d": day, "free": 0 if count_failed else 1}).scalar_one())
                 if n >= quota:
                     raise QuotaExceeded(quota)
+                if total is not None:
+                    m = int(c.execute(text(f"SELECT COUNT(*) FROM submissions WHERE team = :t AND created >= :s "
+                                           f"AND {_CHARGED}"), {"t": team, "s": total[1],
+                                                                "free": 0 if count_failed else 1}).scalar_one())
+                    if m >= total[0]:
+                        raise QuotaExceeded(total[0], "this phase")
                 if per_minute is not None:
                     self._rate(c, team, per_minute, text)
                 c.execute(text("INSERT INTO submissions (id, team, problem, status, bytes, sha256, "
@@ -446,6 +472,16 @@ class Store:
         or the challenge is finalized: the leaderboard's cache key and ETag."""
         v = self.get_state("board_version")
         return int(v) if v and v.isdigit() else 0
+
+    def board_state(self) -> tuple[int, dict, bool]:
+        """``(board_version, counts per state, finalized)`` on one connection (every view
+        of the board asks this)."""
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            st = dict(c.execute(text("SELECT name, value FROM state WHERE name IN ('board_version', 'finalized')")).all())
+            counts = dict(c.execute(text("SELECT status, COUNT(*) FROM submissions GROUP BY status")).all())
+        v = st.get("board_version")
+        return (int(v) if v and v.isdigit() else 0), counts, "finalized" in st
 
     def events(self, sid: str) -> list[dict]:
         """The submission's history: ``[{"state", "at", "detail"}]`` in order."""
