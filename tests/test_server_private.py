@@ -80,3 +80,40 @@ def test_an_organiser_sees_every_board_and_the_queue_and_submits_nothing(private
                     files={"file": ("predictions.csv", body, "text/csv")})
     assert r.status_code == 403 and r.json()["error"]["code"] == "server.organiser"
     assert "ana" not in store.teams().values()              # never on a board
+
+
+def test_baselines_are_drawn_apart_and_results_are_downloadable_after_finalize(tmp_path, monkeypatch):
+    import csv
+    from starlette.testclient import TestClient
+
+    from d3mkit.cli import main
+    from d3mkit.server.dispatch import finalize
+    monkeypatch.setenv("D3MKIT_FSYNC", "0")
+    _p, subs, root, tokens = make_challenge(tmp_path, daily_quota=50, rate=1000)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["challenge", "team", "add", str(root), "majority", "--baseline"]) == 0
+    tokens["majority"] = out.getvalue().strip()
+    ch = open_challenge(root)
+    store = Store.open(ch.default_db_url())
+    client = TestClient(make_app(ch, store, Dispatcher(ch, store, lambda: make_executor(1)), start_dispatcher=False))
+    for team, system in (("alpha", 0), ("beta", 1), ("majority", 2)):
+        body = (subs / f"system_{system:02d}" / PID / "predictions.csv").read_bytes()
+        assert client.post("/api/submissions", headers=bearer(tokens[team]), data={"problem": PID},
+                           files={"file": ("predictions.csv", body, "text/csv")}).status_code == 202
+    Dispatcher(ch, store, lambda: make_executor(1)).drain()
+    board = client.get("/api/leaderboard").json()
+    assert [r["team"] for r in board["overall"]] and "majority" not in [r["team"] for r in board["overall"]]
+    assert [b["team"] for b in board["baselines"]] == ["majority"] and board["baselines"][0]["scores"]
+    assert "Baselines (not ranked)" in client.get("/").text
+    assert client.get("/api/results.csv").status_code == 403                  # not before finalize
+    finalize(ch, store, lambda: make_executor(1))
+    r = client.get("/api/results.csv")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert {(x["team"], x["fold"]) for x in rows} >= {("alpha", "public"), ("alpha", "private"),
+                                                      ("majority", "private")}
+    assert {x["baseline"] for x in rows if x["team"] == "majority"} == {"yes"}
+    assert all(x["value"] for x in rows) and {x["metric"] for x in rows} == {"accuracy", "f1Macro"}
+    client.close()
+    store.close()

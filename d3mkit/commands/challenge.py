@@ -68,6 +68,9 @@ def add_parser(sub) -> None:
                          epilog="example:\n  d3mkit challenge team add challenge alpha --format json")
     a.add_argument("challenge", type=Path, metavar="CHALLENGE")
     a.add_argument("name", metavar="NAME")
+    a.add_argument("--baseline", action="store_true",
+                   help="a baseline entry (the organisers' reference): it submits like a team, and "
+                        "the boards show it apart, unranked")
     _db_argument(a)
     add_format(a, "the token")
     a.set_defaults(func=_team_add, role="team")
@@ -153,7 +156,7 @@ def _team_add(args) -> int:
     from d3mkit.server.auth import add_team
     _challenge, store = _open(args)
     try:
-        token = add_team(store, args.name, args.role)
+        token = add_team(store, args.name, "baseline" if getattr(args, "baseline", False) else args.role)
     finally:
         store.close()
     what = "organiser" if args.role == "organiser" else "team"

@@ -280,6 +280,18 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         who = getattr(request.state, "viewer", None) or viewer(request)
         return who is not None and who.organiser
 
+    def get_results(request):
+        """results.csv: every entry's per-fold, per-metric values, once finalized."""
+        import csv
+        import io
+        from d3mkit.server.board import results_rows
+        if not store.finalized() and not _organiser(request):
+            return err(403, "server.not_final", "the results are published once the challenge is finalized")
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(results_rows(challenge, store))
+        return Response(buf.getvalue(), media_type="text/csv",
+                        headers={"content-disposition": 'attachment; filename="results.csv"'})
+
     def get_queue(request):
         who = viewer(request)
         if who is None or not who.organiser:
@@ -536,6 +548,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         Route("/api/submissions/{sid}/cancel", cancel_submission, methods=["POST"]),
         Route("/api/leaderboard", guarded(get_leaderboard), methods=["GET"]),
         Route("/api/queue", get_queue, methods=["GET"]),
+        Route("/api/results.csv", guarded(get_results), methods=["GET"]),
         Route("/fragment/board", guarded(board_fragment), methods=["GET"]),
         Route("/fragment/team", team_fragment, methods=["GET"]),
         Route("/api/problems", guarded(get_problems), methods=["GET"]),

@@ -82,7 +82,7 @@ class BoardCache:
             parts = ["public", "private"] if finalized else ["public"]
             models = [leaderboard_model(self.challenge, self.board(version, part), failures=failed,
                                         statistics=self._statistics(part)) for part in parts]
-            return pages.board_sections(models)
+            return pages.board_sections(models, {part: self.board(version, part).baselines for part in parts})
         return self._get(version, ("sections", finalized), make)
 
     def _statistics(self, part: str) -> dict:

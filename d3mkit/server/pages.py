@@ -116,14 +116,28 @@ def _fmt(v, precision: int) -> str:
     return "" if v is None else f"{v:.{precision}f}"
 
 
-def board_sections(models: list) -> str:
+def _baselines(rows: list) -> str:
+    """The baseline entries, drawn apart from the ranking (a table of their own)."""
+    if not rows:
+        return ""
+    labels = list(dict.fromkeys(m for r in rows for m in r["scores"]))
+    body = [[r["team"], r["problemID"], *("" if r["scores"].get(m) is None else r["scores"][m] for m in labels)]
+            for r in rows]
+    return ('<h3 class="baselines">Baselines (not ranked)</h3>'
+            + _lb._table(["baseline", "problem", *labels], body))
+
+
+def board_sections(models: list, baselines: dict | None = None) -> str:
     """The boards' HTML: ``models``, the :class:`~d3mkit.evaluate.leaderboard.Leaderboard`
-    of the public board, then the private one once finalized (shown first)."""
+    of the public board, then the private one once finalized (shown first); ``baselines``:
+    part -> the baseline entries of that board."""
     parts = []
+    baselines = baselines or {}
     for m in reversed(models):
         part = m.parameters.get("board", "public")
         title = "Private leaderboard (final)" if part == "private" else "Public leaderboard"
         parts.append(f'<section id="{part}"><h2>{title}</h2>')
+        parts.append(_baselines(baselines.get(part, [])))
         if not m.overall:
             parts.append("<p>No scored submission yet.</p></section>")
             continue

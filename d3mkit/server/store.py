@@ -123,7 +123,8 @@ class Team:
     key_id: str
     name: str
     token_hash: str
-    role: str = "team"          # "team" or "organiser" (sees every board and the queue; never submits)
+    role: str = "team"          # "team", "baseline" (a team drawn apart on the boards) or
+                                # "organiser" (sees every board and the queue; never submits)
 
     @property
     def organiser(self) -> bool:
@@ -289,10 +290,16 @@ class Store:
         return None if row is None else Team(*row)
 
     def teams(self) -> dict[str, str]:
-        """key_id -> name, of the teams (not the organisers)."""
+        """key_id -> name, of the teams and baselines (not the organisers)."""
         from sqlalchemy import text
         with self.engine.connect() as c:
-            return dict(c.execute(text("SELECT key_id, name FROM teams WHERE role = 'team'")).all())
+            return dict(c.execute(text("SELECT key_id, name FROM teams WHERE role <> 'organiser'")).all())
+
+    def baselines(self) -> set[str]:
+        """The key ids of the baseline entries' teams."""
+        from sqlalchemy import text
+        with self.engine.connect() as c:
+            return {r[0] for r in c.execute(text("SELECT key_id FROM teams WHERE role = 'baseline'")).all()}
 
     # ---------------------------------------------------------------------------- state
     def get_state(self, name: str) -> str | None:
