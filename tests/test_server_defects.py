@@ -349,3 +349,14 @@ def test_submit_prints_the_metric_value_table(tmp_path):
     assert lines[0] == "submission s1: scored"
     assert lines[1].split() == ["metric", "value"] and lines[2].split() == ["accuracy", "0.8125"]
     assert lines[3].split() == ["f1Macro", "-"] and "\t" not in out.getvalue()
+
+
+def test_the_board_json_has_significance_tiers_from_the_campaigns_paired_tests(srv):
+    for team, system in (("alpha", 0), ("beta", 1)):
+        body = srv.body(system)
+        assert srv.post(team=team, data=body).status_code == 202
+    srv.dispatcher.drain()                         # scores, then the board's statistics
+    board = srv.client.get("/api/leaderboard").json()
+    tiers = board["problems"][0]["tiers"]
+    assert set(tiers) == {"alpha", "beta"} and "best" in tiers.values()
+    assert set(tiers.values()) <= {"best", "tied", "worse"} and board["alpha"] == 0.05

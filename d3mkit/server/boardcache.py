@@ -66,10 +66,22 @@ class BoardCache:
         return self._get(version, ("board", part), make)
 
     def json(self, version, part: str) -> bytes:
-        """The body of ``GET /api/leaderboard?board=part``."""
-        return self._get(version, ("json", part), lambda: json.dumps(
-            {"challenge": self.challenge.name, "finalized": self.store.finalized(), "version": version,
-             **self.board(version, part).to_dict()}).encode())
+        """The body of ``GET /api/leaderboard?board=part``, with each problem's significance
+        tiers (``tiers``: team -> "best", "tied" — its paired test against the best entry is
+        not significant after Holm's correction — or "worse"; teams whose statistics are not
+        computed yet are absent)."""
+        def make():
+            from d3mkit.server.board import ALPHA, _statistics
+            board = self.board(version, part)
+            out = board.to_dict()
+            stats = self._statistics(part)
+            for p, d in zip(board.problems, out["problems"]):
+                _ci, ties, _c = _statistics(p, stats.get(p.problem_id), self.challenge.precision)
+                best = [r["team"] for r in p.rows if r["rank"] == 1]
+                d["tiers"] = {**{t: "best" for t in best}, **ties} if ties or best else {}
+            return json.dumps({"challenge": self.challenge.name, "finalized": self.store.finalized(),
+                               "version": version, "alpha": ALPHA, **out}).encode()
+        return self._get(version, ("json", part), make)
 
     def sections(self, version, finalized: bool) -> str:
         """The boards' HTML (the campaign renderer's sections) for the page and its fragment."""
