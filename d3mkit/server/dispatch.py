@@ -448,6 +448,7 @@ def finalize(challenge, store, make_executor) -> dict:
         jobs = statistics_jobs(challenge, store, "private", stale_only=False)
         for result in d.executor.map(board_statistics, jobs, chunksize=1 if d.executor.workers > 1 else None):
             record_statistics(store, result)
+        store.close_submissions("finalize_done")     # a server at the phases' end has nothing left to do
     finally:
         d.executor.close()
     return {"queued_scored": d.scored, "private_scored": private, "counts": store.counts()}
