@@ -108,6 +108,7 @@ def test_baselines_are_drawn_apart_and_results_are_downloadable_after_finalize(t
     assert "Baselines (not ranked)" in client.get("/").text
     assert client.get("/api/results.csv").status_code == 403                  # not before finalize
     finalize(ch, store, lambda: make_executor(1))
+    assert 'href="/api/results.csv"' in client.get("/").text
     r = client.get("/api/results.csv")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(r.text)))

@@ -327,7 +327,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         headers = {"etag": etag, "cache-control": "no-cache"}
         if _not_modified(request, etag):
             return Response(status_code=304, headers=headers)
-        return HTMLResponse(pages.board_fragment(challenge, _sections(request, version, finalized), counts),
+        return HTMLResponse(pages.board_fragment(challenge, _sections(request, version, finalized), counts, finalized),
                             headers=headers)
 
     def get_problems(request):
@@ -418,7 +418,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
     def home(request):
         team = session_team(request)
         version, counts, finalized = boards.state()
-        fragment = pages.board_fragment(challenge, _sections(request, version, finalized), counts)
+        fragment = pages.board_fragment(challenge, _sections(request, version, finalized), counts, finalized)
         return HTMLResponse(pages.leaderboard_page(challenge, fragment, team=team.name if team else None,
                                                    csrf=_page_csrf(request), etag=boards.etag(version, counts)))
 

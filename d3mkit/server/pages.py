@@ -162,9 +162,11 @@ def counts_note(challenge, counts: dict) -> str:
             f"appears when the organisers finalize the challenge. The boards update by themselves.</p>")
 
 
-def board_fragment(challenge, sections: str, counts: dict) -> str:
+def board_fragment(challenge, sections: str, counts: dict, finalized: bool = False) -> str:
     """What ``/fragment/board`` answers and the page holds in ``#live``."""
-    return counts_note(challenge, counts) + sections
+    link = ('<p class="note"><a href="/api/results.csv">Download every entry\'s results per fold and '
+            'metric (CSV)</a></p>') if finalized else ""
+    return counts_note(challenge, counts) + link + sections
 
 
 def leaderboard_page(challenge, fragment: str, *, team: str | None, csrf: str, etag: str = "") -> str:
