@@ -419,6 +419,7 @@ def test_submissions_that_kill_their_workers_fail_after_three_attempts(tmp_path,
     assert s.store.counts() == {"failed": 3}
     for sid in sids:
         got = s.get(sid).json()
-        assert got["status"] == "failed" and [i["code"] for i in got["issues"]] == ["server.scoring_error"]
+        assert got["status"] == "failed" and [i["code"] for i in got["issues"]] == ["server.platform_failure"]
+        assert got["failure"] == "platform" and got["charged"] is False     # the platform's, never charged
         assert s.store.submission(sid).attempts >= 3         # claimed again after each death
-    s.dispatcher.executor.close()
+    s.dispatcher.stop()
