@@ -212,3 +212,50 @@ def test_a_stopping_server_puts_its_work_back_without_a_failure(ch):
     d.stop()
     got = store.submission(sid)
     assert got.status == "queued" and got.platform_failures == 0 and got.lease_owner is None
+
+
+SLOW = b"# take forever\n"
+
+
+def sleeping_score_jobs(jobs):
+    """:func:`score_jobs`, except that a file holding :data:`SLOW` never finishes."""
+    for j in jobs:
+        with open(j["predictions"], "rb") as fh:
+            if SLOW in fh.read():
+                time.sleep(3600)
+    return score_jobs(jobs)
+
+
+def test_a_job_over_its_time_is_a_platform_failure_and_its_pool_is_replaced(ch, monkeypatch):
+    challenge, store, subs, tokens = ch
+    monkeypatch.setattr(dispatch, "score_jobs", sleeping_score_jobs)
+    client = _client(challenge, store)
+    slow = _post(client, tokens["alpha"], SLOW + _body(subs)).json()["id"]
+    d = Dispatcher(challenge, store, lambda: LocalPool(1), job_timeout=1.0, max_failures=2)
+    try:
+        d.warm_up()
+        d.drain(timeout=60)
+        got = store.submission(slow)
+        assert got.status == "failed" and got.failure == "platform" and got.platform_failures == 2
+        assert any("took over" in e["detail"] for e in store.events(slow))
+        assert d.replaced >= 2 and store.count_today(got.team) == 0
+        ok = _post(client, tokens["beta"], _body(subs)).json()["id"]
+        d.drain(timeout=60)
+        assert store.submission(ok).status == "scored"
+    finally:
+        d.stop()
+
+
+def test_a_memory_cap_in_the_worker_is_a_platform_failure(ch, monkeypatch):
+    from d3mkit.server import scoring
+    challenge, store, subs, tokens = ch
+
+    def out_of_memory(truth):
+        raise MemoryError("cannot allocate")
+    monkeypatch.setattr(scoring, "scorer", out_of_memory)
+    sid = _post(_client(challenge, store), tokens["alpha"], _body(subs)).json()["id"]
+    Dispatcher(challenge, store, lambda: make_executor(1)).drain(timeout=60)
+    got = store.submission(sid)
+    assert got.status == "failed" and got.failure == "platform" and got.platform_failures == 3
+    assert [i["code"] for i in got.issues] == ["server.platform_failure"]
+    assert store.count_today(got.team) == 0
