@@ -82,6 +82,8 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE TABLE servers (name VARCHAR(200) PRIMARY KEY, seen VARCHAR(40) NOT NULL, info TEXT NOT NULL)",
         "INSERT INTO state (name, value) VALUES ('board_version', '0')",
         "ALTER TABLE teams ADD COLUMN role VARCHAR(10) NOT NULL DEFAULT 'team'",
+        # rows an older server was scoring have no lease: expired now, so any server takes them over
+        "UPDATE submissions SET lease_until = '' WHERE status = 'scoring'",
     ],
 }
 
