@@ -367,6 +367,12 @@ EVALUATE: dict[str, tuple[str, str]] = {
 # HTTP error answer {"error": {"code", "message"}}, or of an issue the command prints
 SERVER: dict[str, tuple[str, str]] = {
     "server.auth": (E, "no valid team token (Authorization: Bearer TOKEN); HTTP 401"),
+    "server.bad_token": (E, "a team token was sent but is not valid (wrong, truncated, revoked); HTTP 401"),
+    "server.not_cancellable": (E, "a team asked to cancel a submission that is no longer queued; HTTP 409"),
+    "server.platform_failure": (E, "a submission failed on the platform (worker deaths, timeouts, memory) too often; never charged"),
+    "server.redirect": (E, "d3mkit submit: the server answered with a redirect, which is not followed (the token stays)"),
+    "server.organiser": (E, "an organiser's token used to submit, or a team's to read the queue; HTTP 403"),
+    "server.hidden": (E, "the board of the phase open now is hidden from teams until the phase ends; HTTP 403"),
     "server.csrf": (E, "a form post without its CSRF token, or from another site; HTTP 403"),
     "server.content_type": (E, "the request is not multipart/form-data, or the file part is not CSV; HTTP 415"),
     "server.too_large": (E, "the upload passes the challenge's size cap (--max-size-mb); HTTP 413"),

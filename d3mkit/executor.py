@@ -45,9 +45,12 @@ def _init_worker(parent: int) -> None:
     """Initializer of a pool's worker: Ctrl-C is left to the calling process (one message,
     no traceback each), and the worker is killed with its parent (Linux
     ``PR_SET_PDEATHSIG``), so a server or campaign killed with ``kill -9`` leaves no
-    orphaned workers waiting on a queue for ever; where the parent is already gone, exit now."""
+    orphaned workers waiting on a queue for ever; where the parent is already gone, exit now.
+    SIGTERM goes back to its default (end the process): a pool made after a server installed
+    its own SIGTERM handler (uvicorn's) would otherwise inherit it and never exit when told to."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -119,6 +122,17 @@ class Executor:
     def close(self) -> None:
         pass
 
+    def alive(self) -> int:
+        """How many workers can run work now (this process: one)."""
+        return 1
+
+    def broken(self) -> bool:
+        return False
+
+    def abandon(self) -> None:
+        """Stop using the executor at once (see :meth:`LocalPool.abandon`)."""
+        self.close()
+
     def __enter__(self):
         return self
 
@@ -160,6 +174,25 @@ class LocalPool(Executor):
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def alive(self) -> int:
+        """How many of the pool's worker processes are alive now (0 before the first task)."""
+        procs = getattr(self._pool, "_processes", None) or {}
+        return sum(1 for p in list(procs.values()) if p.is_alive())
+
+    def broken(self) -> bool:
+        """True once a worker died and the pool refuses new work."""
+        return bool(getattr(self._pool, "_broken", False))
+
+    def abandon(self) -> None:
+        """End the pool now, without waiting: kill its surviving workers (a broken or stuck
+        pool's workers may never finish, and :meth:`close` would wait for them for ever)."""
+        for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
+            try:
+                proc.kill()
+            except Exception:     # already gone
+                pass
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def __exit__(self, exc_type, *rest) -> None:
         """On Ctrl-C the workers (which ignore SIGINT, so print no traceback) are ended
@@ -225,6 +258,13 @@ class DaskCluster(Executor):
 
     def describe(self) -> str:
         return f"Dask cluster at {self.address} ({self.workers} worker threads)"
+
+    def alive(self) -> int:
+        """The cluster's workers the scheduler knows now (0 when it cannot be asked)."""
+        try:
+            return len(self.client.nthreads())
+        except Exception:     # the scheduler is away
+            return 0
 
     def close(self) -> None:
         if self._own:

@@ -54,7 +54,7 @@ def _build_challenge(tmp: Path, *, systems: int, problems: int, rows: int, seed:
     ch = tmp / "challenge"
     args = ["challenge", "create", "--problems", str(p), "--out", str(ch), "--seed", "11"]
     for k, v in options.items():
-        args += [f"--{k.replace('_', '-')}", str(v)]
+        args += [f"--{k.replace('_', '-')}"] if v is True else [f"--{k.replace('_', '-')}", str(v)]
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
         assert main(args) == 0
     tokens = {}

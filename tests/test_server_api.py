@@ -187,7 +187,7 @@ def test_public_private_split_and_finalize(srv):
     srv.dispatcher.drain()
     assert srv.client.get("/api/leaderboard?board=private").status_code == 403
     got = srv.get(sids[0]).json()
-    assert set(got) == {"id", "problem", "status", "created", "scores", "issues"}
+    assert set(got) == {"id", "problem", "status", "created", "scores", "issues", "failure", "charged", "history"}
     assert srv.store.submission(sids[0]).private is None        # nothing private computed yet
     cfg = json.loads((srv.root / "challenge.json").read_text())
     entry = cfg["problems"][0]
@@ -223,7 +223,9 @@ def test_security_headers_everywhere(srv):
         h = srv.client.get(path).headers
         assert "default-src 'none'" in h["content-security-policy"], path
         assert h["x-content-type-options"] == "nosniff" and h["x-frame-options"] == "DENY"
-    assert srv.client.get("/api/leaderboard").headers["cache-control"] == "no-store"
+    board = srv.client.get("/api/leaderboard")
+    assert board.headers["cache-control"] == "no-cache" and board.headers["etag"]     # revalidated
+    assert srv.client.get("/team").headers["cache-control"] == "no-store"
     assert srv.client.get("/healthz").json() == {"status": "ok"}
 
 
@@ -277,7 +279,7 @@ def test_a_submission_claimed_by_a_dead_server_is_scored_after_restart(srv):
     sid = srv.post().json()["id"]
     assert [s.id for s in srv.store.claim(5)] == [sid]          # claimed, then the server dies
     assert srv.store.counts() == {"scoring": 1}
-    assert srv.get(sid).json()["status"] == "queued"             # what the team sees
+    assert srv.get(sid).json()["status"] == "scoring"            # what the team sees
     fresh = Dispatcher(srv.ch, srv.store, lambda: make_executor(1))
     assert srv.store.requeue() == 1
     fresh.drain()
@@ -342,7 +344,7 @@ def test_submit_command_talks_to_the_server_with_the_stdlib_client(srv, capsys, 
         want = expected_scores(srv.problems, srv.root, PID, srv.pred(1))
         assert {s["metric"]: s["value"] for s in got["scores"]} == {k: round(v, 4) for k, v in want.items()}
         assert main(["submit", "--server", url, "--token", "d3m.x.y", "--problem", PID, str(srv.pred(1))]) == 2
-        assert "[server.auth]" in capsys.readouterr().err
+        assert "[server.bad_token]" in capsys.readouterr().err
         bad = srv.root.parent / "bad.csv"
         bad.write_text("d3mIndex,y\n1,a\n")
         assert main(["submit", "--server", url, "--token", srv.tokens["beta"], "--problem", PID,
@@ -417,6 +419,7 @@ def test_submissions_that_kill_their_workers_fail_after_three_attempts(tmp_path,
     assert s.store.counts() == {"failed": 3}
     for sid in sids:
         got = s.get(sid).json()
-        assert got["status"] == "failed" and [i["code"] for i in got["issues"]] == ["server.scoring_error"]
+        assert got["status"] == "failed" and [i["code"] for i in got["issues"]] == ["server.platform_failure"]
+        assert got["failure"] == "platform" and got["charged"] is False     # the platform's, never charged
         assert s.store.submission(sid).attempts >= 3         # claimed again after each death
-    s.dispatcher.executor.close()
+    s.dispatcher.stop()

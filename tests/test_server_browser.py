@@ -129,7 +129,7 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
         page.wait_for("document.readyState === 'complete' && document.body.innerText.includes('accepted')")
         want = round(expected_scores(problems, root, PID, pred)["accuracy"], 4)
         page.call("Page.navigate", url=f"{base}/")
-        # the leaderboard reloads itself; wait until alpha's entry on PID shows its score
+        # the leaderboard updates itself in place; wait until alpha's entry on PID shows its score
         cell = ("Array.from(document.querySelectorAll('#public-problems ~ table tr'))"
                 ".filter(r => r.cells[0] && r.cells[0].innerText === 'alpha')")
         page.wait_for(f"document.readyState === 'complete' && {cell}.length > 0", timeout=90)
@@ -162,6 +162,86 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
             "const th = document.querySelector('#public-overall + p + table th:nth-child(2)'); "
             "th.click(); const a = order(); th.click(); return [a, order()]; })()")
         assert sorted([first, second]) == ["alpha,beta", "beta,alpha"]
+        page.ws.close()
+    finally:
+        browser.kill()
+        browser.wait(timeout=30)
+        server.should_exit = True
+        th.join(timeout=20)
+        store.close()
+
+
+def test_the_live_page_updates_in_place_keeping_sort_and_scroll_and_running_no_injected_script(tmp_path, monkeypatch):
+    """A score landing changes the open page without a reload (a marker set in the page
+    survives), the table keeps the order the reader chose, the scroll position stays, and a
+    team name holding markup is shown as text (its onerror never runs)."""
+    import uvicorn
+
+    from d3mkit.executor import make_executor
+    from d3mkit.server import client
+    from d3mkit.server.app import make_app
+    from d3mkit.server.auth import add_team
+    from d3mkit.server.challenge import open_challenge
+    from d3mkit.server.dispatch import Dispatcher
+    from d3mkit.server.store import Store
+    monkeypatch.setenv("D3MKIT_FSYNC", "0")
+    problems, subs, root, tokens = make_challenge(tmp_path, teams=("alpha", "beta"))
+    ch = open_challenge(root)
+    store = Store.open(ch.default_db_url())
+    evil = '<img src=x onerror="window.__pwned=1">'
+    tokens[evil] = add_team(store, evil)
+    port = _port()
+    server = uvicorn.Server(uvicorn.Config(make_app(ch, store, Dispatcher(ch, store, lambda: make_executor(1), poll=0.05),
+                                                    live_poll=0.3),
+                                           host="127.0.0.1", port=port, log_level="error"))
+    th = threading.Thread(target=server.run, daemon=True)
+    th.start()
+    devtools = _port()
+    browser = subprocess.Popen([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                f"--remote-debugging-port={devtools}", f"--user-data-dir={tmp_path / 'profile'}",
+                                "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 60
+        targets = None
+        while time.monotonic() < end and not targets:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{devtools}/json/list", timeout=2) as r:
+                    targets = [t for t in json.loads(r.read()) if t.get("type") == "page"]
+            except OSError:
+                time.sleep(0.2)
+        assert targets, "Chromium's DevTools did not answer"
+        page = Page(targets[0]["webSocketDebuggerUrl"])
+        base = f"http://127.0.0.1:{port}"
+        while not server.started:
+            time.sleep(0.05)
+        for team, system in (("alpha", 0), ("beta", 1)):
+            client.wait(base, tokens[team], client.submit(base, tokens[team], PID,
+                                                          subs / f"system_{system:02d}" / PID / "predictions.csv")["id"])
+        page.call("Page.enable")
+        page.call("Page.navigate", url=f"{base}/")
+        rows = "Array.from(document.querySelectorAll('#public-overall + p + table tbody tr'))"
+        page.wait_for(f"document.readyState === 'complete' && {rows}.length === 2")
+        assert page.call("DOM.getDocument")["root"]["nodeId"]          # the DOM answers (no reload loop)
+        # the reader: a marker, a sort (team name, descending), a scroll position
+        page.js("window.__marker = 42; document.body.style.minHeight = '6000px'; true")
+        page.js("const th = document.querySelector('#public-overall + p + table th:nth-child(2)'); "
+                "th.click(); th.click(); true")
+        order = f"{rows}.map(r => r.cells[1].innerText)"
+        assert page.js(order) == ["beta", "alpha"]
+        page.js("window.scrollTo(0, 400); true")
+        before = page.js("document.getElementById('live').dataset.updated || ''")
+        # a third team's score lands
+        sid = client.submit(base, tokens[evil], PID, subs / "system_02" / PID / "predictions.csv")["id"]
+        client.wait(base, tokens[evil], sid)
+        page.wait_for(f"{rows}.length === 3", timeout=60)
+        assert page.js("window.__marker") == 42                               # not reloaded
+        assert page.js("document.getElementById('live').dataset.updated || ''") != before
+        names = page.js(order)
+        assert names == sorted(names, reverse=True), names                     # the sort kept
+        assert any(n.startswith("<img src=x") for n in names), names           # markup shown as text
+        assert page.js("window.scrollY") == 400
+        assert page.js("window.__pwned === undefined") is True
+        assert page.js("document.querySelectorAll('#live img').length") == 0
         page.ws.close()
     finally:
         browser.kill()

@@ -112,8 +112,11 @@ def test_a_version_1_database_is_upgraded_in_place(tmp_path):
         for stmt in store_mod.MIGRATIONS[1]:
             c.execute(text(stmt))
         c.execute(text("INSERT INTO teams VALUES ('k1', 'alpha', 'h', 't')"))
+        c.execute(text("INSERT INTO submissions (id, team, problem, status, bytes, sha256, created, day) "
+                       "VALUES ('s1', 'k1', 'p', 'scoring', 1, 'h', '2026-01-01', '2026-01-01')"))
     s = Store.open(url)
-    assert s.version() == store_mod.SCHEMA_VERSION == 2
+    assert [x.id for x in s.claim(5, "new")] == ["s1"]      # an old server's claim is taken over
+    assert s.version() == store_mod.SCHEMA_VERSION == 3
     assert s.teams() == {"k1": "alpha"}
     s.login_attempt("ip:1", 5)
     s.rate_check("k1", 1)

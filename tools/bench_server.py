@@ -4,6 +4,14 @@ rows, and the latency of ``POST /api/submissions`` while scoring runs.
 
     PYTHONPATH=. python tools/bench_server.py [--rows 10000] [--submissions 400] [--clients 8]
         [--workers 2] [--peer 40] [--pace 50] [--no-dask] [--save]
+    PYTHONPATH=. python tools/bench_server.py --board [--rows 1000] [--submissions 500] [--teams 20]
+        [--readers 20] [--loop 10] [--save]
+
+``--board`` (issue 33): the rate of ``d3mkit serve --workers 2`` scoring ``--submissions``
+files POSTed by ``--teams`` teams against a loop of ``d3mkit score`` processes (one process
+per file, ``--loop`` files: what an organiser scripting the CLI gets), then the p95 of
+``GET /api/leaderboard`` with ``--readers`` concurrent readers over those submissions (a full
+answer each time, and with ``If-None-Match``: the live page's poll).
 
 A challenge is made from :func:`d3mkit.evaluate.synthetic.make_campaign` (two problems:
 classification with accuracy+f1Macro and regression with RMSE+MAE, ``--rows`` TEST rows
@@ -75,7 +83,7 @@ def _challenge(tmp: Path, problems: Path, name: str, teams: int, n: int) -> tupl
     ch = tmp / name
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
         assert main(["challenge", "create", "--problems", str(problems), "--out", str(ch), "--seed", "1",
-                     "--daily-quota", str(n + 10), "--rate", "100000", "--max-mb", "50"]) == 0
+                     "--daily-quota", str(n + 10), "--rate", "100000", "--max-size-mb", "50"]) == 0
     tokens = []
     for i in range(teams):
         out = io.StringIO()
@@ -107,7 +115,7 @@ def _scored(ch: Path) -> int:
 
 
 def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int, clients: int,
-              extra: list[str], tmp: Path, pace: float = 0.0) -> dict:
+              extra: list[str], tmp: Path, pace: float = 0.0, keep: bool = False) -> dict:
     """POST ``n`` files with ``clients`` threads: as fast as the server answers, or with
     ``pace`` > 0 at that offered rate (the i-th POST starts at ``i / pace`` s, open loop:
     the latency of a server that keeps up, not of a queue of clients)."""
@@ -158,10 +166,12 @@ def _run_load(ch: Path, tokens: list[str], files: list[tuple[str, Path]], n: int
         with contextlib.closing(sqlite3.connect(ch / "challenge.sqlite")) as c:
             failed = c.execute("SELECT COUNT(*) FROM submissions WHERE status = 'failed'").fetchone()[0]
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        if not keep:
+            proc.terminate()
+            proc.wait(timeout=60)
     lat = np.array(latencies) * 1000
-    return {"n": n, "wall": wall, "posted": posted, "rate": (n - len(errors)) / wall,
+    more = {"proc": proc, "url": url} if keep else {}
+    return {**more, "n": n, "wall": wall, "posted": posted, "rate": (n - len(errors)) / wall,
             "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
             "errors": len(errors), "failed": failed, "load": f"{load_before} -> {_load()}",
             "client_cpu_ms": 1000 * client_cpu / n}
@@ -211,8 +221,90 @@ def _peer(ch: Path, files: list[tuple[str, Path]], n: int) -> tuple[float, float
     return n / (time.perf_counter() - t), 1000 * (time.process_time() - c) / n
 
 
+def _score_loop(ch: Path, files: list[tuple[str, Path]], n: int) -> float:
+    """Files per second of a loop of ``d3mkit score`` processes (one per file)."""
+    from d3mkit.server.challenge import open_challenge
+    challenge = open_challenge(ch)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    t = time.perf_counter()
+    for i in range(n):
+        pid, path = files[i % len(files)]
+        truth = challenge.truth(pid)
+        subprocess.run([sys.executable, "-m", "d3mkit", "score", "--problem", truth["problem"],
+                        "--predictions", str(path), "--targets", truth["all"]], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return n / (time.perf_counter() - t)
+
+
+def _readers(url: str, readers: int, per_reader: int, etag: bool) -> np.ndarray:
+    """Milliseconds of each ``GET /api/leaderboard`` of ``readers`` threads."""
+    times: list[float] = []
+    lock = threading.Lock()
+
+    def reader():
+        tag = None
+        for _ in range(per_reader):
+            req = urllib.request.Request(url + "/api/leaderboard", headers={"If-None-Match": tag} if tag else {})
+            t = time.perf_counter()
+            try:
+                with urllib.request.urlopen(req, timeout=60) as r:
+                    r.read()
+                    if etag:
+                        tag = r.headers.get("ETag")
+            except urllib.error.HTTPError as exc:
+                if exc.code != 304:
+                    raise
+            with lock:
+                times.append(1000 * (time.perf_counter() - t))
+    threads = [threading.Thread(target=reader) for _ in range(readers)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return np.array(times)
+
+
+def board_main(args) -> None:
+    from d3mkit.evaluate.synthetic import make_campaign
+    from d3mkit.server import client
+    with tempfile.TemporaryDirectory(prefix="d3mkit-bench-board-") as td:
+        tmp = Path(td)
+        problems, subs = make_campaign(tmp / "campaign", systems=4, problems=2, rows=2 * args.rows,
+                                       seed=0, malformed=0)
+        files = [(pid, subs / f"system_{k:02d}" / pid / "predictions.csv") for k in range(4) for pid in PIDS]
+        ch, tokens = _challenge(tmp, problems, "board", args.teams, args.submissions)
+        loop = _score_loop(ch, files, args.loop)
+        r = _run_load(ch, tokens, files, args.submissions, args.clients, ["--workers", str(args.workers)],
+                      tmp, keep=True)
+        proc, url = r.pop("proc"), r.pop("url")
+        try:
+            with urllib.request.urlopen(url + "/api/leaderboard", timeout=60) as resp:   # built once
+                resp.read()
+            full = _readers(url, args.readers, args.per_reader, etag=False)
+            polled = _readers(url, args.readers, args.per_reader, etag=True)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+    rows = [[f"loop of `d3mkit score` processes ({args.loop} files)", f"{loop:.2f}", "1.0", "-", "-"],
+            [f"`d3mkit serve --workers {args.workers}`, {args.submissions} POSTs of {args.teams} teams "
+             f"({args.clients} clients)", f"{r['rate']:.1f}", f"{r['rate'] / loop:.1f}", "-", "-"],
+            [f"GET /api/leaderboard, {args.readers} readers, full answer", "-", "-",
+             f"{np.percentile(full, 50):.1f}", f"{np.percentile(full, 95):.1f}"],
+            [f"GET /api/leaderboard, {args.readers} readers, If-None-Match (the live page's poll)", "-", "-",
+             f"{np.percentile(polled, 50):.1f}", f"{np.percentile(polled, 95):.1f}"]]
+    lines = [f"## Evaluation server board: {args.submissions} submissions of {args.rows:,} rows, "
+             f"{args.readers} leaderboard readers", "",
+             f"{os.cpu_count()} cores; {versions_line()}; load {_load()}; errors {r['errors']}, failed {r['failed']}.", "",
+             *md_table(["what", "files/s", "x score loop", "p50 ms", "p95 ms"], rows), ""]
+    emit("\n".join(lines), "server_board_bench.md", args.save)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--board", action="store_true", help="the issue-33 figures (see the docstring)")
+    ap.add_argument("--readers", type=int, default=20)
+    ap.add_argument("--per-reader", type=int, default=50, help="GETs per reader")
+    ap.add_argument("--loop", type=int, default=10, help="files the `d3mkit score` loop scores")
     ap.add_argument("--rows", type=int, default=10_000, help="TEST rows per predictions file")
     ap.add_argument("--submissions", type=int, default=400)
     ap.add_argument("--clients", type=int, default=8, help="concurrent client threads")
@@ -225,6 +317,8 @@ def main() -> None:
     ap.add_argument("--save", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("D3MKIT_FSYNC", "1")
+    if args.board:
+        return board_main(args)
     from d3mkit.evaluate.synthetic import make_campaign
     with tempfile.TemporaryDirectory(prefix="d3mkit-bench-server-") as td:
         tmp = Path(td)

@@ -42,6 +42,21 @@ def add_parser(sub) -> None:
                    help="seed of the public/private split (default: random; recorded)")
     c.add_argument("--name", default=None, help="the challenge's title (default: the directory name)")
     c.add_argument("--force", action="store_true", help="replace an existing challenge directory")
+    c.add_argument("--count-failed", choices=["yes", "no"], default="no",
+                   help="whether a team's failed files (errors in its predictions) count against its "
+                        "daily quota (default no: a failed file gets no score, so it tells the team "
+                        "nothing about the hidden rows; the rate limit still stops floods). The "
+                        "platform's failures never count")
+    c.add_argument("--phase", action="append", default=[], metavar="SPEC",
+                   help="a submission phase (repeat for several): name=N,start=T,end=T[,problems=a;b]"
+                        "[,daily=N][,total=N][,board=public|hidden][,counts=best|last]; times UTC "
+                        "(ISO 8601). The end of the last phase finalizes the challenge")
+    c.add_argument("--phases", type=Path, default=None, metavar="FILE",
+                   help="the phases as a JSON or YAML file (a list of objects with the keys of "
+                        "--phase; daily_quota, total_quota spelled out); see docs/server.md")
+    c.add_argument("--private", action="store_true",
+                   help="a private challenge: every page and API answer except the login needs a "
+                        "team token or session (organiser tokens: 'challenge organiser add')")
     _db_argument(c)
     add_format(c, "the challenge directory (each problem's rows on stderr)")
     c.set_defaults(func=_create)
@@ -53,9 +68,32 @@ def add_parser(sub) -> None:
                          epilog="example:\n  d3mkit challenge team add challenge alpha --format json")
     a.add_argument("challenge", type=Path, metavar="CHALLENGE")
     a.add_argument("name", metavar="NAME")
+    a.add_argument("--baseline", action="store_true",
+                   help="a baseline entry (the organisers' reference): it submits like a team, and "
+                        "the boards show it apart, unranked")
     _db_argument(a)
     add_format(a, "the token")
-    a.set_defaults(func=_team_add)
+    a.set_defaults(func=_team_add, role="team")
+
+    o = cmds.add_parser("organiser", help="organisers: add",
+                        epilog="example:\n  d3mkit challenge organiser add challenge ana")
+    ocmds = o.add_subparsers(dest="organiser_command", metavar="COMMAND", parser_class=type(p))
+    ocmds.required = True
+    oa = ocmds.add_parser("add", help="add an organiser and print its token (once): it sees every "
+                                      "board and the queue, and submits nothing",
+                          epilog="example:\n  d3mkit challenge organiser add challenge ana")
+    oa.add_argument("challenge", type=Path, metavar="CHALLENGE")
+    oa.add_argument("name", metavar="NAME")
+    _db_argument(oa)
+    add_format(oa, "the token")
+    oa.set_defaults(func=_team_add, role="organiser")
+
+    st = cmds.add_parser("status", help="the queue, the leases, the oldest waiting submission, the servers",
+                         epilog="example:\n  d3mkit challenge status challenge --format json")
+    st.add_argument("challenge", type=Path, metavar="CHALLENGE")
+    _db_argument(st)
+    add_format(st, "the status")
+    st.set_defaults(func=_status)
 
     f = cmds.add_parser("finalize", help="close submissions and reveal the private leaderboard",
                         epilog="example:\n  d3mkit challenge finalize challenge --workers 2")
@@ -83,9 +121,14 @@ def _create(args) -> int:
     from d3mkit.server.store import Store
     ch = create_challenge(args.problems, args.out, public_fraction=args.public_fraction,
                           daily_quota=args.daily_quota, max_mb=args.max_size_mb, rate_per_minute=args.rate,
-                          precision=args.precision, seed=args.seed, name=args.name, force=args.force)
+                          precision=args.precision, seed=args.seed, name=args.name, force=args.force,
+                          count_failed=args.count_failed == "yes", private=args.private,
+                          phases=_phases(args))
     store = Store.open(args.db or ch.default_db_url())
     store.close()
+    from d3mkit.server.challenge import part_warnings
+    for w in part_warnings(ch):
+        print(f"d3mkit: warning: {w}", file=sys.stderr)
     for pid, e in sorted(ch.problems.items()):
         print(f"{pid}: {e.public_units} public and {e.units - e.public_units} private of {e.units} "
               f"TEST units ({e.unit}); primary metric {e.metrics[0][0] if e.metrics else '-'}",
@@ -101,14 +144,23 @@ def _create(args) -> int:
     return 0
 
 
+def _phases(args) -> list:
+    from d3mkit.server.phases import load_file, parse_spec
+    phases = [parse_spec(spec) for spec in args.phase]
+    if args.phases is not None:
+        phases += load_file(args.phases)
+    return phases
+
+
 def _team_add(args) -> int:
     from d3mkit.server.auth import add_team
     _challenge, store = _open(args)
     try:
-        token = add_team(store, args.name)
+        token = add_team(store, args.name, "baseline" if getattr(args, "baseline", False) else args.role)
     finally:
         store.close()
-    print(f"team {args.name!r} added; its token (shown only now, store it safely):", file=sys.stderr)
+    what = "organiser" if args.role == "organiser" else "team"
+    print(f"{what} {args.name!r} added; its token (shown only now, store it safely):", file=sys.stderr)
     if args.format == "json":
         from d3mkit.commands.show import print_json
         print_json({"team": args.name, "token": token})
@@ -134,4 +186,30 @@ def _finalize(args) -> int:
         from d3mkit.commands.show import print_json
         print_json({"challenge": str(args.challenge), "queued_scored": done["queued_scored"],
                     "private_scored": done["private_scored"], "counts": dict(c)})
+    return 0
+
+
+def _status(args) -> int:
+    _challenge, store = _open(args)
+    try:
+        report = store.status_report()
+    finally:
+        store.close()
+    if args.format == "json":
+        from d3mkit.commands.show import print_json
+        print_json(report)
+        return 0
+    c = report["counts"]
+    print("submissions: " + ", ".join(f"{k} {c.get(k, 0)}" for k in
+                                      ("queued", "scoring", "scored", "failed", "cancelled")))
+    o = report["oldest_waiting"]
+    print("oldest waiting: " + ("none" if o is None else f"{o['id']} since {o['since']} ({o['seconds']:g} s)"))
+    print(f"leases: {len(report['leases'])} held, {report['expired_leases']} expired")
+    for lease in report["leases"]:
+        print(f"  {lease['id']}  {lease['owner']}  until {lease['until']}  "
+              f"platform failures {lease['platform_failures']}")
+    print(f"servers alive: {len(report['servers'])}")
+    for s in report["servers"]:
+        print(f"  {s['name']}  seen {s['seen']}  workers alive {s.get('workers_alive')}  "
+              f"{'ok' if s.get('ok') else 'UNHEALTHY: ' + str(s.get('reason'))}  {s.get('executor') or ''}")
     return 0

@@ -19,6 +19,9 @@ def add_parser(sub) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     add_executor_arguments(p, "scoring")
+    p.add_argument("--lease", type=float, default=60.0, metavar="SECONDS",
+                   help="how long a claimed submission stays this server's without a heartbeat; "
+                        "after that any server takes it over (default 60)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn's log level (default warning)")
@@ -33,6 +36,8 @@ def _run(args) -> int:
     check_options(args.workers, args.scheduler)
     if not 0 < args.port < 65536:
         raise UsageError(f"the port must be 1-65535, got {args.port}")
+    if not args.lease >= 1:
+        raise UsageError(f"--lease must be at least 1 second, got {args.lease:g}")
     import logging
 
     import uvicorn
@@ -45,7 +50,7 @@ def _run(args) -> int:
     store = Store.open(args.db or challenge.default_db_url())
     clean_uploads(challenge)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    dispatcher = Dispatcher(challenge, store, lambda: from_args(args))
+    dispatcher = Dispatcher(challenge, store, lambda: from_args(args), lease=args.lease)
     dispatcher.warm_up()        # the worker processes exist before the server's threads
     app = make_app(challenge, store, dispatcher)
     print(f"serving {challenge.name} on http://{args.host}:{args.port} "

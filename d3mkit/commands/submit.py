@@ -42,9 +42,11 @@ def _run(args) -> int:
         from d3mkit.commands.show import write
         write(json.dumps(got, sort_keys=True) + "\n")
     else:
-        print(f"{got['id']}\t{got['status']}")
-        for s in got.get("scores", []):
-            print(f"{s['metric']}\t{s['value']}")
+        from d3mkit.commands.show import print_scores
+        print(f"submission {got['id']}: {got['status']}")
+        if got.get("scores"):
+            print_scores([(s["metric"], None, "-" if s["value"] is None else s["value"])
+                          for s in got["scores"]])
         for i in got.get("issues", []):
             where = f"{i['location']}: " if i.get("location") else ""
             print(f"{args.file}: {where}{i['severity']} [{i['code']}] {i['message']}", file=sys.stderr)

@@ -5,12 +5,15 @@ the error shape ``{"error": {"code", "message"}}``.
 
 ==========================  ======================================================
 ``POST /api/submissions``   Bearer token; multipart ``problem`` + ``file``; 202 ``{"id", "status"}``
-``GET /api/submissions/ID`` Bearer token; the team's own submission only (else 404)
+``GET /api/submissions/ID`` Bearer token; the team's own submission only (else 404), with its history
+``POST /api/submissions/ID/cancel``  Bearer token; cancel a queued submission (409 otherwise)
 ``GET /api/submissions``    Bearer token; the team's submissions
-``GET /api/leaderboard``    the public board (``?board=private`` once finalized)
+``GET /api/leaderboard``    the public board (``?board=private`` once finalized); ETag, 304
+``GET /fragment/board``     the boards' HTML the live page swaps in (ETag, 304)
 ``GET /api/problems``       the problems, their metrics and the TRAIN/TEST archive links
 ``GET /download/KEY/V.zip`` a TRAIN or TEST archive (looked up, never a client path)
-``GET /healthz``            ``{"status": "ok"}`` when the database answers
+``GET /healthz``            ``{"status": "ok"}`` when the database answers and something can
+                            score (503 ``unhealthy`` with the reason otherwise)
 ``GET /``                   the leaderboard page
 ``GET|POST /login``         log in with the token (a signed session cookie)
 ``GET /team``               the team's submissions, issues, downloads, upload form
@@ -18,7 +21,9 @@ the error shape ``{"error": {"code", "message"}}``.
 ==========================  ======================================================
 
 Request handlers never score: they store the file (fsynced), commit its row, wake the
-dispatcher (:mod:`d3mkit.server.dispatch`) and answer. Every response carries a
+dispatcher (:mod:`d3mkit.server.dispatch`) and answer. The boards are built once per
+``board_version`` (:meth:`Store.board_version`, grown when a score, a failure or
+statistics are recorded) and kept: a view costs two small queries, not a rebuild. Every response carries a
 Content-Security-Policy, ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``,
 ``Referrer-Policy: same-origin``; API and team pages ``Cache-Control: no-store``.
 """
@@ -30,11 +35,10 @@ import re
 import secrets
 
 from d3mkit.server import auth, pages
-from d3mkit.server.board import build_board, leaderboard_model
-from d3mkit.server.store import QuotaExceeded, RateLimited
+from d3mkit.server.store import Closed, QuotaExceeded, RateLimited
 from d3mkit.server.upload import UploadError, receive
 
-CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
                     (b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"),
@@ -57,16 +61,18 @@ class _SecurityHeaders:
             if message["type"] == "http.response.start":
                 names = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(k, v) for k, v in SECURITY_HEADERS if k not in names]
-                if scope["path"].startswith(("/api/", "/team", "/login")) and b"cache-control" not in names:
+                if scope["path"].startswith(("/api/", "/team", "/login", "/fragment/team")) and b"cache-control" not in names:
                     extra.append((b"cache-control", b"no-store"))
                 message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
         await self.app(scope, receive_, send_with_headers)
 
 
-def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True):
+def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True,
+             live_poll: float = 5.0):
     """The ASGI application of ``challenge`` over ``store``; ``dispatcher`` scores (started
-    and stopped with the app when ``start_dispatcher``)."""
+    and stopped with the app when ``start_dispatcher``); ``live_poll``: seconds between two
+    looks of a live page at its board."""
     from contextlib import asynccontextmanager
 
     from starlette.applications import Starlette
@@ -75,39 +81,71 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
     from starlette.routing import Route
 
     secret = challenge.secret()
+    from d3mkit.server.boardcache import BoardCache
+    boards = BoardCache(challenge, store)
 
     def err(status: int, code: str, message: str, headers: dict | None = None):
         return JSONResponse({"error": {"code": code, "message": message}}, status, headers=headers)
 
     def api_team(request):
-        return auth.check_token(store, auth.bearer(request.headers.get("authorization")))
+        """The team of the request's bearer token; None, with ``request.state.auth`` saying
+        whether a token was sent at all (the 401's wording)."""
+        token = auth.bearer(request.headers.get("authorization"))
+        request.state.auth = "missing" if token is None else "invalid"
+        return auth.check_token(store, token)
 
-    def unauthorized():
-        return err(401, "server.auth", "send the team token as 'Authorization: Bearer TOKEN'",
+    def unauthorized(request=None):
+        if request is not None and getattr(request.state, "auth", "missing") == "invalid":
+            return err(401, "server.bad_token", "the token is not valid: check that you copied it whole, "
+                       "or ask the organisers for your team's token", {"www-authenticate": 'Bearer error="invalid_token"'})
+        return err(401, "server.auth", "no token: send the team token as 'Authorization: Bearer TOKEN'",
                    {"www-authenticate": "Bearer"})
 
-    def sub_json(s) -> dict:
-        return {"id": s.id, "problem": s.problem, "status": s.shown_status,
-                "created": s.created, "scores": [
-                    {"metric": m["metric"], "value": None if m["value"] is None
-                     else round(m["value"], challenge.precision)} for m in (s.public or [])],
-                "issues": s.issues}
+    def sub_json(s, history: bool = False) -> dict:
+        out = {"id": s.id, "problem": s.problem, "status": s.shown_status,
+               "created": s.created, "scores": [
+                   {"metric": m["metric"], "value": None if m["value"] is None
+                    else round(m["value"], challenge.precision)} for m in (s.public or [])],
+               "issues": s.issues, "failure": s.failure, "charged": _charged(s)}
+        if history:
+            out["history"] = store.events(s.id)
+        return out
+
+    def _charged(s) -> bool:
+        if s.status == "cancelled" or (s.status == "failed" and s.failure == "platform"):
+            return False
+        return not (s.status == "failed" and not challenge.count_failed)
 
     # -------------------------------------------------------------- accepting a file
+    def _limits():
+        """(daily quota, (total quota, since) or None) of the phase open now."""
+        from d3mkit.server.store import now
+        phase = challenge.phase_now(now())
+        daily = phase.daily_quota if phase is not None and phase.daily_quota else challenge.daily_quota
+        total = (phase.total_quota, phase.start) if phase is not None and phase.total_quota else None
+        return daily, total
+
     def _gate(team) -> tuple | None:
         """(status, code, message, headers) refusing a submission before its body is read."""
+        from d3mkit.server.store import now
         if store.finalized():
             return 409, "server.closed", "the challenge is finalized; no more submissions", None
+        closed = challenge.closed_message(now())
+        if closed:
+            return 409, "server.closed", closed, None
+        daily, total = _limits()
         try:
             store.rate_check(team.key_id, challenge.rate_per_minute)
         except RateLimited as exc:
             return 429, "server.rate_limit", exc.issues[0].message, {"retry-after": str(exc.retry_after)}
-        if store.count_today(team.key_id) >= challenge.daily_quota:
-            return 429, "server.quota", (f"daily quota of {challenge.daily_quota} submission(s) "
+        if store.count_today(team.key_id, challenge.count_failed) >= daily:
+            return 429, "server.quota", (f"daily quota of {daily} submission(s) "
                                          f"reached; it resets at 00:00 UTC"), {"retry-after": "3600"}
+        if total is not None and store.count_since(team.key_id, total[1], challenge.count_failed) >= total[0]:
+            return 429, "server.quota", f"quota of {total[0]} submission(s) for this phase reached", None
         return None
 
-    def _commit(team, upload, idem):
+    def _commit(team, upload, idem, received=None):
         problem = upload.fields.get("problem", "")
         if problem not in challenge.problems:
             upload.discard()
@@ -123,11 +161,18 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         upload.path = final
         fsync_path(challenge.uploads)
         try:
+            daily, total = _limits()
             sub = store.add_submission(sid, team.key_id, problem, upload.size, upload.sha256, idem,
-                                       challenge.daily_quota, challenge.rate_per_minute)
+                                       daily, challenge.rate_per_minute,
+                                       count_failed=challenge.count_failed, received=received,
+                                       is_open=lambda at: challenge.closed_message(at, problem), total=total)
+        except Closed as exc:         # finalized while the body was arriving
+            upload.discard()
+            raise _Refused(409, "server.closed", exc.issues[0].message) from None
         except QuotaExceeded as exc:
             upload.discard()
-            raise _Refused(429, "server.quota", exc.issues[0].message, {"retry-after": "3600"}) from None
+            raise _Refused(429, "server.quota", exc.issues[0].message,
+                           {"retry-after": "3600"} if "daily" in exc.issues[0].message else None) from None
         except RateLimited as exc:
             upload.discard()
             raise _Refused(429, "server.rate_limit", exc.issues[0].message,
@@ -146,13 +191,17 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         if refused:
             raise _Refused(*refused)
         upload = await receive(request, challenge.uploads, challenge.max_bytes)
+        from d3mkit.server.store import now
+        upload.received = now()
         return upload
 
     # ----------------------------------------------------------------------- the API
     async def post_submission(request):
         team = await run_in_threadpool(api_team, request)
         if team is None:
-            return unauthorized()
+            return unauthorized(request)
+        if team.organiser:
+            return err(403, "server.organiser", "an organiser's token submits nothing: use a team token")
         idem = request.headers.get("idempotency-key")
         if idem is not None and not _IDEM.match(idem):
             return err(400, "server.form", "Idempotency-Key: 1-100 letters, digits or _.:-")
@@ -162,7 +211,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
                 return JSONResponse({"id": earlier.id, "status": earlier.shown_status}, 202)
         try:
             upload = await accept(request, team, idem)
-            sub = await run_in_threadpool(_commit, team, upload, idem)
+            sub = await run_in_threadpool(_commit, team, upload, idem, upload.received)
         except _Refused as r:
             return err(r.status, r.code, r.message, r.headers)
         except UploadError as e:
@@ -170,29 +219,116 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         return JSONResponse({"id": sub.id, "status": sub.shown_status}, 202,
                             headers={"location": f"/api/submissions/{sub.id}"})
 
-    def get_submission(request):
+    def _own(request):
+        """(team, submission) of the path's id, or an error response."""
         team = api_team(request)
         if team is None:
-            return unauthorized()
+            return None, unauthorized(request)
         s = store.submission(request.path_params["sid"])
-        if s is None or not secrets.compare_digest(s.team, team.key_id):
-            return err(404, "server.not_found", "no such submission of your team")
-        return JSONResponse(sub_json(s))
+        if s is None or not secrets.compare_digest(s.team.encode(), team.key_id.encode()):
+            return None, err(404, "server.not_found", "no such submission of your team")
+        return s, None
+
+    def get_submission(request):
+        s, refused = _own(request)
+        if refused is not None:
+            return refused
+        return JSONResponse(sub_json(s, history=True))
+
+    def cancel_submission(request):
+        s, refused = _own(request)
+        if refused is not None:
+            return refused
+        if not store.cancel(s.id, s.team):
+            now = store.submission(s.id)
+            return err(409, "server.not_cancellable", f"submission {s.id} is {now.status}: only a queued "
+                       f"submission can be cancelled")
+        return JSONResponse(sub_json(store.submission(s.id), history=True))
 
     def list_submissions(request):
         team = api_team(request)
         if team is None:
-            return unauthorized()
+            return unauthorized(request)
         return JSONResponse({"submissions": [sub_json(s) for s in store.submissions(team=team.key_id)]})
+
+    def _not_modified(request, etag: str) -> bool:
+        return etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
+
+    def viewer(request):
+        """The team (or organiser) of the request's bearer token or session, else None."""
+        token = auth.bearer(request.headers.get("authorization"))
+        if token is not None:
+            return auth.check_token(store, token)
+        return session_team(request)
+
+    def guarded(handler, page: bool = False):
+        """``handler`` answering only a team or organiser on a private challenge (pages
+        send the others to the login form; the API answers 401)."""
+        def wrapped(request):
+            if challenge.private:
+                who = viewer(request)
+                if who is None:
+                    if page:
+                        return RedirectResponse("/login", 303)
+                    return err(401, "server.auth", "a private challenge: send a team token "
+                               "('Authorization: Bearer TOKEN') or log in", {"www-authenticate": "Bearer"})
+                request.state.viewer = who
+            return handler(request)
+        return wrapped
+
+    def _organiser(request):
+        who = getattr(request.state, "viewer", None) or viewer(request)
+        return who is not None and who.organiser
+
+    def get_results(request):
+        """results.csv: every entry's per-fold, per-metric values, once finalized."""
+        import csv
+        import io
+        from d3mkit.server.board import results_rows
+        if not store.finalized() and not _organiser(request):
+            return err(403, "server.not_final", "the results are published once the challenge is finalized")
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(results_rows(challenge, store))
+        return Response(buf.getvalue(), media_type="text/csv",
+                        headers={"content-disposition": 'attachment; filename="results.csv"'})
+
+    def get_queue(request):
+        who = viewer(request)
+        if who is None or not who.organiser:
+            return err(403, "server.organiser", "the queue is shown to the challenge's organisers")
+        return JSONResponse(store.status_report())
 
     def get_leaderboard(request):
         part = request.query_params.get("board", "public")
         if part not in ("public", "private"):
             return err(400, "server.form", "board is 'public' or 'private'")
-        if part == "private" and not store.finalized():
+        version, counts, finalized = boards.state()
+        if part == "private" and not finalized and not _organiser(request):
             return err(403, "server.not_final", "the private leaderboard is shown once the challenge is finalized")
-        return JSONResponse({"challenge": challenge.name, "finalized": store.finalized(),
-                             **build_board(challenge, store, part).to_dict()})
+        hidden = boards.hidden(finalized)
+        if hidden is not None and not _organiser(request):
+            return err(403, "server.hidden", f"the board of phase {hidden.name!r} is hidden until its end "
+                       f"({hidden.end[:19]}Z)")
+        etag = boards.etag(version, counts)
+        headers = {"etag": etag, "cache-control": "no-cache"}
+        if _not_modified(request, etag):
+            return Response(status_code=304, headers=headers)
+        return Response(boards.json(version, part), media_type="application/json", headers=headers)
+
+    def _sections(request, version, finalized) -> str:
+        hidden = boards.hidden(finalized)
+        if hidden is not None and not _organiser(request):
+            return pages.hidden_note(hidden)
+        return boards.sections(version, finalized)
+
+    def board_fragment(request):
+        version, counts, finalized = boards.state()
+        etag = boards.etag(version, counts)
+        headers = {"etag": etag, "cache-control": "no-cache"}
+        if _not_modified(request, etag):
+            return Response(status_code=304, headers=headers)
+        return HTMLResponse(pages.board_fragment(challenge, _sections(request, version, finalized), counts, finalized),
+                            headers=headers)
 
     def get_problems(request):
         return JSONResponse({"problems": [
@@ -217,14 +353,21 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         try:
             store.version()
         except Exception:
-            return JSONResponse({"status": "unavailable"}, 503)
+            return JSONResponse({"status": "unavailable", "reason": "the database does not answer"}, 503)
+        if dispatcher is not None and start_dispatcher:
+            h = dispatcher.health()
+            if not h["ok"]:
+                return JSONResponse({"status": "unhealthy", "reason": h["reason"],
+                                     "workers_alive": h["workers_alive"]}, 503)
+            return JSONResponse({"status": "ok", "workers_alive": h["workers_alive"]})
         return JSONResponse({"status": "ok"})
 
     def style(request):
         return Response(pages.css(), media_type="text/css", headers={"cache-control": "max-age=300"})
 
     def sort_script(request):
-        return Response(pages.script(), media_type="text/javascript", headers={"cache-control": "max-age=300"})
+        return Response(pages.script(int(live_poll * 1000)), media_type="text/javascript",
+                        headers={"cache-control": "max-age=300"})
 
     # --------------------------------------------------------------------- the pages
     def _csrf_cookie(request) -> tuple[str, bool]:
@@ -271,22 +414,13 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
             return resp
         return wrapped
 
-    def _statistics(part: str) -> dict:
-        import json
-        prefix = f"stats:{part}:"
-        return {name[len(prefix):]: json.loads(v) for name, v in store.states(prefix).items()}
-
     @with_csrf
     def home(request):
         team = session_team(request)
-        failures = store.failures_by_team()
-        names = store.teams()
-        failed = {names.get(k, k): n for k, n in failures.items()}
-        parts = ["public", "private"] if store.finalized() else ["public"]
-        models = [leaderboard_model(challenge, build_board(challenge, store, part), failures=failed,
-                                    statistics=_statistics(part)) for part in parts]
-        return HTMLResponse(pages.leaderboard_page(challenge, models, team=team.name if team else None,
-                                                   csrf=_page_csrf(request), counts=store.counts()))
+        version, counts, finalized = boards.state()
+        fragment = pages.board_fragment(challenge, _sections(request, version, finalized), counts, finalized)
+        return HTMLResponse(pages.leaderboard_page(challenge, fragment, team=team.name if team else None,
+                                                   csrf=_page_csrf(request), etag=boards.etag(version, counts)))
 
     @with_csrf
     def login_form(request):
@@ -324,16 +458,51 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         resp.delete_cookie(auth.SESSION_COOKIE, path="/")
         return resp
 
+    def _team_fragment(team, csrf: str) -> tuple[str, str]:
+        """(the team's submissions as HTML, its ETag)."""
+        import hashlib
+        subs = store.submissions(team=team.key_id)
+        html = pages.team_fragment(challenge, subs, {s.id: store.events(s.id) for s in subs[-50:]}, csrf=csrf)
+        return html, '"t' + hashlib.sha256(html.encode()).hexdigest()[:32] + '"'
+
     def _team_page(request, team, message="", error=False, status=200):
         cookie, new = _csrf_cookie(request)
-        html = pages.team_page(challenge, team.name, store.submissions(team=team.key_id),
-                               csrf=auth.csrf_field(secret, cookie), message=message, error=error,
-                               used_today=store.count_today(team.key_id))
+        csrf = auth.csrf_field(secret, cookie)
+        fragment, etag = _team_fragment(team, csrf)
+        html = pages.team_page(challenge, team.name, fragment, csrf=csrf, message=message, error=error,
+                               used_today=store.count_today(team.key_id, challenge.count_failed), etag=etag)
         resp = HTMLResponse(html, status)
         if new:
             resp.set_cookie(auth.CSRF_COOKIE, cookie, httponly=True, samesite="strict",
                             secure=request.url.scheme == "https", path="/")
         return resp
+
+    def team_fragment(request):
+        team = session_team(request)
+        if team is None:
+            return err(401, "server.auth", "log in first")
+        cookie, _new = _csrf_cookie(request)
+        html, etag = _team_fragment(team, auth.csrf_field(secret, cookie))
+        headers = {"etag": etag}
+        if _not_modified(request, etag):
+            return Response(status_code=304, headers=headers)
+        return HTMLResponse(html, headers=headers)
+
+    async def team_cancel(request):
+        team = await run_in_threadpool(session_team, request)
+        if team is None:
+            return RedirectResponse("/login", 303)
+        form = await request.form(max_files=0, max_fields=4)
+        if not _form_ok(request, form.get("csrf")):
+            return err(403, "server.csrf", "the form is stale or from another site: reload the page and try again")
+        sid = str(form.get("id", ""))[:64]
+        s = await run_in_threadpool(store.submission, sid)
+        if s is None or s.team != team.key_id:
+            return await run_in_threadpool(_team_page, request, team, "no such submission of your team", True, 404)
+        if not await run_in_threadpool(store.cancel, sid, team.key_id):
+            return await run_in_threadpool(_team_page, request, team,
+                                           f"submission {sid} is no longer queued: not cancelled", True, 409)
+        return await run_in_threadpool(_team_page, request, team, f"submission {sid} cancelled")
 
     def team_view(request):
         team = session_team(request)
@@ -345,6 +514,8 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         team = await run_in_threadpool(session_team, request)
         if team is None:
             return RedirectResponse("/login", 303)
+        if team.organiser:
+            return err(403, "server.organiser", "an organiser submits nothing: log in with a team token")
         if not _same_origin(request):
             return err(403, "server.csrf", "the form is from another site")
         try:
@@ -352,7 +523,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
             if not auth.csrf_ok(secret, request.cookies.get(auth.CSRF_COOKIE), upload.fields.get("csrf")):
                 upload.discard()
                 return err(403, "server.csrf", "the form is stale or from another site: reload the page and try again")
-            sub = await run_in_threadpool(_commit, team, upload, None)
+            sub = await run_in_threadpool(_commit, team, upload, None, upload.received)
         except _Refused as r:
             return await run_in_threadpool(_team_page, request, team, r.message, True, r.status)
         except UploadError as e:
@@ -374,20 +545,28 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         Route("/api/submissions", post_submission, methods=["POST"]),
         Route("/api/submissions", list_submissions, methods=["GET"]),
         Route("/api/submissions/{sid}", get_submission, methods=["GET"]),
-        Route("/api/leaderboard", get_leaderboard, methods=["GET"]),
-        Route("/api/problems", get_problems, methods=["GET"]),
-        Route("/download/{key}/{name}", download, methods=["GET"]),
+        Route("/api/submissions/{sid}/cancel", cancel_submission, methods=["POST"]),
+        Route("/api/leaderboard", guarded(get_leaderboard), methods=["GET"]),
+        Route("/api/queue", get_queue, methods=["GET"]),
+        Route("/api/results.csv", guarded(get_results), methods=["GET"]),
+        Route("/fragment/board", guarded(board_fragment), methods=["GET"]),
+        Route("/fragment/team", team_fragment, methods=["GET"]),
+        Route("/api/problems", guarded(get_problems), methods=["GET"]),
+        Route("/download/{key}/{name}", guarded(download), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/style.css", style, methods=["GET"]),
         Route("/leaderboard.js", sort_script, methods=["GET"]),
-        Route("/", home, methods=["GET"]),
+        Route("/", guarded(home, page=True), methods=["GET"]),
         Route("/login", login_form, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/team", team_view, methods=["GET"]),
         Route("/team/upload", team_upload, methods=["POST"]),
+        Route("/team/cancel", team_cancel, methods=["POST"]),
     ]
-    return _SecurityHeaders(Starlette(routes=routes, lifespan=lifespan))
+    app = _SecurityHeaders(Starlette(routes=routes, lifespan=lifespan))
+    app.boards = boards          # the cache (tests count its builds)
+    return app
 
 
 class _Refused(UploadError):

@@ -60,7 +60,7 @@ def key_id_of(token: str) -> str | None:
 
 
 def check_hash(token: str, stored_hash: str) -> bool:
-    return hmac.compare_digest(_hash(token), stored_hash)
+    return _same(_hash(token), stored_hash)
 
 
 def check_token(store, token: str | None):
@@ -84,7 +84,15 @@ def bearer(header: str | None) -> str | None:
 
 
 def _mac(secret: bytes, text: str) -> str:
-    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(secret, text.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()
+
+
+def _same(given: str, expected: str) -> bool:
+    """Constant-time equality of a client's text and an expected ASCII text:
+    :func:`hmac.compare_digest` refuses a non-ASCII str, so both are compared as bytes (a
+    non-ASCII cookie or form field is simply not equal, never an error)."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"),
+                               expected.encode("utf-8", "surrogateescape"))
 
 
 def sign_session(secret: bytes, key_id: str, ttl: int = SESSION_TTL) -> str:
@@ -97,7 +105,7 @@ def team_of_session(cookie: str | None, secret: bytes) -> str | None:
     if not cookie or cookie.count(".") != 2:
         return None
     key_id, expiry, mac = cookie.split(".")
-    if not hmac.compare_digest(mac, _mac(secret, f"session:{key_id}.{expiry}")):
+    if not _same(mac, _mac(secret, f"session:{key_id}.{expiry}")):
         return None
     if not expiry.isdigit() or int(expiry) < time.time():
         return None
@@ -116,18 +124,19 @@ def csrf_field(secret: bytes, cookie: str) -> str:
 def csrf_ok(secret: bytes, cookie: str | None, field: str | None) -> bool:
     if not cookie or not field:
         return False
-    return hmac.compare_digest(csrf_field(secret, cookie), field)
+    return _same(str(field), csrf_field(secret, cookie))
 
 
 MAX_TEAM_NAME = 100
 
 
-def add_team(store, name: str) -> str:
-    """Register team ``name``; return its token (shown once; only its hash is stored)."""
+def add_team(store, name: str, role: str = "team") -> str:
+    """Register team ``name`` (or, with ``role="organiser"``, an organiser); return its
+    token (shown once; only its hash is stored)."""
     from d3mkit.errors import D3MKitError, clean_text, error
     if not name.strip() or len(name) > MAX_TEAM_NAME or clean_text(name, cut=False) != name:
         raise D3MKitError(error("team.name", "", f"a team name is 1-{MAX_TEAM_NAME} printable "
                                 f"characters, got {clean_text(name)[:120]!r}"))
     token, key_id, digest = new_token()
-    store.add_team(key_id, name.strip(), digest)
+    store.add_team(key_id, name.strip(), digest, role)
     return token

@@ -46,9 +46,10 @@ class Board:
     part: str                              # "public" or "private"
     overall: list[dict] = field(default_factory=list)  # {"position", "team", "mean_rank", "problems"}
     problems: list[ProblemBoard] = field(default_factory=list)
+    baselines: list[dict] = field(default_factory=list)  # {"team", "problemID", "scores"}: drawn apart, unranked
 
     def to_dict(self) -> dict:
-        return {"board": self.part, "overall": self.overall,
+        return {"board": self.part, "overall": self.overall, "baselines": self.baselines,
                 "problems": [{"problemID": p.problem_id, "metrics": p.metrics,
                               "higherIsBetter": p.higher_is_better, "entries": p.rows}
                              for p in self.problems]}
@@ -66,10 +67,15 @@ def _primary(scores: list | None) -> float:
     return float(scores[0]["value"])
 
 
-def entries(challenge, subs) -> dict[str, dict]:
+def entries(challenge, subs, rule: str | None = None) -> dict[str, dict]:
     """Each problem's entries: ``{problemID: {team key: submission}}``, a team's best
-    scored submission on the primary metric of the public rows (ties: the earlier one).
-    ``subs``: the scored submissions."""
+    scored submission on the primary metric of the public rows (ties: the earlier one), or
+    with ``rule="last"`` its last scored one. ``subs``: the scored submissions (in
+    submission order). ``rule``: default the rule of the challenge's phase now."""
+    if rule is None:
+        from d3mkit.server.store import now
+        phase = challenge.phase_now(now()) if getattr(challenge, "phases", ()) else None
+        rule = phase.counts if phase is not None else "best"
     out: dict[str, dict] = {}
     for pid, entry in sorted(challenge.problems.items()):
         hi = bool(entry.metrics[0][1]) if entry.metrics else True
@@ -79,7 +85,9 @@ def entries(challenge, subs) -> dict[str, dict]:
                 continue
             v = _primary(s.public)
             cur = best.get(s.team)
-            if cur is None or (not math.isnan(v) and (math.isnan(_primary(cur.public)) or
+            if rule == "last":
+                best[s.team] = s
+            elif cur is None or (not math.isnan(v) and (math.isnan(_primary(cur.public)) or
                                (v > _primary(cur.public) if hi else v < _primary(cur.public)))):
                 best[s.team] = s
         out[pid] = best
@@ -89,6 +97,7 @@ def entries(challenge, subs) -> dict[str, dict]:
 def build_board(challenge, store, part: str = "public") -> Board:
     """The board of ``part`` ("public"; "private" only once finalized — the caller checks)."""
     names = store.teams()
+    baseline = store.baselines()
     subs = store.submissions(status="scored")
     board = Board(part)
     table: dict[str, dict[str, float]] = {}
@@ -101,6 +110,11 @@ def build_board(challenge, store, part: str = "public") -> Board:
         hi = bool(entry.metrics[0][1]) if entry.metrics else True
         direction[pid] = hi
         best = chosen_by_problem[pid]
+        for t in sorted((t for t in best if t in baseline), key=lambda t: names.get(t, t)):
+            sc = best[t].public if part == "public" else best[t].private
+            board.baselines.append({"team": names.get(t, t), "problemID": pid,
+                                    "scores": {m["metric"]: _round(m["value"], challenge.precision) for m in (sc or [])}})
+        best = {t: s for t, s in best.items() if t not in baseline}
         chosen = {t: (s.public if part == "public" else s.private) for t, s in best.items()}
         labels = [m["metric"] for sc in chosen.values() if sc for m in sc]
         labels = list(dict.fromkeys(labels)) or [m[0] for m in entry.metrics]
@@ -125,6 +139,22 @@ def build_board(challenge, store, part: str = "public") -> Board:
             board.overall.append({"position": pos[t], "team": t, "mean_rank": _round(overall[t], 3),
                                   "problems": sum(1 for p in table.values() if t in p)})
     return board
+
+
+def results_rows(challenge, store) -> list[list]:
+    """The per-part ("fold": public, private), per-metric results of every entry, as the
+    rows of ``results.csv`` (downloaded after finalize): team, baseline, problemID,
+    submission, fold, metric, value (full precision)."""
+    names, baseline = store.teams(), store.baselines()
+    rows = [["team", "baseline", "problemID", "submission", "fold", "metric", "value"]]
+    for pid, best in entries(challenge, store.submissions(status="scored")).items():
+        for t in sorted(best, key=lambda t: names.get(t, t)):
+            s = best[t]
+            for fold, scores in (("public", s.public), ("private", s.private)):
+                for m in scores or []:
+                    rows.append([names.get(t, t), "yes" if t in baseline else "no", pid, s.id, fold,
+                                 m["metric"], "" if m["value"] is None else repr(float(m["value"]))])
+    return rows
 
 
 ALPHA = 0.05

@@ -69,6 +69,19 @@ class Challenge:
     rate_per_minute: int
     precision: int
     problems: dict[str, ProblemEntry] = field(default_factory=dict)
+    count_failed: bool = False     # a team's own failed files count against its quota
+    private: bool = False          # every page and API answer needs a team token or session
+    phases: tuple = ()             # d3mkit.server.phases.Phase, in time order (none: open until finalize)
+
+    def closed_message(self, at: str, problem: str | None = None) -> str | None:
+        """Why an upload at ``at`` (the store's time text) is refused, or None."""
+        from d3mkit.server.phases import closed_message
+        return closed_message(self.phases, at, problem)
+
+    def phase_now(self, at: str):
+        """The phase whose rules apply at ``at`` (:func:`d3mkit.server.phases.board_phase`)."""
+        from d3mkit.server.phases import board_phase
+        return board_phase(self.phases, at)
 
     @property
     def max_bytes(self) -> int:
@@ -119,7 +132,14 @@ def open_challenge(root: Path | str) -> Challenge:
                                               p["units"], p["public_units"], tuple(p.get("metadata", ())))
                 for p in data["problems"]}
     return Challenge(root, data["name"], data["seed"], data["public_fraction"], data["daily_quota"],
-                     data["max_mb"], data["rate_per_minute"], data["precision"], problems)
+                     data["max_mb"], data["rate_per_minute"], data["precision"], problems,
+                     bool(data.get("count_failed", False)), bool(data.get("private", False)),
+                     _phases_of(data.get("phases")))
+
+
+def _phases_of(data) -> tuple:
+    from d3mkit.server.phases import from_config
+    return from_config(data)
 
 
 PARTIAL_MAX_AGE = 3600.0    # seconds: a partial upload older than this was left by a dead server
@@ -201,7 +221,8 @@ def _zip_tree(src: Path, dest: Path) -> None:
 def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fraction: float = 0.5,
                      daily_quota: int = 5, max_mb: float = 20.0, rate_per_minute: int = 30,
                      precision: int = 4, seed: int | None = None, name: str | None = None,
-                     force: bool = False) -> Challenge:
+                     force: bool = False, count_failed: bool = False, private: bool = False,
+                     phases=()) -> Challenge:
     """Make a challenge from every task root under ``problems_dir`` (see the module
     docstring); return it. The database is created by the caller (:mod:`d3mkit.server.store`)."""
     import shutil
@@ -229,6 +250,8 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
         raise D3MKitError([error(f.code, "", f.message, f.problem_id) for f in failures])
     if not found:
         raise D3MKitError(error("challenge.no_problems", "", "no problemDoc.json found", str(problems_dir)))
+    from d3mkit.server.phases import check as check_phases
+    phases = check_phases(list(phases), set(found))
     seed = secrets.randbits(32) if seed is None else int(seed)
     entries = []
     with StagedDir(out, force=force) as tmp:
@@ -264,6 +287,70 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
         config = {"format": FORMAT, "name": name or out.name, "seed": seed,
                   "public_fraction": public_fraction, "daily_quota": daily_quota,
                   "max_mb": max_mb, "rate_per_minute": rate_per_minute, "precision": precision,
-                  "problems": entries}
+                  "count_failed": bool(count_failed), "private": bool(private),
+                  "phases": [p.to_dict() for p in phases], "problems": entries}
         write_text(tmp / CONFIG, json.dumps(config, indent=2) + "\n")
+        restrict(tmp / "private")
+        restrict(tmp / UPLOADS)
     return open_challenge(out)
+
+
+def restrict(path: Path) -> None:
+    """``path`` and everything under it readable by its owner only (directories 0700, files
+    0600), whatever the umask: the truth, the uploads and the database are the organiser's
+    (a Dask worker that scores them runs as the same user)."""
+    import os
+    path.chmod(0o700 if path.is_dir() else 0o600)
+    if path.is_dir():
+        for dirpath, dirs, files in os.walk(path):
+            for d in dirs:
+                os.chmod(os.path.join(dirpath, d), 0o700)
+            for f in files:
+                os.chmod(os.path.join(dirpath, f), 0o600)
+
+
+def part_warnings(challenge: Challenge) -> list[str]:
+    """What ``challenge create`` warns about: a part (public, private) without rows, and a
+    metric that cannot be computed on a part's rows even for perfect predictions (rocAuc on
+    rows of one class): the board shows such a value as missing. Scored here with the
+    library (the truth of every TEST row as the predictions)."""
+    from d3mkit.scoring.score import prepare_problem
+    out = []
+    for pid, e in sorted(challenge.problems.items()):
+        truth = challenge.truth(pid)
+        private = e.units - e.public_units
+        if private == 0:
+            out.append(f"{pid}: no private rows ({e.units} TEST unit(s)); its private board shows no value")
+        for part, n in (("public", e.public_units), ("private", private)):
+            if n == 0:
+                continue
+            try:
+                prepared = prepare_problem(truth["problem"], targets=truth[part], metadata_dir=truth.get("metadata"))
+                issues = _perfect_issues(prepared, truth[part])
+            except Exception:       # noqa: BLE001 - a warning only; scoring reports the rest
+                continue
+            for i in issues:
+                if i.code == "metric.failed":
+                    out.append(f"{pid}: on the {part} rows {i.message}; the {part} board shows it as "
+                               f"missing (another --seed or --public-fraction may help)")
+    return out
+
+
+def _perfect_issues(prepared, targets_path: str) -> list:
+    """The issues of scoring the truth itself as the predictions (with a confidence of 1
+    where a metric needs one)."""
+    import pandas as pd
+
+    from d3mkit.errors import D3MKitError
+    from d3mkit.scoring.score import score_prepared_aligned
+    frame = pd.read_csv(targets_path, dtype=str, keep_default_na=False)
+    for attempt in range(2):
+        try:
+            return list(score_prepared_aligned(prepared, frame)[0].issues)
+        except D3MKitError as exc:
+            if attempt == 0 and any(i.code == "predictions.no_confidence" for i in exc.issues):
+                frame = frame.assign(confidence="1.0")
+                continue
+            return list(exc.issues)
+    return []
+

@@ -6,6 +6,11 @@ token as ``Authorization: Bearer``, an ``Idempotency-Key``), retrying it when th
 connection fails (the same key, so a retry after a lost answer never records it twice),
 and waiting for its score. Errors are :class:`~d3mkit.errors.D3MKitError` with the
 server's code and message; the command maps them to exit codes.
+
+Redirects are never followed: urllib would repeat the request to wherever a ``Location``
+points — another host included — with the ``Authorization`` header, and turn the POST into
+a GET whose answer is no submission. A redirect is an error naming its target; a submission
+is accepted only by a ``202`` whose body names it.
 """
 
 from __future__ import annotations
@@ -52,13 +57,34 @@ def multipart(fields: dict[str, str], file_field: str, filename: str, data: byte
     return b"".join(out), f"multipart/form-data; boundary={boundary}"
 
 
-def _call(req: urllib.request.Request, where: str, retries: int = RETRIES) -> dict:
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: the 3xx answer comes back as an HTTPError (see the module docstring)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def _call(req: urllib.request.Request, where: str, retries: int = RETRIES, expect=(200,)) -> dict:
     delay = 0.5
     for attempt in range(retries + 1):
         try:
-            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
-                return json.loads(resp.read().decode("utf-8") or "{}")
+            with _OPENER.open(req, timeout=TIMEOUT) as resp:
+                got = json.loads(resp.read().decode("utf-8") or "{}")
+                if resp.status not in expect or not isinstance(got, dict):
+                    raise ServerError(resp.status, "server.http", f"unexpected answer: HTTP {resp.status} "
+                                      f"(expected {' or '.join(map(str, expect))})", where)
+                return got
+        except ServerError:
+            raise
         except urllib.error.HTTPError as exc:
+            if 300 <= exc.code < 400:
+                target = exc.headers.get("location", "") if exc.headers else ""
+                raise ServerError(exc.code, "server.redirect", f"the server redirects (HTTP {exc.code}) to "
+                                  f"{target[:200]!r}; not followed, so the token goes nowhere else: give "
+                                  f"the right address with --server", where) from None
             try:
                 body = json.loads(exc.read().decode("utf-8"))["error"]
                 code, message = str(body["code"]), str(body["message"])
@@ -93,7 +119,18 @@ def submit(server: str, token: str, problem: str, predictions, *, idempotency_ke
     req = urllib.request.Request(url, data=body, method="POST", headers={
         "Authorization": f"Bearer {token}", "Content-Type": ctype, "Accept": "application/json",
         "Idempotency-Key": idempotency_key or uuid.uuid4().hex})
-    return _call(req, url, retries)
+    got = _call(req, url, retries, expect=(202,))
+    if got.get("id") in (None, "") or "status" not in got:
+        raise ServerError(202, "server.http", "the server's answer names no submission", url)
+    return got
+
+
+def cancel(server: str, token: str, sid: str) -> dict:
+    """Cancel a queued submission; returns it (with its history)."""
+    url = server.rstrip("/") + f"/api/submissions/{urllib.request.quote(sid, safe='')}/cancel"
+    req = urllib.request.Request(url, data=b"", method="POST", headers={
+        "Authorization": f"Bearer {token}", "Accept": "application/json"})
+    return _call(req, url, retries=0)
 
 
 def status(server: str, token: str, sid: str) -> dict:
@@ -109,7 +146,7 @@ def wait(server: str, token: str, sid: str, timeout: float = 600.0) -> dict:
     delay = 0.2
     while True:
         got = status(server, token, sid)
-        if got.get("status") != "queued":
+        if got.get("status") not in ("received", "queued", "scoring"):
             return got
         if time.monotonic() > end:
             raise ServerError(0, "server.timeout", f"submission {sid} still queued after {timeout:g} s",

@@ -30,10 +30,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 import traceback
 
 PREDICTIONS_NAME = "predictions.csv"
-HIDDEN_CODES = frozenset({"predictions.unseen_label", "predictions.too_many_labels"})
+HIDDEN_CODES = frozenset({"predictions.unseen_label", "predictions.too_many_labels",
+                          # fires only when the predicted set covers every truth label: two
+                          # uploads would tell which labels the truth holds
+                          "predictions.all_labels"})
+_ORGANISER_HINT = re.compile(r"[;,]?\s*raise it with the environment variable D3MKIT_[A-Z_]+")
 
 
 def _key(text) -> str:
@@ -93,14 +98,25 @@ class ProblemScorer:
         scored as a file of their own against that part's truth file."""
         from d3mkit.errors import D3MKitError, has_errors
         from d3mkit.scoring.compute import compute_scores
+        if self.empty(part):
+            return None
         sub = aligned.take(self.mask(part)) if aligned is not None else None
         if sub is None:
-            return self._score_part_file(predictions, part)
+            try:
+                return self._score_part_file(predictions, part)
+            except D3MKitError as exc:
+                if _only_undefined(exc.issues):
+                    return None
+                raise
         report = compute_scores(self.prepared.planned, sub, self.prepared.problem.problem_id,
                                 metadata_dir=self.prepared.metadata_dir, path=str(predictions))
-        if has_errors(report.issues):
+        if has_errors(report.issues) and not _only_undefined(report.issues):
             raise D3MKitError(report.issues)
         return report
+
+    def empty(self, part: str) -> bool:
+        """True when ``part`` holds no row (a problem too small to have private rows)."""
+        return not self.mask(part).any()
 
     def part_prepared(self, part: str):
         """The :class:`~d3mkit.scoring.score.PreparedProblem` of the truth of ``part``'s rows
@@ -155,7 +171,8 @@ def redact(issues, predictions_path: str) -> list[dict]:
             server_error |= i.is_error and i.path != str(predictions_path)
             continue
         d = i.to_dict()
-        d["message"] = d["message"].replace(str(predictions_path), PREDICTIONS_NAME)
+        d["message"] = _ORGANISER_HINT.sub(" (the server's limit)",
+                                           d["message"].replace(str(predictions_path), PREDICTIONS_NAME))
         d["location"] = d["location"].replace(str(predictions_path), PREDICTIONS_NAME)
         out.append(d)
     if server_error and not any(d["severity"] == "error" for d in out):
@@ -165,11 +182,23 @@ def redact(issues, predictions_path: str) -> list[dict]:
     return out
 
 
-def _scores(report) -> list[dict]:
-    """``[{"metric", "value"}]``; a value that is not a finite number is None."""
+def _only_undefined(issues) -> bool:
+    """Every error is a metric that cannot be computed on these rows (``metric.failed``: e.g.
+    rocAuc on a part whose truth holds one class): a value the board shows as missing, not
+    a failure of the file."""
+    errors = [i for i in issues if i.is_error]
+    return bool(errors) and all(i.code == "metric.failed" for i in errors)
+
+
+def _scores(report, labels=None) -> list[dict]:
+    """``[{"metric", "value"}]``; a value that is not a finite number (or not computed: a
+    part without rows, a metric undefined on them) is None. ``labels``: the metrics of the
+    whole file, in order (a part's report may lack some)."""
     import math
-    return [{"metric": s.label, "value": float(s.value) if math.isfinite(float(s.value)) else None}
-            for s in report.scores]
+    got = {} if report is None else {s.label: (float(s.value) if math.isfinite(float(s.value)) else None)
+                                     for s in report.scores}
+    labels = list(labels) if labels is not None else list(got)
+    return [{"metric": label, "value": got.get(label)} for label in labels]
 
 
 _NICED = [False]
@@ -194,11 +223,11 @@ def score_job(job: dict) -> dict:
     (list), "nice" (optional: lower this worker process's priority by so much, once)}``. The file is read and aligned once, against the whole TEST truth (the
     check); each part's scores are computed on that part's rows of it. Never raises:
     returns ``{"id", "status": "scored"|"failed", "issues": [...], "scores": {part: [...]},
-    "log"}``."""
+    "failure": None|"team"|"platform", "log"}``."""
     from d3mkit.errors import D3MKitError
     _lower_priority(job.get("nice", 0))
     pred, truth = job["predictions"], job["truth"]
-    result = {"id": job["id"], "status": "scored", "issues": [], "scores": {}, "log": None}
+    result = {"id": job["id"], "status": "scored", "issues": [], "scores": {}, "failure": None, "log": None}
     check = job.get("check", True)
     try:
         sc = scorer(truth)
@@ -207,16 +236,19 @@ def score_job(job: dict) -> dict:
         except D3MKitError as exc:
             if not check:
                 raise
-            result.update(status="failed", issues=redact(exc.issues, pred))
+            result.update(status="failed", issues=redact(exc.issues, pred), failure="team")
             if any(i.path != pred for i in exc.issues):
                 result["log"] = "; ".join(i.format() for i in exc.issues)[:2000]
+                if any(i["code"] == "server.scoring_error" for i in result["issues"]):
+                    result["failure"] = "platform"        # the server's own files
             return result
         if check:
             result["issues"] = redact(report.issues, pred)
+        labels = [s.label for s in report.scores]
         for part in job.get("parts", ["public"]):
-            result["scores"][part] = _scores(sc.score_part(aligned, pred, part))
-    except Exception as exc:        # a bug or a server-side file: the team sees one line
-        result.update(status="failed", scores={}, issues=[{
+            result["scores"][part] = _scores(sc.score_part(aligned, pred, part), labels)
+    except Exception as exc:        # a bug, a memory cap, a server-side file: the team sees one line
+        result.update(status="failed", scores={}, failure="platform", issues=[{
             "severity": "error", "code": "server.scoring_error", "location": "",
             "message": "the server could not score this submission; the organisers can see "
                        "why in the server log"}])

@@ -41,6 +41,7 @@ class Upload:
     path: Path | None = None          # the received file (None: no file part)
     size: int = 0
     sha256: str = ""
+    received: str | None = None       # when the body completed (UTC ISO text; set by the caller)
 
     def discard(self) -> None:
         if self.path is not None:
