@@ -99,7 +99,7 @@ KNOWN_PRIVATE = {
     ("d3mkit/importing/scan.py", "d3mkit.importing.table", "_media"),
 }
 #: modules outside d3mkit/tables that still parse a table file themselves
-KNOWN_READERS = {"d3mkit/server/scoring.py", "d3mkit/server/challenge.py", "d3mkit/importing/source.py",
+KNOWN_READERS = {"d3mkit/importing/source.py",
                  "d3mkit/importing/scan.py", "d3mkit/benchmarks/prism/extract.py",
                  "d3mkit/benchmarks/prism/manifest.py"}
 

@@ -203,7 +203,7 @@ def leaderboard_model(challenge, board: Board, *, failures: dict | None = None,
             ranks[info.label] = dict(zip((r["team"] for r in p.rows),
                                          competition_ranks(vals, info.direction == "higher")))
         by_team = {r["team"]: r for r in p.rows}
-        ci, tie, constant = _statistics(p, statistics.get(p.problem_id), challenge.precision)
+        ci, tie, constant = problem_statistics(p, statistics.get(p.problem_id), challenge.precision)
         if p.metrics and p.metrics[0] in constant:
             from d3mkit.evaluate.stats import normalised_scores
             vals = np.array([_primary_of(p, t) for t in teams], dtype=float)
@@ -241,7 +241,7 @@ def leaderboard_model(challenge, board: Board, *, failures: dict | None = None,
         mean_ranks=mean, tables=tables, failure_counts=[], failure_rows=[], links=[], policy=POLICY)
 
 
-def _statistics(p: ProblemBoard, stats: dict | None, digits: int) -> tuple[dict, dict, dict]:
+def problem_statistics(p: ProblemBoard, stats: dict | None, digits: int) -> tuple[dict, dict, dict]:
     """``(intervals {(team, label): (low, high)}, ties {team: "tied"|"worse"}, constants
     {label: value})`` of one problem from its :func:`~d3mkit.server.scoring.board_statistics`
     result, for the entries it was computed for. Ties are the campaign's rule: the paired

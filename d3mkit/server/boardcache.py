@@ -71,12 +71,12 @@ class BoardCache:
         not significant after Holm's correction — or "worse"; teams whose statistics are not
         computed yet are absent)."""
         def make():
-            from d3mkit.server.board import ALPHA, _statistics
+            from d3mkit.server.board import ALPHA, problem_statistics
             board = self.board(version, part)
             out = board.to_dict()
-            stats = self._statistics(part)
+            stats = self.problem_statistics(part)
             for p, d in zip(board.problems, out["problems"]):
-                _ci, ties, _c = _statistics(p, stats.get(p.problem_id), self.challenge.precision)
+                _ci, ties, _c = problem_statistics(p, stats.get(p.problem_id), self.challenge.precision)
                 best = [r["team"] for r in p.rows if r["rank"] == 1]
                 d["tiers"] = {**{t: "best" for t in best}, **ties} if ties or best else {}
             return json.dumps({"challenge": self.challenge.name, "finalized": self.store.finalized(),
@@ -93,10 +93,10 @@ class BoardCache:
             failed = {names.get(k, k): n for k, n in failures.items()}
             parts = ["public", "private"] if finalized else ["public"]
             models = [leaderboard_model(self.challenge, self.board(version, part), failures=failed,
-                                        statistics=self._statistics(part)) for part in parts]
+                                        statistics=self.problem_statistics(part)) for part in parts]
             return pages.board_sections(models, {part: self.board(version, part).baselines for part in parts})
         return self._get(version, ("sections", finalized), make)
 
-    def _statistics(self, part: str) -> dict:
+    def problem_statistics(self, part: str) -> dict:
         prefix = f"stats:{part}:"
         return {name[len(prefix):]: json.loads(v) for name, v in self.store.states(prefix).items()}

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.tables import read_table
 
 FORMAT = 1
 CONFIG = "challenge.json"
@@ -227,8 +228,6 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
     docstring); return it. The database is created by the caller (:mod:`d3mkit.server.store`)."""
     import shutil
 
-    import pandas as pd
-
     from d3mkit.atomic import StagedDir, check_output_dir, copy_tree, write_text
     from d3mkit.docs import ProblemDoc
     from d3mkit.docs.locate import locate_task_root
@@ -265,7 +264,7 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
             priv = tmp / "private" / key
             copy_tree(views / "SCORE" / "problem_SCORE", priv / "problem", what="problem file")
             shutil.copyfile(views / "SCORE" / "targets.csv", priv / "targets.csv")
-            targets = pd.read_csv(priv / "targets.csv", dtype=str, keep_default_na=False)
+            targets = read_table(priv / "targets.csv")
             doc = ProblemDoc.load(priv / "problem" / "problemDoc.json")
             metadata = _metadata_files(doc, root, pid)
             for f in metadata:           # kept server-side beside the truth, never served
@@ -339,11 +338,9 @@ def part_warnings(challenge: Challenge) -> list[str]:
 def _perfect_issues(prepared, targets_path: str) -> list:
     """The issues of scoring the truth itself as the predictions (with a confidence of 1
     where a metric needs one)."""
-    import pandas as pd
-
     from d3mkit.errors import D3MKitError
     from d3mkit.scoring.score import score_prepared_aligned
-    frame = pd.read_csv(targets_path, dtype=str, keep_default_na=False)
+    frame = read_table(targets_path)
     for attempt in range(2):
         try:
             return list(score_prepared_aligned(prepared, frame)[0].issues)

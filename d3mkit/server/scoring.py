@@ -57,8 +57,8 @@ def _identity(path) -> tuple:
 
 
 def _units(targets_path: str, unit: str) -> frozenset:
-    import pandas as pd
-    col = pd.read_csv(targets_path, dtype=str, keep_default_na=False, usecols=[unit])[unit]
+    from d3mkit.tables import read_table
+    col = read_table(targets_path, usecols=[unit])[unit]
     return frozenset(_key(v) for v in col)
 
 
@@ -133,10 +133,10 @@ class ProblemScorer:
         import tempfile
         from pathlib import Path
 
-        import pandas as pd
+        from d3mkit.tables import read_table
         unit = self.truth["unit"]
         units = _units(self.truth[part], unit)
-        df = pd.read_csv(predictions, dtype=str, keep_default_na=False)
+        df = read_table(predictions)        # already read once by the whole file's check
         keep = [v in units or _key(v) in units for v in df[unit].to_numpy(dtype=object)]
         with tempfile.TemporaryDirectory(prefix="d3mkit-part-") as tmp:
             path = Path(tmp) / "predictions.csv"

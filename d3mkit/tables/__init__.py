@@ -22,14 +22,15 @@ from d3mkit.lazy import pandas as pd   # imported on first use (importing this m
 from d3mkit.atomic import write_with
 
 
-def read_table(path: Path | str) -> pd.DataFrame:
+def read_table(path: Path | str, usecols: list[str] | None = None) -> pd.DataFrame:
     """Read a CSV file with every cell as a string and no NA conversion, through the one
-    checked reader (:func:`d3mkit.tables.csvread.read_strings`). Raises
+    checked reader (:func:`d3mkit.tables.csvread.read_strings`; ``usecols`` the columns to
+    keep, every row's width still checked). Raises
     :class:`~d3mkit.errors.D3MKitError` naming the file: exit 2 when it is missing or
     unreadable, else exit 1 (not a regular file, too large, ragged rows, ...)."""
     from d3mkit.errors import EXIT_USAGE, D3MKitError
     from d3mkit.tables.csvread import read_strings
-    df, issues = read_strings(path, allow_empty=True)
+    df, issues = read_strings(path, usecols, allow_empty=True)
     if df is None:
         usage = issues[0].code in ("file.missing", "file.unreadable", "file.is_directory")
         raise D3MKitError(issues, EXIT_USAGE if usage else 1)
