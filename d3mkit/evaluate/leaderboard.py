@@ -38,6 +38,8 @@ class Cell:
     ci_high: float
     rank: int
     folds: int
+    fold_low: float = math.nan    # t interval of the mean over the folds (two or more)
+    fold_high: float = math.nan
 
 
 @dataclass
@@ -46,6 +48,7 @@ class ProblemRow:
     status: str               # scored | partial | failed | missing
     cells: list               # one Cell or None per metric
     tie: str | None = None    # best | tied | worse | None (not tested)
+    place: float | None = None    # rank on the primary metric under the partial-run policy
 
 
 @dataclass
@@ -66,6 +69,11 @@ class SystemRow:
     problems_scored: int
     failures: int
     tied_with_best: bool = False
+    elo: float | None = None
+    elo_ci: tuple = (None, None)
+    rank_ci: tuple = (None, None)
+    win_rate: float | None = None
+    improvability: float | None = None
 
 
 @dataclass
@@ -87,6 +95,12 @@ class Leaderboard:
     failure_rows: list        # [system, problemID, code, message]
     links: list = field(default_factory=list)
     policy: str = ""
+    cd_groups: list | None = None     # groups of the CD diagram (None: by the critical difference)
+    cd_test: str = "nemenyi"
+    win_matrix: list | None = None    # [i][j] share of problems system i wins against j (systems order)
+    strips: dict = field(default_factory=dict)    # system -> [(problem, normalised score)]
+    fold_scores: dict = field(default_factory=dict)   # problem -> (label, {system: [value per fold]})
+    pairwise: list = field(default_factory=list)  # summary.json's pairwise rows
 
 
 _CSS = """
