@@ -31,8 +31,11 @@ def metric_info(label: str, metric: str, higher: bool) -> MetricInfo:
     try:
         from d3mkit.registry import get_metric
         m = get_metric(metric)
-        doc = (m.score.__doc__ or "").strip().split("\n\n")[0]
-        desc = m.description or " ".join(doc.split())
+        doc = " ".join((m.score.__doc__ or "").strip().split("\n\n")[0].split())
+        desc = " ".join((m.description or "").split())
+        # a registry description cut from the docstring's first line: the whole paragraph instead
+        if not desc or (doc.startswith(desc) and len(doc) > len(desc)) or desc[-1] not in ".!?)":
+            desc = doc if doc.startswith(desc) or not desc else desc
     except Exception:  # noqa: BLE001 - a metric that is gone from the registry: no description
         desc = ""
     desc = re.sub(r":\w+:`~?([^`]+)`", r"\1", desc).replace("``", "")
@@ -144,7 +147,8 @@ def build_model(camp, aggregates: list[list], comparisons: list[list], summary: 
                 tie = "best"
             elif s in tested:
                 p_holm = tested[s][0]
-                tie = "tied" if isinstance(p_holm, float) and p_holm >= alpha else "worse"
+                tie = None if not (isinstance(p_holm, float) and math.isfinite(p_holm)) else \
+                    "tied" if p_holm >= alpha else "worse"
             rows.append(ProblemRow(s, status, cells, tie, places.get((pid, s))))
         order = {label: i for i, (label, _m) in enumerate(labels)}
         k = order.get(plabel, 0)
