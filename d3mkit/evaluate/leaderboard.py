@@ -273,8 +273,17 @@ def sections(m: Leaderboard, parts=SECTIONS, *, prefix: str = "") -> list[str]:
                       f'<p class="note">Generated {_e(m.generated)} by d3mkit {_e(m.version)}; parameters: {params}. '
                       + " · ".join(f'<a href="{_e(n)}">{_e(n)}</a>' for n in m.links) + "</p>"]
         c = m.counts
-        parts_out.append(f"<p>{c['systems']} systems × {c['problems']} problems: {c['scored']} submissions scored, "
-                         f"{c['failed']} failed, {c['missing']} missing; {c['failure_rows']} rows in failures.csv.</p>")
+        if "complete" in c:
+            f = c["folds"]
+            parts_out.append(f"<p>{c['systems']} systems × {c['problems']} problems = {c['submissions']} submissions: "
+                             f"{c['complete']} complete, {c['partial']} partial, {c['failed']} failed, "
+                             f"{c['missing']} missing. Folds, counted apart: {f['scored']} of {f['expected']} "
+                             f"scored, {f['failed']} failed, {f['missing']} missing; {c['failure_rows']} rows in "
+                             "failures.csv.</p>")
+        else:
+            parts_out.append(f"<p>{c['systems']} systems × {c['problems']} problems: {c['scored']} submissions "
+                             f"scored, {c['failed']} failed, {c['missing']} missing; {c['failure_rows']} rows in "
+                             "failures.csv.</p>")
         parts_out.append(f'<p class="note">{_e(m.policy)}</p>')
     if "overall" in parts:
         parts_out += _overall(m, sys_labels, prefix)

@@ -99,7 +99,8 @@ def winrate_svg(systems: list, matrix: list, labels: dict, ident: str = "winrate
     if k < 2 or not matrix:
         return ""
     cell = max(12, min(28, 560 // k))
-    left, top = 230, 200
+    longest = max(len(labels.get(x, x)) for x in systems)
+    left, top = 230, int(min(200, 24 + 6.2 * longest * 0.87))
     width, height = left + cell * k + 20, top + cell * k + 20
     body = []
     for j, s in enumerate(systems):
