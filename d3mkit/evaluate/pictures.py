@@ -22,10 +22,12 @@ def _e(text) -> str:
 
 
 def _figure(ident: str, title: str, desc: str, width: float, height: float, body: list[str],
-            caption: str) -> str:
+            caption: str, label: str = "") -> str:
+    aria = f' aria-label="{_e(label)}"' if label else ""
     return (f'<figure class="picture" id="{_e(ident)}"><svg xmlns="http://www.w3.org/2000/svg" '
             f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
-            f'font-family="sans-serif" font-size="12" role="img" aria-labelledby="{_e(ident)}-t {_e(ident)}-d">'
+            f'font-family="sans-serif" font-size="12" role="img"{aria} '
+            f'aria-labelledby="{_e(ident)}-t {_e(ident)}-d">'
             f'<title id="{_e(ident)}-t">{_e(title)}</title><desc id="{_e(ident)}-d">{_e(desc)}</desc>'
             + "".join(body) + f'</svg><figcaption class="note">{_e(caption)}</figcaption></figure>')
 
@@ -272,4 +274,5 @@ def cd_svg(mean_ranks: dict, cd: float | None, labels: dict, groups: list | None
     desc = f"Mean ranks of {k} systems (1 is best); bars join systems not significantly different by {how}."
     caption = f"Critical-difference diagram: mean rank of each system; a bar joins systems that {how} does not " \
               f"separate. Groups: {named}."
-    return _figure(ident, "Critical-difference diagram", desc, width, height, body, caption)
+    return _figure(ident, "Critical-difference diagram", desc, width, height, body, caption,
+                   label="critical difference diagram")
