@@ -57,7 +57,7 @@ class Options:
     rope: float = 0.01
     cd_test: str = "wilcoxon"
     partial: str = "last"
-    bayes_samples: int = 20_000
+    bayes_samples: int = 10_000
 
 
 @dataclass
