@@ -331,8 +331,10 @@ def _overall(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
                  _td(_num(r.mean_rank), r.mean_rank, "num")]
         if with_elo:
             cells += [_td(_e(_ci(r.rank_ci, 3))), _td(_num(r.elo, 4), r.elo, "num"), _td(_e(_ci(r.elo_ci))),
-                      _td(_num(r.win_rate, 3), r.win_rate, "num"), _td(_num(r.improvability, 3), r.improvability, "num")]
-        cells += [_td(_num(r.normalised, 3), r.normalised, "num"), _td(str(r.problems_scored), r.problems_scored, "num"),
+                      _td(_num(r.win_rate, 3), r.win_rate, "num"),
+                      _td(_num(r.improvability, 3), r.improvability, "num")]
+        cells += [_td(_num(r.normalised, 3), r.normalised, "num"),
+                  _td(str(r.problems_scored), r.problems_scored, "num"),
                   _td(str(r.failures), r.failures, "num"),
                   _td("tied with the best" if r.tied_with_best and r.position != 1 else
                       ("best" if r.position == 1 else ""))]
@@ -427,7 +429,8 @@ def _problems(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
     for t in m.tables:
         parts.append(f'<h3 title="{_e(t.problem_id)}">{_e(t.problem_id)}</h3>')
         parts.append('<p class="note">' + " ".join(
-            f"<b>{_e(mi.label)}</b> ({_e(mi.direction)} is better){': ' + _e(mi.description) if mi.description else '.'}"
+            f"<b>{_e(mi.label)}</b> ({_e(mi.direction)} is better)"
+            f"{': ' + _e(mi.description) if mi.description else '.'}"
             for mi in t.metrics) + f" {t.folds} fold{'s' if t.folds != 1 else ''}"
             + ("; value ± sd over the folds [Student&rsquo;s t interval of the mean over the folds]" if t.folds > 1
                else "; value [bootstrap confidence interval over the TEST rows]")

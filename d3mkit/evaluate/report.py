@@ -227,7 +227,8 @@ def problem_infos(camp) -> list:
     return out
 
 
-POLICY = ("Failure policy (partial and failed runs): on each problem, a system that scored only some folds is partial and is "
+POLICY = ("Failure policy (partial and failed runs): on each problem, a system that scored only some folds is "
+          "partial and is "
           "ranked after the complete systems (by its mean over the folds it scored) unless --partial mean; a "
           "failed or missing system shares the last places. In the Elo, win rates, improvability, the "
           "normalised score and the pairwise tests a failed or missing fold counts as the constant predictor "
