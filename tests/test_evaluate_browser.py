@@ -92,3 +92,33 @@ def test_leaderboard_dom_names_links_and_sorting(page):
     # labels: full names on hover, and never two names with one label
     labels = dict(re.findall(r'<span title="([^"]+)">([^<]+)</span>', dom))
     assert len(set(labels.values())) == len(labels) == len(LONG) + 3
+
+
+PICTURES = ("elo-picture", "winrate-picture", "strip-picture", "cd-picture", "folds-1")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_browser() is None, reason="no Chromium/Chrome installed (apt-get install chromium)")
+def test_every_picture_has_visible_ink_and_a_text_alternative(page):
+    """Each inline SVG picture, rendered alone by the browser, draws coloured marks (not
+    only a blank frame or labels), and carries a title, a description and a caption."""
+    tmp, html_path = page
+    text = html_path.read_text(encoding="utf-8")
+    for ident in PICTURES:
+        m = re.search(r'<figure class="picture" id="%s">(<svg.*?</svg>)<figcaption[^>]*>([^<]+)</figcaption>'
+                      % re.escape(ident), text, re.S)
+        assert m, f"no picture {ident}"
+        svg, caption = m.groups()
+        assert re.search(r'role="img"', svg) and "<title id=" in svg and "<desc id=" in svg, ident
+        assert len(caption.split()) >= 8, ident
+        one = tmp / f"{ident}.html"
+        one.write_text(f'<!DOCTYPE html><html><body style="margin:0;background:#fff">{svg}</body></html>',
+                       encoding="utf-8")
+        shot = tmp / f"{ident}.png"
+        _chromium(tmp, "--window-size=1000,900", f"--screenshot={shot}", one.as_uri())
+        assert shot.is_file(), f"the browser wrote no screenshot of {ident}"
+        img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+        ink = int((img.min(axis=2) < 200).sum())
+        colour = int(((img.max(axis=2) - img.min(axis=2)) > 60).sum())
+        assert ink > 300, f"{ident}: almost nothing drawn ({ink} dark pixels)"
+        assert colour > 80, f"{ident}: no coloured marks ({colour} pixels)"

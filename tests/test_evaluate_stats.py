@@ -162,12 +162,17 @@ def test_every_fold_is_scored_as_d3mkit_score_does(tmp_path, capsys):
         assert float(r["value"]) == value
         assert float(r["ci_low"]) <= value <= float(r["ci_high"])
     aggs = _read(out / "aggregates.csv")
-    assert list(aggs[0]) == ["system", "problemID", "metric", "mean", "sd", "folds", "rank"]
+    assert list(aggs[0]) == ["system", "problemID", "metric", "mean", "sd", "folds", "rank", "fold_ci_low",
+                             "fold_ci_high"]
+    from scipy import stats as sst
     for a in aggs:
         vals = [float(r["value"]) for r in rows if (r["system"], r["problemID"], r["metric"]) ==
                 (a["system"], a["problemID"], a["metric"])]
         assert a["folds"] == "3" and float(a["mean"]) == pytest.approx(np.mean(vals))
         assert float(a["sd"]) == pytest.approx(np.std(vals, ddof=1))
+        # Student's t interval over the folds (scipy's t.interval on the same three values)
+        lo, hi = sst.t.interval(0.95, 2, loc=np.mean(vals), scale=sst.sem(vals))
+        assert (float(a["fold_ci_low"]), float(a["fold_ci_high"])) == (pytest.approx(lo), pytest.approx(hi))
     comps = _read(out / "comparisons.csv")
     assert list(comps[0]) == ["problemID", "metric", "system_a", "system_b", "difference", "p_value",
                               "p_holm", "test"]

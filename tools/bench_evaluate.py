@@ -7,6 +7,7 @@ calling the metric once per resample.
     PYTHONPATH=. python tools/bench_evaluate.py [--systems 20 --problems 50 --folds 5 --rows 10000]
         [--bootstrap 1000] [--malformed 0.05] [--workers 2] [--no-dask] [--micro-only]
         [--loop-sample 0] [--save]
+    PYTHONPATH=. python tools/bench_evaluate.py --standings [--ref-pairs 10] [--save]
 
 The campaign is :func:`d3mkit.evaluate.synthetic.make_campaign` (seed 0; half the problems
 classification with accuracy+f1Macro, half regression with RMSE+MAE; ``--folds`` kFold
@@ -22,11 +23,23 @@ The micro benchmark times the campaign's bootstrap
 (:meth:`~d3mkit.evaluate.resampled.Resampler.by_function`, which is what calling a metric
 once per resample costs), measured on ``--micro-loop`` resamples and scaled. Prints markdown tables with the numpy / pandas /
 pyarrow versions and the load average (``--save`` writes tools/results/evaluate_bench.md).
+
+``--standings`` (issue 34) runs one campaign of 30 systems x 100 problems x 10 folds (1,000
+rows) in one process with a local pool, then times the campaign-level statistics alone
+(:func:`d3mkit.evaluate.report.summary`: Elo with a bootstrap of ``--bootstrap`` over the
+problems, win rates, improvability, mean-rank intervals, every pair's Wilcoxon and Bayesian
+signed-rank test, the CD groups) on the campaign it just ran: the campaign without them is the
+difference (target: the statistics add at most 2x). On the same table (the primary metric per
+problem, system and fold, a failed fold imputed) it times bencheval's leaderboard (Elo with
+the same bootstrap, win rate, improvability), baycomp's SignedRankTest on every pair (50,000
+draws each, its own default; ``--ref-pairs`` of them timed and scaled) and autorank (target:
+d3mkit at least as fast as the three together).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -130,6 +143,119 @@ def micro(resamples: int, rows: int, loop_sample: int) -> list[tuple]:
     return out
 
 
+_STANDINGS = """
+import json, resource, sys, time
+from pathlib import Path
+from d3mkit.evaluate.campaign import Params, run_campaign
+from d3mkit.evaluate.report import aggregate_rows, problem_infos, result_rows, results_frame, summary
+from d3mkit.executor import make_executor
+
+def cpu_all():
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+p, s, out, workers, boot = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+t, c = time.perf_counter(), cpu_all()
+with make_executor(workers) as ex:
+    camp = run_campaign(p, s, out, ex, use_cache=False, params=Params(bootstrap=boot))
+total = (time.perf_counter() - t, cpu_all() - c)
+frame = results_frame(result_rows(camp))
+aggs = aggregate_rows(camp)
+t, c = time.perf_counter(), time.process_time()
+summary(camp, aggs, frame)
+stand = (time.perf_counter() - t, time.process_time() - c)
+# the table the reference packages get: the primary metric per problem, system and fold,
+# a failed fold imputed as the constant predictor (bencheval wants a dense table), as an error
+infos = {i.problem_id: i for i in problem_infos(camp)}
+rows = []
+systems = list(camp.discovery.systems)
+for pid, info in infos.items():
+    if info.label is None:
+        continue
+    got = {(r[0], r[2], r[3]): r[5] for r in frame[frame["problemID"] == pid][["system", "problemID", "repeat",
+           "fold", "metric", "value"]].itertuples(index=False, name=None) if r[4] == info.label}
+    for k, (rr, ff) in enumerate(info.folds):
+        for sy in systems:
+            v = got.get((sy, rr, ff), info.constant)
+            rows.append([sy, pid, k, v, info.higher, info.perfect])
+json.dump({"total": total, "standings": stand, "rows": rows}, open(out / "bench.json", "w"))
+"""
+
+_REFERENCES = """
+import json, sys, time, warnings
+import numpy as np, pandas as pd
+warnings.simplefilter("ignore")
+data = json.load(open(sys.argv[1]))
+pairs_timed, boot = int(sys.argv[2]), int(sys.argv[3])
+df = pd.DataFrame(data["rows"], columns=["method", "task", "fold", "value", "higher", "perfect"])
+df = df[np.isfinite(df["perfect"]) & np.isfinite(df["value"])]
+df["metric_error"] = (df["perfect"] - df["value"]).abs()
+out = {}
+from bencheval.evaluator import BenchmarkEvaluator
+t, c = time.perf_counter(), time.process_time()
+ev = BenchmarkEvaluator(seed_column="fold", columns_to_agg_extra=None)
+ev.leaderboard(df[["method", "task", "fold", "metric_error"]], elo_kwargs={"BOOTSTRAP_ROUNDS": boot})
+out["bencheval"] = (time.perf_counter() - t, time.process_time() - c)
+means = df.assign(score=np.where(df["higher"], df["value"], -df["value"])).pivot_table(
+    index="task", columns="method", values="score", aggfunc="mean")
+from baycomp import SignedRankTest
+cols = list(means.columns)
+pairs = [(a, b) for i, a in enumerate(cols) for b in cols[i + 1:]]
+t, c = time.perf_counter(), time.process_time()
+for a, b in pairs[:pairs_timed]:
+    SignedRankTest.probs(means[a].to_numpy(), means[b].to_numpy(), rope=0.01, nsamples=50000, random_state=0)
+scale = len(pairs) / max(1, min(pairs_timed, len(pairs)))
+out["baycomp"] = ((time.perf_counter() - t) * scale, (time.process_time() - c) * scale, len(pairs),
+                  min(pairs_timed, len(pairs)))
+import autorank
+t, c = time.perf_counter(), time.process_time()
+autorank.autorank(means, alpha=0.05, force_mode="nonparametric")
+out["autorank"] = (time.perf_counter() - t, time.process_time() - c)
+print(json.dumps(out))
+"""
+
+
+def standings_bench(args) -> list[str]:
+    """The campaign-level statistics (Elo with a bootstrap of ``--bootstrap``, win rates,
+    improvability, every pair's Wilcoxon and Bayesian test, the CD groups) against the
+    campaign without them, and against bencheval + baycomp + autorank on the same table."""
+    tmp = Path(tempfile.mkdtemp(prefix="bench_standings_"))
+    try:
+        t = time.perf_counter()
+        p, s = make_campaign(tmp / "main", systems=args.systems, problems=args.problems, rows=args.rows,
+                             seed=0, malformed=args.malformed, folds=args.folds)
+        print(f"generated in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        env = dict(os.environ, PYTHONPATH=str(REPO))
+        out = tmp / "out"
+        subprocess.run([sys.executable, "-c", _STANDINGS, str(p), str(s), str(out), str(args.workers),
+                        str(args.bootstrap)], env=env, check=True)
+        got = json.loads((out / "bench.json").read_text())
+        ref = json.loads(subprocess.run([sys.executable, "-c", _REFERENCES, str(out / "bench.json"),
+                                         str(args.ref_pairs), str(args.bootstrap)], env=env, check=True,
+                                        capture_output=True, text=True).stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    (tw, tc), (sw, sc) = got["total"], got["standings"]
+    rows = [("campaign with the statistics (evaluate, in one process + pool)", f"{tw:.1f}", f"{tc:.1f}", ""),
+            ("the statistics alone (summary: standings, pairwise tests, CD)", f"{sw:.1f}", f"{sc:.1f}", ""),
+            ("campaign without them (difference)", f"{tw - sw:.1f}", f"{tc - sc:.1f}",
+             f"statistics add {tw / max(tw - sw, 1e-9):.2f}x wall, {tc / max(tc - sc, 1e-9):.2f}x CPU")]
+    bw, bc = ref["bencheval"]
+    yw, yc, npairs, timed_pairs = ref["baycomp"]
+    aw, ac = ref["autorank"]
+    rw, rc = bw + yw + aw, bc + yc + ac
+    rows += [(f"bencheval leaderboard (Elo bootstrap {args.bootstrap}, win rate, improvability)", f"{bw:.1f}",
+              f"{bc:.1f}", ""),
+             (f"baycomp SignedRankTest, {npairs} pairs ({timed_pairs} timed, scaled)", f"{yw:.1f}", f"{yc:.1f}", ""),
+             ("autorank (Friedman, Nemenyi)", f"{aw:.1f}", f"{ac:.1f}", ""),
+             ("bencheval + baycomp + autorank", f"{rw:.1f}", f"{rc:.1f}",
+              f"d3mkit's statistics {rw / max(sw, 1e-9):.1f}x faster (wall), {rc / max(sc, 1e-9):.1f}x (CPU)")]
+    lines = [f"Campaign statistics: {args.systems} systems x {args.problems} problems x {args.folds} folds of "
+             f"{args.rows:,} rows, {args.malformed:.0%} malformed, --bootstrap {args.bootstrap}, "
+             f"--workers {args.workers}", ""]
+    return lines + md_table(["run", "wall s", "CPU s", "ratio"], rows) + [""]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--systems", type=int, default=20)
@@ -145,7 +271,22 @@ def main(argv=None) -> int:
     ap.add_argument("--micro-only", action="store_true")
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--save", action="store_true")
+    ap.add_argument("--standings", action="store_true",
+                    help="the campaign-level statistics against the campaign without them and against "
+                         "bencheval + baycomp + autorank (defaults then: 30 x 100 x 10 folds of 1,000 rows)")
+    ap.add_argument("--ref-pairs", type=int, default=10, help="baycomp pairs timed (scaled to all pairs)")
     args = ap.parse_args(argv)
+    if args.standings:
+        for name, value in (("systems", 30), ("problems", 100), ("folds", 10), ("rows", 1000)):
+            if f"--{name}" not in (argv if argv is not None else sys.argv[1:]):
+                setattr(args, name, value)
+        load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"] * 3
+        lines = standings_bench(args)
+        after = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"] * 3
+        lines.append(f"{os.cpu_count()} cores, Python {platform.python_version()}; load average before "
+                     f"{' '.join(load)}, after {' '.join(after)}")
+        emit("\n".join(lines) + "\n", "evaluate_standings_bench.md", args.save)
+        return 0
     import numpy
     import pandas
     try:

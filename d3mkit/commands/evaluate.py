@@ -39,6 +39,17 @@ def add_parser(sub) -> None:
                         "0 turns the intervals and comparisons off)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence of the intervals (default 0.95)")
     p.add_argument("--seed", type=seed_value, default=0, help="seed of the resamples (default 0)")
+    p.add_argument("--elo-reference", default=None, metavar="SYSTEM",
+                   help="pin this system's Elo at 1000 (default: the ratings average 1000)")
+    p.add_argument("--rope", type=float, default=0.01,
+                   help="region of practical equivalence of the Bayesian signed-rank test, on the metric's "
+                        "scale (default 0.01)")
+    p.add_argument("--cd-test", choices=("wilcoxon", "nemenyi"), default="wilcoxon",
+                   help="groups of the critical-difference diagram: pairwise Wilcoxon signed-rank tests with "
+                        "Holm's correction (default) or Nemenyi's critical difference of mean ranks")
+    p.add_argument("--partial", choices=("last", "mean"), default="last",
+                   help="rank a system that scored only some folds of a problem after the complete ones "
+                        "(last, the default) or by its mean over the folds it scored (mean)")
     p.add_argument("--max-size-mb", type=float, default=None,
                    help="predictions files over this size are failures, not read (default: the "
                         "d3mkit file limit, D3MKIT_MAX_FILE_BYTES, 4 GiB)")
@@ -122,7 +133,10 @@ def _run(args) -> int:
     if not 0 < args.confidence < 1:
         raise UsageError(f"--confidence must be between 0 and 1, got {args.confidence}")
     check_options(args.workers, args.scheduler)
-    params = Params(bootstrap=args.bootstrap, confidence=args.confidence, seed=args.seed)
+    if not (math.isfinite(args.rope) and args.rope >= 0):
+        raise UsageError(f"--rope must be a finite number >= 0, got {args.rope}")
+    params = Params(bootstrap=args.bootstrap, confidence=args.confidence, seed=args.seed,
+                    elo_reference=args.elo_reference, rope=args.rope, cd_test=args.cd_test, partial=args.partial)
     with from_args(args) as ex:
         camp = run_campaign(args.problems, args.submissions, args.out, ex,
                             progress=not args.quiet and sys.stderr.isatty(),
@@ -131,10 +145,17 @@ def _run(args) -> int:
         where = ex.describe()
     n = grid_counts(camp)
     outputs = {name: str(args.out / name) for name in ("scores.csv", "aggregates.csv", "failures.csv",
-                                                       "comparisons.csv", "summary.json", "leaderboard.html")}
+                                                       "comparisons.csv", "results.csv", "results.parquet",
+                                                       "summary.json", "leaderboard.html")
+               if (args.out / name).exists()}
+    if args.elo_reference is not None and args.elo_reference not in camp.discovery.systems and not args.quiet:
+        print(f"warning: --elo-reference {args.elo_reference!r} is not a system of the campaign; "
+              "the ratings average 1000", file=sys.stderr)
     if not args.quiet:
+        f = n["folds"]
         print(f"{n['systems']} systems x {n['problems']} problems = {n['submissions']} submissions: "
-              f"{n['scored']} scored, {n['failed']} failed, {n['missing']} missing; "
+              f"{n['complete']} complete, {n['partial']} partial, {n['failed']} failed, {n['missing']} missing; "
+              f"folds: {f['scored']} of {f['expected']} scored, {f['failed']} failed, {f['missing']} missing; "
               f"{n['failure_rows']} rows in failures.csv ({camp.scored} evaluated now, "
               f"{camp.reused} from the cache; {where})", file=sys.stderr)
         if args.format != "json":

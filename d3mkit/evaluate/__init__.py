@@ -17,9 +17,16 @@ with the statistics that say which differences are real.
   percentile intervals, paired bootstrap, McNemar, Holm, Friedman, Nemenyi, normalised
   scores);
 * :mod:`d3mkit.evaluate.ranking` — ranks per problem and the mean-rank aggregation (pure);
-* :mod:`d3mkit.evaluate.report` — the output tables and summary.json from the results;
+* :mod:`d3mkit.evaluate.overall` — the standing over the problems, derived from the one long
+  results table: policy ranks, intervals, Elo, win rates, improvability, pairwise tests, CD
+  groups; its pure parts are :mod:`d3mkit.evaluate.elo` (Bradley–Terry Elo, win rates,
+  improvability) and :mod:`d3mkit.evaluate.pairwise` (Wilcoxon, Bayesian signed-rank with a
+  ROPE, CD groups, the t interval over folds);
+* :mod:`d3mkit.evaluate.report` — the output tables (results.csv/.parquet among them) and
+  summary.json from the results;
 * :mod:`d3mkit.evaluate.model` and :mod:`d3mkit.evaluate.leaderboard` — the leaderboard
-  model, and the page drawn from it (a function from data to HTML);
+  model, and the page drawn from it (a function from data to HTML), with its pictures
+  (:mod:`d3mkit.evaluate.pictures`, inline SVG);
 * :mod:`d3mkit.evaluate.synthetic` and :mod:`d3mkit.evaluate.example` — seeded campaigns
   for the tests, the benchmark and ``d3mkit evaluate --example``.
 

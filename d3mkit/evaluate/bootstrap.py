@@ -33,6 +33,75 @@ from d3mkit.evaluate.stats import WEIGHT_BLOCK, block_counts, block_weights, hol
     percentile_interval
 
 
+MIN_BOOTSTRAP_UNITS = 6      # fewer TEST units: the exact permutation test instead of the bootstrap
+SWAPPABLE = ("rows", "classes", "ranked")
+
+
+def permutation_p(observed: float, pairs) -> float:
+    """The exact two-sided paired permutation p-value of "A and B are exchangeable": every
+    one of the 2^n ways of swapping the two systems' predictions on each unit, the same
+    swap in every repeat (``pairs``: the two pooled calls of each repeat); the share of
+    swaps whose mean difference over the repeats is at least as far from zero as
+    ``observed`` (the identity swap included, so never 0). NaN where predictions cannot be
+    swapped unit by unit (multiLabel, objectDetection) or a metric call fails.
+
+    Four rows, A right on all and B wrong on all: only the identity and the full swap are
+    as extreme, p = 2/16 = 0.125 (McNemar's exact test gives the same).
+    """
+    from d3mkit.scoring.compute import call_metric
+    first = pairs[0][0]
+    if first.layout not in SWAPPABLE:
+        return math.nan
+    keys = list(dict.fromkeys(k for ca, _cb in pairs for k in ca.units.tolist()))
+    pos = {k: i for i, k in enumerate(keys)}
+    n = len(keys)
+    masks = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    diffs = np.zeros(len(masks))
+    try:
+        for ca, cb in pairs:
+            if len(ca.pieces) != len(cb.pieces) or not np.array_equal(ca.units, cb.units):
+                return math.nan
+            at = np.array([pos[k] for k in ca.units.tolist()], dtype=np.int64)
+            for m_i, mask in enumerate(masks):
+                swap = mask[at]
+                va, vb = [], []
+                for (yt, ypa, kwa), (_yt2, ypb, kwb) in zip(ca.pieces, cb.pieces):
+                    sa, sb = _swapped(ypa, ypb, kwa, kwb, swap)
+                    va.append(call_metric(ca.metric, yt, sa[0], sa[1]))
+                    vb.append(call_metric(cb.metric, yt, sb[0], sb[1]))
+                diffs[m_i] += float(np.mean(va)) - float(np.mean(vb))
+    except (ValueError, ZeroDivisionError, TypeError, IndexError, KeyError):
+        return math.nan
+    diffs /= len(pairs)
+    if not np.all(np.isfinite(diffs)):
+        return math.nan
+    return float(np.count_nonzero(np.abs(diffs) >= abs(observed) - 1e-12) / len(diffs))
+
+
+def _swapped(ypa, ypb, kwa: dict, kwb: dict, swap: np.ndarray):
+    """The two systems' (predictions, inputs) with the rows of ``swap`` exchanged."""
+    n = len(swap)
+
+    def mix(x, y):
+        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and x.ndim >= 1 \
+                and len(x) == n:
+            sel = swap.reshape((n,) + (1,) * (x.ndim - 1))
+            return np.where(sel, y, x), np.where(sel, x, y)
+        return x, y
+    pa, pb = mix(np.asarray(ypa), np.asarray(ypb))
+    ka, kb = {}, {}
+    for key in kwa:
+        if key == "codes":
+            continue
+        if key == "classes":               # shared by the rows: must be the same list
+            if not np.array_equal(np.asarray(kwa[key]), np.asarray(kwb.get(key))):
+                raise ValueError("the two systems' class lists differ")
+            ka[key] = kb[key] = kwa[key]
+            continue
+        ka[key], kb[key] = mix(kwa[key], kwb.get(key))
+    return (pa, ka), (pb, kb)
+
+
 def _rng(seed: int, pid: str, repeat: int, fold: int, part: int = 0) -> np.random.Generator:
     key = [seed, zlib.crc32(pid.encode("utf-8", "surrogateescape")), repeat, fold + 1]
     return np.random.default_rng(key + [part] if part else key)
@@ -296,12 +365,23 @@ def problem_statistics(pid: str, folds, calls: dict, *, resamples: int, confiden
                     p = mcnemar_exact(int(np.count_nonzero(ca & ~cb)), int(np.count_nonzero(~ca & cb)))
                     test = "mcnemar_exact"
                 else:
-                    d = [pool.get((r, (a, label))) - pool.get((r, (b_, label))) for r in common
-                         if pool.get((r, (a, label))) is not None and pool.get((r, (b_, label))) is not None]
-                    if len(d) != len(common):
-                        continue
-                    p = paired_bootstrap_p(diff, np.mean(d, axis=0))
-                    test = "paired_bootstrap"
+                    n_units = len({k for r in common for k in pooled[(r, (a, label))][0].units.tolist()})
+                    if n_units < MIN_BOOTSTRAP_UNITS:
+                        p = permutation_p(diff, [(pooled[(r, (a, label))][0], pooled[(r, (b_, label))][0])
+                                                 for r in common])
+                        test = "exact_permutation" if math.isfinite(p) else "none"
+                    else:
+                        d = [pool.get((r, (a, label))) - pool.get((r, (b_, label))) for r in common
+                             if pool.get((r, (a, label))) is not None and pool.get((r, (b_, label))) is not None]
+                        if len(d) != len(common):
+                            continue
+                        dm = np.mean(d, axis=0)
+                        dm = dm[np.isfinite(dm)]
+                        if len(dm) and float(np.ptp(dm)) <= 1e-12 * max(1.0, float(np.abs(dm).max())):
+                            p, test = math.nan, "none"      # the resampled differences do not vary
+                        else:
+                            p = paired_bootstrap_p(diff, np.mean(d, axis=0))
+                            test = "paired_bootstrap"
                 comparisons.append([label, a, b_, diff, p, math.nan, test])
     for row, ph in zip(comparisons, holm([r[4] for r in comparisons])):
         row[5] = ph

@@ -42,15 +42,27 @@ NAN = float("nan")
 class Params:
     """The statistics' parameters: ``bootstrap`` resamples (0: no intervals and no
     comparisons), the interval's ``confidence``, the ``seed`` of every resample and the
-    significance level ``alpha`` of the ties and the critical difference."""
+    significance level ``alpha`` of the ties and the critical difference; and, for the
+    standing over the problems only (:mod:`d3mkit.evaluate.overall`; not part of the
+    cache key: they do not change a problem's scores), the Elo ``elo_reference``, the
+    Bayesian test's ``rope``, the ``cd_test`` and the ``partial`` policy."""
     bootstrap: int = 1000
     confidence: float = 0.95
     seed: int = 0
     alpha: float = 0.05
+    elo_reference: str | None = None
+    rope: float = 0.01
+    cd_test: str = "wilcoxon"
+    partial: str = "last"
 
-    def to_dict(self) -> dict:
+    def scoring_dict(self) -> dict:
+        """The parameters a problem's result depends on (the cache key's)."""
         return {"bootstrap": self.bootstrap, "confidence": self.confidence, "seed": self.seed,
                 "alpha": self.alpha}
+
+    def to_dict(self) -> dict:
+        return {**self.scoring_dict(), "elo_reference": self.elo_reference, "rope": self.rope,
+                "cd_test": self.cd_test, "partial": self.partial}
 
 
 @dataclass
@@ -269,7 +281,7 @@ def run_campaign(problems_dir: Path, submissions_dir: Path, out: Path, executor,
     problems, problem_failures = find_problems(Path(problems_dir))
     disc = find_submissions(Path(submissions_dir), problems, max_bytes=max_bytes)
     disc.failures = sorted(problem_failures + disc.failures)
-    context = json.dumps([params.to_dict(), limits_in_force(max_bytes)], sort_keys=True)
+    context = json.dumps([params.scoring_dict(), limits_in_force(max_bytes)], sort_keys=True)
     cache = load_cache(Path(out)) if use_cache else {}
     by_problem: dict[str, list[Submission]] = {}
     for s in disc.submissions:
@@ -307,5 +319,8 @@ def write_outputs(camp: Campaign, out: Path) -> None:
     files = output_files(camp)
     files[CACHE_FILE] = json.dumps({"format": CACHE_FORMAT, "entries": camp.cache}, sort_keys=True) + "\n"
     with StagedDir(out, force=True) as tmp:
-        for name, text in files.items():
-            (tmp / name).write_text(text, encoding="utf-8")
+        for name, data in files.items():
+            if isinstance(data, bytes):
+                (tmp / name).write_bytes(data)
+            else:
+                (tmp / name).write_text(data, encoding="utf-8")

@@ -19,7 +19,10 @@ import html
 import math
 from dataclasses import dataclass, field
 
+from d3mkit.evaluate.pictures import cd_svg, elo_svg, folds_svg, strips_svg, winrate_svg  # noqa: E402,F401
+
 MAX_FAILURE_ROWS = 500
+MAX_FOLD_PICTURES = 200
 LABEL_WIDTH = 28
 
 
@@ -38,6 +41,8 @@ class Cell:
     ci_high: float
     rank: int
     folds: int
+    fold_low: float = math.nan    # t interval of the mean over the folds (two or more)
+    fold_high: float = math.nan
 
 
 @dataclass
@@ -46,6 +51,7 @@ class ProblemRow:
     status: str               # scored | partial | failed | missing
     cells: list               # one Cell or None per metric
     tie: str | None = None    # best | tied | worse | None (not tested)
+    place: float | None = None    # rank on the primary metric under the partial-run policy
 
 
 @dataclass
@@ -66,6 +72,11 @@ class SystemRow:
     problems_scored: int
     failures: int
     tied_with_best: bool = False
+    elo: float | None = None
+    elo_ci: tuple = (None, None)
+    rank_ci: tuple = (None, None)
+    win_rate: float | None = None
+    improvability: float | None = None
 
 
 @dataclass
@@ -87,6 +98,12 @@ class Leaderboard:
     failure_rows: list        # [system, problemID, code, message]
     links: list = field(default_factory=list)
     policy: str = ""
+    cd_groups: list | None = None     # groups of the CD diagram (None: by the critical difference)
+    cd_test: str = "nemenyi"
+    win_matrix: list | None = None    # [i][j] share of problems system i wins against j (systems order)
+    strips: dict = field(default_factory=dict)    # system -> [(problem, normalised score)]
+    fold_scores: dict = field(default_factory=dict)   # problem -> (label, {system: [value per fold]})
+    pairwise: list = field(default_factory=list)  # summary.json's pairwise rows
 
 
 _CSS = """
@@ -105,6 +122,7 @@ tr.failed td, tr.missing td { color: #8a8a8a; font-style: italic; }
 td.heat { text-align: center; min-width: 3.2em; font-variant-numeric: tabular-nums; }
 td.heat small { display: block; font-size: 75%; }
 .legend span { display: inline-block; padding: 1px 8px; margin-right: 4px; border: 1px solid #999; }
+figure.picture { margin: 0.5em 0 1.5em 0; } figure.picture svg { max-width: 100%; height: auto; }
 """
 
 # sort a table on a header click: numbers by their data-v value, text otherwise
@@ -214,65 +232,14 @@ def rank_class(rank) -> str:
     return "r1" if rank <= 1 else "r2" if rank <= 2 else "r3" if rank <= 3 else "r4" if rank <= 5 else "r5"
 
 
-def cd_svg(mean_ranks: dict, cd: float | None, labels: dict[str, str]) -> str:
-    """A critical-difference diagram (Demšar 2006): the mean-rank axis, each system at its
-    mean rank, and a bar joining every group of systems whose mean ranks differ by less
-    than the critical difference."""
-    items = sorted(mean_ranks.items(), key=lambda kv: (kv[1], kv[0]))
-    k = len(items)
-    if k < 2:
-        return ""
-    width, left, right = 900, 260, 260
-    lo, hi = 1, max(k, math.ceil(max(v for _, v in items)))
-    span = width - left - right
-
-    def x(r):
-        return left + span * (r - lo) / max(1, hi - lo)
-    top = 40
-    groups = []
-    if cd is not None:
-        for i in range(k):
-            j = i
-            while j + 1 < k and items[j + 1][1] - items[i][1] <= cd:
-                j += 1
-            if j > i and not any(a <= i and j <= b for a, b in groups):
-                groups.append((i, j))
-    line_h = 18
-    bar_y0 = top + 12
-    height = bar_y0 + 8 * (len(groups) + 1) + line_h * ((k + 1) // 2) + 30
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="12" role="img" aria-label="critical difference diagram">']
-    out.append(f'<line x1="{x(lo)}" y1="{top}" x2="{x(hi)}" y2="{top}" stroke="#222"/>')
-    for r in range(lo, hi + 1):
-        out.append(f'<line x1="{x(r):.1f}" y1="{top - 5}" x2="{x(r):.1f}" y2="{top}" stroke="#222"/>'
-                   f'<text x="{x(r):.1f}" y="{top - 8}" text-anchor="middle">{r}</text>')
-    if cd is not None:
-        out.append(f'<line x1="{x(lo):.1f}" y1="12" x2="{x(lo + cd):.1f}" y2="12" stroke="#c0392b" stroke-width="3"/>'
-                   f'<text x="{x(lo + cd) + 6:.1f}" y="16" fill="#c0392b">CD = {cd:.3g}</text>')
-    for g, (i, j) in enumerate(groups):
-        y = bar_y0 + 8 * g
-        out.append(f'<line x1="{x(items[i][1]) - 3:.1f}" y1="{y}" x2="{x(items[j][1]) + 3:.1f}" y2="{y}" '
-                   f'stroke="#2c3e50" stroke-width="4"/>')
-    base = bar_y0 + 8 * len(groups) + 10
-    half = (k + 1) // 2
-    for n, (s, r) in enumerate(items):
-        row = n if n < half else k - 1 - n
-        y = base + line_h * row
-        lx = left - 10 if n < half else width - right + 10
-        anchor = "end" if n < half else "start"
-        out.append(f'<polyline points="{x(r):.1f},{top} {x(r):.1f},{y} {lx:.1f},{y}" fill="none" stroke="#555"/>'
-                   f'<text x="{lx + (-4 if n < half else 4):.1f}" y="{y + 4}" text-anchor="{anchor}">'
-                   f'<title>{_e(s)}</title>{_e(labels.get(s, s))} ({r:.2f})</text>')
-    out.append("</svg>")
-    return "".join(out)
-
-
 def _cell_text(c) -> tuple[str, str]:
     """(value text, rank text) of a per-problem cell."""
     if c is None:
         return "", ""
     if c.folds > 1 and math.isfinite(c.sd):
         text = f"{_num(c.mean)} ± {_num(c.sd, 2)}"
+        if math.isfinite(c.fold_low):
+            text += f" [{_num(c.fold_low)}, {_num(c.fold_high)}]"
     elif math.isfinite(c.ci_low):
         text = f"{_num(c.mean)} [{_num(c.ci_low)}, {_num(c.ci_high)}]"
     else:
@@ -306,8 +273,17 @@ def sections(m: Leaderboard, parts=SECTIONS, *, prefix: str = "") -> list[str]:
                       f'<p class="note">Generated {_e(m.generated)} by d3mkit {_e(m.version)}; parameters: {params}. '
                       + " · ".join(f'<a href="{_e(n)}">{_e(n)}</a>' for n in m.links) + "</p>"]
         c = m.counts
-        parts_out.append(f"<p>{c['systems']} systems × {c['problems']} problems: {c['scored']} submissions scored, "
-                         f"{c['failed']} failed, {c['missing']} missing; {c['failure_rows']} rows in failures.csv.</p>")
+        if "complete" in c:
+            f = c["folds"]
+            parts_out.append(f"<p>{c['systems']} systems × {c['problems']} problems = {c['submissions']} submissions: "
+                             f"{c['complete']} complete, {c['partial']} partial, {c['failed']} failed, "
+                             f"{c['missing']} missing. Folds, counted apart: {f['scored']} of {f['expected']} "
+                             f"scored, {f['failed']} failed, {f['missing']} missing; {c['failure_rows']} rows in "
+                             "failures.csv.</p>")
+        else:
+            parts_out.append(f"<p>{c['systems']} systems × {c['problems']} problems: {c['scored']} submissions "
+                             f"scored, {c['failed']} failed, {c['missing']} missing; {c['failure_rows']} rows in "
+                             "failures.csv.</p>")
         parts_out.append(f'<p class="note">{_e(m.policy)}</p>')
     if "overall" in parts:
         parts_out += _overall(m, sys_labels, prefix)
@@ -320,33 +296,105 @@ def sections(m: Leaderboard, parts=SECTIONS, *, prefix: str = "") -> list[str]:
     return parts_out
 
 
+def _p(v) -> str:
+    """A p-value as text: never "p = 0" (below 0.001 it is "p < 0.001"); "undefined" for none."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "undefined"
+    return "p < 0.001" if v < 0.001 else f"p = {v:.3g}"
+
+
+def _ci(pair, digits: int = 4) -> str:
+    lo, hi = pair if pair else (None, None)
+    if lo is None or hi is None:
+        return ""
+    return f"[{_num(float(lo), digits)}, {_num(float(hi), digits)}]"
+
+
 def _overall(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
     p = m.parameters
     parts = [f'<h2 id="{prefix}overall">Overall ranking</h2>']
+    with_elo = any(r.elo is not None for r in m.overall)
     parts.append('<p class="note">On each problem the systems are ranked on its primary metric (the first '
                  "performanceMetric, mean over folds; ties share the mean of their places); the overall score "
-                 "is the mean rank over the problems (lower is better). The normalised score is 0 for the "
-                 "constant predictor and 1 for the best system, averaged over the problems. "
-                 "&ldquo;tied&rdquo;: the mean rank is within the critical difference of the best.</p>")
+                 "is the mean rank over the problems (lower is better), with its bootstrap interval over "
+                 "problems. The normalised score is 0 for the constant predictor and 1 for the best system, "
+                 "averaged over the problems. "
+                 + ("Elo: Bradley–Terry ratings from every pair's wins fold by fold (ties half, each problem "
+                    "weighing 1), 1000 the average or the reference system, with a bootstrap interval over "
+                    "problems. Win rate: the share of problems won against the other systems. Improvability: "
+                    "how far the system's error is from the best system's on each problem, relative to its own "
+                    "error (0 is the best), averaged. " if with_elo else "")
+                 + "&ldquo;tied&rdquo;: not separated from the best by the critical-difference test.</p>")
     rows = []
     for r in m.overall:
-        rows.append(f'<tr class="{"best" if r.position == 1 else ""}">' + _td(str(r.position or ""), r.position, "num")
-                    + _td(_name(r.system, sys_labels)) + _td(_num(r.mean_rank), r.mean_rank, "num")
-                    + _td(_num(r.normalised, 3), r.normalised, "num")
-                    + _td(str(r.problems_scored), r.problems_scored, "num") + _td(str(r.failures), r.failures, "num")
-                    + _td("tied with the best" if r.tied_with_best and r.position != 1 else
-                          ("best" if r.position == 1 else "")) + "</tr>")
-    parts.append(_html_table(["position", "system", "mean rank", "normalised score", "problems scored", "failures",
-                              "critical difference"], rows))
+        cells = [_td(str(r.position or ""), r.position, "num"), _td(_name(r.system, sys_labels)),
+                 _td(_num(r.mean_rank), r.mean_rank, "num")]
+        if with_elo:
+            cells += [_td(_e(_ci(r.rank_ci, 3))), _td(_num(r.elo, 4), r.elo, "num"), _td(_e(_ci(r.elo_ci))),
+                      _td(_num(r.win_rate, 3), r.win_rate, "num"),
+                      _td(_num(r.improvability, 3), r.improvability, "num")]
+        cells += [_td(_num(r.normalised, 3), r.normalised, "num"),
+                  _td(str(r.problems_scored), r.problems_scored, "num"),
+                  _td(str(r.failures), r.failures, "num"),
+                  _td("tied with the best" if r.tied_with_best and r.position != 1 else
+                      ("best" if r.position == 1 else ""))]
+        rows.append(f'<tr class="{"best" if r.position == 1 else ""}">' + "".join(cells) + "</tr>")
+    head = ["position", "system", "mean rank"] + \
+        (["rank interval", "Elo", "Elo interval", "win rate", "improvability"] if with_elo else []) + \
+        ["normalised score", "problems scored", "failures", "critical difference"]
+    parts.append(_html_table(head, rows))
+    order = [r.system for r in m.overall]
+    if with_elo:
+        by_elo = sorted((r for r in m.overall if r.elo is not None), key=lambda r: -r.elo)
+        parts.append(elo_svg([(r.system, r.elo, r.elo_ci[0], r.elo_ci[1]) for r in by_elo], sys_labels,
+                             ident=f"{prefix}elo-picture"))
+    if m.win_matrix:
+        idx = {s: i for i, s in enumerate(m.systems)}
+        mat = [[m.win_matrix[idx[a]][idx[b]] for b in order] for a in order]
+        parts.append(f'<h3 id="{prefix}winrates">Win rates</h3>'
+                     + winrate_svg(order, mat, sys_labels, ident=f"{prefix}winrate-picture"))
+    if m.strips:
+        parts.append(f'<h3 id="{prefix}strips">Scores per problem</h3>'
+                     + strips_svg(order, m.strips, sys_labels, ident=f"{prefix}strip-picture"))
     if m.friedman:
         f = m.friedman
+        idf = f.get("iman_davenport")
         parts.append(f'<p class="note">Friedman test over {f["N"]} problems and {f["k"]} systems: '
-                     f'chi-square = {_num(f["statistic"])}, p = {_num(f["p_value"], 3)} (Iman-Davenport F = '
-                     f'{_num(f["iman_davenport"])}, p = {_num(f["iman_davenport_p_value"], 3)}); Nemenyi critical '
-                     f'difference at alpha = {_e(p.get("alpha", 0.05))}: {_num(m.critical_difference, 3)}.</p>')
-        svg = cd_svg(m.mean_ranks, m.critical_difference, sys_labels)
+                     f'chi-square = {_num(f["statistic"])}, {_p(f["p_value"])} (Iman-Davenport '
+                     + (f'F = {_num(idf)}, {_p(f.get("iman_davenport_p_value"))}' if idf is not None else
+                        "F undefined: the problems rank the systems alike")
+                     + f'); Nemenyi critical difference at alpha = {_e(p.get("alpha", 0.05))}: '
+                     f'{_num(m.critical_difference, 3)}.</p>')
+    if m.mean_ranks and len(m.mean_ranks) > 1 and (m.friedman or m.cd_groups is not None):
+        groups = m.cd_groups if m.cd_test != "nemenyi" else None
+        svg = cd_svg(m.mean_ranks, m.critical_difference, sys_labels, groups=groups, test=m.cd_test,
+                     ident=f"{prefix}cd-picture")
         if svg:
             parts.append(f'<h2 id="{prefix}cd">Critical difference</h2>' + svg)
+    if m.pairwise:
+        parts += _pairwise(m, sys_labels, prefix)
+    return parts
+
+
+def _pairwise(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
+    rope = m.pairwise[0]["bayes"].get("rope")
+    parts = [f'<h3 id="{prefix}pairwise">Pairwise comparisons over the problems</h3>',
+             '<p class="note">Each problem&rsquo;s score (primary metric, mean over folds, failed folds as the '
+             "constant predictor) is one paired observation. Wins/losses/ties count problems; the Wilcoxon "
+             "signed-rank p-value is Holm-corrected over all pairs (undefined with fewer than 3 problems or no "
+             "non-zero difference); the Bayesian signed-rank test gives the probabilities that A is better, that "
+             f"the two are practically equivalent (within {_e(rope)} on the metric&rsquo;s scale) and that B is "
+             "better.</p>"]
+    rows = []
+    for r in m.pairwise:
+        b = r["bayes"]
+        rows.append("<tr>" + _td(_name(r["a"], sys_labels)) + _td(_name(r["b"], sys_labels))
+                    + _td(f'{r["wins"]}/{r["losses"]}/{r["ties"]}')
+                    + _td(_e(_p(r["wilcoxon_p"])), r["wilcoxon_p"], "num")
+                    + _td(_e(_p(r["wilcoxon_p_holm"])), r["wilcoxon_p_holm"], "num")
+                    + "".join(_td(_num(b.get(k), 3), b.get(k), "num") for k in ("p_a", "p_rope", "p_b")) + "</tr>")
+    parts.append(_html_table(["A", "B", "wins/losses/ties (A)", "Wilcoxon", "Wilcoxon, Holm", "P(A better)",
+                              "P(equivalent)", "P(B better)"], rows))
     return parts
 
 
@@ -377,21 +425,26 @@ def _heatmap(m: Leaderboard, sys_labels: dict, prob_labels: dict, prefix: str) -
 
 def _problems(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
     parts = [f'<h2 id="{prefix}problems">Problems</h2>']
+    drawn = 0
     for t in m.tables:
         parts.append(f'<h3 title="{_e(t.problem_id)}">{_e(t.problem_id)}</h3>')
-        parts.append('<p class="note">' + "; ".join(
-            f"<b>{_e(mi.label)}</b> ({_e(mi.direction)} is better){': ' + _e(mi.description) if mi.description else ''}"
-            for mi in t.metrics) + f"; {t.folds} fold{'s' if t.folds != 1 else ''}"
-            + ("; value ± sd over the folds" if t.folds > 1 else "; value [confidence interval]")
+        parts.append('<p class="note">' + " ".join(
+            f"<b>{_e(mi.label)}</b> ({_e(mi.direction)} is better)"
+            f"{': ' + _e(mi.description) if mi.description else '.'}"
+            for mi in t.metrics) + f" {t.folds} fold{'s' if t.folds != 1 else ''}"
+            + ("; value ± sd over the folds [Student&rsquo;s t interval of the mean over the folds]" if t.folds > 1
+               else "; value [bootstrap confidence interval over the TEST rows]")
+            + "; place: the rank on the primary metric, partial systems after the complete ones"
             + ("; &ldquo;tied&rdquo;: no significant difference from the best (paired test, Holm-corrected)"
                if t.tested else "") + ".</p>")
-        head = ["system", "status"] + [h for mi in t.metrics for h in (_e(mi.label), "rank")] + \
+        head = ["system", "status", "place"] + [h for mi in t.metrics for h in (_e(mi.label), "rank")] + \
             (["vs best"] if t.tested else [])
-        titles = [None, None] + [x for mi in t.metrics for x in (f"{mi.direction} is better", None)] + \
+        titles = [None, None, None] + [x for mi in t.metrics for x in (f"{mi.direction} is better", None)] + \
             ([None] if t.tested else [])
         body = []
         for r in t.rows:
-            cells = [_td(_name(r.system, sys_labels)), _td(_e(r.status))]
+            cells = [_td(_name(r.system, sys_labels)), _td(_e(r.status)),
+                     _td(_num(r.place) if r.place is not None else "", r.place, "num")]
             for cell in r.cells:
                 text, rank = _cell_text(cell)
                 cells += [_td(_e(text), cell.mean if cell else None, "num"),
@@ -401,6 +454,12 @@ def _problems(m: Leaderboard, sys_labels: dict, prefix: str) -> list[str]:
             cls = "best" if r.tie == "best" else r.status if r.status in ("failed", "missing") else ""
             body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
         parts.append(_html_table(head, body, titles=titles))
+        got = m.fold_scores.get(t.problem_id)
+        if got and drawn < MAX_FOLD_PICTURES:
+            drawn += 1
+            order = [r.system for r in t.rows]
+            parts.append(folds_svg(t.problem_id, got[0], got[1], order, sys_labels,
+                                   ident=f"{prefix}folds-{drawn}"))
     return parts
 
 

@@ -17,6 +17,12 @@ FAILURE_POLICY = ("Failure policy: on each problem a system without a score (fai
                   "in the normalised score.")
 
 
+def _full_stop(text: str) -> str:
+    """``text`` as whole sentences: never cut, ending with a full stop."""
+    text = " ".join(text.split())
+    return text if not text or text[-1] in ".!?" else text + "."
+
+
 def metric_info(label: str, metric: str, higher: bool) -> MetricInfo:
     """A metric's direction and a one-line description (the registry's, else the first
     line of the metric function's docstring)."""
@@ -25,16 +31,19 @@ def metric_info(label: str, metric: str, higher: bool) -> MetricInfo:
     try:
         from d3mkit.registry import get_metric
         m = get_metric(metric)
-        doc = (m.score.__doc__ or "").strip().split("\n\n")[0]
-        desc = m.description or " ".join(doc.split())
+        doc = " ".join((m.score.__doc__ or "").strip().split("\n\n")[0].split())
+        desc = " ".join((m.description or "").split())
+        # a registry description cut from the docstring's first line: the whole paragraph instead
+        if not desc or (doc.startswith(desc) and len(doc) > len(desc)) or desc[-1] not in ".!?)":
+            desc = doc if doc.startswith(desc) or not desc else desc
     except Exception:  # noqa: BLE001 - a metric that is gone from the registry: no description
         desc = ""
-    desc = re.sub(r":\w+:`~?([^`]+)`", r"\1", desc).replace("``", "").rstrip(". ")
-    return MetricInfo(label, "higher" if higher else "lower", desc)
+    desc = re.sub(r":\w+:`~?([^`]+)`", r"\1", desc).replace("``", "")
+    return MetricInfo(label, "higher" if higher else "lower", _full_stop(desc))
 
 
 def build_model(camp, aggregates: list[list], comparisons: list[list], summary: dict, *,
-                generated: str) -> Leaderboard:
+                generated: str, standing: dict | None = None, frame=None) -> Leaderboard:
     from d3mkit import __version__
     from d3mkit.evaluate.report import _label_order, grid_counts, primary_label
     disc = camp.discovery
@@ -58,11 +67,22 @@ def build_model(camp, aggregates: list[list], comparisons: list[list], summary: 
     for s, pid, label, *_ in aggregates:
         if label == primary_label(camp, pid) and s in scored_in:
             scored_in[s] += 1
-    overall = [SystemRow(s, pos.get(s, 0), mean_ranks.get(s, math.nan),
-                         (summary.get("normalised_scores") or {}).get(s), scored_in.get(s, 0),
-                         n_fail_by_system.get(s, 0),
-                         cd is not None and mean_ranks.get(s, math.inf) - best_rank <= cd)
-               for s in sorted(systems, key=lambda s: (mean_ranks.get(s, math.inf), s))]
+    per = summary.get("systems") if isinstance(summary.get("systems"), dict) else {}
+    groups = (summary.get("cd") or {}).get("groups")
+    leader = min(mean_ranks, key=lambda s: (mean_ranks[s], s)) if mean_ranks else None
+
+    def tied(s):
+        if groups is not None and (summary.get("cd") or {}).get("test") != "nemenyi":
+            return any(s in g and leader in g for g in groups)
+        return cd is not None and mean_ranks.get(s, math.inf) - best_rank <= cd
+    overall = []
+    for s in sorted(systems, key=lambda s: (mean_ranks.get(s, math.inf), s)):
+        st = per.get(s) or {}
+        overall.append(SystemRow(s, pos.get(s, 0), mean_ranks.get(s, math.nan),
+                                 (summary.get("normalised_scores") or {}).get(s), scored_in.get(s, 0),
+                                 n_fail_by_system.get(s, 0), tied(s), st.get("elo"),
+                                 tuple(st.get("elo_ci") or (None, None)), tuple(st.get("rank_ci") or (None, None)),
+                                 st.get("win_rate"), st.get("improvability")))
 
     heat = {}
     for pid in problems:
@@ -72,6 +92,17 @@ def build_model(camp, aggregates: list[list], comparisons: list[list], summary: 
             if r is not None:
                 heat[(s, pid)] = (r[6], r[3])
 
+    places, strips, win_matrix = {}, {}, None
+    if standing and standing.get("per_problem"):
+        pp = standing["per_problem"]
+        pids = [p for p in problems if primary_label(camp, p) is not None] if camp.results else []
+        for j, pid in enumerate(pids):
+            for i, s in enumerate(systems):
+                places[(pid, s)] = float(pp["ranks"][j, i])
+                v = pp["normalised"][j, i]
+                if math.isfinite(v):
+                    strips.setdefault(s, []).append((pid, float(v)))
+        win_matrix = standing.get("win_rate_matrix")
     tables = []
     for pid in problems:
         prob = disc.problems[pid]
@@ -100,7 +131,8 @@ def build_model(camp, aggregates: list[list], comparisons: list[list], summary: 
                     cells.append(None)
                 else:
                     lo, hi = ci.get((s, label), (math.nan, math.nan))
-                    cells.append(Cell(r[3], r[4], lo, hi, r[6], r[5]))
+                    flo, fhi = (r[7], r[8]) if len(r) > 8 else (math.nan, math.nan)
+                    cells.append(Cell(r[3], r[4], lo, hi, r[6], r[5], flo, fhi))
             folds_scored = max((c.folds for c in cells if c is not None), default=0)
             if (s, pid) in missing:
                 status = "missing"
@@ -115,12 +147,13 @@ def build_model(camp, aggregates: list[list], comparisons: list[list], summary: 
                 tie = "best"
             elif s in tested:
                 p_holm = tested[s][0]
-                tie = "tied" if isinstance(p_holm, float) and p_holm >= alpha else "worse"
-            rows.append(ProblemRow(s, status, cells, tie))
+                tie = None if not (isinstance(p_holm, float) and math.isfinite(p_holm)) else \
+                    "tied" if p_holm >= alpha else "worse"
+            rows.append(ProblemRow(s, status, cells, tie, places.get((pid, s))))
         order = {label: i for i, (label, _m) in enumerate(labels)}
         k = order.get(plabel, 0)
-        rows.sort(key=lambda r: (r.cells[k].rank if r.cells and r.cells[k] is not None else math.inf,
-                                 r.system))
+        rows.sort(key=lambda r: (r.place if r.place is not None else
+                                 r.cells[k].rank if r.cells and r.cells[k] is not None else math.inf, r.system))
         tables.append(ProblemTable(pid, infos, len(prob.folds), rows, bool(tested)))
 
     counts = grid_counts(camp)
@@ -134,5 +167,31 @@ def build_model(camp, aggregates: list[list], comparisons: list[list], summary: 
         mean_ranks=mean_ranks, tables=tables, failure_counts=sorted(codes.items()),
         failure_rows=[[f.system, f.problem_id, f.code, f.message] for f in failures
                       if f.code != "submission.missing"],
-        links=["scores.csv", "aggregates.csv", "failures.csv", "comparisons.csv", "summary.json"],
-        policy=FAILURE_POLICY)
+        links=["scores.csv", "aggregates.csv", "failures.csv", "comparisons.csv", "results.csv", "summary.json"],
+        policy=summary.get("policy") or FAILURE_POLICY,
+        cd_groups=(summary.get("cd") or {}).get("groups"), cd_test=(summary.get("cd") or {}).get("test", "nemenyi"),
+        win_matrix=win_matrix, strips=strips, fold_scores=_fold_scores(camp, frame),
+        pairwise=summary.get("pairwise") or [])
+
+
+def _fold_scores(camp, frame) -> dict:
+    """Per problem with two or more folds: its primary metric's label and each system's
+    value on every fold (None where not scored), for the fold-wise picture."""
+    from d3mkit.evaluate.report import primary_label
+    out = {}
+    if frame is None or not len(frame):
+        return out
+    for pid, part in frame.groupby("problemID", sort=True):
+        folds = list(camp.discovery.problems[pid].folds) if pid in camp.discovery.problems else []
+        label = primary_label(camp, pid)
+        if len(folds) < 2 or label is None:
+            continue
+        part = part[part["metric"] == label]
+        pos = {rf: i for i, rf in enumerate(folds)}
+        by: dict = {}
+        for s, r, f, v in part[["system", "repeat", "fold", "value"]].itertuples(index=False, name=None):
+            i = pos.get((int(r), int(f)))
+            if i is not None:
+                by.setdefault(s, [None] * len(folds))[i] = float(v)
+        out[pid] = (label, by)
+    return out

@@ -27,6 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 WEIGHT_BLOCK = 1 << 23     # at most this many (resample, row) cells are materialised at once
+NORMALISED_TOL = 1e-9      # best and constant this close: the normalised score is undefined
 
 
 def resample_blocks(n: int, resamples: int, rng: np.random.Generator):
@@ -211,17 +212,21 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
 def normalised_scores(values: np.ndarray, constant: float, higher_is_better: bool) -> np.ndarray:
     """AMLB-style scores: ``(v - constant) / (best - constant)`` with ``best`` the best
     finite value; 0 is the constant predictor, 1 the best system. A NaN value (failed,
-    missing) counts as the constant predictor (0); NaN when nobody beats the constant.
+    missing) counts as the constant predictor (0); NaN (undefined) when the best equals the
+    constant within :data:`NORMALISED_TOL` (relative, or absolute below 1) — a rounding
+    difference must not become a division by 1e-16.
 
     >>> normalised_scores(np.array([0.9, 0.7, np.nan]), 0.5, True).round(12).tolist()
     [1.0, 0.5, 0.0]
+    >>> normalised_scores(np.array([0.7 + 1e-16, 0.6]), 0.7, True).tolist()
+    [nan, nan]
     """
     v = np.asarray(values, dtype=float)
     fin = v[np.isfinite(v)]
     if not len(fin) or not math.isfinite(constant):
         return np.full(len(v), math.nan)
     best = fin.max() if higher_is_better else fin.min()
-    if best == constant:
+    if abs(best - constant) <= NORMALISED_TOL * max(1.0, abs(constant)):
         return np.full(len(v), math.nan)
     out = (v - constant) / (best - constant)
     return np.where(np.isfinite(out), out, 0.0)
