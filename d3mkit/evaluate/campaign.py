@@ -315,7 +315,7 @@ def run_campaign(problems_dir: Path, submissions_dir: Path, out: Path, executor,
 def write_outputs(camp: Campaign, out: Path) -> None:
     """Every output built in a staged directory and swapped in as one."""
     from d3mkit.atomic import StagedDir
-    from d3mkit.evaluate.report import output_files
+    from d3mkit.evaluate.outputs import output_files
     files = output_files(camp)
     files[CACHE_FILE] = json.dumps({"format": CACHE_FORMAT, "entries": camp.cache}, sort_keys=True) + "\n"
     with StagedDir(out, force=True) as tmp:

@@ -45,7 +45,7 @@ def metric_info(label: str, metric: str, higher: bool) -> MetricInfo:
 def build_model(camp, aggregates: list[list], comparisons: list[list], summary: dict, *,
                 generated: str, standing: dict | None = None, frame=None) -> Leaderboard:
     from d3mkit import __version__
-    from d3mkit.evaluate.report import _label_order, grid_counts, primary_label
+    from d3mkit.evaluate.report import label_order, grid_counts, primary_label
     disc = camp.discovery
     systems = list(disc.systems)
     problems = sorted(disc.problems)
@@ -107,7 +107,7 @@ def build_model(camp, aggregates: list[list], comparisons: list[list], summary: 
     for pid in problems:
         prob = disc.problems[pid]
         res = camp.results.get(pid)
-        labels = _label_order(camp, pid)
+        labels = label_order(camp, pid)
         directions = dict(prob.metrics)
         infos = [metric_info(label, metric, directions.get(metric, True)) for label, metric in labels]
         plabel = primary_label(camp, pid)

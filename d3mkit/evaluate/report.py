@@ -8,11 +8,9 @@ from. Nothing here reads a file; :mod:`d3mkit.evaluate.campaign` writes what it 
 from __future__ import annotations
 
 import csv
-import datetime as _dt
 import io
 import json
 import math
-import os
 
 from d3mkit.evaluate.ranking import competition_ranks
 
@@ -48,7 +46,7 @@ def _direction(camp, pid: str, metric: str) -> bool:
     return dict(camp.discovery.problems[pid].metrics).get(metric, True)
 
 
-def _label_order(camp, pid: str) -> list[tuple[str, str]]:
+def label_order(camp, pid: str) -> list[tuple[str, str]]:
     """``(label, metric)`` of a problem's scores, in the order scoring wrote them."""
     seen: dict[str, str] = {}
     for o in camp.results[pid].outcomes if pid in camp.results else []:
@@ -63,7 +61,7 @@ def score_rows(camp) -> list[list]:
     rows = []
     for pid in sorted(camp.results):
         res = camp.results[pid]
-        for label, metric in _label_order(camp, pid):
+        for label, metric in label_order(camp, pid):
             higher = _direction(camp, pid, metric)
             cells: dict[tuple[int, int], list] = {}
             for o in res.outcomes:
@@ -95,7 +93,7 @@ def aggregate_rows(camp) -> list[list]:
     rows = []
     for pid in sorted(camp.results):
         res = camp.results[pid]
-        for label, metric in _label_order(camp, pid):
+        for label, metric in label_order(camp, pid):
             cell = []
             for o in res.outcomes:
                 vals = [float(r[4]) for r in o.scores if r[0] == label]
@@ -157,7 +155,7 @@ def primary_label(camp, pid: str) -> str | None:
     if not prob.metrics:
         return None
     first = prob.metrics[0][0]
-    return next((label for label, metric in _label_order(camp, pid) if metric == first), None)
+    return next((label for label, metric in label_order(camp, pid) if metric == first), None)
 
 
 def primary_table(camp, aggregates: list[list]) -> tuple[dict, dict]:
@@ -264,43 +262,12 @@ def summary(camp, aggregates: list[list], frame=None) -> dict:
     return out, st
 
 
-def _json_safe(x):
+def json_safe(x):
     """Numbers and nulls only: NaN and infinities become null (never a string)."""
     if isinstance(x, float) and not math.isfinite(x):
         return None
     if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
+        return {k: json_safe(v) for k, v in x.items()}
     if isinstance(x, list):
-        return [_json_safe(v) for v in x]
+        return [json_safe(v) for v in x]
     return x
-
-
-def output_files(camp, *, generated: str | None = None) -> dict[str, str | bytes]:
-    """Every output file's content, by name (the page included; results.parquet's bytes
-    where pyarrow is installed)."""
-    from d3mkit.evaluate.leaderboard import render
-    from d3mkit.evaluate.model import build_model
-    scores = score_rows(camp)
-    aggs = aggregate_rows(camp)
-    comps = comparison_rows(camp)
-    rows = result_rows(camp)
-    frame = results_frame(rows)
-    summ, st = summary(camp, aggs, frame)
-    if generated is None:
-        stamp = os.environ.get("SOURCE_DATE_EPOCH", "")    # reproducible pages (tests, builds)
-        when = _dt.datetime.fromtimestamp(int(stamp), _dt.timezone.utc) if stamp.isdigit() else \
-            _dt.datetime.now(_dt.timezone.utc)
-        generated = when.strftime("%Y-%m-%d %H:%M UTC")
-    model = build_model(camp, aggs, comps, summ, generated=generated, standing=st, frame=frame)
-    files: dict[str, str | bytes] = {
-        "scores.csv": csv_text(scores, SCORE_COLUMNS),
-        "aggregates.csv": csv_text(aggs, AGGREGATE_COLUMNS),
-        "failures.csv": csv_text(failure_rows(camp), FAILURE_COLUMNS),
-        "comparisons.csv": csv_text(comps, COMPARISON_COLUMNS),
-        "results.csv": csv_text(rows, RESULT_COLUMNS),
-        "summary.json": json.dumps(_json_safe(summ), indent=2, sort_keys=True, allow_nan=False) + "\n",
-        "leaderboard.html": render(model)}
-    parquet = results_parquet(frame)
-    if parquet is not None:
-        files["results.parquet"] = parquet
-    return files

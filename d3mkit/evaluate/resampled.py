@@ -239,7 +239,7 @@ class Resampler:
         """Each area's (row of each element, positive?, tie-group starts), sorted once by
         score, for :meth:`auc_values`: the positive class (rocAuc), every class one
         against the rest (rocAucMacro), or all (row, class) cells pooled (rocAucMicro)."""
-        from d3mkit.scoring.metrics import _pos_label_for_auc, class_scores
+        from d3mkit.scoring.metrics import pos_label_for_auc, class_scores
         c = self.call
         if c.kw.get("confidence") is None:
             return
@@ -250,7 +250,7 @@ class Resampler:
         if name == "rocAuc":
             if k != 2:
                 return
-            j = _pos_label_for_auc(cls, c.kw.get("posLabel"))
+            j = pos_label_for_auc(cls, c.kw.get("posLabel"))
             areas = [(rows, tc == j, mat[:, j])]
         elif name == "rocAucMacro":
             areas = [(rows, tc == j, mat[:, j]) for j in range(k)]

@@ -336,7 +336,7 @@ def class_scores(y_true, y_pred, confidence, classes=None, codes=None):
     return tc, mat, cls
 
 
-def _pos_label_for_auc(classes, posLabel):
+def pos_label_for_auc(classes, posLabel):
     labels = [str(c) for c in classes]
     for cand in (posLabel, DEFAULT_POS_LABEL):
         if cand is not None and str(cand) in labels:
@@ -364,7 +364,7 @@ def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, codes=
     if len(cls) > 2 or len(present) > 2:
         raise ValueError(f"rocAuc is binary but the labels are {', '.join(map(str, cls[:10]))}; "
                          f"use rocAucMacro or rocAucMicro")
-    j = _pos_label_for_auc(cls, posLabel)
+    j = pos_label_for_auc(cls, posLabel)
     return binary_auc(tc == j, mat[:, j])
 
 
