@@ -133,7 +133,7 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
         cell = ("Array.from(document.querySelectorAll('#public-problems ~ table tr'))"
                 ".filter(r => r.cells[0] && r.cells[0].innerText === 'alpha')")
         page.wait_for(f"document.readyState === 'complete' && {cell}.length > 0", timeout=90)
-        got = page.js(f"parseFloat({cell}[0].cells[2].dataset.v)")
+        got = page.js(f"parseFloat({cell}[0].cells[3].dataset.v)")
         assert got == want
         text = page.js("document.body.innerText")
         assert re.search(r"\balpha\b", text) and re.search(r"\bbeta\b", text)
@@ -149,7 +149,7 @@ def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
         page.call("Page.reload")
         ci = ("Array.from(document.querySelectorAll('#public-problems ~ table tr'))"
               ".filter(r => r.cells[0] && r.cells[0].innerText === 'alpha')[0]")
-        page.wait_for(f"document.readyState === 'complete' && {ci} && /\\[.*,.*\\]/.test({ci}.cells[2].innerText)",
+        page.wait_for(f"document.readyState === 'complete' && {ci} && /\\[.*,.*\\]/.test({ci}.cells[3].innerText)",
                       timeout=90)
         assert page.js("Array.from(document.querySelectorAll('th')).some(th => th.innerText === 'vs best')")
         assert page.js(f"['best', 'tied', 'worse'].includes({ci}.cells[{ci}.cells.length - 1].innerText)")

@@ -84,7 +84,7 @@ def _call(req: urllib.request.Request, where: str, retries: int = RETRIES, expec
                 target = exc.headers.get("location", "") if exc.headers else ""
                 raise ServerError(exc.code, "server.redirect", f"the server redirects (HTTP {exc.code}) to "
                                   f"{target[:200]!r}; not followed, so the token goes nowhere else: give "
-                                  f"the right address with --server", where) from None
+                                  f"the server's own address", where) from None
             try:
                 body = json.loads(exc.read().decode("utf-8"))["error"]
                 code, message = str(body["code"]), str(body["message"])

@@ -104,9 +104,9 @@ def parse_spec(text: str) -> Phase:
     for part in text.split(","):
         key, eq, value = part.partition("=")
         if not eq:
-            raise UsageError(f"--phase: {part!r} is not KEY=VALUE (name=dev,start=...,end=...)")
+            raise UsageError(f"phase {text!r}: {part!r} is not KEY=VALUE (name=dev,start=...,end=...)")
         d[_SPEC_KEYS.get(key.strip(), key.strip())] = value.strip()
-    return _phase(d, "--phase")
+    return _phase(d, f"phase {text!r}")
 
 
 def load_file(path: Path | str) -> list[Phase]:
