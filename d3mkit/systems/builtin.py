@@ -32,7 +32,7 @@ def _version_of(dist: str):
 
 def _flaml_ready() -> str | None:
     from importlib.util import find_spec
-    for module in ("flaml", "lightgbm"):
+    for module in ("flaml", "lightgbm", "xgboost"):   # flaml.automl imports both
         if find_spec(module) is None:
             return f'{module} is not installed: pip install "d3mkit[flaml]"'
     return None

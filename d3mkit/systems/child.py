@@ -31,11 +31,14 @@ def fit_predict(system, train_dir, test_dir, problem_dir, options):
     return frame, t1 - t0, time.perf_counter() - t1
 
 
+STARTED = time.time()
+
+
 def main(argv: list[str]) -> int:
     name, train_dir, test_dir, problem_dir, out = argv[:5]
     from d3mkit.systems.plugins import Options, get
     from d3mkit.systems.data import write_predictions
-    options = Options(**json.loads(argv[5]))
+    options = Options(**{**json.loads(argv[5]), "started": STARTED})
     try:
         frame, fit_s, predict_s = fit_predict(get(name), train_dir, test_dir, problem_dir, options)
         write_predictions(frame, out)

@@ -50,11 +50,21 @@ PLACEHOLDERS = ("train", "test", "problem", "out")
 @dataclass(frozen=True)
 class Options:
     """What a system is told about its budget: ``seed``, ``time_limit`` (seconds, None:
-    none), ``cores`` (its n_jobs), ``memory_limit`` (MB, None: none)."""
+    none), ``cores`` (its n_jobs), ``memory_limit`` (MB, None: none); ``started``: when its
+    process started (``time.time()``, set by the child), so a system can budget what is left
+    (:meth:`remaining`)."""
     seed: int = 0
     time_limit: float | None = None
     cores: int = 1
     memory_limit: int | None = None
+    started: float | None = None
+
+    def remaining(self) -> float | None:
+        """Seconds of the time limit not yet spent (None: no limit)."""
+        if self.time_limit is None:
+            return None
+        import time
+        return self.time_limit - (time.time() - self.started if self.started is not None else 0.0)
 
     def to_dict(self) -> dict:
         return {"seed": self.seed, "time_limit": self.time_limit, "cores": self.cores,
