@@ -38,7 +38,7 @@ def date_parts(X) -> np.ndarray:
     for c in X.columns:
         d = pd.to_datetime(X[c], errors="coerce", utc=True)
         secs = (d - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
-        for p in (d.dt.year, d.dt.month, d.dt.day, d.dt.dayofweek, d.dt.hour, secs):
+        for p in (d.dt.year, d.dt.month, d.dt.day, d.dt.day_of_week, d.dt.hour, secs):
             parts.append(pd.to_numeric(p, errors="coerce").astype(float).to_numpy())
     return np.column_stack(parts) if parts else np.empty((len(X), 0))
 

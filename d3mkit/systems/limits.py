@@ -93,7 +93,7 @@ def _kill(psutil, procs, pgid: int) -> None:
             pass
 
 
-def _tail(path: Path, limit: int = 4000) -> str:
+def _tail(path: Path, limit: int = 16000) -> str:
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)

@@ -7,7 +7,7 @@ files of a fold and their layout — the layout ``d3mkit evaluate`` reads::
     DIR/SYSTEM/PROBLEMID/repeat_R/fold_F/pipeline.json   system, version, seed, time_limit,
                                                          fit_seconds, predict_seconds,
                                                          peak_memory_mb, status, ...
-    DIR/SYSTEM/PROBLEMID/repeat_R/fold_F/log.txt         the last 4,000 bytes of its output
+    DIR/SYSTEM/PROBLEMID/repeat_R/fold_F/log.txt         the last 16,000 bytes of its output
 
 Each fold directory is written whole or not at all (:class:`d3mkit.atomic.StagedDir`), so a
 fold with a ``pipeline.json`` is finished: ``resume`` skips it. A fold whose system fails,

@@ -1,0 +1,265 @@
+"""AutoML systems (issue 35): the registry, constant / random-forest / command: systems on
+small roots of every supported task type, the limits, resume, the isolation of a system
+from the truth, and ``d3mkit baseline`` on imported roots."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from d3mkit.cli import main
+from d3mkit.systems.plugins import Options, get
+from d3mkit.systems.runner import run_system
+from systems_helpers import KINDS, make_root
+
+pytest.importorskip("psutil", reason='d3mkit run needs psutil (pip install "d3mkit[systems]")')
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory):
+    d = tmp_path_factory.mktemp("roots")
+    return {k: make_root(d, k) for k in KINDS}
+
+
+def _score(root: Path, preds: Path) -> dict:
+    from d3mkit.api import score
+    return {(s.metric, s.target): s.value for s in score(root, preds).scores}
+
+
+def _preds(out: Path, label: str, root: Path, r: int = 0, f: int = 0) -> Path:
+    from d3mkit.taskroot import TaskRoot
+    pid = TaskRoot.open(root).problem.problem_id
+    return out / label / pid / f"repeat_{r}" / f"fold_{f}"
+
+
+def test_builtins_are_found_without_installed_metadata(monkeypatch):
+    from d3mkit import entrypoints
+    from d3mkit.systems import plugins
+    monkeypatch.setattr(entrypoints, "own", lambda group: [])
+    monkeypatch.setattr(entrypoints, "third_party", lambda group: [])
+    assert {"constant", "random-forest", "flaml", "autogluon"} <= set(plugins.names())
+
+
+def test_systems_lists_name_ready_version_tasks(capsys):
+    assert main(["systems", "--format", "json"]) == 0
+    listed = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    for name in ("constant", "random-forest"):
+        assert listed[name]["ready"] is True and listed[name]["version"].startswith("scikit-learn")
+        assert "classification/multiLabel" in listed[name]["tasks"]
+    assert set(listed["autogluon"]) >= {"name", "ready", "version", "tasks"}
+    assert main(["systems"]) == 0
+    assert "random-forest" in capsys.readouterr().out
+
+
+def test_unknown_system_is_a_usage_error(roots, tmp_path, capsys):
+    assert main(["run", "random-forrest", str(roots["binary"]), "--out", str(tmp_path / "o")]) == 2
+    assert "did you mean 'random-forest'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_random_forest_beats_constant_on_every_task_type(kind, roots, tmp_path):
+    root = roots[kind]
+    got = {}
+    for name in ("constant", "random-forest"):
+        res = run_system(get(name), root, tmp_path, Options(seed=0, time_limit=60))
+        assert [r.status for r in res] == ["ok"]
+        fold = _preds(tmp_path, name, root)
+        doc = json.loads((fold / "pipeline.json").read_text())
+        assert {"system", "version", "seed", "time_limit", "fit_seconds", "predict_seconds", "peak_memory_mb",
+                "status"} <= set(doc) and doc["status"] == "ok" and doc["peak_memory_mb"] > 0
+        got[name] = _score(root, fold / "predictions.csv")
+    for key, rf in got["random-forest"].items():
+        const = got["constant"][key]
+        if key[0] == "rootMeanSquaredError":
+            assert rf < const, (key, rf, const)
+        else:
+            assert rf >= const, (key, rf, const)
+
+
+def test_constant_predicts_the_majority_and_the_mean(roots, tmp_path):
+    from d3mkit.taskroot import TaskRoot
+    for kind, col in (("multiClass", "kind"), ("univariate", "y1")):
+        root = roots[kind]
+        run_system(get("constant"), root, tmp_path, Options())
+        preds = pd.read_csv(_preds(tmp_path, "constant", root) / "predictions.csv")
+        train, _ = TaskRoot.open(root).train_test()
+        expected = train[col].astype(str).value_counts().idxmax() if kind == "multiClass" else train[col].mean()
+        assert preds[col].nunique() == 1
+        if kind == "multiClass":
+            assert preds[col].iloc[0] == expected
+        else:
+            assert preds[col].iloc[0] == pytest.approx(expected)
+
+
+FIT_SCRIPT = """
+import csv, json, os, sys
+from collections import Counter
+train, test, problem, out = sys.argv[1:5]
+target = json.load(open(os.path.join(problem, "problemDoc.json")))["inputs"]["data"][0]["targets"][0]["colName"]
+rows = list(csv.DictReader(open(os.path.join(train, "tables", "learningData.csv"))))
+label = Counter(r[target] for r in rows).most_common(1)[0][0]
+with open(out, "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["d3mIndex", target])
+    for r in csv.DictReader(open(os.path.join(test, "tables", "learningData.csv"))):
+        w.writerow([r["d3mIndex"], label])
+"""
+
+
+def test_command_system_on_binary_and_multiclass(roots, tmp_path):
+    script = tmp_path / "fit.py"
+    script.write_text(FIT_SCRIPT)
+    system = get(f"command:{sys.executable} {script} {{train}} {{test}} {{problem}} {{out}}")
+    for kind in ("binary", "multiClass"):
+        res = run_system(system, roots[kind], tmp_path / "runs", Options(time_limit=30))
+        assert [r.status for r in res] == ["ok"], res[0].error
+        preds = _preds(tmp_path / "runs", "command", roots[kind]) / "predictions.csv"
+        assert _score(roots[kind], preds)[("accuracy", None)] > 0
+
+
+def test_command_template_errors(capsys, roots, tmp_path):
+    from d3mkit.errors import D3MKitError
+    with pytest.raises(D3MKitError, match="unknown placeholder"):
+        get("command:prog {train} {secret} {out}")
+    with pytest.raises(D3MKitError, match="names no {out}"):
+        get("command:prog {train}")
+
+
+NOSY = r"""
+import json, os, sys
+seen, found = [], []
+start = [a for a in sys.argv[1:] if os.path.exists(a)] + [os.getcwd()]
+start += [v for v in os.environ.values() if os.path.isabs(v) and os.path.exists(v)]
+for s in start:
+    for base in [s] + [os.path.dirname(s)] * os.path.isfile(s):
+        for d, dirs, files in os.walk(base):
+            seen.append(d)
+            for f in files:
+                p = os.path.join(d, f)
+                seen.append(p)
+                if f.endswith(".csv"):
+                    import csv
+                    rows = list(csv.DictReader(open(p, encoding="utf-8", errors="replace")))
+                    found.append([p, [[r.get("d3mIndex"), r.get("label")] for r in rows if r.get("label")]])
+                elif os.path.islink(p):
+                    seen.append(os.path.realpath(p))
+out = sys.argv[4]
+test_rows = [l.split(",")[0] for l in open(os.path.join(sys.argv[2], "tables", "learningData.csv")).read().splitlines()[1:]]
+open(out, "w").write("d3mIndex,label\n" + "".join(f"{i},pos\n" for i in test_rows))
+print("NOSY" + json.dumps({"seen": seen, "csv": found, "env": dict(os.environ), "argv": sys.argv,
+                           "cwd": os.getcwd()}, separators=(",", ":")))
+"""
+
+
+def test_a_nosy_system_finds_no_truth(roots, tmp_path):
+    """A system that walks every path it is handed (arguments, working directory, every
+    absolute path in its environment) and reads every CSV there finds neither the task root,
+    nor a SCORE view, nor the TEST rows' targets."""
+    from d3mkit.taskroot import TaskRoot
+    root = roots["binary"]
+    task = TaskRoot.open(root)
+    _, test = task.split_indices(0, 0)
+    truth = {row["d3mIndex"]: row["label"] for _, row in task.learning_data().iterrows()}
+    script = tmp_path / "nosy.py"
+    script.write_text(NOSY)
+    out = tmp_path / "runs"
+    res = run_system(get(f"command:{sys.executable} {script} {{train}} {{test}} {{problem}} {{out}}"),
+                     root, out, Options(time_limit=60))
+    assert res[0].status == "ok", res[0].error
+    log = (_preds(out, "command", root) / "log.txt").read_text()
+    report = json.loads(log[log.index("NOSY") + 4:].strip().splitlines()[0])
+    words = [*report["seen"], *report["argv"], report["cwd"], *report["env"].values()]
+    for w in words:
+        assert str(Path(root).resolve()) not in w and str(out.resolve()) not in w and "SCORE" not in w
+        assert not w.endswith("targets.csv")
+    assert not [k for k in report["env"] if k.startswith("D3MKIT") or k in ("PWD", "OLDPWD", "PYTHONPATH")]
+    # every (d3mIndex, label) pair it read: none is a TEST row with its target
+    for path, pairs in report["csv"]:
+        leaked = [p for p in pairs if p[0] in test]
+        assert not leaked, (path, leaked[:3])
+    assert any(p.endswith("learningData.csv") for p, _ in report["csv"])   # it did look
+    assert all(not Path(p).exists() for p, _ in report["csv"])             # the sandbox is gone
+    assert len(truth) > len(test)
+
+
+def test_limits_timeout_memout_failed_and_the_run_goes_on(tmp_path):
+    import psutil
+    root = make_root(tmp_path / "k", "binary", folds=3)
+    sleeper = tmp_path / "sleep.py"
+    sleeper.write_text("import subprocess, sys, time\n"
+                       "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+                       "print('GRANDCHILD', p.pid, flush=True)\ntime.sleep(60)\n")
+    res = run_system(get(f"command:{sys.executable} {sleeper} {{out}}"), root, tmp_path / "r",
+                     Options(time_limit=1), folds="first")
+    assert res[0].status == "timeout" and res[0].wall_seconds < 1 + 1.1 + 2
+    log = (_preds(tmp_path / "r", "command", root) / "log.txt").read_text()
+    grandchild = int(log.split("GRANDCHILD")[1].split()[0])
+    assert not psutil.pid_exists(grandchild) or psutil.Process(grandchild).status() == psutil.STATUS_ZOMBIE
+    hog = tmp_path / "hog.py"
+    hog.write_text("import time\nx = bytearray(400 << 20)\nfor i in range(0, len(x), 4096): x[i] = 1\ntime.sleep(30)\n")
+    res = run_system(get(f"command:{sys.executable} {hog} {{out}}"), root, tmp_path / "m",
+                     Options(time_limit=20, memory_limit=150), folds="first")
+    assert res[0].status == "memout" and res[0].peak_memory_mb > 150
+    res = run_system(get(f"command:{sys.executable} -c 'raise SystemExit(3)' {{out}}"), root, tmp_path / "f",
+                     Options(time_limit=20))
+    assert [r.status for r in res] == ["failed"] * 3 and "exit 3" in res[0].error
+    fold = _preds(tmp_path / "f", "command", root, 0, 2)
+    assert json.loads((fold / "pipeline.json").read_text())["status"] == "failed"
+    assert not (fold / "predictions.csv").exists()
+
+
+def test_resume_keeps_finished_folds_and_a_rerun_needs_a_flag(tmp_path, capsys):
+    import shutil
+    root = make_root(tmp_path / "k", "univariate", folds=3)
+    out = tmp_path / "runs"
+    first = run_system(get("constant"), root, out, Options())
+    assert [r.status for r in first] == ["ok"] * 3
+    shutil.rmtree(_preds(out, "constant", root, 0, 1))
+    assert main(["run", "constant", str(root), "--out", str(out)]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["run", "constant", str(root), "--out", str(out), "--resume", "--format", "json"]) == 0
+    folds = json.loads(capsys.readouterr().out)["folds"]
+    assert [f["reused"] for f in folds] == [True, False, True]
+    assert (_preds(out, "constant", root, 0, 1) / "predictions.csv").is_file()
+
+
+def test_run_output_is_what_evaluate_reads(roots, tmp_path, capsys):
+    runs, problems = tmp_path / "runs", tmp_path / "problems"
+    problems.mkdir()
+    import shutil
+    shutil.copytree(roots["multiClass"], problems / roots["multiClass"].name)
+    for name in ("constant", "random-forest"):
+        assert main(["run", name, str(problems / roots["multiClass"].name), "--out", str(runs), "--quiet"]) == 0
+    assert main(["evaluate", "--problems", str(problems), "--submissions", str(runs), "--out",
+                 str(tmp_path / "board"), "--bootstrap", "0", "--workers", "1", "--quiet"]) == 0
+    scores = pd.read_csv(tmp_path / "board" / "scores.csv")
+    assert set(scores["system"]) == {"constant", "random-forest"}
+
+
+def test_refused_task_type_is_said(tmp_path):
+    from d3mkit.errors import D3MKitError
+    from d3mkit.taskroot import TaskRoot
+    root = make_root(tmp_path, "multiLabel")
+    with pytest.raises(D3MKitError, match="flaml handles .* not classification/multiLabel"):
+        run_system(get("flaml"), root, tmp_path / "o", Options())
+    assert TaskRoot.open(root)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_baseline_on_imported_roots(kind, roots, tmp_path, capsys):
+    import shutil
+    root = tmp_path / roots[kind].name
+    shutil.copytree(roots[kind], root)
+    assert main(["baseline", str(root), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "random-forest" and out["scores"]
+    assert main(["baseline", str(root), "--model", "constant"]) == 0
+    assert main(["baseline", str(root), "--model", "logistic-regression"]) == 2
+    err = capsys.readouterr().err
+    assert "made by 'd3mkit import'" in err and "random-forest, constant" in err
