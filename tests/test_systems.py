@@ -62,6 +62,33 @@ def test_unknown_system_is_a_usage_error(roots, tmp_path, capsys):
     assert "did you mean 'random-forest'" in capsys.readouterr().err
 
 
+def _rf_beats_constant(got: dict) -> None:
+    for key, rf in got["random-forest"].items():
+        const = got["constant"][key]
+        if key[0] == "rootMeanSquaredError":
+            assert rf < const, (key, rf, const)
+        else:
+            assert rf >= const, (key, rf, const)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_task_type_through_the_views(kind, roots):
+    """constant and random-forest called as the child calls them, on the TRAIN/TEST views of
+    a sandbox, in this process (fast); their predictions scored against the task root."""
+    from d3mkit.api import score
+    from d3mkit.systems.child import fit_predict
+    from d3mkit.systems.handover import sandbox
+    got = {}
+    with sandbox(roots[kind]) as box:
+        for name in ("constant", "random-forest"):
+            frame, fit_s, predict_s = fit_predict(get(name), box.paths["train"], box.paths["test"],
+                                                  box.paths["problem"], Options(seed=0))
+            assert fit_s >= 0 and predict_s >= 0
+            got[name] = {(s.metric, s.target): s.value for s in score(roots[kind], frame).scores}
+    _rf_beats_constant(got)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_random_forest_beats_constant_on_every_task_type(kind, roots, tmp_path):
     root = roots[kind]
@@ -74,14 +101,10 @@ def test_random_forest_beats_constant_on_every_task_type(kind, roots, tmp_path):
         assert {"system", "version", "seed", "time_limit", "fit_seconds", "predict_seconds", "peak_memory_mb",
                 "status"} <= set(doc) and doc["status"] == "ok" and doc["peak_memory_mb"] > 0
         got[name] = _score(root, fold / "predictions.csv")
-    for key, rf in got["random-forest"].items():
-        const = got["constant"][key]
-        if key[0] == "rootMeanSquaredError":
-            assert rf < const, (key, rf, const)
-        else:
-            assert rf >= const, (key, rf, const)
+    _rf_beats_constant(got)
 
 
+@pytest.mark.slow
 def test_constant_predicts_the_majority_and_the_mean(roots, tmp_path):
     from d3mkit.taskroot import TaskRoot
     for kind, col in (("multiClass", "kind"), ("univariate", "y1")):
@@ -188,6 +211,7 @@ def test_a_nosy_system_finds_no_truth(roots, tmp_path):
     assert len(truth) > len(test)
 
 
+@pytest.mark.slow
 def test_limits_timeout_memout_failed_and_the_run_goes_on(tmp_path):
     import psutil
     root = make_root(tmp_path / "k", "binary", folds=3)
@@ -214,6 +238,7 @@ def test_limits_timeout_memout_failed_and_the_run_goes_on(tmp_path):
     assert not (fold / "predictions.csv").exists()
 
 
+@pytest.mark.slow
 def test_resume_keeps_finished_folds_and_a_rerun_needs_a_flag(tmp_path, capsys):
     import shutil
     root = make_root(tmp_path / "k", "univariate", folds=3)
@@ -229,6 +254,7 @@ def test_resume_keeps_finished_folds_and_a_rerun_needs_a_flag(tmp_path, capsys):
     assert (_preds(out, "constant", root, 0, 1) / "predictions.csv").is_file()
 
 
+@pytest.mark.slow
 def test_run_output_is_what_evaluate_reads(roots, tmp_path, capsys):
     runs, problems = tmp_path / "runs", tmp_path / "problems"
     problems.mkdir()
@@ -251,7 +277,8 @@ def test_refused_task_type_is_said(tmp_path):
     assert TaskRoot.open(root)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ["binary", pytest.param("multiLabel", marks=pytest.mark.slow),
+                                  pytest.param("multivariate", marks=pytest.mark.slow)])
 def test_baseline_on_imported_roots(kind, roots, tmp_path, capsys):
     import shutil
     root = tmp_path / roots[kind].name
