@@ -290,3 +290,108 @@ def test_baseline_on_imported_roots(kind, roots, tmp_path, capsys):
     assert main(["baseline", str(root), "--model", "logistic-regression"]) == 2
     err = capsys.readouterr().err
     assert "made by 'd3mkit import'" in err and "random-forest, constant" in err
+
+
+FAKE_AUTOGLUON = '''
+import json, sys
+import pandas as pd
+
+
+class TabularPredictor:
+    """Stands for AutoGluon: says what it was handed, predicts the most frequent class."""
+
+    def __init__(self, label, problem_type=None, eval_metric=None, path=None, verbosity=0):
+        self.seen = {"label": label, "problem_type": problem_type, "eval_metric": eval_metric}
+
+    def fit(self, data, time_limit=None, num_cpus=None, num_gpus=None):
+        self.seen.update(time_limit=time_limit, num_cpus=num_cpus, columns=list(data.columns),
+                         dtypes={c: str(t) for c, t in data.dtypes.items()})
+        self.value = data[self.seen["label"]].mode().iloc[0]
+        return self
+
+    def predict(self, data):
+        print("FAKEAG" + json.dumps(self.seen))
+        return pd.Series([self.value] * len(data))
+'''
+
+
+def test_autogluon_handover_with_a_fake_interpreter(roots, tmp_path, monkeypatch):
+    """The autogluon adapter's file handover, through a stand-in interpreter whose
+    ``autogluon.tabular`` records what it is given (AutoGluon itself: the slow test below)."""
+    from d3mkit.systems import autogluon
+    monkeypatch.setenv("D3MKIT_CACHE_DIR", str(tmp_path / "cache"))
+    venv = autogluon.venv_dir()
+    (venv / "bin").mkdir(parents=True)
+    fake = tmp_path / "fake" / "autogluon"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "tabular.py").write_text(FAKE_AUTOGLUON)
+    py = venv / "bin" / "python"
+    py.write_text(f'#!/bin/sh\n[ "$1" = "-I" ] && shift\nPYTHONPATH="{fake.parent}" exec "{sys.executable}" -P "$@"\n')
+    py.chmod(0o755)
+    system = get("autogluon")
+    assert "d3mkit systems install autogluon" in system.why_not_ready()
+    (venv / autogluon.STAMP).write_text(json.dumps({"version": "fake"}))
+    assert system.why_not_ready() is None
+    root = roots["binary"]
+    res = run_system(system, root, tmp_path / "runs", Options(time_limit=50, cores=2))
+    assert res[0].status == "ok", res[0].error
+    fold = _preds(tmp_path / "runs", "autogluon", root)
+    log = (fold / "log.txt").read_text()
+    seen = json.loads(log[log.index("FAKEAG") + 6:].splitlines()[0])
+    assert seen["problem_type"] == "binary" and seen["eval_metric"] == "accuracy"
+    assert seen["time_limit"] == pytest.approx(40.0) and seen["num_cpus"] == 2
+    assert "d3mIndex" not in seen["columns"] and seen["dtypes"]["colour"] == "category"
+    assert seen["dtypes"]["x"] == "float64" and seen["dtypes"]["when"].startswith("datetime64")
+    assert _score(root, fold / "predictions.csv")[("accuracy", None)] > 0.3
+    assert json.loads((fold / "pipeline.json").read_text())["version"] == "fake"
+
+
+@pytest.mark.slow
+def test_autogluon_itself(roots, tmp_path):
+    system = get("autogluon")
+    why = system.why_not_ready()
+    if why:
+        pytest.skip(f"AutoGluon's environment is not made here ({why})")
+    res = run_system(system, roots["multiClass"], tmp_path, Options(time_limit=60))
+    assert res[0].status == "ok", res[0].error
+    assert _score(roots["multiClass"], _preds(tmp_path, "autogluon", roots["multiClass"]) / "predictions.csv")
+
+
+@pytest.mark.slow
+def test_flaml_with_a_ten_second_budget(roots, tmp_path):
+    system = get("flaml")
+    why = system.why_not_ready()
+    if why:
+        pytest.skip(f"flaml is not installed here ({why})")
+    for kind in ("binary", "univariate"):
+        res = run_system(system, roots[kind], tmp_path, Options(time_limit=10, seed=0))
+        assert res[0].status in ("ok", "timeout")
+        if res[0].status == "ok":    # a loaded machine may need the grace and more
+            assert _score(roots[kind], _preds(tmp_path, "flaml", roots[kind]) / "predictions.csv")
+
+
+@pytest.mark.slow
+def test_benchmark_runs_every_system_on_every_root_then_evaluates(roots, tmp_path, capsys):
+    import shutil
+    problems = tmp_path / "problems"
+    for kind in ("binary", "multiLabel"):
+        shutil.copytree(roots[kind], problems / roots[kind].name)
+    script = tmp_path / "fit.py"
+    script.write_text(FIT_SCRIPT)
+    argv = ["benchmark", "--systems", f"constant,mine=command:{sys.executable} {script} {{train}} {{test}} "
+            f"{{problem}} {{out}},flaml", "--problems", str(problems), "--out", str(tmp_path / "board"),
+            "--time-limit", "30", "--bootstrap", "0", "--workers", "1", "--format", "json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    runs = pd.read_csv(tmp_path / "board" / "runs.csv")
+    assert set(runs["system"]) == {"constant", "mine", "flaml"}
+    assert (runs.loc[runs["system"] == "flaml", "status"] == "refused").any()     # flaml: no multiLabel
+    scores = pd.read_csv(tmp_path / "board" / "evaluation" / "scores.csv")
+    assert {"constant", "mine"} <= set(scores["system"])
+    assert (tmp_path / "board" / "evaluation" / "leaderboard.html").is_file()
+    systems = pd.read_csv(tmp_path / "board" / "systems.csv").set_index("system")
+    assert systems.loc["constant", "ok"] == 2
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["reused"] == sum(v for k, v in first["folds"].items() if k != "refused")

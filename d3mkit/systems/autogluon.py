@@ -74,5 +74,6 @@ def install(echo) -> None:
 
 def command(paths: dict, options) -> list[str]:
     script = Path(__file__).with_name("autogluon_exec.py")
-    return [str(python()), str(script), paths["train"], paths["test"], paths["problem"], paths["out"],
+    # -I: the script's directory (d3mkit/systems, which holds a module named autogluon) is not on sys.path
+    return [str(python()), "-I", str(script), paths["train"], paths["test"], paths["problem"], paths["out"],
             json.dumps(options.to_dict())]
