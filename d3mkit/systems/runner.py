@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.errors import D3MKitError, InvalidArgument, error
 from d3mkit.systems.plugins import Options, System
 
 STATUSES = ("ok", "failed", "timeout", "memout")
@@ -148,7 +148,8 @@ def run_system(system: System, task_root, out: Path, options: Options, *, folds:
     pid = task.problem.problem_id
     where = Path(out) / label / pid
     if where.exists() and any(where.iterdir()) and not (resume or force):
-        raise UsageError(f"{where} holds a previous run: --resume to continue it, --force to replace it", str(where))
+        raise InvalidArgument(None, f"{where} holds a previous run: {{resume=True}} to continue it, "
+                              f"{{force=True}} to replace it", str(where))
     pairs = folds_of(task, folds)
     results = []
     from tqdm import tqdm
