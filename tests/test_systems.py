@@ -395,3 +395,18 @@ def test_benchmark_runs_every_system_on_every_root_then_evaluates(roots, tmp_pat
     assert main(argv) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["reused"] == sum(v for k, v in first["folds"].items() if k != "refused")
+
+
+def test_folds_forked_by_the_warm_zygote_equal_fresh_children(tmp_path):
+    """A Python system's folds after the first are forked by a warm process
+    (d3mkit.systems.zygote): the same predictions as a child started afresh."""
+    root = make_root(tmp_path / "k", "multiClass", folds=3)
+    warm = run_system(get("random-forest"), root, tmp_path / "warm", Options(seed=3, time_limit=60))
+    assert [r.status for r in warm] == ["ok"] * 3
+    from d3mkit.systems.runner import run_fold
+    from d3mkit.taskroot import TaskRoot
+    task = TaskRoot.open(root)
+    cold = run_fold(get("random-forest"), task, 0, 2, Options(seed=3, time_limit=60), tmp_path / "cold", "rf")
+    assert cold.status == "ok"
+    assert (tmp_path / "cold" / "predictions.csv").read_bytes() == \
+        (_preds(tmp_path / "warm", "random-forest", root, 0, 2) / "predictions.csv").read_bytes()

@@ -36,14 +36,21 @@ class Sandbox:
     paths: dict          # train, test, problem, out
 
     def env(self, cores: int, python: bool) -> dict[str, str]:
-        from d3mkit.systems.limits import thread_env
-        env = {k: os.environ[k] for k in PASSED if k in os.environ}
-        env.update(thread_env(cores))
-        env.update(HOME=str(self.root / "home"), TMPDIR=str(self.root / "tmp"), PYTHONDONTWRITEBYTECODE="1")
-        if python:
-            import d3mkit
-            env["PYTHONPATH"] = str(Path(d3mkit.__file__).resolve().parent.parent)
-        return env
+        return base_env(cores, python, self.root)
+
+
+def base_env(cores: int, python: bool, home: Path) -> dict[str, str]:
+    """The environment of a system's process (and of the warm zygote that forks Python
+    systems): the allow-list, the thread caps, ``HOME``/``TMPDIR`` under ``home``, and for
+    a Python system d3mkit's ``PYTHONPATH``."""
+    from d3mkit.systems.limits import thread_env
+    env = {k: os.environ[k] for k in PASSED if k in os.environ}
+    env.update(thread_env(cores))
+    env.update(HOME=str(Path(home) / "home"), TMPDIR=str(Path(home) / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    if python:
+        import d3mkit
+        env["PYTHONPATH"] = str(Path(d3mkit.__file__).resolve().parent.parent)
+    return env
 
 
 @contextmanager

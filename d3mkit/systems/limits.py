@@ -103,12 +103,46 @@ def _tail(path: Path, limit: int = 16000) -> str:
         return ""
 
 
+def _watch(psutil, pid: int, wait, start: float, deadline: float | None, memory_mb: float | None):
+    """Watch the tree of ``pid`` until ``wait(timeout)`` gives its exit code; kill it over a
+    limit. Returns (exit code, status or None, peak MB)."""
+    try:
+        root = psutil.Process(pid)
+    except psutil.Error:
+        root = None
+    peak, status, known = 0.0, None, []
+    while True:
+        code = wait(POLL)
+        if code is not None:
+            break
+        known = _tree(psutil, root) if root is not None else []
+        rss = _rss_mb(psutil, known)
+        peak = max(peak, rss)
+        if memory_mb is not None and rss > memory_mb:
+            status = "memout"
+        elif deadline is not None and time.monotonic() - start > deadline:
+            status = "timeout"
+        if status:
+            _kill(psutil, known, pid)
+            code = wait(None)
+            break
+    _kill(psutil, [p for p in known if p.pid != pid], pid)   # no orphan outlives its system
+    return code, status, peak
+
+
+def _outcome(code, status, peak, start: float, log: Path) -> Outcome:
+    from d3mkit.systems.child import EXIT_MEMORY
+    if status is None:
+        status = ("ok" if code == 0 else
+                  "memout" if code in (EXIT_MEMORY, -signal.SIGKILL) else "failed")
+    return Outcome(status, code, time.monotonic() - start, round(peak, 1), _tail(log))
+
+
 def run_limited(argv: list[str], *, cwd: Path, env: dict, log: Path, time_limit: float | None = None,
                 memory_mb: float | None = None) -> Outcome:
     """Run ``argv`` in ``cwd`` with exactly ``env``, its output to the file ``log``, under the
     limits (see the module docstring)."""
     psutil = _psutil()
-    from d3mkit.systems.child import EXIT_MEMORY
     deadline = None if time_limit is None else time_limit + grace(time_limit)
     start = time.monotonic()
     with open(log, "wb") as out:
@@ -117,28 +151,24 @@ def run_limited(argv: list[str], *, cwd: Path, env: dict, log: Path, time_limit:
                                     stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
             return Outcome("failed", None, 0.0, 0.0, f"cannot start {argv[0]}: {exc.strerror or exc}")
-        root = psutil.Process(proc.pid)
-        peak, status, known = 0.0, None, []
-        while True:
+
+        def wait(timeout):
             try:
-                code = proc.wait(timeout=POLL)
-                break
+                return proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                pass
-            known = _tree(psutil, root)
-            rss = _rss_mb(psutil, known)
-            peak = max(peak, rss)
-            if memory_mb is not None and rss > memory_mb:
-                status = "memout"
-            elif deadline is not None and time.monotonic() - start > deadline:
-                status = "timeout"
-            if status:
-                _kill(psutil, known, proc.pid)
-                code = proc.wait()
-                break
-        _kill(psutil, [p for p in known if p.pid != proc.pid], proc.pid)   # no orphan outlives its system
-    wall = time.monotonic() - start
-    if status is None:
-        status = ("ok" if code == 0 else
-                  "memout" if code in (EXIT_MEMORY, -signal.SIGKILL) else "failed")
-    return Outcome(status, code, wall, round(peak, 1), _tail(log))
+                return None
+        code, status, peak = _watch(psutil, proc.pid, wait, start, deadline, memory_mb)
+    return _outcome(code, status, peak, start, log)
+
+
+def run_forked(zygote, argv: list[str], *, cwd: Path, env: dict, log: Path, time_limit: float | None = None,
+               memory_mb: float | None = None) -> Outcome:
+    """:func:`run_limited` for a child forked by a warm :class:`~d3mkit.systems.zygote.Zygote`
+    (``argv``: the arguments of :func:`d3mkit.systems.child.main`)."""
+    psutil = _psutil()
+    deadline = None if time_limit is None else time_limit + grace(time_limit)
+    start = time.monotonic()
+    pid = zygote.start(argv, str(cwd), env, str(log))
+    code, status, peak = _watch(psutil, pid, lambda t: zygote.wait(3600.0 if t is None else t), start,
+                                deadline, memory_mb)
+    return _outcome(code, status, peak, start, log)

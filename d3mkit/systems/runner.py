@@ -85,19 +85,25 @@ def _reused(path: Path, label: str, pid: str, r: int, f: int) -> FoldResult | No
 
 
 def run_fold(system: System, task, repeat: int, fold: int, options: Options, dest: Path,
-             label: str) -> FoldResult:
-    """Run ``system`` on one fold in a sandbox; write ``dest`` (the fold directory) whole."""
+             label: str, zygote=None) -> FoldResult:
+    """Run ``system`` on one fold in a sandbox; write ``dest`` (the fold directory) whole. A
+    Python system's child is forked by ``zygote`` when one is given and alive
+    (:mod:`d3mkit.systems.zygote`), else started afresh."""
     from d3mkit import __version__
     from d3mkit.atomic import StagedDir
     from d3mkit.systems.handover import sandbox
-    from d3mkit.systems.limits import run_limited
+    from d3mkit.systems.limits import run_forked, run_limited
     pid = task.problem.problem_id
     with tempfile.TemporaryDirectory(prefix="d3mkit-run-") as private, \
             sandbox(task.root, repeat, fold) as box:
         log = Path(private) / "log.txt"
-        out = run_limited(argv_for(system, box.paths, options), cwd=box.root,
-                          env=box.env(options.cores, system.kind == "python"), log=log,
-                          time_limit=options.time_limit, memory_mb=options.memory_limit)
+        env = box.env(options.cores, system.kind == "python")
+        argv = argv_for(system, box.paths, options)
+        limits = {"time_limit": options.time_limit, "memory_mb": options.memory_limit}
+        if zygote is not None and system.kind == "python" and zygote.alive():
+            out = run_forked(zygote, argv[3:], cwd=box.root, env=env, log=log, **limits)
+        else:
+            out = run_limited(argv, cwd=box.root, env=env, log=log, **limits)
         preds = Path(box.paths["out"])
         timings = _read_json(preds.with_name("timings.json")) or {}
         status = out.status
@@ -136,8 +142,11 @@ def check_accepts(system: System, task) -> None:
 
 def run_system(system: System, task_root, out: Path, options: Options, *, folds: str = "all",
                resume: bool = False, force: bool = False, label: str | None = None,
-               progress: bool = False) -> list[FoldResult]:
-    """Run ``system`` on every fold (or the first) of the task root; return each fold's result."""
+               progress: bool = False, zygote=None) -> list[FoldResult]:
+    """Run ``system`` on every fold (or the first) of the task root; return each fold's result.
+    A Python system's children are forked by ``zygote`` (a
+    :class:`~d3mkit.systems.zygote.Zygote` the caller keeps across calls), or by one made for
+    this call when more than one fold is to run, or started afresh."""
     from d3mkit.taskroot import TaskRoot
     task = TaskRoot.open(task_root)
     check_accepts(system, task)
@@ -152,11 +161,31 @@ def run_system(system: System, task_root, out: Path, options: Options, *, folds:
                               f"{{force=True}} to replace it", str(where))
     pairs = folds_of(task, folds)
     results = []
+    todo = [p for p in pairs if not (resume and _reused(where / f"repeat_{p[0]}" / f"fold_{p[1]}", label, pid, *p))]
+    own = None
+    if zygote is None and system.kind == "python" and len(todo) > 1:
+        own = zygote = warm_zygote(options.cores)
     from tqdm import tqdm
-    with tqdm(total=len(pairs), desc=f"{label} {pid}", unit="fold", disable=not progress, file=sys.stderr) as bar:
-        for r, f in pairs:
-            dest = where / f"repeat_{r}" / f"fold_{f}"
-            done = _reused(dest, label, pid, r, f) if resume else None
-            results.append(done or run_fold(system, task, r, f, options, dest, label))
-            bar.update(1)
+    try:
+        with tqdm(total=len(pairs), desc=f"{label} {pid}", unit="fold", disable=not progress,
+                  file=sys.stderr) as bar:
+            for r, f in pairs:
+                dest = where / f"repeat_{r}" / f"fold_{f}"
+                done = _reused(dest, label, pid, r, f) if resume else None
+                results.append(done or run_fold(system, task, r, f, options, dest, label, zygote))
+                bar.update(1)
+    finally:
+        if own is not None:
+            own.close()
     return results
+
+
+def warm_zygote(cores: int):
+    """A :class:`~d3mkit.systems.zygote.Zygote` for Python systems using ``cores`` threads."""
+    from d3mkit.systems.handover import base_env
+    from d3mkit.systems.zygote import Zygote
+    import tempfile as _t
+    home = Path(_t.mkdtemp(prefix="d3mkit-zygote-home-"))
+    for d in ("home", "tmp"):
+        (home / d).mkdir()
+    return Zygote(base_env(cores, True, home))
