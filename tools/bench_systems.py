@@ -17,6 +17,9 @@ fold 0:
   predict seconds (measured inside it), its wall seconds (interpreter start included) against
   the time limit, the peak resident memory of its process tree, and the whole call's wall
   seconds as the caller sees it (views written, sandbox, child, filing);
+  The later folds of a run are forked from a warm process (:mod:`d3mkit.systems.zygote`);
+  the table measures that (one zygote for the whole tool), and a cold child once per system
+  (a run's first fold);
 * **direct**: the same ``fit``/``predict`` called in this process on the same fold's views
   (:func:`d3mkit.systems.child.fit_predict`, imports already warm); the bridge overhead is the
   whole call's wall minus the direct call's, against the target 1 s + 5 % of the direct call;
@@ -89,7 +92,7 @@ def first_score(root: Path, preds) -> tuple[str, float, bool] | None:
     return s.metric, float(s.value), get_metric(s.metric.split("[")[0]).higher_is_better
 
 
-def measure(root: Path, systems: list[str], time_limit: float, runs: Path) -> list[dict]:
+def measure(root: Path, systems: list[str], time_limit: float, runs: Path, zygote=None) -> list[dict]:
     from d3mkit.systems.child import fit_predict
     from d3mkit.systems.handover import sandbox
     from d3mkit.systems.plugins import Options, get
@@ -103,7 +106,7 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path) -> li
         options = Options(seed=0, time_limit=time_limit, cores=1)
         t0 = time.perf_counter()
         try:
-            res = run_system(system, root, runs, options, folds="first", force=True)[0]
+            res = run_system(system, root, runs, options, folds="first", force=True, zygote=zygote)[0]
         except Exception as exc:   # noqa: BLE001 - refused, or views that cannot be cut
             rows.append({"root": root.name, "system": name, "status": f"error: {str(exc)[:80]}"})
             continue
@@ -124,6 +127,9 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path) -> li
         print(f"{root.name} {name}: {res.status} fit {res.fit_seconds} call {call:.2f} direct {row['direct']:.2f} "
               f"score {row['score']}", file=sys.stderr)
     return rows
+
+
+COLD: list[dict] = []
 
 
 def _f(v, spec=".2f"):
@@ -194,9 +200,22 @@ def main() -> int:
         if not args.roots_only:
             roots += imported_roots(Path(base) / "ecosystem" / "tables", Path(tmp) / "imports")[:args.limit]
         rows = []
-        for root in roots:
-            rows += measure(root, systems, args.time_limit, Path(tmp) / "runs")
+        from d3mkit.systems.runner import warm_zygote
+        # a cold child once (what the first fold of a run costs), then the warm zygote that
+        # d3mkit run forks the later folds from
+        for name in systems:
+            cold = measure(roots[0], [name], args.time_limit, Path(tmp) / "cold")
+            for r in cold:
+                print(f"cold child (first fold of a run): {r['root']} {name}: child wall {_f(r.get('child_wall'))} s, "
+                      f"call wall {_f(r.get('call_wall'))} s, direct {_f(r.get('direct'))} s", file=sys.stderr)
+                COLD.append(r)
+        with warm_zygote(1) as zygote:
+            for root in roots:
+                rows += measure(root, systems, args.time_limit, Path(tmp) / "runs", zygote)
     text = report(rows, systems, args.time_limit)
+    text += "\ncold child (a run's first fold, interpreter start and imports included): " + "; ".join(
+        f"{r['system']} on {r['root']}: call wall {_f(r.get('call_wall'))} s vs direct {_f(r.get('direct'))} s "
+        f"(overhead {_f(r.get('overhead'))} s)" for r in COLD) + ".\n"
     print(text)
     if args.save:
         (REPO / "tools" / "results" / "systems_bench.md").write_text(text, encoding="utf-8")
