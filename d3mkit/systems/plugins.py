@@ -22,8 +22,8 @@ A system is one of two kinds:
 >>> s = get("command:python fit.py {train} {test} {problem} {out}")
 >>> s.name, s.kind, s.accepts("regression", "univariate")
 ('command', 'command', None)
->>> get("constant").accepts("objectDetection", None)
-"constant handles classification/binary, classification/multiClass, classification/multiLabel, regression/univariate, regression/multivariate, not objectDetection"
+>>> get("flaml").accepts("objectDetection", None)
+'flaml handles classification/binary, classification/multiClass, regression/univariate, not objectDetection'
 """
 
 from __future__ import annotations
