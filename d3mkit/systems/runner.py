@@ -100,9 +100,13 @@ def run_fold(system: System, task, repeat: int, fold: int, options: Options, des
         env = box.env(options.cores, system.kind == "python")
         argv = argv_for(system, box.paths, options)
         limits = {"time_limit": options.time_limit, "memory_mb": options.memory_limit}
+        out = None
         if zygote is not None and system.kind == "python" and zygote.alive():
-            out = run_forked(zygote, argv[3:], cwd=box.root, env=env, log=log, **limits)
-        else:
+            try:
+                out = run_forked(zygote, argv[3:], cwd=box.root, env=env, log=log, **limits)
+            except OSError:     # the zygote died (killed from outside): a fresh child instead
+                out = None
+        if out is None:
             out = run_limited(argv, cwd=box.root, env=env, log=log, **limits)
         preds = Path(box.paths["out"])
         timings = _read_json(preds.with_name("timings.json")) or {}
