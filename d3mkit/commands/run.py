@@ -21,7 +21,7 @@ def add_limit_arguments(p) -> None:
                    help="resident memory of the system's process tree (default: none)")
     p.add_argument("--cores", type=int, default=1, metavar="N",
                    help="threads for BLAS/OpenMP and the system's n_jobs (default 1)")
-    p.add_argument("--seed", type=seed_value, default=0)
+    p.add_argument("--seed", type=seed_value, default=0, help="the seed each system is given (default 0)")
     p.add_argument("--folds", choices=["all", "first"], default="all",
                    help="every (repeat, fold) of dataSplits (default), or the first only")
 
@@ -62,6 +62,9 @@ def _run(args) -> int:
     from d3mkit.systems.plugins import get
     from d3mkit.systems.runner import run_system
     must_exist(args.task_root)
+    from d3mkit.paths import outside_reason
+    if outside_reason(args.task_root, args.out) is None:
+        raise UsageError("--out must be outside the task root", str(args.out))
     options = options_from(args)
     system = get(args.system)
     if args.name is not None and (not args.name or "/" in args.name or args.name.startswith(".")):
