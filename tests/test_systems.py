@@ -410,3 +410,16 @@ def test_folds_forked_by_the_warm_zygote_equal_fresh_children(tmp_path):
     assert cold.status == "ok"
     assert (tmp_path / "cold" / "predictions.csv").read_bytes() == \
         (_preds(tmp_path / "warm", "random-forest", root, 0, 2) / "predictions.csv").read_bytes()
+
+
+def test_baseline_on_a_d3m_seed_root(tmp_path, capsys):
+    """A published D3M seed root (no d3mkit manifest, no benchmark): random-forest by default."""
+    import shutil
+    base = os.environ.get("D3MKIT_REALWORLD")
+    if not base or not (Path(base) / "roots" / "uu4_SPECT").is_dir():
+        pytest.skip("D3MKIT_REALWORLD (the shared realworld corpus with roots/uu4_SPECT) is not set")
+    root = tmp_path / "uu4_SPECT"
+    shutil.copytree(Path(base) / "roots" / "uu4_SPECT", root)
+    assert main(["baseline", str(root), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "random-forest" and out["scores"][0]["metric"] == "f1"
