@@ -99,7 +99,10 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path, zygot
     from d3mkit.systems.runner import folds_of, run_system
     from d3mkit.taskroot import TaskRoot
     task = TaskRoot.open(root)
-    (r, f) = folds_of(task, "first")[0]
+    try:
+        (r, f) = folds_of(task, "first")[0]
+    except Exception as exc:   # noqa: BLE001 - no splits file: said, and left out
+        return [{"root": root.name, "system": s, "status": f"error: {str(exc)[:80]}"} for s in systems]
     rows = []
     for name in systems:
         system = get(name)

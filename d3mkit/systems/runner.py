@@ -51,6 +51,11 @@ class FoldResult:
 
 def folds_of(task, which: str = "all") -> list[tuple[int, int]]:
     """The (repeat, fold) pairs of the task root's dataSplits, in order; ``first``: the first."""
+    from d3mkit.splits import splits_path
+    where = splits_path(task.problem_dir, task.problem.splits_file)
+    if not where.is_file():
+        raise D3MKitError(error("file.missing", "", "the task root has no splits file, so no TRAIN/TEST "
+                                "folds (write it with 'd3mkit split' on the problem directory)", str(where)))
     s = task.splits()
     pairs = sorted({(int(r), int(f)) for r, f in zip(s["repeat"], s["fold"])})
     if not pairs:
