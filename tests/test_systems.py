@@ -397,6 +397,7 @@ def test_benchmark_runs_every_system_on_every_root_then_evaluates(roots, tmp_pat
     assert again["reused"] == sum(v for k, v in first["folds"].items() if k != "refused")
 
 
+@pytest.mark.slow
 def test_folds_forked_by_the_warm_zygote_equal_fresh_children(tmp_path):
     """A Python system's folds after the first are forked by a warm process
     (d3mkit.systems.zygote): the same predictions as a child started afresh."""
