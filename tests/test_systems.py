@@ -424,3 +424,19 @@ def test_baseline_on_a_d3m_seed_root(tmp_path, capsys):
     assert main(["baseline", str(root), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["model"] == "random-forest" and out["scores"][0]["metric"] == "f1"
+
+
+@pytest.mark.slow
+def test_benchmark_on_a_dask_cluster(roots, tmp_path, capsys):
+    distributed = pytest.importorskip("distributed", reason='needs dask (pip install "d3mkit[dask]")')
+    import shutil
+    problems = tmp_path / "problems"
+    shutil.copytree(roots["univariate"], problems / roots["univariate"].name)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert main(["benchmark", "--systems", "constant", "--problems", str(problems), "--out",
+                     str(tmp_path / "board"), "--bootstrap", "0", "--scheduler", cluster.scheduler_address,
+                     "--format", "json"]) == 0
+        assert "run_chunk" in cluster.scheduler.task_prefixes       # the cluster ran the unit
+    assert json.loads(capsys.readouterr().out)["folds"] == {"ok": 1}
+    assert not pd.read_csv(tmp_path / "board" / "evaluation" / "scores.csv").empty
