@@ -11,7 +11,7 @@ out. Each is typed as its colType means (:func:`d3mkit.validation.coltypes.coerc
 undeclared column is ``real`` when every non-empty cell is a number, else ``categorical``
 (or ``text`` when its cells are long and mostly distinct). A multiLabel TRAIN view (one row
 per (d3mIndex, label)) gives one row per d3mIndex and :attr:`Train.labels`, each row's
-label list.
+label list. TRAIN rows whose target is empty are left out.
 """
 
 from __future__ import annotations
@@ -142,6 +142,9 @@ def load_train(dataset_dir: Path | str, problem_dir: Path | str) -> Train:
         labels = [grouped[i] for i in rows["d3mIndex"]]
     else:
         y = _typed(rows, targets, dict(ttypes))
+        known = y.notna().all(axis=1).to_numpy()
+        if not known.all():    # a TRAIN row without its target teaches nothing: left out
+            rows, y = rows[known].reset_index(drop=True), y[known].reset_index(drop=True)
     metrics = problem.metrics
     return Train(X=_typed(rows, list(types), types), index=rows["d3mIndex"].to_numpy(), coltypes=types,
                  y=y, labels=labels, targets=targets, target_types=ttypes, task_type=problem.task_type,
