@@ -2,7 +2,7 @@
 """AutoML systems on real tabular task roots: what the bridge costs and whether
 random-forest beats constant.
 
-    PYTHONPATH=. D3MKIT_REALWORLD=../shared/realworld python tools/bench_systems.py
+    PYTHONPATH=. D3MKIT_REALWORLD=PATH python tools/bench_systems.py
         [--systems constant,random-forest] [--time-limit 300] [--roots-only | --imports-only]
         [--limit N] [--save]
 
@@ -102,7 +102,7 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path, zygot
     try:
         (r, f) = folds_of(task, "first")[0]
     except Exception as exc:   # noqa: BLE001 - no splits file: said, and left out
-        return [{"root": root.name, "system": s, "status": f"error: {str(exc)[:80]}"} for s in systems]
+        return [{"root": root.name, "system": s, "status": f"error: {_why(exc)}"} for s in systems]
     rows = []
     for name in systems:
         system = get(name)
@@ -111,7 +111,7 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path, zygot
         try:
             res = run_system(system, root, runs, options, folds="first", force=True, zygote=zygote)[0]
         except Exception as exc:   # noqa: BLE001 - refused, or views that cannot be cut
-            rows.append({"root": root.name, "system": name, "status": f"error: {str(exc)[:80]}"})
+            rows.append({"root": root.name, "system": name, "status": f"error: {_why(exc)}"})
             continue
         call = time.perf_counter() - t0
         row = {"root": root.name, "system": name, "status": res.status, "fit": res.fit_seconds,
@@ -133,6 +133,14 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path, zygot
 
 
 COLD: list[dict] = []
+
+
+def _why(exc: Exception) -> str:
+    """An error as its issue codes and messages, without paths (the results file is committed)."""
+    issues = getattr(exc, "issues", None)
+    if issues:
+        return "; ".join(f"{i.code}: {i.message}" for i in issues)[:90]
+    return type(exc).__name__
 
 
 def _f(v, spec=".2f"):
