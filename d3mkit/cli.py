@@ -21,7 +21,7 @@ from d3mkit.readlog import recording
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
             "build", "baseline", "demo", "reproduce", "codes", "prism", "import", "info",
-            "challenge", "serve", "submit", "export"]
+            "challenge", "serve", "submit", "export", "systems", "run", "benchmark"]
 MODULES = {"import": "import_"}   # a command whose module name is a Python keyword
 
 

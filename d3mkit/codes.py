@@ -141,6 +141,12 @@ OTHER: dict[str, tuple[str, str]] = {
     "metric.failed": (E, "a metric's computation raised on the aligned rows"),
     "metrics.plugin": (W, "a third-party d3mkit.metrics entry point could not be loaded"),
     "benchmarks.plugin": (W, "a third-party d3mkit.benchmarks entry point could not be loaded (the benchmark is left out)"),
+    # AutoML systems (d3mkit systems / run / benchmark; d3mkit.systems)
+    "systems.plugin": (W, "a third-party d3mkit.systems entry point could not be loaded (the system is left out)"),
+    "systems.unknown": (E, "a system name is neither registered nor command:TEMPLATE (exit 2)"),
+    "systems.refused": (E, "the system does not handle the task root's task type (nothing run)"),
+    "systems.not_ready": (E, "the system is not installed here (exit 3; d3mkit systems says what it needs)"),
+    "systems.install": (E, "d3mkit systems install could not prepare the system (a pip or venv step failed)"),
     # truth and predictions (scoring)
     "truth.none": (E, "no truth: neither a dataset nor a targets.csv"),
     "truth.columns": (E, "the truth lacks a target or index column"),

@@ -19,7 +19,7 @@ LAYERS = [
                    "d3mkit.importing", "d3mkit.digests"]),
     ("scoring", ["d3mkit.scoring"]),
     ("benchmarks", ["d3mkit.benchmarks", "d3mkit.baselines", "d3mkit.evaluate", "d3mkit.executor",
-                    "d3mkit.server", "d3mkit.interop"]),
+                    "d3mkit.server", "d3mkit.interop", "d3mkit.systems"]),
     ("commands", ["d3mkit.commands"]),
     ("cli", ["d3mkit.cli", "d3mkit.__main__", "d3mkit.api"]),
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from d3mkit.commands import defer, seed_value
-from d3mkit.errors import UsageError
+from d3mkit.errors import D3MKitError, UsageError
 
 
 EXAMPLES = """examples:
@@ -41,7 +41,9 @@ def _model_arguments(p) -> None:
     (:func:`_check_model_options`) instead of silently ignored."""
     from d3mkit.benchmarks.plugins import baselines
     models = baselines()
-    p.add_argument("--model", help="baseline name (default: the benchmark's): " + ", ".join(models))
+    p.add_argument("--model", help="baseline name (default: the benchmark's; random-forest on a tabular "
+                                   "task root of no benchmark, e.g. an imported one): "
+                                   + ", ".join([*models, *SYSTEM_MODELS]))
     owners: dict[str, set[str]] = {}
     done = set()
     for _, record in models.values():
@@ -60,6 +62,10 @@ def _options_key(record) -> str:
     """Which options function a baseline record has (records may share one)."""
     return getattr(record.options, "target", None) or str(id(record.options))
 
+
+#: AutoML systems (d3mkit.systems) that are a baseline of any tabular task root; the first is
+#: the default of a tabular root whose benchmark has none (d3mkit import, a D3M seed root)
+SYSTEM_MODELS = ("random-forest", "constant")
 
 #: the shared options' defaults: a value other than these was given on the command line
 COMMON_DEFAULTS = {"device": "auto", "epochs": None, "seed": 0, "batch_size": None}
@@ -89,6 +95,10 @@ def _run(args) -> int:
     models = baselines()
     built_by = get(task.benchmark) if task.benchmark else None
     model = args.model or (built_by.default_model if built_by is not None else None)
+    if model is None and _tabular(task):
+        model = SYSTEM_MODELS[0]
+    if model in SYSTEM_MODELS and model not in models:
+        return _run_system(args, task, model)
     if model is None:
         why = (f"benchmark {task.benchmark!r} has no default baseline" if task.benchmark else
                f"{task.debug_dir.name}/manifest.json (which names the benchmark) is missing")
@@ -100,9 +110,13 @@ def _run(args) -> int:
         raise UsageError(f"unknown model {model!r}; {hint}known: {', '.join(models)}")
     owner, record = models[model]
     if task.benchmark and task.benchmark != owner.name:
-        fits = list(built_by.baselines) if built_by is not None else []
-        raise UsageError(f"--model {model} is a baseline for {owner.name}, but this task root was built by "
-                         f"'d3mkit build {task.benchmark}' (its models: {', '.join(fits) or 'none'})",
+        fits = [*built_by.baselines] if built_by is not None else []
+        fits += list(SYSTEM_MODELS) if _tabular(task) else []
+        made = (f"built by 'd3mkit build {task.benchmark}'" if built_by is not None else
+                f"made by 'd3mkit import'" if task.benchmark == "import" else
+                f"made by {task.benchmark!r}, which is not a benchmark of this d3mkit")
+        raise UsageError(f"--model {model} is a baseline for task roots built by 'd3mkit build {owner.name}', "
+                         f"but this task root was {made} (its models: {', '.join(fits) or 'none'})",
                          str(args.task_root))
     from d3mkit.benchmarks.config import BaselineConfig
     BaselineConfig.from_args(args, model=model)   # the checks every baseline shares, before training
@@ -125,6 +139,57 @@ def _run(args) -> int:
         ddp.finish()
     if not main_process:   # rank 0 wrote and prints the solution
         return 0
+    from d3mkit.commands.show import print_json, print_scores
+    if args.format == "json":
+        print_json({"model": model, "solution": str(task.solution_dir), **report.to_dict()})
+    else:
+        print_scores(report.scores)
+        print(task.solution_dir)
+    return 0
+
+
+def _tabular(task) -> bool:
+    """The task root is one the built-in systems handle: a classification or regression
+    problem whose dataset is tables only."""
+    from d3mkit.systems.plugins import TABULAR
+    try:
+        p = task.problem
+        tables = all(r.is_table for r in task.dataset.resources)
+    except D3MKitError:
+        return False
+    return tables and f"{p.task_type}/{p.task_subtype}" in TABULAR
+
+
+def _run_system(args, task, model: str) -> int:
+    """``--model random-forest|constant``: the built-in system, in this process, on the TRAIN
+    and TEST views of repeat 0, fold 0 (as ``d3mkit run`` hands them over); predictions
+    written and scored into ``<name>_solution/``."""
+    unused = [flag for dest, flag, default in (("epochs", "--epochs", None), ("device", "--device", "auto"))
+              if getattr(args, dest, default) != default]
+    unused += [f"--{d.replace('_', '-')}" for d in getattr(args, "_owners", {})
+               if getattr(args, d, None) != getattr(args, "_defaults", {}).get(d)]
+    if unused:
+        raise UsageError(f"{', '.join(unused)}: not used by model {model!r} (its own options: none; "
+                         f"see 'd3mkit baseline --help')")
+    _check_metadata(task)
+    if task.solution_dir.exists() and not task.solution_dir.is_dir():
+        raise UsageError("the solution path exists and is not a directory", str(task.solution_dir))
+    from d3mkit.baselines.common import write_solution
+    from d3mkit.beside import cpu_count
+    from d3mkit.systems.child import fit_predict
+    from d3mkit.systems.handover import sandbox
+    from d3mkit.systems.plugins import Options, get
+    from d3mkit.systems.runner import check_accepts
+    system = get(model)
+    check_accepts(system, task)
+    options = Options(seed=args.seed, cores=cpu_count())
+    with sandbox(task.root, 0, 0) as box:
+        frame, fit_s, predict_s = fit_predict(system, box.paths["train"], box.paths["test"], box.paths["problem"],
+                                              options)
+    report = write_solution(task, frame, model=model,
+                            info={"system": model, "version": system.version(), "repeat": 0, "fold": 0,
+                                  "seed": args.seed, "fit_seconds": round(fit_s, 3),
+                                  "predict_seconds": round(predict_s, 3)})
     from d3mkit.commands.show import print_json, print_scores
     if args.format == "json":
         print_json({"model": model, "solution": str(task.solution_dir), **report.to_dict()})
