@@ -95,6 +95,9 @@ KNOWN_PRIVATE = {
     ("d3mkit/importing/scan.py", "d3mkit.importing.table", "_index"),
     ("d3mkit/importing/scan.py", "d3mkit.importing.table", "_media"),
 }
+#: scripts that run in an AutoML system's own environment (no d3mkit there): the system's
+#: side of the handover reads the view's files with that environment's pandas, by design
+SYSTEM_SIDE = {"d3mkit/systems/autogluon_exec.py"}
 #: modules outside d3mkit/tables that still parse a table file themselves
 KNOWN_READERS = {"d3mkit/importing/source.py",
                  "d3mkit/importing/scan.py", "d3mkit/benchmarks/prism/extract.py",
@@ -179,7 +182,7 @@ def test_one_table_reader():
     readers = set()
     for _, f in modules():
         rel = f.relative_to(REPO).as_posix()
-        if rel.startswith("d3mkit/tables/"):
+        if rel.startswith("d3mkit/tables/") or rel in SYSTEM_SIDE:
             continue
         for node in ast.walk(parse(f)):
             if isinstance(node, ast.Call):
