@@ -109,3 +109,16 @@ def test_bad_number_refused(board, tmp_path, capsys):
     (out / "aggregates.csv").write_text("\n".join(agg) + "\n")
     text = refused(["export", "croissant", out, "--results"], capsys, "export.board", 1)
     assert "row 2, column mean" in text and not (out / "results_tasks.json").exists()
+
+
+@pytest.mark.slow      # the board: an evaluate run of the example campaign, ~10 s
+def test_a_benchmark_board_reads_its_evaluation(board, tmp_path):
+    """d3mkit benchmark writes evaluate's outputs into BOARD/evaluation/: --results of the
+    benchmark board is the evaluate board's document."""
+    import shutil
+    from d3mkit.interop.results import results_document
+    out, _ = board
+    bench = tmp_path / "bench"
+    shutil.copytree(out, bench / "evaluation")
+    (bench / "runs").mkdir()
+    assert results_document(bench) == results_document(out)

@@ -36,6 +36,19 @@ SCORES = "scores.csv"
 AGGREGATES = "aggregates.csv"
 
 
+#: where d3mkit benchmark puts the outputs of d3mkit evaluate inside its board
+BENCHMARK_EVALUATION = "evaluation"
+
+
+def evaluate_dir(board: Path | str) -> Path:
+    """The directory holding an evaluate board's files: ``board`` itself (``d3mkit
+    evaluate --out``), or its ``evaluation/`` (a ``d3mkit benchmark`` board)."""
+    board = Path(board)
+    if not (board / SCORES).is_file() and (board / BENCHMARK_EVALUATION / SCORES).is_file():
+        return board / BENCHMARK_EVALUATION
+    return board
+
+
 def results_out(board: Path | str) -> Path:
     """The default output: ``results_tasks.json`` in the board."""
     return Path(board) / "results_tasks.json"
@@ -83,7 +96,7 @@ def results_document(board: Path | str) -> dict:
     """The JSON-LD of the board ``board`` (module docstring)."""
     from d3mkit.evaluate.report import AGGREGATE_COLUMNS, SCORE_COLUMNS
     from d3mkit.interop.croissant import CONTEXT
-    board = Path(board)
+    board = evaluate_dir(board)
     scores = _read(board, SCORES, SCORE_COLUMNS)
     aggregates = _read(board, AGGREGATES, AGGREGATE_COLUMNS)
     confidence = None
