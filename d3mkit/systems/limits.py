@@ -157,8 +157,8 @@ def run_limited(argv: list[str], *, cwd: Path, env: dict, log: Path, time_limit:
                 return proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 return None
-        code, status, peak = _watch(psutil, proc.pid, wait, start, deadline, memory_mb)
-    return _outcome(code, status, peak, start, log)
+        returncode, status, peak = _watch(psutil, proc.pid, wait, start, deadline, memory_mb)
+    return _outcome(returncode, status, peak, start, log)
 
 
 def run_forked(zygote, argv: list[str], *, cwd: Path, env: dict, log: Path, time_limit: float | None = None,
@@ -169,6 +169,6 @@ def run_forked(zygote, argv: list[str], *, cwd: Path, env: dict, log: Path, time
     deadline = None if time_limit is None else time_limit + grace(time_limit)
     start = time.monotonic()
     pid = zygote.start(argv, str(cwd), env, str(log))
-    code, status, peak = _watch(psutil, pid, lambda t: zygote.wait(3600.0 if t is None else t), start,
-                                deadline, memory_mb)
-    return _outcome(code, status, peak, start, log)
+    returncode, status, peak = _watch(psutil, pid, lambda t: zygote.wait(3600.0 if t is None else t), start,
+                                      deadline, memory_mb)
+    return _outcome(returncode, status, peak, start, log)
