@@ -130,12 +130,12 @@ def _watch(psutil, pid: int, wait, start: float, deadline: float | None, memory_
     return code, status, peak
 
 
-def _outcome(code, status, peak, start: float, log: Path) -> Outcome:
+def _outcome(returncode, status, peak, start: float, log: Path) -> Outcome:
     from d3mkit.systems.child import EXIT_MEMORY
     if status is None:
-        status = ("ok" if code == 0 else
-                  "memout" if code in (EXIT_MEMORY, -signal.SIGKILL) else "failed")
-    return Outcome(status, code, time.monotonic() - start, round(peak, 1), _tail(log))
+        status = ("ok" if returncode == 0 else
+                  "memout" if returncode in (EXIT_MEMORY, -signal.SIGKILL) else "failed")
+    return Outcome(status, returncode, time.monotonic() - start, round(peak, 1), _tail(log))
 
 
 def run_limited(argv: list[str], *, cwd: Path, env: dict, log: Path, time_limit: float | None = None,
