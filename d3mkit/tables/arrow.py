@@ -10,9 +10,10 @@ reader does not read exactly, and the general reader then reads it and says what
 pyarrow parses in C++ on several threads, numbers straight into numeric arrays and text
 columns dictionary-encoded (the distinct values once, a code per row), so a label column of
 10^6 rows is never 10^6 Python strings. What sends a file to the general reader: a row
-whose width is not the header's, a blank line, bytes that are not UTF-8, a NUL byte, a file
-with a header and no rows, a one-column header, and a numeric column with a cell pyarrow
-does not parse as its type (``+3``, ``1.0`` in an integer column, ``x``).
+whose width is not the header's, a blank line or a cell spanning lines (rows are located by
+their lines), bytes that are not UTF-8, a NUL byte, a file with a header and no rows, a
+one-column header, and a numeric column with a cell pyarrow does not parse as its type
+(``+3``, ``1.0`` in an integer column, ``x``).
 
 * ``integer`` columns: int64 (pyarrow's parse: an optional ``-`` and digits); empty cells
   are missing for validation, and a magnitude of 2**53 or more goes to the general reader
@@ -54,7 +55,7 @@ def _batches(path: Path, width: int, types: dict[int, object]):
     reader = csv.open_csv(
         fh, memory_pool=pa.system_memory_pool(),
         read_options=csv.ReadOptions(column_names=names, skip_rows=1, use_threads=True, block_size=BLOCK),
-        parse_options=csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
+        parse_options=csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=True),
         convert_options=csv.ConvertOptions(
             column_types={names[j]: t for j, t in types.items()},
             include_columns=[names[j] for j in types], null_values=[""],
@@ -100,7 +101,7 @@ def _columns(path: Path, width: int, types: dict[int, object]) -> dict | None:
     list of its pyarrow arrays (one a block)."""
     import os
     import pyarrow as pa
-    if width < 2 or _blank_line(path):
+    if width < 2:
         return None
     out: dict[int, object] = {}
     rows = 0
@@ -122,20 +123,29 @@ def _columns(path: Path, width: int, types: dict[int, object]) -> dict | None:
             del batch
     except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
         return None
-    if not rows:
+    if not rows or not _one_row_a_line(path, rows):
         return None
     return {j: c.done() if isinstance(c, _Numbers) else c for j, c in out.items()}
 
 
-def _blank_line(path: Path) -> bool:
-    """Whether the file holds an empty line (pandas skips it, pyarrow reads a row of empty
-    cells: the general reader then decides)."""
-    import mmap
+def _lines(path: Path) -> tuple[int, bool]:
+    """The number of ``\n`` bytes of the file and whether it ends with one (one pass, a
+    block at a time)."""
+    n, last = 0, b""
     with open(path, "rb") as f:
-        if f.seek(0, 2) == 0:
-            return False
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            return m.find(b"\n\n") >= 0 or m.find(b"\n\r\n") >= 0
+        while block := f.read(1 << 24):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n, last == b"\n"
+
+
+def _one_row_a_line(path: Path, rows: int) -> bool:
+    """Whether each of the ``rows`` rows pyarrow read is one line after the header: no blank
+    line (pyarrow and pandas skip it, and every row after it would be placed a line too
+    early) and no cell spanning lines (rows are located by line). A file that is not is read
+    by the general reader, which locates rows by their lines."""
+    newlines, final = _lines(path)
+    return newlines == rows + (1 if final else 0)
 
 
 def _has_nul(a) -> bool:
