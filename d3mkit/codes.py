@@ -232,6 +232,12 @@ OTHER: dict[str, tuple[str, str]] = {
                                "lists its issues in d3m:validationIssues)"),
     "export.kept_text": (W, "a column whose cells do not all read as its colType is a string feature of the "
                             "Hugging Face dataset (its cells as written)"),
+    "croissant.unloadable": (E, "mlcroissant cannot load the Croissant file export croissant wrote (not kept)"),
+    "croissant.unchecked": (W, "the Croissant file was not loaded back: mlcroissant is not installed"),
+    "export.wide_dates": (W, "a dateTime column with a date outside 1677-2262 is a timestamp[us] feature of the "
+                             "exported HF dataset"),
+    "croissant.pandas_reads": (W, "a text column with cells mlcroissant reads otherwise than written (pandas' "
+                                  "NA tokens, TRUE/FALSE, numbers with leading zeros)"),
     "croissant.context": (E, "a JSON-LD file whose @context or conformsTo is not Croissant 1.0/1.1"),
     "croissant.url": (E, "a Croissant file or contentUrl that is a URL (nothing is downloaded)"),
     "croissant.record_set": (E, "the record set asked for, or its source file, is not in the Croissant file"),

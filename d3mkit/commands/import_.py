@@ -42,6 +42,12 @@ def _common(p, *, target: bool = True, target_help: str = "") -> None:
     p.add_argument("--stratified", action=argparse.BooleanOptionalAction, default=None,
                    help="stratify on the target (default: for classification)")
     p.add_argument("--seed", type=seed_value, default=0, help="split seed (same seed, same bytes)")
+    m = p.add_argument_group("what the data is (the datasetDoc's about; exports carry it)")
+    m.add_argument("--license", default=None, help="the data's licence, e.g. CC-BY-4.0 (default: unknown; "
+                   "d3mkit never invents one)")
+    m.add_argument("--description", default=None, help="a description of the dataset")
+    m.add_argument("--citation", default=None, help="how to cite the data")
+    m.add_argument("--source-url", default=None, help="where the data comes from (the datasetDoc's sourceURI)")
     from d3mkit.commands.options import add_format
     add_format(p, "the task root's path")
 
@@ -85,6 +91,9 @@ def add_parser(sub) -> None:
 def _keywords(args, *, target: bool = True) -> dict:
     kw = dict(out=args.out, name=args.name, metrics=args.metric, split=args.split, test_size=args.test_size,
               folds=args.folds, repeats=args.repeats, stratified=args.stratified, seed=args.seed, force=args.force)
+    for k in ("license", "description", "citation", "source_url"):    # given only: a source may bring its own
+        if getattr(args, k, None) is not None:
+            kw[k] = getattr(args, k)
     if target:
         kw.update(target=args.target, task=args.task, subtype=args.subtype, index=args.index,
                   types=args.types)

@@ -234,7 +234,7 @@ def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Importe
 
 def import_arff(source, *, target, out, splits=None, name=None, task=None, subtype=None, index=None, types=None,
                 metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0, stratified=None, seed=0,
-                force=False, description=None) -> Path:
+                force=False, description=None, license=None, citation=None, source_url=None) -> Path:
     """Package the ARFF file ``source`` (with the OpenML split file ``splits``, else d3mkit's
     own split) as the task root ``out/<name>/`` and return its path; the other keywords are
     those of :func:`d3mkit.import_table`. Raises :class:`~d3mkit.errors.D3MKitError` with
@@ -242,4 +242,5 @@ def import_arff(source, *, target, out, splits=None, name=None, task=None, subty
     return import_arff_result(source, target=target, out=out, splits=splits, name=name, task=task,
                               subtype=subtype, index=index, types=types, metrics=metrics, split=split,
                               test_size=test_size, folds=folds, repeats=repeats, stratified=stratified,
-                              seed=seed, force=force, description=description).root
+                              seed=seed, force=force, description=description, license=license,
+                              citation=citation, source_url=source_url).root

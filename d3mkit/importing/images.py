@@ -109,10 +109,12 @@ def import_images_result(source, *, out, **kwargs) -> Imported:
 
 
 def import_images(source, *, out, name=None, metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0,
-                  stratified=None, seed=0, force=False, description=None) -> Path:
+                  stratified=None, seed=0, force=False, description=None, license=None, citation=None,
+                  source_url=None) -> Path:
     """Package the ImageFolder directory ``source`` as the image-classification task root
     ``out/<name>/`` and return its path (keywords as :func:`d3mkit.import_table`). Raises
     :class:`~d3mkit.errors.D3MKitError` with nothing written."""
     return import_images_result(source, out=out, name=name, metrics=metrics, split=split, test_size=test_size,
                                 folds=folds, repeats=repeats, stratified=stratified, seed=seed, force=force,
-                                description=description).root
+                                description=description, license=license, citation=citation,
+                                source_url=source_url).root

@@ -43,6 +43,9 @@ MEDIA_KINDS = {
     "text": (".txt", ".md", ".json", ".xml", ".html"),
     "video": (".mp4", ".avi", ".mov", ".mkv", ".webm", ".mpg", ".mpeg"),
 }
+#: the datasetDoc licence of an import told none (datasetSchema's about.license is free text,
+#: required): exports carry it as is (docs/interop.md)
+UNKNOWN_LICENSE = "unknown"
 MEDIA_DIR = "media"
 MEDIA_RES = "media"
 _ODD = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\ufeff]")
@@ -69,8 +72,9 @@ class ImportOptions:
     force: bool = False
     description: str | None = None
     problem_description: str | None = None       # default: "Predict <targets> (<task>/<subtype>)."
-    license: str | None = None                   # the datasetDoc's licence (default CC0)
+    license: str | None = None                   # the datasetDoc's licence (default "unknown": never invented)
     citation: str | None = None
+    source_url: str | None = None                # the datasetDoc's sourceURI
     rai: dict | None = None                      # Croissant RAI fields for the manifest's "rai"
 
     def __post_init__(self):
@@ -509,8 +513,9 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     if media_col is not None:
         resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_kind[1], media_kind[2]))
     ddoc = DatasetDoc.new(dataset_id(name), name, resources, description=opts.description,
-                          source=f"d3mkit import of {Path(source).name}", license=opts.license or "CC0",
-                          extra_about={"citation": opts.citation} if opts.citation else None)
+                          source=f"d3mkit import of {Path(source).name}", license=opts.license or UNKNOWN_LICENSE,
+                          extra_about={k: v for k, v in (("citation", opts.citation), ("sourceURI", opts.source_url))
+                                       if v} or None)
     # a label set has no one class to stratify on: multiLabel splits are drawn at random by default
     stratified = opts.stratified if opts.stratified is not None else (task == "classification"
                                                                      and subtype != "multiLabel")
@@ -628,10 +633,12 @@ _NAMES = "a column name (str) or a list of them"
 _KEYWORDS = {
     "name": (str, "a str"), "task": (str, "a str"), "subtype": (str, "a str"), "index": (str, "a column name (str)"),
     "split": (str, "a str"), "description": (str, "a str"), "test_size": ((int, float), "a number"),
+    "license": (str, "a str"), "citation": (str, "a str"), "source_url": (str, "a str"),
     "folds": (int, "an int"), "repeats": (int, "an int"), "seed": (int, "an int"),
     "stratified": (bool, "a bool"), "force": (bool, "a bool"),
 }
-_OPTIONAL = {"name", "task", "subtype", "index", "description", "stratified"}   # None means "choose"
+_OPTIONAL = {"name", "task", "subtype", "index", "description", "stratified", "license", "citation",
+             "source_url"}   # None means "choose"
 
 
 def check_keywords(target, kwargs: dict) -> None:
@@ -726,7 +733,8 @@ def default_name(path: Path) -> str:
 
 def import_table(source, *, target, out, name=None, task=None, subtype=None, index=None, types=None,
                  metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0, stratified=None,
-                 seed=0, media=None, force=False, description=None) -> Path:
+                 seed=0, media=None, force=False, description=None, license=None, citation=None,
+                 source_url=None) -> Path:
     """Package ``source`` (a CSV/TSV/gzip/Parquet path, or a DataFrame) as the task root
     ``out/<name>/`` and return its path. ``target`` is a column name or a list (or a
     comma-separated string); the other keywords are the options of ``d3mkit import table``
@@ -735,4 +743,5 @@ def import_table(source, *, target, out, name=None, task=None, subtype=None, ind
     return import_frame(source, target=target, out=out, name=name, task=task, subtype=subtype,
                         index=index, types=types, metrics=metrics, split=split, test_size=test_size,
                         folds=folds, repeats=repeats, stratified=stratified, seed=seed, media=media,
-                        force=force, description=description).root
+                        force=force, description=description, license=license, citation=citation,
+                        source_url=source_url).root
