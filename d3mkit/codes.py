@@ -316,6 +316,9 @@ OTHER: dict[str, tuple[str, str]] = {
 # bringing your own data (d3mkit import; d3mkit.importing)
 IMPORT: dict[str, tuple[str, str]] = {
     "import.target": (E, "a target column that is not in the table, the index as a target, or no target given"),
+    "import.missing_values": (W, "missing-value tokens (NA, N/A, NaN, null, ?) in a numeric or date column were "
+                                 "written as empty cells (counted)"),
+    "import.target_infinite": (E, "a regression target cell is infinite (no prediction can be scored against it)"),
     "import.target_empty": (E, "every cell of the target column is empty"),
     "import.target_constant": (E, "the target holds one value on every row: nothing to learn or score"),
     "import.target_missing": (W, "rows with an empty target cell were left out of the task root (counted)"),

@@ -40,7 +40,8 @@ def mixed(tmp_path):
 
 def test_inferred_coltypes_task_metrics_and_splits(mixed, tmp_path, capsys):
     code, out, err = run(["import", "table", mixed, "--target", "label", "--out", tmp_path / "o"], capsys)
-    assert code == 0 and err == ""
+    assert code == 0 and err == "people: target 'label' holds 3 categorical values (labels): colType categorical, " \
+        "classification/multiClass, metrics accuracy, f1Macro (--types to change)\n", err
     root = tmp_path / "o" / "people"
     assert out.strip() == str(root)
     assert _coltypes(root) == {"d3mIndex": "integer", "id": "integer", "age": "integer", "income": "real",

@@ -42,6 +42,13 @@ def _common(p, *, target: bool = True, target_help: str = "") -> None:
     p.add_argument("--stratified", action=argparse.BooleanOptionalAction, default=None,
                    help="stratify on the target (default: for classification)")
     p.add_argument("--seed", type=seed_value, default=0, help="split seed (same seed, same bytes)")
+    if target:
+        r = p.add_argument_group("reading the cells")
+        r.add_argument("--na-values", default=None, metavar="TOKENS",
+                       help="comma-separated cells that are missing values in a numeric or date column "
+                            "(default: NA,N/A,n/a,NaN,nan,null,NULL,?; empty cells always are)")
+        r.add_argument("--keep-text", action="store_true",
+                       help="no cell is a missing value but an empty one: a column with NA cells stays text")
     m = p.add_argument_group("what the data is (the datasetDoc's about; exports carry it)")
     m.add_argument("--license", default=None, help="the data's licence, e.g. CC-BY-4.0 (default: unknown; "
                    "d3mkit never invents one)")
@@ -96,17 +103,23 @@ def _keywords(args, *, target: bool = True) -> dict:
             kw[k] = getattr(args, k)
     if target:
         kw.update(target=args.target, task=args.task, subtype=args.subtype, index=args.index,
-                  types=args.types)
+                  types=args.types, keep_text=args.keep_text)
+        if args.na_values is not None:
+            kw["na_values"] = [v.strip() for v in args.na_values.split(",")]
     if getattr(args, "media", None) is not None:
         kw["media"] = args.media
     return kw
 
 
 def _done(result, args) -> int:
+    import sys
     print_issues(result.issues)
+    if result.decided:          # what was decided and how to change it: one line on stderr
+        print(f"{result.root.name}: {result.decided}", file=sys.stderr)
     if args.format == "json":
         from d3mkit.commands.show import issue_dict, print_json
-        print_json({"root": str(result.root), "issues": [issue_dict(i) for i in result.issues]})
+        print_json({"root": str(result.root), "decided": result.decided,
+                    "issues": [issue_dict(i) for i in result.issues]})
     else:
         print(result.root)
     return 0

@@ -218,6 +218,9 @@ def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Importe
     path = Path(source)
     df, kinds = read_arff(path)
     hints, described = _hints(kinds)
+    for name, kind in kinds.items():      # a numeric attribute with no value (every cell ?) stays numeric
+        if kind in ("NUMERIC", "REAL", "INTEGER") and name in df.columns and not (df[name] != "").any():
+            hints[name] = "integer" if kind == "INTEGER" else "real"
     if kwargs.get("name") is None:
         kwargs["name"] = default_name(path)
     opts = options(target, **kwargs)

@@ -502,11 +502,15 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
                            ("problem_description", problem.description)):
             if kwargs.get(key) is None and value is not None:
                 kwargs[key] = value
-    types = {c: table.col_type(c) for c in table.frame.columns}
+    # the dataTypes are what a CSV's cells would say: a source's hints, which the target rules
+    # (infer.target_coltype) apply to as to a CSV column; --types overrides them
+    hints = {c: table.col_type(c) for c in table.frame.columns}
     user = kwargs.pop("types", None)
-    if user is not None:
+    if user is not None and not isinstance(user, dict):
         from d3mkit.importing.table import read_types
-        types.update(user if isinstance(user, dict) else read_types(user))
+        user = read_types(user)
+    user = dict(user or {})
+    types = {**hints, **user}
     key = _key(path, record_set)
     if kwargs.get("index") is None and len(key) == 1 and types.get(key[0]) == "integer":
         kwargs["index"] = key[0]
@@ -529,9 +533,11 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path))]
     splits, split_doc, drop, issues = read_splits(path, record_set, table, index)
     frame = table.frame.drop(columns=[drop]) if drop else table.frame
-    types.pop(drop, None)
-    opts = options(target, types=types, **kwargs)
-    done = package_frame(frame, opts, out, source=str(path), splits=splits, split_doc=split_doc)
+    hints.pop(drop, None)
+    user.pop(drop, None)
+    opts = options(target, types=user, **kwargs)
+    done = package_frame(frame, opts, out, source=str(path), splits=splits, split_doc=split_doc,
+                         hints={c: t for c, t in hints.items() if c in frame.columns})
     done.issues[:0] = issues
     return done
 

@@ -76,6 +76,15 @@ class ImportOptions:
     citation: str | None = None
     source_url: str | None = None                # the datasetDoc's sourceURI
     rai: dict | None = None                      # Croissant RAI fields for the manifest's "rai"
+    na_values: list[str] | None = None           # missing-value tokens (default infer.NA_TOKENS)
+    keep_text: bool = False                      # no token is a missing value: such a column stays text
+
+    @property
+    def na_tokens(self) -> frozenset[str]:
+        """The cells that are missing values in an otherwise numeric or date column."""
+        if self.keep_text:
+            return frozenset()
+        return frozenset(self.na_values) - {""} if self.na_values is not None else infer.NA_TOKENS
 
     def __post_init__(self):
         if self.task == "multiLabel":       # D3M's subtype named as the task: classification/multiLabel
@@ -89,6 +98,7 @@ class Imported:
 
     root: Path
     issues: list[Issue] = field(default_factory=list)
+    decided: str = ""           # what was decided, the rule and the option that changes it (printed)
 
 
 def _fail(source: str, code: str, location: str, message: str, exit_code: int = 1):
@@ -199,13 +209,14 @@ def check_given(levels: np.ndarray, given: str, column: str, cells, row0: int, s
 
 
 def _coltypes(evidence: dict[str, infer.Evidence], targets: list[str], given: dict[str, str],
-              user_types: dict[str, str], counts: dict[str, int]) -> dict[str, str]:
+              user_types: dict[str, str], counts: dict[str, int], task: str | None = None) -> dict[str, str]:
     """colType of every column but d3mIndex: ``given`` (checked already) or inferred; a target's
     by :func:`d3mkit.importing.infer.target_coltype` unless the user's ``types`` name it."""
     types: dict[str, str] = {}
     for c, ev in evidence.items():
         t = given.get(c) or ev.coltype()
-        types[c] = t if c in user_types or c not in targets else infer.target_coltype(t, counts[c])
+        types[c] = t if c in user_types or c not in targets or (task == "regression" and t in infer.NUMERIC) else \
+            infer.target_coltype(t, counts[c], several=len(targets) > 1)
     return types
 
 
@@ -227,7 +238,8 @@ def long_form_possible(targets: list[str], opts: ImportOptions) -> bool:
 def target_types(evidence: dict[str, infer.Evidence], targets: list[str], given: dict[str, str],
                  n_labels: dict[str, int]) -> list[str]:
     """The colTypes the ``targets`` get (:func:`_coltypes`'s rule for them)."""
-    return [given.get(t) or infer.target_coltype(evidence[t].coltype(), n_labels[t]) for t in targets]
+    return [given.get(t) or infer.target_coltype(evidence[t].coltype(), n_labels[t], several=len(targets) > 1)
+            for t in targets]
 
 
 def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opts: ImportOptions,
@@ -396,6 +408,7 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
     check_header([str(c) for c in df.columns], targets, opts, source)
     if len(df) == 0:
         _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
+    df = missing_tokens(df, opts, source, issues, hints)
     possible = long_form_possible(targets, opts)
     source_df, df = df, _index(df.copy(), opts.index, source, repeats=possible)
     ev = {t: infer.Evidence().add(*infer.levels_of(df[t])) for t in targets}
@@ -429,6 +442,38 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
     return Prepared(list(df.columns), len(df), evidence, given, kept,
                     lambda path: write_table(df, path), dropped, frame=df if several else None,
                     long_form=long_form)
+
+
+def missing_tokens(df: pd.DataFrame, opts: ImportOptions, source: str, issues: list[Issue],
+                   hints: dict[str, str] | None = None) -> pd.DataFrame:
+    """``df`` with the missing-value tokens (``opts.na_tokens``: ``NA``, ``N/A``, ``NaN``,
+    ``null``, ``?``...) of each otherwise numeric or date column made empty cells (missing
+    values); each such column is an ``import.missing_values`` warning counting them. A column
+    ``types`` (or the source) declares text keeps its cells."""
+    tokens = opts.na_tokens
+    if not tokens:
+        return df
+    out = None
+    declared = {**(hints or {}), **opts.types}
+    for c in df.columns:
+        if c == "d3mIndex" or declared.get(c) in ("string", "categorical"):
+            continue
+        cells = df[c]
+        hit = cells.isin(tokens).to_numpy()
+        if not hit.any():
+            continue
+        ev = infer.Evidence(tokens).add(*infer.levels_of(cells))
+        if ev.coltype() not in (*infer.NUMERIC, "dateTime"):
+            continue
+        out = df.copy() if out is None else out
+        out[c] = cells.where(~hit, "")
+        found = sorted(set(cells[hit]))
+        issues.append(warning("import.missing_values", f"column {c}",
+                              f"{int(hit.sum()):,} cell(s) {', '.join(repr(t) for t in found)} in a column of "
+                              f"{ev.coltype()} values are missing values, written empty (first at row "
+                              f"{int(np.flatnonzero(hit)[0]) + 2}; --keep-text keeps them as text, --na-values "
+                              f"chooses the tokens)", source))
+    return df if out is None else out
 
 
 def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
@@ -470,9 +515,11 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     counts, distinct = {}, {}       # distinct: (number of distinct non-empty cells, the first one)
     for t in targets:
         values = kept[t][kept[t] != ""]
+        if (opts.types.get(t) or prep.given.get(t) or prep.evidence[t].coltype()) == "boolean":
+            values = values.str.strip().str.lower().map(_TRUE.get)      # true/false however spelled
         distinct[t] = (int(values.nunique()), values.iloc[0] if len(values) else "")
         counts[t] = len((labels or {}).get(t) or ()) or distinct[t][0]
-    types = _coltypes(prep.evidence, targets, prep.given, opts.types, counts)
+    types = _coltypes(prep.evidence, targets, prep.given, opts.types, counts, opts.task)
     notes: list[Issue] = []
     origin: dict = {}
     if is_multilabel([types[t] for t in targets], opts):     # one label column, a row per label
@@ -491,9 +538,19 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
                 _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
                       f"({distinct[t][1]!r}) on every row: nothing to learn or score")
         task, subtype = _task(targets, types, counts, opts, source)
+        if task == "regression":
+            _finite_targets(kept, targets, source)
     if splits is not None and prep.dropped:
         splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"].astype(str)))].reset_index(drop=True)
     metrics = _metrics(task, subtype, opts.metrics, source)
+    if not origin:
+        rules = [infer.target_rule(prep.given.get(t) or prep.evidence[t].coltype(), counts[t], types[t],
+                                   declared=t in prep.given, user=t in opts.types) for t in targets]
+        decided = infer.decision(targets, rules, [types[t] for t in targets], task, subtype, metrics,
+                                 opts.task is not None)
+    else:
+        decided = f"targets {', '.join(origin['columns'])}: one label column {origin['label']!r}, " \
+                  f"classification/multiLabel, metrics {', '.join(str(m.get('metric')) for m in metrics)}"
     media_col = media_kind[0] if media_kind is not None else None
     write, names = prep.write, {}
     if media_files:     # stored under neutral names: no file name in any view encodes a target
@@ -560,7 +617,24 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
                 w.write_debug_table(SOURCES_TABLE, sources_table(names))
             w.write_dataset_doc(ddoc)
             w.write_problem_doc(pdoc, splits)
-    return Imported(w.root, notes)
+    return Imported(w.root, notes, decided)
+
+
+_TRUE = {"true": "true", "t": "true", "yes": "true", "y": "true", "1": "true",
+         "false": "false", "f": "false", "no": "false", "n": "false", "0": "false"}
+
+
+def _finite_targets(kept: pd.DataFrame, targets: list[str], source: str) -> None:
+    """A regression target cell that is infinite is refused, naming its row's d3mIndex: no
+    prediction can be scored against it."""
+    for t in targets:
+        cells = kept[t].astype(str).str.strip().str.lower().str.lstrip("+-")
+        bad = np.flatnonzero(cells.isin(["inf", "infinity"]).to_numpy())
+        if len(bad):
+            r = int(bad[0])
+            _fail(source, "import.target_infinite", f"column {t}", f"target {t!r} is {kept[t].iloc[r]!r} on the "
+                  f"row with d3mIndex {kept['d3mIndex'].iloc[r]} ({len(bad)} row(s) in all): no prediction "
+                  f"can be scored against an infinite value; remove or correct those rows")
 
 
 def _renaming(write, column: str, names: dict[str, str]):
@@ -634,6 +708,7 @@ _KEYWORDS = {
     "name": (str, "a str"), "task": (str, "a str"), "subtype": (str, "a str"), "index": (str, "a column name (str)"),
     "split": (str, "a str"), "description": (str, "a str"), "test_size": ((int, float), "a number"),
     "license": (str, "a str"), "citation": (str, "a str"), "source_url": (str, "a str"),
+    "keep_text": (bool, "a bool"),
     "folds": (int, "an int"), "repeats": (int, "an int"), "seed": (int, "an int"),
     "stratified": (bool, "a bool"), "force": (bool, "a bool"),
 }
