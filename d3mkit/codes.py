@@ -319,6 +319,10 @@ IMPORT: dict[str, tuple[str, str]] = {
     "import.missing_values": (W, "missing-value tokens (NA, N/A, NaN, null, ?) in a numeric or date column were "
                                  "written as empty cells (counted)"),
     "import.target_infinite": (E, "a regression target cell is infinite (no prediction can be scored against it)"),
+    "import.header_trimmed": (W, "column names with surrounding whitespace were trimmed"),
+    "import.index_column": (W, "an empty first header name (the row index pandas and R write) became d3mIndex or "
+                               "a named column"),
+    "import.ignore": (E, "--ignore names a column that is not in the table"),
     "import.target_empty": (E, "every cell of the target column is empty"),
     "import.target_constant": (E, "the target holds one value on every row: nothing to learn or score"),
     "import.target_missing": (W, "rows with an empty target cell were left out of the task root (counted)"),

@@ -33,6 +33,7 @@ def _common(p, *, target: bool = True, target_help: str = "") -> None:
                        help="taskSubType (binary, multiClass, multiLabel, univariate, multivariate)")
         p.add_argument("--index", default=None, help="a column of unique integers to use as d3mIndex")
         p.add_argument("--types", type=Path, default=None, help='JSON file of colType overrides, e.g. {"zip": "categorical"}')
+        p.add_argument("--ignore", default=None, metavar="COL,...", help="columns to leave out of the task root")
     p.add_argument("--metric", action="append", default=None, help="a performance metric (repeatable; "
                    "replaces the task's defaults)")
     p.add_argument("--split", choices=["holdOut", "kFold"], default="holdOut", help="split method (default holdOut)")
@@ -70,6 +71,11 @@ def add_parser(sub) -> None:
     t.add_argument("file", type=Path, help="the table: .csv, .tsv/.tab, .csv.gz/.tsv.gz, .parquet")
     t.add_argument("--media", type=Path, default=None,
                    help="directory holding the files a column names (becomes a media collection)")
+    d = t.add_argument_group("the file's dialect (default: sniffed from the first lines)")
+    d.add_argument("--sep", default=None, help="the delimiter: ',', ';', '\\t' (tab), '|', or 'whitespace' "
+                   "(default: sniffed)")
+    d.add_argument("--comment", default=None, metavar="CHAR", help="a character that starts a comment line, e.g. '#'")
+    d.add_argument("--skip-rows", type=int, default=0, metavar="N", help="lines before the header to skip")
     _common(t)
     t.set_defaults(func=_run_table)
     a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file",
@@ -108,6 +114,12 @@ def _keywords(args, *, target: bool = True) -> dict:
             kw["na_values"] = [v.strip() for v in args.na_values.split(",")]
     if getattr(args, "media", None) is not None:
         kw["media"] = args.media
+    if getattr(args, "ignore", None):
+        kw["ignore"] = args.ignore
+    if hasattr(args, "sep"):
+        from d3mkit.importing.dialect import WHITESPACE
+        sep = {"whitespace": WHITESPACE, "\\t": "\t", "tab": "\t"}.get(args.sep, args.sep)
+        kw.update(sep=sep, comment=args.comment, skip_rows=args.skip_rows)
     return kw
 
 

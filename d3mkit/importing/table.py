@@ -76,6 +76,8 @@ class ImportOptions:
     citation: str | None = None
     source_url: str | None = None                # the datasetDoc's sourceURI
     rai: dict | None = None                      # Croissant RAI fields for the manifest's "rai"
+    ignore: list[str] = field(default_factory=list)   # columns left out of the task root
+    target_text: str | None = None               # --target as given: an exact column name wins over COL,COL
     na_values: list[str] | None = None           # missing-value tokens (default infer.NA_TOKENS)
     keep_text: bool = False                      # no token is a missing value: such a column stays text
 
@@ -372,13 +374,43 @@ def check_header(columns: list[str], targets: list[str], opts: ImportOptions, so
             from d3mkit.errors import close_match
             near = close_match(t, columns)
             _fail(source, "import.target", "row 1", f"target column {t!r} is not in the table"
-                  + (f" (did you mean {near!r}?)" if near else ""), EXIT_USAGE)
+                  + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {_listed(columns)}",
+                  EXIT_USAGE)
         if t == "d3mIndex" or t == opts.index:
             _fail(source, "import.target", f"column {t}", "the index column cannot be a target", EXIT_USAGE)
     unknown = [c for c in opts.types if c not in columns]
     if unknown:
         _fail(source, "import.types", "", f"types name column(s) not in the table: "
               f"{', '.join(repr(c) for c in unknown[:10])}", EXIT_USAGE)
+
+
+def _listed(columns: list[str], most: int = 30) -> str:
+    shown = ", ".join(repr(c) for c in columns[:most])
+    return shown + (f" ... ({len(columns)} in all)" if len(columns) > most else "")
+
+
+def resolve_target(opts: ImportOptions, columns: list[str]) -> None:
+    """``--target`` as given names one column when it is exactly a column's name (``a,b`` may
+    be a name), else the comma-separated columns it lists."""
+    if opts.target_text is not None:
+        for name in (opts.target_text, opts.target_text.strip()):    # a header trimmed of spaces: trimmed too
+            if name in columns:
+                opts.target = [name]
+                return
+
+
+def drop_ignored(df: pd.DataFrame, opts: ImportOptions, source: str) -> pd.DataFrame:
+    """``df`` without the ``--ignore`` columns (each must be in the table)."""
+    if not opts.ignore:
+        return df
+    cols = [str(c) for c in df.columns]
+    for c in opts.ignore:
+        if c not in cols:
+            from d3mkit.errors import close_match
+            near = close_match(c, cols)
+            _fail(source, "import.ignore", "row 1", f"--ignore names {c!r}, which is not a column"
+                  + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {_listed(cols)}", EXIT_USAGE)
+    return df.drop(columns=list(opts.ignore))
 
 
 def drop_empty_targets(df: pd.DataFrame, targets: list[str], source: str,
@@ -480,7 +512,13 @@ def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, sou
                   hints: dict[str, str] | None = None, **kwargs) -> Imported:
     """Write the task root of ``df`` (text cells, header names as given); ``source`` names
     the input in every issue; the other keywords are :func:`package`'s."""
+    from d3mkit.importing.dialect import fix_header, needs_fix
     issues: list[Issue] = []
+    if needs_fix([str(c) for c in df.columns]):
+        df, notes = fix_header(df, opts.index is not None, source)
+        issues += notes
+    df = drop_ignored(df, opts, source)
+    resolve_target(opts, [str(c) for c in df.columns])
     targets = _as_list(opts.target)
     media_col = None
     if opts.media is not None:
@@ -753,7 +791,10 @@ def options(target, **kwargs) -> ImportOptions:
         metrics = [m if isinstance(m, dict) else str(m) for m in metrics]
     else:
         metrics = _as_list(metrics) or None
-    return ImportOptions(target=_as_list(target), types=dict(types or {}),
+    ignore = kwargs.pop("ignore", None)
+    ignore = _as_list(ignore) if isinstance(ignore, str) else list(ignore or [])
+    return ImportOptions(target=_as_list(target), types=dict(types or {}), ignore=ignore,
+                         target_text=target if isinstance(target, str) else None,
                          metrics=metrics or None, media=Path(media) if media is not None else None,
                          **kwargs)
 
@@ -777,12 +818,23 @@ def import_frame(source, *, target, out, **kwargs) -> Imported:
         opts = options(target, **kwargs)
         return package_frame(frame_as_text(source), opts, out, source=where, hints=dtype_hints(source))
     require_type("source", source, (str, os.PathLike), "a path or a pandas DataFrame")
+    from d3mkit.importing.dialect import Dialect, default_sep, needs_fix, read_dialect, sniff
+    from d3mkit.importing.dialect import _header as first_line
+    dialect = Dialect(kwargs.pop("sep", None), kwargs.pop("comment", None), int(kwargs.pop("skip_rows", None) or 0))
     path = Path(source)
     if kwargs.get("name") is None:
         kwargs["name"] = default_name(path)
     opts = options(target, **kwargs)
+    if not path.name.lower().endswith((".parquet", ".pq")) and path.is_file():
+        # a dialect other than the plain one, a header to fix or columns to leave out: read whole
+        sep = sniff(path, dialect)
+        header = first_line(path, dialect, sep) or []
+        if not dialect.plain(default_sep(path.name)) or sep != default_sep(path.name) or needs_fix(header) \
+                or opts.ignore:
+            return package_frame(read_dialect(path, str(path), dialect, sep), opts, out, source=str(path))
     with lean_source(path) as lean:
         if lean is not None:       # a CSV or TSV file (a .gz one decompressed): the chunked path when it applies
+            resolve_target(opts, lean.header)
             from d3mkit.importing.scan import prepare_csv
             issues: list[Issue] = []
             from d3mkit.validation.run import warm
