@@ -101,3 +101,30 @@ def test_croissant_integer_target_follows_the_csv_rules(tmp_path, capsys):
     code, out, err = run(["import", "table", p, "--target", "passengers/survived", "--out", tmp_path / "o"], capsys)
     assert code == 0, err
     assert TaskRoot.open(Path(out.strip())).problem.task_subtype == "binary"
+
+
+def test_arff_comments_java_dates_and_huge_integers(tmp_path, capsys):
+    pytest.importorskip("arff", reason="import arff needs liac-arff (the [arff] extra)")
+    big = "9" * 400
+    p = tmp_path / "w.arff"
+    p.write_text("@RELATION t\n@ATTRIBUTE n NUMERIC % a count\n@ATTRIBUTE y DATE yyyy\n@ATTRIBUTE m DATE 'yyyy-MM'\n"
+                 "@ATTRIBUTE class {x, y} % x < y\n@DATA\n"
+                 + "".join(f"{big if i == 1 else i},{2000 + i},2011-0{i + 1},{'xy'[i % 2]}\n" for i in range(6)))
+    code, out, err = run(["import", "arff", p, "--target", "class", "--out", tmp_path / "o"], capsys)
+    assert code == 0, err
+    ld = TaskRoot.open(Path(out.strip())).learning_data()
+    assert ld["n"].iloc[1] == big                              # exact, not inf
+    assert ld["y"].tolist()[:2] == ["2000-01-01", "2001-01-01"] and ld["m"].iloc[2] == "2011-03-01"
+    bad = tmp_path / "bad.arff"
+    bad.write_text("@RELATION t\n@ATTRIBUTE n NUMERIC\n@ATTRIBUTE c {x,y}\n@DATA\n1,x\nabc,y\n")
+    text = refused(["import", "arff", bad, "--target", "c", "--out", tmp_path / "o"], capsys, "import.arff", path=bad)
+    assert "data row 2" in text and "'abc'" in text
+
+
+def test_missing_liac_arff_exits_3(tmp_path):
+    from _without import run_without
+    p = tmp_path / "w.arff"
+    p.write_text("@RELATION t\n@ATTRIBUTE a NUMERIC\n@ATTRIBUTE c {x,y}\n@DATA\n1,x\n2,y\n")
+    done = run_without(["arff"], ["import", "arff", p, "--target", "c", "--out", tmp_path / "o"])
+    assert done.returncode == 3, done.stderr
+    assert 'pip install "d3mkit[arff]"' in done.stderr and str(p) in done.stderr

@@ -36,6 +36,7 @@ from d3mkit.errors import D3MKitError, EXIT_USAGE, error, require_path
 from d3mkit.importing.table import Imported, default_name, options, package_frame
 
 _DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b(.*)$""")
+_NUMBER = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)(?:numeric|real|integer)\s*$""")
 SPLIT_COLUMNS = ("type", "rowid", "repeat", "fold")
 
 
@@ -59,8 +60,8 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
     try:
         import arff
     except ImportError:
-        raise D3MKitError(error("import.format", "", "reading ARFF needs liac-arff (pip install 'd3mkit[arff]')",
-                                str(path)), EXIT_USAGE) from None
+        from d3mkit.errors import MissingDependency
+        raise MissingDependency("liac-arff", "arff", "reading ARFF", str(path)) from None
     path = Path(path)
     text = _text(path)
     dates: dict[str, str | None] = {}      # DATE attribute -> its declared format (None: the default)
@@ -72,6 +73,13 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
         dates[m.group(1).split(None, 1)[1].strip().strip("'\"")] = fmt or None
         return f"{m.group(1)}STRING"
     text = _DATE.sub(as_string, text)
+    text = _strip_comments(text)
+    numeric: set[str] = set()            # NUMERIC attributes read as text: every integer exact
+
+    def number_as_string(m: re.Match) -> str:
+        numeric.add(m.group(1).split(None, 1)[1].strip().strip("'\""))
+        return f"{m.group(1)}STRING"
+    text = _NUMBER.sub(number_as_string, text)
     try:
         decoded = arff.ArffDecoder().decode(text, encode_nominal=False, return_type=arff.DENSE)
     except arff.ArffException as exc:
@@ -90,6 +98,8 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
             kinds[str(name)] = [str(v) for v in kind]
         elif str(name) in dates:
             kinds[str(name)] = "DATE"
+        elif str(name) in numeric:
+            kinds[str(name)] = "NUMERIC"
         elif str(kind).upper() == "STRING":
             kinds[str(name)] = "STRING"
         else:
@@ -97,8 +107,10 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
     rows = decoded["data"]
     cols = {}
     for j, name in enumerate(names):
-        numeric = kinds[name] == "NUMERIC"
-        cols[name] = np.asarray([_cell(r[j], numeric) for r in rows], dtype=object)
+        if kinds[name] == "NUMERIC":
+            cols[name] = _numbers([r[j] for r in rows], name, str(path))
+        else:
+            cols[name] = np.asarray([_cell(r[j], False) for r in rows], dtype=object)
         if kinds[name] == "DATE" and dates.get(name):
             cols[name] = _iso_dates(cols[name], name, dates[name], str(path))
     if len(set(names)) != len(names):
@@ -125,6 +137,58 @@ def _iso_dates(cells: np.ndarray, name: str, fmt: str, p: str) -> np.ndarray:
         raise D3MKitError(error("import.arff_date", f"row {r + 2}, column {name}",
                                 f"value {uniq[bad[0]]!r} does not match the declared date format {fmt!r}", p))
     return np.asarray(iso, dtype=object)[codes]
+
+
+_INTEGER = re.compile(r"\s*[+-]?\d+\s*")
+
+
+def _numbers(cells: list, name: str, p: str) -> np.ndarray:
+    """A NUMERIC attribute's cells (read as text, so an integer of any size stays exact): an
+    integer as ``str(int)`` writes it, another number in its shortest float form; a cell that
+    is no number is one ``import.arff`` issue naming the data row and the attribute."""
+    out = []
+    for r, v in enumerate(cells):
+        if v is None:
+            out.append("")
+        elif isinstance(v, (int, float)):            # a sparse row's absent value (0)
+            out.append(_cell(v, True))
+        elif _INTEGER.fullmatch(v):
+            out.append(str(int(v)))
+        else:
+            try:
+                out.append(_cell(float(v), True))
+            except ValueError:
+                raise D3MKitError(error("import.arff", f"data row {r + 1}, column {name}",
+                                        f"value {v!r} of the NUMERIC attribute {name!r} is not a number", p)) from None
+    return np.asarray(out, dtype=object)
+
+
+def _strip_comments(text: str) -> str:
+    """``text`` with the ``%`` comments at the end of header lines removed (Weka writes
+    ``@attribute total {low, high} % low < 100``); a ``%`` inside quotes stays."""
+    head, sep, body = _split_data(text)
+    lines = []
+    for line in head.split("\n"):
+        if "%" in line and not line.lstrip().startswith("%"):
+            quote = None
+            for k, ch in enumerate(line):
+                if quote:
+                    if ch == "\\":
+                        continue
+                    if ch == quote:
+                        quote = None
+                elif ch in "'\"":
+                    quote = ch
+                elif ch == "%":
+                    line = line[:k].rstrip()
+                    break
+        lines.append(line)
+    return "\n".join(lines) + sep + body
+
+
+def _split_data(text: str) -> tuple[str, str, str]:
+    m = re.search(r"(?im)^\s*@data\b", text)
+    return (text, "", "") if m is None else (text[:m.start()], "", text[m.start():])
 
 
 def _cell(v, numeric: bool) -> str:
