@@ -238,6 +238,8 @@ OTHER: dict[str, tuple[str, str]] = {
                              "exported HF dataset"),
     "croissant.pandas_reads": (W, "a text column with cells mlcroissant reads otherwise than written (pandas' "
                                   "NA tokens, TRUE/FALSE, numbers with leading zeros)"),
+    "croissant.duplicate_field": (E, "two fields of the imported record set have one name"),
+    "croissant.key": (E, "the record set's key names no field of it"),
     "croissant.context": (E, "a JSON-LD file whose @context or conformsTo is not Croissant 1.0/1.1"),
     "croissant.url": (E, "a Croissant file or contentUrl that is a URL (nothing is downloaded)"),
     "croissant.record_set": (E, "the record set asked for, or its source file, is not in the Croissant file"),

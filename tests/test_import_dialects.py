@@ -76,3 +76,49 @@ def test_missing_target_lists_the_columns(tmp_path, capsys):
     p = _file(tmp_path, "label,x\n" + "".join(f"{y},{x}\n" for x, y in ROWS))
     text = refused(["import", "table", p, "--target", "lable", "--out", tmp_path / "o"], capsys, "import.target", 2)
     assert "did you mean 'label'" in text and "its columns: 'label', 'x'" in text
+
+
+def _croissant(tmp_path, capsys, edit) -> Path:
+    import json
+    p = tmp_path / "src.csv"
+    p.write_text("x,y\n" + "".join(f"{x},{y}\n" for x, y in ROWS))
+    code, out, err = run(["import", "table", p, "--target", "y", "--out", tmp_path / "r"], capsys)
+    assert code == 0, err
+    code, out, err = run(["export", "croissant", Path(out.strip())], capsys)
+    assert code == 0, err
+    c = Path(out.strip())
+    doc = json.loads(c.read_text())
+    edit(doc["recordSet"][0])
+    c.write_text(json.dumps(doc))
+    return c
+
+
+def test_croissant_duplicate_field_names_and_unknown_key(tmp_path, capsys):
+    def dup(rs):
+        rs["field"][2]["name"] = rs["field"][1]["name"]
+    c = _croissant(tmp_path, capsys, dup)
+    text = refused(["import", "croissant", c, "--record-set", "learningData", "--target", "x",
+                    "--out", tmp_path / "o"], capsys, "croissant.duplicate_field", path=c)
+    assert "'x'" in text
+
+    def key(rs):
+        rs["key"] = {"@id": "learningData/nope"}
+    (tmp_path / "k").mkdir()
+    c = _croissant(tmp_path / "k", capsys, key)
+    refused(["import", "croissant", c, "--record-set", "learningData", "--target", "y",
+             "--out", tmp_path / "o"], capsys, "croissant.key", path=c)
+
+
+def test_croissant_language_maps_and_parquet(tmp_path, capsys):
+    import os
+    real = os.environ.get("D3MKIT_REALWORLD")
+    if not real:
+        pytest.skip("D3MKIT_REALWORLD is not set (the shared corpus)")
+    eco = Path(real) / "ecosystem" / "croissant"
+    for src, rs, target in [(eco / "1.1" / "recipes" / "minimal_multilingual.json", "examples", "age"),
+                            (eco / "1.0" / "simple-parquet" / "metadata.json", "persons", "persons/age")]:
+        code, out, err = run(["import", "croissant", src, "--record-set", rs, "--target", target,
+                              "--out", tmp_path / "o", "--name", src.parent.name], capsys)
+        assert code == 0, err
+        task = TaskRoot.open(Path(out.strip()))
+        assert target in task.learning_data().columns

@@ -105,6 +105,8 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
         else:
             kinds[str(name)] = "NUMERIC"
     rows = decoded["data"]
+    sparse = bool(re.search(r"(?m)^\s*\{", text.split("@data", 1)[-1] if "@data" in text else
+                            re.split(r"(?i)@data", text, maxsplit=1)[-1]))
     cols = {}
     for j, name in enumerate(names):
         if kinds[name] == "NUMERIC":
@@ -112,7 +114,13 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
         else:
             cols[name] = np.asarray([_cell(r[j], False) for r in rows], dtype=object)
         if kinds[name] == "DATE" and dates.get(name):
-            cols[name] = _iso_dates(cols[name], name, dates[name], str(path))
+            # a sparse row's absent DATE value is 0 (liac-arff gives "0"): Weka's 0 milliseconds, 1970-01-01 UTC
+            zero = np.fromiter((str(r[j]) == "0" for r in rows), dtype=bool, count=len(rows)) if sparse else \
+                np.zeros(len(rows), dtype=bool)
+            cols[name] = _iso_dates(np.where(zero, "", cols[name]), name, dates[name], str(path))
+            if zero.any():
+                from d3mkit.importing.javadate import compile_pattern
+                cols[name][zero] = "1970-01-01T00:00:00" if compile_pattern(dates[name]).has_time else "1970-01-01"
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise D3MKitError(error("csv.duplicate_header", f"column {dup}", f"attribute {dup!r} is declared twice",
