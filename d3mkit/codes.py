@@ -325,6 +325,8 @@ IMPORT: dict[str, tuple[str, str]] = {
     "import.index_column": (W, "an empty first header name (the row index pandas and R write) became d3mIndex or "
                                "a named column"),
     "import.ignore": (E, "--ignore names a column that is not in the table"),
+    "import.skipped": (W, "entries of an image folder that are not images were skipped (listed and counted; "
+                          "--strict refuses them)"),
     "import.target_empty": (E, "every cell of the target column is empty"),
     "import.target_constant": (E, "the target holds one value on every row: nothing to learn or score"),
     "import.target_missing": (W, "rows with an empty target cell were left out of the task root (counted)"),

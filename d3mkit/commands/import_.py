@@ -97,6 +97,8 @@ def add_parser(sub) -> None:
     i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class",
                          epilog="example:\n  d3mkit import images photos/ --out roots")
     i.add_argument("directory", type=Path, help="DIR holding one sub-folder of images per class")
+    i.add_argument("--strict", action="store_true", help="refuse files that are not images (default: skipped "
+                   "and listed)")
     _common(i, target=False)
     i.set_defaults(func=_run_images)
 
@@ -154,4 +156,4 @@ def _run_croissant(args) -> int:
 
 def _run_images(args) -> int:
     from d3mkit.importing.images import import_images_result
-    return _done(import_images_result(args.directory, **_keywords(args, target=False)), args)
+    return _done(import_images_result(args.directory, strict=args.strict, **_keywords(args, target=False)), args)
