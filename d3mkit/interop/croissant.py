@@ -451,11 +451,10 @@ def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = No
     warnings. A task root that does not validate raises :class:`D3MKitError` with its errors,
     unless ``force`` (then the file lists them)."""
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validation import validate_task_root
     task = TaskRoot.open(root)
     out = Path(out)
     check_place(task.root, out)
-    errors = [i for i in validate_task_root(task.root) if i.is_error]
+    errors = root_errors(task.root)
     if errors and not force:
         raise D3MKitError(errors)
     escapes = [i for i in errors if i.code == "path.escape"]
@@ -472,6 +471,17 @@ def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = No
             raise D3MKitError([i for i in issues if i.is_error])
     return issues + ([invalid_root(task.root, errors, "the file lists them in d3m:validationIssues")]
                      if errors else [])
+
+
+def root_errors(root: Path) -> list[Issue]:
+    """The validation errors of the task root an export reads, without the consequences of
+    one already reported: a datasetDoc that does not load or validate makes the problemDoc's
+    dataset "missing" too (``problem.dataset_missing``), which is not said twice."""
+    from d3mkit.validation import validate_task_root
+    errors = [i for i in validate_task_root(root) if i.is_error]
+    if any(str(i.path or "").endswith("datasetDoc.json") for i in errors):
+        errors = [i for i in errors if i.code != "problem.dataset_missing"]
+    return errors
 
 
 def loads_back(path: Path, named: Path) -> list[Issue]:

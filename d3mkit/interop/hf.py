@@ -283,14 +283,14 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     from d3mkit.atomic import StagedDir, check_output_dir, write_text
     from d3mkit.paths import outside_reason
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validation import validate_task_root
     datasets = _datasets()
     task = TaskRoot.open(root)
     out = Path(out)
     if outside_reason(task.root, out) is None:
         raise UsageError("the output is inside the task root; give a directory outside it", str(out))
     check_output_dir(out)
-    errors = [i for i in validate_task_root(task.root) if i.is_error]
+    from d3mkit.interop.croissant import root_errors
+    errors = root_errors(task.root)
     escapes = [i for i in errors if i.code == "path.escape"]
     if (errors and not force) or escapes:
         raise D3MKitError(escapes or errors)
