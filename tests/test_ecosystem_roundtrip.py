@@ -3,7 +3,7 @@
 manifest.csv) that imports exports to Croissant that mlcroissant loads with no error, whose
 learningData and dataSplits records equal the task root's, and to a Hugging Face dataset
 whose rows ``datasets.load_from_disk`` reads equal to the task root's TRAIN and TEST rows.
-Skips without ``D3MKIT_REALWORLD``. The large files are marked slow."""
+Skips without ``D3MKIT_REALWORLD``. All but one small file of each kind are marked slow."""
 
 from __future__ import annotations
 
@@ -49,12 +49,9 @@ CROISSANT = {   # file: (record set, target)
 # downloaded), the 1.0 json-join, simple-split and multiple_conforms_to recipes and the 1.1
 # audio and Hugging Face files (joins, fileProperty, nested records: no D3M table), and weka's
 # SimpleStringTimeSeries.arff (a relational attribute); each is refused with one line.
-SLOW = {"plotly__2018_Central_Park_Squirrel_Census_-_Squirrel_Data_20250721.csv", "plotly__olympic-winners.csv",
-        "plotly__telco-customer-churn-by-IBM.csv", "plotly__amazon-purchases-sample.csv", "seaborn__taxis.csv",
-        "plotly__laucnty16.csv", "plotly__global_super_store_orders.tsv", "weka__supermarket.arff",
-        "weka__ReutersCorn-test.arff", "meka__Music.arff", "weka__hypothyroid.arff", "weka__soybean.arff",
-        "weka__credit-g.arff", "openml__titanic.arff", "openml__anneal.arff",
-        "croissant/other/openml_covertype_croissant.json"}
+# the quick run (-m "not slow") takes one small file of each kind; the others are slow
+# (each round trip loads mlcroissant's records and a datasets DatasetDict: seconds a file)
+FAST = {"seaborn__exercise.csv", "weka__weather.nominal.arff", "croissant/1.1/recipes/minimal_multilingual.json"}
 
 
 def _cases():
@@ -63,7 +60,7 @@ def _cases():
     out += [("croissant", f, ["--record-set", rs, "--target", t, "--name", Path(f).parent.name.replace(".", "_")
                               + "_" + Path(f).stem]) for f, (rs, t) in CROISSANT.items()]
     return [pytest.param(k, f, a, id=Path(f).name if k != "croissant" else f,
-                         marks=[pytest.mark.slow] if Path(f).name in SLOW or f in SLOW else []) for k, f, a in out]
+                         marks=[] if Path(f).name in FAST or f in FAST else [pytest.mark.slow]) for k, f, a in out]
 
 
 def _import(kind, rel, args, tmp_path, capsys) -> Path:

@@ -66,10 +66,7 @@ def check_args(args) -> None:
     n_train, n_test = counts_of(args)
     if (n_train is not None and n_train < 1) or (n_test is not None and n_test < 1):
         raise InvalidArgument("n_train", f"{{n_train}} and {{n_test}} must be at least 1 (got {n_train}, {n_test})")
-    if n_train is None or n_test is None:
-        pass
-    elif n_train + n_test > MAX_IMAGES:
-        raise InvalidArgument("n_train", f"{{n_train}} and {{n_test}} must be at least 1 (got {args.n_train}, {args.n_test})")
+    if n_train is not None and n_test is not None and n_train + n_test > MAX_IMAGES:
         raise InvalidArgument("n_train", f"{{n_train}} + {{n_test}} must be at most {MAX_IMAGES:,} "
                          f"(one task root), got {n_train + n_test:,}")
     if not 16 <= args.size <= 4096:
