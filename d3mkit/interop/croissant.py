@@ -229,7 +229,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     # enumerations of categorical columns (labels as TaskRoot.frame() reads them, typed only
     # where needed: typing every column of a wide table is most of an export's time)
     targets = set(pdoc.target_names)
-    categories, spellings = _column_values(task, ld)
+    categories, spellings, written = _column_values(task, ld)
     fields = []
     index_cols = ld.index_columns if ld is not None else []
     for col in (ld.columns or ()) if ld is not None else ():
@@ -242,7 +242,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         if ctype == "boolean" and not pandas_reads_bool(spellings.get(name, ())):
             transform = {"regex": BOOL_REGEX}
             desc += "; read through a regex that leaves a false spelling empty (docs/interop.md)"
-        changed = pandas_changes(categories.get(name, ())) if ctype in ("categorical", "string") else {}
+        changed = pandas_changes(written.get(name, ())) if ctype in ("categorical", "string") else {}
         if changed:
             first = next(iter(sorted(changed)))
             issues.append(warning("croissant.pandas_reads", f"column {name}", f"mlcroissant reads {len(changed)} "
@@ -349,27 +349,34 @@ def task_problem(task, doc: dict, fields: list[dict], index_cols: list[str]) -> 
     }
 
 
-def _column_values(task, ld) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+def _column_values(task, ld):
     """The labels of each categorical column of learningData, as :meth:`TaskRoot.frame` reads
-    them, sorted, and the distinct cells of each boolean column as written; only those
-    columns are read, a block at a time (the memory holds the labels, not the rows)."""
+    them, sorted; the distinct cells of each boolean column as written; and those of each
+    categorical and string column as written (up to :data:`MAX_SURVEYED`). Only those
+    columns are read, a block at a time (the memory holds the distinct cells, not the rows)."""
     from d3mkit.tables import read_table_chunks
     from d3mkit.validation.coltypes import typed
     cols = list(ld.columns or ()) if ld is not None else []
     wanted = [c.col_name for c in cols if c.col_type in ("categorical", "string")]
     bools = [c.col_name for c in cols if c.col_type == "boolean"]
     labels: dict[str, set] = {c: set() for c in wanted}
+    raw: dict[str, set | None] = {c: set() for c in wanted}     # the cells as written (pandas_changes)
     spellings: dict[str, set] = {c: set() for c in bools}
     if wanted or bools:
         for chunk in read_table_chunks(task.dataset.resource_path(ld), usecols=wanted + bools):
             for c in chunk.columns:
+                if c in raw and raw[c] is not None:
+                    raw[c].update(chunk[c].unique())
+                    if len(raw[c]) > MAX_SURVEYED:
+                        raw[c] = None
                 if c in labels and (labels[c] is not None):
                     labels[c].update(str(v) for v in typed(chunk[c], "categorical").dropna().unique())
                     if len(labels[c]) > MAX_SURVEYED:
                         labels[c] = None         # a free-text column: not surveyed further
                 if c in spellings and len(spellings[c]) < 64:
                     spellings[c].update(chunk[c].unique())
-    return {c: sorted(v) for c, v in labels.items() if v is not None}, spellings
+    return ({c: sorted(v) for c, v in labels.items() if v is not None}, spellings,
+            {c: sorted(v) for c, v in raw.items() if v is not None})
 
 
 MAX_SURVEYED = 100_000
@@ -385,13 +392,16 @@ def pandas_changes(cells) -> dict[str, str | None]:
     import io
 
     import pandas as pd
+    empty = "" in cells                  # an empty cell makes pandas read numbers as floats (2 -> 2.0)
     cells = [c for c in cells if c != ""]
     if not cells:
         return {}
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["c"])
-    w.writerows([c] for c in cells)
+    w.writerow(["c", "k"])
+    w.writerows([c, 0] for c in cells)
+    if empty:
+        w.writerow(["", 0])
     read = pd.read_csv(io.StringIO(buf.getvalue()))["c"].tolist()
     out = {}
     for c, v in zip(cells, read):

@@ -176,8 +176,10 @@ def _arrays(raw, frame, features, media, paths, datasets) -> dict:
             col = frame[c]
             out[c] = pa.array([None if v is None or v != v else codes[str(v)] for v in col.astype(object)],
                               type=pa.int64())
-        elif f.dtype == "string":         # the cells as written (a realVector's too); empty is missing
-            out[c] = pa.array(raw[c].to_numpy(dtype=object), type=pa.string(), mask=(raw[c] == "").to_numpy())
+        elif f.dtype == "string":         # the cells as written (a realVector's too); empty (or only
+            # whitespace, as TaskRoot.frame reads it) is missing
+            out[c] = pa.array(raw[c].to_numpy(dtype=object), type=pa.string(),
+                              mask=(raw[c].str.strip() == "").to_numpy())
         else:
             out[c] = pa.array(frame[c], type=f.pa_type, from_pandas=True)
     return out
