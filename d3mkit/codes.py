@@ -247,6 +247,14 @@ OTHER: dict[str, tuple[str, str]] = {
                              "Tasks file with a remote @context or that rdflib cannot read"),
     "croissant.url": (E, "a Croissant file or contentUrl that is a URL, or a Croissant Tasks problem whose input "
                          "is only a URL (nothing is downloaded)"),
+    "croissant.unloadable": (E, "mlcroissant cannot load the Croissant file export croissant wrote (not kept)"),
+    "croissant.unchecked": (W, "the Croissant file was not loaded back: mlcroissant is not installed"),
+    "export.wide_dates": (W, "a dateTime column with a date outside 1677-2262 is a timestamp[us] feature of the "
+                             "exported HF dataset"),
+    "croissant.pandas_reads": (W, "a text column with cells mlcroissant reads otherwise than written (pandas' "
+                                  "NA tokens, TRUE/FALSE, numbers with leading zeros)"),
+    "croissant.duplicate_field": (E, "two fields of the imported record set have one name"),
+    "croissant.key": (E, "the record set's key names no field of it"),
     "croissant.record_set": (E, "the record set asked for, or its source file, is not in the Croissant file"),
     "croissant.column": (E, "a field extracts a column the CSV file does not have"),
     "croissant.nested": (E, "a record set with nested records (subField, parentField, repeated, isArray)"),
@@ -323,6 +331,15 @@ OTHER: dict[str, tuple[str, str]] = {
 # bringing your own data (d3mkit import; d3mkit.importing)
 IMPORT: dict[str, tuple[str, str]] = {
     "import.target": (E, "a target column that is not in the table, the index as a target, or no target given"),
+    "import.missing_values": (W, "missing-value tokens (NA, N/A, NaN, null, ?) in a numeric or date column were "
+                                 "written as empty cells (counted)"),
+    "import.target_infinite": (E, "a regression target cell is infinite (no prediction can be scored against it)"),
+    "import.header_trimmed": (W, "column names with surrounding whitespace were trimmed"),
+    "import.index_column": (W, "an empty first header name (the row index pandas and R write) became d3mIndex or "
+                               "a named column"),
+    "import.ignore": (E, "--ignore names a column that is not in the table"),
+    "import.skipped": (W, "entries of an image folder that are not images were skipped (listed and counted; "
+                          "--strict refuses them)"),
     "import.target_empty": (E, "every cell of the target column is empty"),
     "import.target_constant": (E, "the target holds one value on every row: nothing to learn or score"),
     "import.target_missing": (W, "rows with an empty target cell were left out of the task root (counted)"),

@@ -277,21 +277,21 @@ def verify(root: Path | str, name: str, manifest: dict, manifest_path: str = "")
         seen.add(rel)
         p = str(root / rel)
         if rel not in want:
-            issues.append(error("digest.unexpected", "", "the file is not in the manifest's digests "
+            issues.append(error("digest.unexpected", f"file {rel}", "the file is not in the manifest's digests "
                                 "(added after the task root was written)", p))
             continue
         if not e.is_file(follow_symlinks=False):
-            issues.append(error("digest.changed", "", "a regular file was recorded; now it is a symlink "
+            issues.append(error("digest.changed", f"file {rel}", "a regular file was recorded; now it is a symlink "
                                 "or another kind of file", p))
             continue
         digest, size = file_sha256(e.path)
         w = want[rel]
         if digest != w["sha256"]:
-            issues.append(error("digest.changed", "", f"sha256 {digest[:12]}... ({size:,} bytes) differs from "
+            issues.append(error("digest.changed", f"file {rel}", f"sha256 {digest[:12]}... ({size:,} bytes) differs from "
                                 f"the recorded {w['sha256'][:12]}... ({w['bytes']:,} bytes)", p))
     for rel in want:
         if rel not in seen:
-            issues.append(error("digest.missing", "", "the manifest records this file; it is gone",
+            issues.append(error("digest.missing", f"file {rel}", "the manifest records this file; it is gone",
                                 str(root / rel)))
     return issues
 

@@ -49,6 +49,8 @@ metric scores when it needs one (``"ranked"``: rows of (d3mIndex, value, rank);
 
 from __future__ import annotations
 
+import re
+
 import inspect
 from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
@@ -188,10 +190,27 @@ def register_metric(name: str | None = None, **props) -> Callable:
     def deco(fn: Callable) -> Callable:
         props.setdefault("source", fn.__module__)
         if "description" not in props and fn.__doc__:
-            props["description"] = fn.__doc__.strip().splitlines()[0]
+            props["description"] = first_sentence(fn.__doc__)
+        if props.get("description"):
+            props["description"] = as_sentence(props["description"])
         add_metric(Metric(name=name or fn.__name__, score=fn, **props))
         return fn
     return deco
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of a docstring (its first paragraph up to a full stop), whole."""
+    para = " ".join(doc.strip().split("\n\n")[0].split())
+    m = re.search(r"(?<![.A-Z])\.(\s|$)", para)
+    return para[:m.start() + 1] if m else para
+
+
+def as_sentence(text: str) -> str:
+    """``text`` as a sentence for users: a capital first letter and a final full stop."""
+    text = " ".join(str(text).split())
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text if not text or text.endswith((".", "!", "?")) else text + "."
 
 
 def unregister_metric(name: str) -> None:

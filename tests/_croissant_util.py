@@ -66,7 +66,8 @@ def value(v):
 
 def records_frame(ds, record_set: str, columns) -> list[list]:
     """The records of ``record_set`` as rows of :func:`value` cells in ``columns`` order."""
-    return [[value(r[f"{record_set}/{c}"]) for c in columns] for r in ds.records(record_set)]
+    from d3mkit.interop.croissant import field_id
+    return [[value(r[field_id(record_set, c)]) for c in columns] for r in ds.records(record_set)]
 
 
 def frame_rows(frame: pd.DataFrame) -> list[list]:

@@ -204,3 +204,25 @@ def test_benchmark_builds_export_and_load(bench, tmp_path, capsys):
         code, out2, err = run(["export", "croissant", root], capsys)
         assert code == 0 and "rai_missing" not in err, err
         _check_records(Path(out2.strip()), root)
+
+
+def test_a_broken_datasetdoc_is_reported_once(tmp_path, capsys):
+    """A consequence of an error already reported is not reported again: the problem's
+    dataset is 'missing' only because its datasetDoc does not load (issue 32)."""
+    root = _copy(next(r for r in ROOTS if r.name == "wine"), tmp_path)
+    (root / "wine_dataset" / "datasetDoc.json").write_text("{broken")
+    for fmt in (["croissant"], ["hf", "--out", tmp_path / "hf"]):
+        code, out, err = run(["export", fmt[0], root, *fmt[1:]], capsys)
+        assert code in (1, 3) and "[json.syntax]" in err, err
+        assert "problem.dataset_missing" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_unloadable_file_is_an_error_and_not_kept(tmp_path):
+    pytest.importorskip("mlcroissant", reason="the [croissant] extra (mlcroissant) is not installed")
+    from d3mkit.interop.croissant import loads_back
+    bad = tmp_path / "x.json"
+    bad.write_text(json.dumps({"@context": {}, "@type": "sc:Dataset", "name": "x",
+                               "recordSet": [{"@type": "cr:RecordSet", "@id": "a b"}]}))
+    issues = loads_back(bad, tmp_path / "named.json")
+    assert issues and all(i.code == "croissant.unloadable" and i.path == str(tmp_path / "named.json")
+                          for i in issues)

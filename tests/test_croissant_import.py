@@ -86,8 +86,11 @@ CASES = {
     "context": (lambda d: d["@context"].update(cr="http://example.org/other/"), "croissant.context"),
     "version": (lambda d: d.update(conformsTo="http://mlcommons.org/croissant/9.9"), "croissant.context"),
     "nested": (lambda d: _ld(d)["field"][1].update(subField=[{"@id": "x"}]), "croissant.nested"),
+    # a CSV file declared Parquet: read with the Parquet reader, which refuses it
     "parquet": (lambda d: d["distribution"][0].update(encodingFormat="application/x-parquet"),
-                "croissant.unsupported"),
+                "import.format"),
+    "json": (lambda d: d["distribution"][0].update(encodingFormat="application/json"),
+             "croissant.unsupported"),
     "archive": (lambda d: d["distribution"][0].update(containedIn={"@id": "zip"}), "croissant.unsupported"),
     "transform": (lambda d: _ld(d)["field"][1]["source"].update(transform={"regex": "x"}),
                   "croissant.unsupported"),
@@ -104,7 +107,7 @@ def test_refused(tmp_path, capsys, case):
     p = _variant(tmp_path, capsys, change)
     out = tmp_path / "out"
     refused(["import", "croissant", p, "--record-set", "learningData", "--target", "class", "--out", out],
-            capsys, code, 1, path=p if code not in ("croissant.digest",) else None)
+            capsys, code, 1, path=p if code not in ("croissant.digest", "import.format") else None)
     assert not out.exists() or not any(out.iterdir())
 
 

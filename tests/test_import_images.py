@@ -62,9 +62,25 @@ def _bad(tmp_path, capsys, folder, code, exit_code=1, path=None):
 
 
 def test_non_image(tmp_path, capsys):
+    """What is not an image is skipped, listed and counted; --strict refuses it."""
     folder = _folder(tmp_path)
     (folder / "cat" / "notes.txt").write_text("hello")
-    _bad(tmp_path, capsys, folder, "import.images", path=folder / "cat" / "notes.txt")
+    (folder / "README").write_text("x")
+    (folder / "cat" / "more").mkdir()
+    code, out, err = run(["import", "images", folder, "--out", tmp_path / "o"], capsys)
+    assert code == 0, err
+    assert "[import.skipped] 3 entries" in err and "cat/notes.txt" in err and "README" in err and "cat/more" in err
+    text = refused(["import", "images", folder, "--out", tmp_path / "o2", "--strict"], capsys, "import.images")
+    for name in ("notes.txt", "README", "more"):        # every problem in one run
+        assert name in text
+
+
+def test_every_problem_in_one_run(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    (folder / "dog" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\nbroken")
+    (folder / "empty").mkdir()
+    text = refused(["import", "images", folder, "--out", tmp_path / "o"], capsys, "image.unreadable")
+    assert "[import.images]" in text and "empty" in text
 
 
 def test_corrupt_image(tmp_path, capsys):
@@ -79,17 +95,7 @@ def test_empty_class(tmp_path, capsys):
     _bad(tmp_path, capsys, folder, "import.images", path=folder / "fox")
 
 
-def test_nested_folder(tmp_path, capsys):
-    folder = _folder(tmp_path)
-    (folder / "cat" / "more").mkdir()
-    _bad(tmp_path, capsys, folder, "import.images", path=folder / "cat" / "more")
-
-
-def test_file_beside_classes_and_one_class(tmp_path, capsys):
-    folder = _folder(tmp_path)
-    (folder / "README").write_text("x")
-    _bad(tmp_path, capsys, folder, "import.images", path=folder / "README")
-    os.remove(folder / "README")
+def test_one_class(tmp_path, capsys):
     one = _folder(tmp_path / "x", ("only",))
     _bad(tmp_path, capsys, one, "import.images", path=one)
 

@@ -44,7 +44,8 @@ def _long(tmp_path, index_name="d3mIndex", name="long.csv"):
 
 def test_long_form_is_a_multilabel_task(tmp_path, capsys):
     code, out, err = run(["import", "table", _long(tmp_path), "--target", "label", "--out", tmp_path / "o"], capsys)
-    assert code == 0 and err == "", err
+    assert code == 0 and err == "long: targets label: one label column 'label', classification/multiLabel, " \
+        "metrics accuracy, f1Macro\n", err
     task = TaskRoot.open(tmp_path / "o" / "long")
     assert (task.problem.task_type, task.problem.task_subtype) == ("classification", "multiLabel")
     assert [m["metric"] for m in task.problem.metrics] == ["accuracy", "f1Macro"]

@@ -414,3 +414,17 @@ def test_render_is_the_same_whatever_blas_kernel_the_cpu_picks():
         assert run.returncode == 0, run.stderr
         outs.add(run.stdout.strip())
     assert len(outs) == 1, outs
+
+
+@pytest.mark.slow
+def test_release_counts_come_from_its_label_files(tmp_path, capsys):
+    """Without --n-train/--n-test the published layout's own label files give the counts
+    (was: 'labels 4 images but --n-train = 200'; issue 32)."""
+    fens = games.random_game_positions(1, np.random.default_rng(4), 12)[:7]
+    rel = tmp_path / "data"
+    _write_release(rel, fens, 4)
+    rc = main(["build", "value", "--out", str(tmp_path / "o"), "--quiet", "--from-release", str(rel)])
+    assert rc == 0, capsys.readouterr().err
+    boards = pd.read_csv(tmp_path / "o/value/value_debug/boards.csv")
+    assert boards.split.tolist() == ["TRAIN"] * 4 + ["TEST"] * 3
+    assert [i for i in validate_task_root(tmp_path / "o/value") if i.is_error] == []

@@ -33,6 +33,7 @@ def _common(p, *, target: bool = True, target_help: str = "") -> None:
                        help="taskSubType (binary, multiClass, multiLabel, univariate, multivariate)")
         p.add_argument("--index", default=None, help="a column of unique integers to use as d3mIndex")
         p.add_argument("--types", type=Path, default=None, help='JSON file of colType overrides, e.g. {"zip": "categorical"}')
+        p.add_argument("--ignore", default=None, metavar="COL,...", help="columns to leave out of the task root")
     p.add_argument("--metric", action="append", default=None, help="a performance metric (repeatable; "
                    "replaces the task's defaults)")
     p.add_argument("--split", choices=["holdOut", "kFold"], default="holdOut", help="split method (default holdOut)")
@@ -42,6 +43,19 @@ def _common(p, *, target: bool = True, target_help: str = "") -> None:
     p.add_argument("--stratified", action=argparse.BooleanOptionalAction, default=None,
                    help="stratify on the target (default: for classification)")
     p.add_argument("--seed", type=seed_value, default=0, help="split seed (same seed, same bytes)")
+    if target:
+        r = p.add_argument_group("reading the cells")
+        r.add_argument("--na-values", default=None, metavar="TOKENS",
+                       help="comma-separated cells that are missing values in a numeric or date column "
+                            "(default: NA,N/A,n/a,NaN,nan,null,NULL,?; empty cells always are)")
+        r.add_argument("--keep-text", action="store_true",
+                       help="no cell is a missing value but an empty one: a column with NA cells stays text")
+    m = p.add_argument_group("what the data is (the datasetDoc's about; exports carry it)")
+    m.add_argument("--license", default=None, help="the data's licence, e.g. CC-BY-4.0 (default: unknown; "
+                   "d3mkit never invents one)")
+    m.add_argument("--description", default=None, help="a description of the dataset")
+    m.add_argument("--citation", default=None, help="how to cite the data")
+    m.add_argument("--source-url", default=None, help="where the data comes from (the datasetDoc's sourceURI)")
     from d3mkit.commands.options import add_format
     add_format(p, "the task root's path")
 
@@ -57,6 +71,11 @@ def add_parser(sub) -> None:
     t.add_argument("file", type=Path, help="the table: .csv, .tsv/.tab, .csv.gz/.tsv.gz, .parquet")
     t.add_argument("--media", type=Path, default=None,
                    help="directory holding the files a column names (becomes a media collection)")
+    d = t.add_argument_group("the file's dialect (default: sniffed from the first lines)")
+    d.add_argument("--sep", default=None, help="the delimiter: ',', ';', '\\t' (tab), '|', or 'whitespace' "
+                   "(default: sniffed)")
+    d.add_argument("--comment", default=None, metavar="CHAR", help="a character that starts a comment line, e.g. '#'")
+    d.add_argument("--skip-rows", type=int, default=0, metavar="N", help="lines before the header to skip")
     _common(t)
     t.set_defaults(func=_run_table)
     a = kinds.add_parser("arff", help="an ARFF file (an OpenML dataset), optionally with its split file",
@@ -80,6 +99,8 @@ def add_parser(sub) -> None:
     i = kinds.add_parser("images", help="an ImageFolder directory: one sub-folder of images per class",
                          epilog="example:\n  d3mkit import images photos/ --out roots")
     i.add_argument("directory", type=Path, help="DIR holding one sub-folder of images per class")
+    i.add_argument("--strict", action="store_true", help="refuse files that are not images (default: skipped "
+                   "and listed)")
     _common(i, target=False)
     i.set_defaults(func=_run_images)
 
@@ -87,19 +108,34 @@ def add_parser(sub) -> None:
 def _keywords(args, *, target: bool = True) -> dict:
     kw = dict(out=args.out, name=args.name, metrics=args.metric, split=args.split, test_size=args.test_size,
               folds=args.folds, repeats=args.repeats, stratified=args.stratified, seed=args.seed, force=args.force)
+    for k in ("license", "description", "citation", "source_url"):    # given only: a source may bring its own
+        if getattr(args, k, None) is not None:
+            kw[k] = getattr(args, k)
     if target:
         kw.update(target=args.target, task=args.task, subtype=args.subtype, index=args.index,
-                  types=args.types)
+                  types=args.types, keep_text=args.keep_text)
+        if args.na_values is not None:
+            kw["na_values"] = [v.strip() for v in args.na_values.split(",")]
     if getattr(args, "media", None) is not None:
         kw["media"] = args.media
+    if getattr(args, "ignore", None):
+        kw["ignore"] = args.ignore
+    if hasattr(args, "sep"):
+        from d3mkit.importing.dialect import WHITESPACE
+        sep = {"whitespace": WHITESPACE, "\\t": "\t", "tab": "\t"}.get(args.sep, args.sep)
+        kw.update(sep=sep, comment=args.comment, skip_rows=args.skip_rows)
     return kw
 
 
 def _done(result, args) -> int:
+    import sys
     print_issues(result.issues)
+    if result.decided:          # what was decided and how to change it: one line on stderr
+        print(f"{result.root.name}: {result.decided}", file=sys.stderr)
     if args.format == "json":
         from d3mkit.commands.show import issue_dict, print_json
-        print_json({"root": str(result.root), "issues": [issue_dict(i) for i in result.issues]})
+        print_json({"root": str(result.root), "decided": result.decided,
+                    "issues": [issue_dict(i) for i in result.issues]})
     else:
         print(result.root)
     return 0
@@ -133,4 +169,4 @@ def _run_croissant(args) -> int:
 
 def _run_images(args) -> int:
     from d3mkit.importing.images import import_images_result
-    return _done(import_images_result(args.directory, **_keywords(args, target=False)), args)
+    return _done(import_images_result(args.directory, strict=args.strict, **_keywords(args, target=False)), args)

@@ -36,6 +36,7 @@ from d3mkit.errors import D3MKitError, EXIT_USAGE, error, require_path
 from d3mkit.importing.table import Imported, default_name, options, package_frame
 
 _DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b(.*)$""")
+_NUMBER = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)(?:numeric|real|integer)\s*$""")
 SPLIT_COLUMNS = ("type", "rowid", "repeat", "fold")
 
 
@@ -59,8 +60,8 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
     try:
         import arff
     except ImportError:
-        raise D3MKitError(error("import.format", "", "reading ARFF needs liac-arff (pip install 'd3mkit[arff]')",
-                                str(path)), EXIT_USAGE) from None
+        from d3mkit.errors import MissingDependency
+        raise MissingDependency("liac-arff", "arff", "reading ARFF", str(path)) from None
     path = Path(path)
     text = _text(path)
     dates: dict[str, str | None] = {}      # DATE attribute -> its declared format (None: the default)
@@ -72,6 +73,13 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
         dates[m.group(1).split(None, 1)[1].strip().strip("'\"")] = fmt or None
         return f"{m.group(1)}STRING"
     text = _DATE.sub(as_string, text)
+    text = _strip_comments(text)
+    numeric: set[str] = set()            # NUMERIC attributes read as text: every integer exact
+
+    def number_as_string(m: re.Match) -> str:
+        numeric.add(m.group(1).split(None, 1)[1].strip().strip("'\""))
+        return f"{m.group(1)}STRING"
+    text = _NUMBER.sub(number_as_string, text)
     try:
         decoded = arff.ArffDecoder().decode(text, encode_nominal=False, return_type=arff.DENSE)
     except arff.ArffException as exc:
@@ -90,17 +98,29 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
             kinds[str(name)] = [str(v) for v in kind]
         elif str(name) in dates:
             kinds[str(name)] = "DATE"
+        elif str(name) in numeric:
+            kinds[str(name)] = "NUMERIC"
         elif str(kind).upper() == "STRING":
             kinds[str(name)] = "STRING"
         else:
             kinds[str(name)] = "NUMERIC"
     rows = decoded["data"]
+    sparse = bool(re.search(r"(?m)^\s*\{", text.split("@data", 1)[-1] if "@data" in text else
+                            re.split(r"(?i)@data", text, maxsplit=1)[-1]))
     cols = {}
     for j, name in enumerate(names):
-        numeric = kinds[name] == "NUMERIC"
-        cols[name] = np.asarray([_cell(r[j], numeric) for r in rows], dtype=object)
+        if kinds[name] == "NUMERIC":
+            cols[name] = _numbers([r[j] for r in rows], name, str(path))
+        else:
+            cols[name] = np.asarray([_cell(r[j], False) for r in rows], dtype=object)
         if kinds[name] == "DATE" and dates.get(name):
-            cols[name] = _iso_dates(cols[name], name, dates[name], str(path))
+            # a sparse row's absent DATE value is 0 (liac-arff gives "0"): Weka's 0 milliseconds, 1970-01-01 UTC
+            zero = np.fromiter((str(r[j]) == "0" for r in rows), dtype=bool, count=len(rows)) if sparse else \
+                np.zeros(len(rows), dtype=bool)
+            cols[name] = _iso_dates(np.where(zero, "", cols[name]), name, dates[name], str(path))
+            if zero.any():
+                from d3mkit.importing.javadate import compile_pattern
+                cols[name][zero] = "1970-01-01T00:00:00" if compile_pattern(dates[name]).has_time else "1970-01-01"
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise D3MKitError(error("csv.duplicate_header", f"column {dup}", f"attribute {dup!r} is declared twice",
@@ -125,6 +145,58 @@ def _iso_dates(cells: np.ndarray, name: str, fmt: str, p: str) -> np.ndarray:
         raise D3MKitError(error("import.arff_date", f"row {r + 2}, column {name}",
                                 f"value {uniq[bad[0]]!r} does not match the declared date format {fmt!r}", p))
     return np.asarray(iso, dtype=object)[codes]
+
+
+_INTEGER = re.compile(r"\s*[+-]?\d+\s*")
+
+
+def _numbers(cells: list, name: str, p: str) -> np.ndarray:
+    """A NUMERIC attribute's cells (read as text, so an integer of any size stays exact): an
+    integer as ``str(int)`` writes it, another number in its shortest float form; a cell that
+    is no number is one ``import.arff`` issue naming the data row and the attribute."""
+    out = []
+    for r, v in enumerate(cells):
+        if v is None:
+            out.append("")
+        elif isinstance(v, (int, float)):            # a sparse row's absent value (0)
+            out.append(_cell(v, True))
+        elif _INTEGER.fullmatch(v):
+            out.append(str(int(v)))
+        else:
+            try:
+                out.append(_cell(float(v), True))
+            except ValueError:
+                raise D3MKitError(error("import.arff", f"data row {r + 1}, column {name}",
+                                        f"value {v!r} of the NUMERIC attribute {name!r} is not a number", p)) from None
+    return np.asarray(out, dtype=object)
+
+
+def _strip_comments(text: str) -> str:
+    """``text`` with the ``%`` comments at the end of header lines removed (Weka writes
+    ``@attribute total {low, high} % low < 100``); a ``%`` inside quotes stays."""
+    head, sep, body = _split_data(text)
+    lines = []
+    for line in head.split("\n"):
+        if "%" in line and not line.lstrip().startswith("%"):
+            quote = None
+            for k, ch in enumerate(line):
+                if quote:
+                    if ch == "\\":
+                        continue
+                    if ch == quote:
+                        quote = None
+                elif ch in "'\"":
+                    quote = ch
+                elif ch == "%":
+                    line = line[:k].rstrip()
+                    break
+        lines.append(line)
+    return "\n".join(lines) + sep + body
+
+
+def _split_data(text: str) -> tuple[str, str, str]:
+    m = re.search(r"(?im)^\s*@data\b", text)
+    return (text, "", "") if m is None else (text[:m.start()], "", text[m.start():])
 
 
 def _cell(v, numeric: bool) -> str:
@@ -218,6 +290,9 @@ def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Importe
     path = Path(source)
     df, kinds = read_arff(path)
     hints, described = _hints(kinds)
+    for name, kind in kinds.items():      # a numeric attribute with no value (every cell ?) stays numeric
+        if kind in ("NUMERIC", "REAL", "INTEGER") and name in df.columns and not (df[name] != "").any():
+            hints[name] = "integer" if kind == "INTEGER" else "real"
     if kwargs.get("name") is None:
         kwargs["name"] = default_name(path)
     opts = options(target, **kwargs)
@@ -234,7 +309,7 @@ def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Importe
 
 def import_arff(source, *, target, out, splits=None, name=None, task=None, subtype=None, index=None, types=None,
                 metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0, stratified=None, seed=0,
-                force=False, description=None) -> Path:
+                force=False, description=None, license=None, citation=None, source_url=None) -> Path:
     """Package the ARFF file ``source`` (with the OpenML split file ``splits``, else d3mkit's
     own split) as the task root ``out/<name>/`` and return its path; the other keywords are
     those of :func:`d3mkit.import_table`. Raises :class:`~d3mkit.errors.D3MKitError` with
@@ -242,4 +317,5 @@ def import_arff(source, *, target, out, splits=None, name=None, task=None, subty
     return import_arff_result(source, target=target, out=out, splits=splits, name=name, task=task,
                               subtype=subtype, index=index, types=types, metrics=metrics, split=split,
                               test_size=test_size, folds=folds, repeats=repeats, stratified=stratified,
-                              seed=seed, force=force, description=description).root
+                              seed=seed, force=force, description=description, license=license,
+                              citation=citation, source_url=source_url).root

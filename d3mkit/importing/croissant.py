@@ -67,15 +67,16 @@ VERSIONS = ("http://mlcommons.org/croissant/1.0", "http://mlcommons.org/croissan
 COL_TYPES = {"sc:Integer": "integer", "sc:Float": "real", "sc:Number": "real", "sc:Boolean": "boolean",
              "sc:Date": "dateTime", "sc:DateTime": "dateTime"}
 def id_part(name: str) -> str:
-    """A column name as a part of a Croissant ``@id``: mlcroissant refuses an ``@id`` holding
-    whitespace, even URL-escaped, so a space is ``+`` and ``%``, ``+``, ``/`` and other
-    whitespace are percent-escaped (one name, one id; other letters, non-ASCII ones too, kept).
+    """``name`` as a piece of an ``@id``: letters (any script), digits, ``_``, ``-`` and ``.``
+    as they are, every other character percent-encoded (UTF-8). mlcroissant refuses an
+    ``@id`` with whitespace, and a ``/``, ``#``, ``?`` or quote would change what the id
+    names; records are keyed by these ids (docs/interop.md).
 
     >>> id_part("x one"), id_part("größe"), id_part("a+b/c")
-    ('x+one', 'größe', 'a%2Bb%2Fc')
+    ('x%20one', 'größe', 'a%2Bb%2Fc')
     """
     from urllib.parse import quote
-    return "".join("+" if c == " " else quote(c, safe="") if c.isspace() or c in "%+/" else c for c in name)
+    return "".join(c if c.isalnum() or c in "_-." else quote(c, safe="") for c in str(name))
 
 
 NESTED = ("subField", "parentField", "repeated", "isArray", "cr:subField", "cr:parentField")
@@ -122,6 +123,18 @@ def _id(v) -> str | None:
     return v if isinstance(v, str) else None
 
 
+def _text(v) -> str | None:
+    """A Croissant text value: plain, or a Croissant 1.1 language map (``{"en": ..., "de": ...}``,
+    English first, else the first language given)."""
+    if isinstance(v, dict) and "@id" not in v:
+        v = v.get("en") or v.get("@value") or next((x for x in v.values() if isinstance(x, str)), None)
+    return v if isinstance(v, str) else None
+
+
+def _field_name(f: dict) -> str:
+    return str(_text(f.get("name")) or str(f.get("@id", "")).rsplit("/", 1)[-1])
+
+
 def _ref(field: dict) -> str:
     """The @id a field ``references`` (``{"field": {"@id"}}`` or ``{"@id"}``), or ""."""
     r = field.get("references")
@@ -154,11 +167,18 @@ def _local(folder: Path, rel, where: str, path) -> Path:
                           root_name="the Croissant file's directory")
 
 
+PARQUET = ("application/x-parquet", "application/vnd.apache.parquet", "application/parquet")
+
+
+def _is_parquet(node: dict) -> bool:
+    return any(isinstance(f, str) and f.split(";")[0].strip() in PARQUET for f in _list(node.get("encodingFormat")))
+
+
 def _csv_format(node: dict, where: str, path) -> None:
     fmts = [f for f in _list(node.get("encodingFormat")) if isinstance(f, str)]
-    if not any(f.split(";")[0].strip() == "text/csv" for f in fmts):
+    if not any(f.split(";")[0].strip() in ("text/csv", *PARQUET) for f in fmts):
         raise _issue("croissant.unsupported", where, f"encodingFormat {fmts or None}: d3mkit reads CSV files "
-                     "only (no reader for other formats)", path)
+                     "and Parquet files only (no reader for other formats)", path)
     if node.get("containedIn"):
         raise _issue("croissant.unsupported", where, "a file inside an archive (containedIn): no reader", path)
 
@@ -166,6 +186,11 @@ def _csv_format(node: dict, where: str, path) -> None:
 def _read_file(node: dict, folder: Path, where: str, path) -> pd.DataFrame:
     from d3mkit.tables import read_table
     _csv_format(node, where, path)
+    if _is_parquet(node):               # the reader import table uses for Parquet (text cells)
+        from d3mkit.importing.source import _read_parquet
+
+        def read_table(f):              # noqa: F811
+            return _read_parquet(f, str(f))
     if node.get("@type") in ("cr:FileObject", "sc:FileObject", "FileObject"):
         f = _local(folder, node.get("contentUrl"), f"{where}.contentUrl", path)
         if not f.is_file():
@@ -205,15 +230,20 @@ def read_record_set(path: Path | str, record_set: str) -> RecordSetTable:
     check_context(doc, path)
     folder = path.parent
     sets = [r for r in _list(doc.get("recordSet")) if isinstance(r, dict)]
-    k = next((i for i, r in enumerate(sets) if record_set in (r.get("@id"), r.get("name"))), None)
+    k = next((i for i, r in enumerate(sets) if record_set in (r.get("@id"), _text(r.get("name")))), None)
     if k is None:
-        names = ", ".join(str(r.get("@id") or r.get("name")) for r in sets) or "none"
+        names = ", ".join(str(r.get("@id") or _text(r.get("name"))) for r in sets) or "none"
         raise _issue("croissant.record_set", "recordSet", f"no record set {record_set!r} (record sets: {names})", path)
     rs, where = sets[k], f"recordSet[{k}]"
     fields = [f for f in _list(rs.get("field")) if isinstance(f, dict)]
     if not fields:
         raise _issue("croissant.unsupported", f"{where}.field", "a record set without fields", path)
-    names = [str(f.get("name") or str(f.get("@id", "")).rsplit("/", 1)[-1]) for f in fields]
+    names = [_field_name(f) for f in fields]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        at = [i for i, n in enumerate(names) if n == dup]
+        raise _issue("croissant.duplicate_field", f"{where}.field[{at[1]}]", f"fields {at[0]} and {at[1]} are both "
+                     f"named {dup!r}: a D3M table has one column of a name (rename one in the Croissant file)", path)
     types = {n: [t for t in _list(f.get("dataType")) if isinstance(t, str)] for n, f in zip(names, fields)}
     enums = {str(r.get("@id")) for r in sets if "sc:Enumeration" in _list(r.get("dataType"))}
     labels = {n for n, f in zip(names, fields)
@@ -277,10 +307,14 @@ def _key(path: Path, record_set: str) -> list[str]:
     from d3mkit.docs.jsonio import load_json
     doc = load_json(path)
     rs = next(r for r in _list(doc.get("recordSet")) if isinstance(r, dict)
-              and record_set in (r.get("@id"), r.get("name")))
-    fields = {str(f.get("@id")): str(f.get("name") or str(f.get("@id", "")).rsplit("/", 1)[-1])
-              for f in _list(rs.get("field")) if isinstance(f, dict)}
-    return [fields[k] for k in (_id(k) for k in _list(rs.get("key"))) if k in fields]
+              and record_set in (r.get("@id"), _text(r.get("name"))))
+    fields = {str(f.get("@id")): _field_name(f) for f in _list(rs.get("field")) if isinstance(f, dict)}
+    keys = [_id(k) for k in _list(rs.get("key"))]
+    unknown = [k for k in keys if k not in fields]
+    if unknown:
+        raise _issue("croissant.key", "key", f"the record set's key names {unknown[0]!r}, which is not one of its "
+                     f"fields ({', '.join(fields)}): the rows cannot be numbered by it", path)
+    return [fields[k] for k in keys]
 
 
 SPLIT_KINDS = {"TrainingSplit": "TRAIN", "TestSplit": "TEST", "ValidationSplit": "VALIDATION"}
@@ -517,11 +551,15 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
                            ("problem_description", problem.description)):
             if kwargs.get(key) is None and value is not None:
                 kwargs[key] = value
-    types = {c: table.col_type(c) for c in table.frame.columns}
+    # the dataTypes are what a CSV's cells would say: a source's hints, which the target rules
+    # (infer.target_coltype) apply to as to a CSV column; --types overrides them
+    hints = {c: table.col_type(c) for c in table.frame.columns}
     user = kwargs.pop("types", None)
-    if user is not None:
+    if user is not None and not isinstance(user, dict):
         from d3mkit.importing.table import read_types
-        types.update(user if isinstance(user, dict) else read_types(user))
+        user = read_types(user)
+    user = dict(user or {})
+    types = {**hints, **user}
     key = _key(path, record_set)
     if kwargs.get("index") is None and len(key) == 1 and types.get(key[0]) == "integer":
         kwargs["index"] = key[0]
@@ -547,9 +585,11 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path), repeats)]
     splits, split_doc, drop, issues = read_splits(path, record_set, table, index, split_params)
     frame = table.frame.drop(columns=[drop]) if drop else table.frame
-    types.pop(drop, None)
-    opts = options(target, types=types, **kwargs)
-    done = package_frame(frame, opts, out, source=str(path), splits=splits, split_doc=split_doc)
+    hints.pop(drop, None)
+    user.pop(drop, None)
+    opts = options(target, types=user, **kwargs)
+    done = package_frame(frame, opts, out, source=str(path), splits=splits, split_doc=split_doc,
+                         hints={c: t for c, t in hints.items() if c in frame.columns})
     done.issues[:0] = issues
     return done
 

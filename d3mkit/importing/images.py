@@ -9,9 +9,11 @@ order drawn from the seed) and a media collection of the images, copied into
 folder and the file name would tell the label in the blind TEST view). The task is classification (binary with two classes, else
 multiClass); splits, metrics and the write are :mod:`d3mkit.importing.table`'s.
 
-What is refused, before anything is written (``import.images`` unless said): a regular file
-beside the class folders, a class folder that is empty or holds a folder, a file whose
-extension is not an image's, a file the image reader refuses (``image.unreadable``,
+What is not an image — a regular file beside the class folders (a README), a folder inside a
+class folder, a file whose extension is not an image's — is skipped, listed and counted in
+one ``import.skipped`` warning (``strict``: refused). What is refused, every problem in one
+run, before anything is written (``import.images`` unless said): a class folder with no
+image, a file the image reader refuses (``image.unreadable``,
 ``image.too_large``: :mod:`d3mkit.images`, every image decoded once, within the byte and
 pixel caps), a symlink that leaves DIR (``path.escape``; one that stays inside is followed),
 and fewer than two classes. Entries whose names start with ``.`` are skipped (``.DS_Store``).
@@ -37,7 +39,7 @@ def _fail(path, code: str, message: str, exit_code: int = 1):
     raise D3MKitError(error(code, "", message, str(path)), exit_code)
 
 
-def _entries(d: Path, root: Path):
+def _entries(d: Path, root: Path, problems: list):
     from d3mkit.paths import outside_reason
     for e in sorted(os.scandir(d), key=lambda e: e.name):
         if e.name.startswith("."):
@@ -46,12 +48,18 @@ def _entries(d: Path, root: Path):
         if e.is_symlink():
             why = outside_reason(root, p)
             if why:
-                _fail(p, "path.escape", f"a symlink that leaves the image folder {str(root)!r}: {why}; not followed")
+                problems.append(error("path.escape", "", f"a symlink that leaves the image folder {str(root)!r}: "
+                                      f"{why}; not followed", str(p)))
+                continue
         yield p
 
 
-def scan(root: Path | str) -> tuple[pd.DataFrame, dict[str, Path], list[str]]:
-    """``(learningData rows as text, {image value: file}, MIME types)`` of an ImageFolder."""
+def scan(root: Path | str, strict: bool = False) -> tuple[pd.DataFrame, dict[str, Path], list[str], list]:
+    """``(learningData rows as text, {image value: file}, MIME types, warnings)`` of an
+    ImageFolder. What is not an image (a README beside the class folders, a file of another
+    extension, a folder inside a class folder) is skipped and listed in one
+    ``import.skipped`` warning, or refused with ``strict``; every problem of the folder is
+    reported in one run (one :class:`D3MKitError` with all of them)."""
     from d3mkit.images import image_issue
     root = Path(root)
     if not root.is_dir():
@@ -59,21 +67,27 @@ def scan(root: Path | str) -> tuple[pd.DataFrame, dict[str, Path], list[str]]:
     rows: list[tuple[str, str]] = []
     files: dict[str, Path] = {}
     formats: list[str] = []
+    problems: list = []
+    skipped: list[tuple[Path, str]] = []
     classes = 0
-    for cls in _entries(root, root):
+    for cls in _entries(root, root, problems):
         if not cls.is_dir():
-            _fail(cls, "import.images", "a file beside the class folders; every image must be in a class folder")
+            skipped.append((cls, "a file beside the class folders"))
+            continue
         classes += 1
         found = 0
-        for f in _entries(cls, root):
+        for f in _entries(cls, root, problems):
             if f.is_dir():
-                _fail(f, "import.images", "a folder inside a class folder; the layout is DIR/CLASS/IMAGE, one level")
+                skipped.append((f, "a folder inside a class folder (the layout is DIR/CLASS/IMAGE)"))
+                continue
             ext = f.suffix.lower()
             if ext not in MEDIA_KINDS["image"]:
-                _fail(f, "import.images", f"not an image file (extension {ext or '(none)'!r})")
+                skipped.append((f, f"not an image file (extension {ext or '(none)'!r})"))
+                continue
             bad = image_issue(f)
             if bad is not None:
-                raise D3MKitError(bad)
+                problems.append(bad)
+                continue
             value = f"{cls.name}/{f.name}"
             rows.append((value, cls.name))
             files[value] = f
@@ -82,11 +96,26 @@ def scan(root: Path | str) -> tuple[pd.DataFrame, dict[str, Path], list[str]]:
                 formats.append(mime)
             found += 1
         if not found:
-            _fail(cls, "import.images", "an empty class folder: every class needs at least one image")
+            problems.append(error("import.images", "", "a class folder with no image: every class needs at "
+                                  "least one", str(cls)))
+    notes = []
+    if skipped and strict:
+        problems += [error("import.images", "", f"{why} (--strict refuses what is not an image)", str(f))
+                     for f, why in skipped]
+    elif skipped:
+        from d3mkit.errors import warning
+        shown = "; ".join(f"{f.relative_to(root)} ({why})" for f, why in skipped[:5])
+        notes.append(warning("import.skipped", "", f"{len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} "
+                             f"that {'is' if len(skipped) == 1 else 'are'} not an image in a class folder "
+                             f"skipped: {shown}{' ...' if len(skipped) > 5 else ''} (--strict refuses them)",
+                             str(root)))
     if classes < 2:
-        _fail(root, "import.images", f"{classes} class folder(s); classification needs at least two")
+        problems.append(error("import.images", "", f"{classes} class folder(s); classification needs at least two",
+                              str(root)))
+    if problems:
+        raise D3MKitError(problems)
     df = pd.DataFrame(rows, columns=[IMAGE_COLUMN, LABEL_COLUMN], dtype=object)
-    return df, files, formats
+    return df, files, formats, notes
 
 
 def import_images_result(source, *, out, **kwargs) -> Imported:
@@ -94,7 +123,7 @@ def import_images_result(source, *, out, **kwargs) -> Imported:
     require_path("source", source)
     require_path("out", out)
     root = Path(source)
-    df, files, formats = scan(root)
+    df, files, formats, notes = scan(root, bool(kwargs.pop("strict", False)))
     # rows in a seeded random order: in class-folder order, a TEST row's d3mIndex would sit
     # among TRAIN rows of its own class and tell its label
     order = np.random.default_rng(int(kwargs.get("seed") or 0)).permutation(len(df))
@@ -103,16 +132,20 @@ def import_images_result(source, *, out, **kwargs) -> Imported:
         kwargs["name"] = default_name(root.resolve())
     kwargs.setdefault("task", "classification")
     opts = options(LABEL_COLUMN, **kwargs)
-    return package_frame(df, opts, out, source=str(root), media_files=files,
+    done = package_frame(df, opts, out, source=str(root), media_files=files,
                          media_kind=(IMAGE_COLUMN, "image", formats),
                          parameters={"layout": "ImageFolder", "classes": int(df[LABEL_COLUMN].nunique())})
+    done.issues[:0] = notes
+    return done
 
 
 def import_images(source, *, out, name=None, metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0,
-                  stratified=None, seed=0, force=False, description=None) -> Path:
+                  stratified=None, seed=0, force=False, description=None, license=None, citation=None,
+                  source_url=None, strict=False) -> Path:
     """Package the ImageFolder directory ``source`` as the image-classification task root
     ``out/<name>/`` and return its path (keywords as :func:`d3mkit.import_table`). Raises
     :class:`~d3mkit.errors.D3MKitError` with nothing written."""
     return import_images_result(source, out=out, name=name, metrics=metrics, split=split, test_size=test_size,
                                 folds=folds, repeats=repeats, stratified=stratified, seed=seed, force=force,
-                                description=description).root
+                                description=description, license=license, citation=citation,
+                                source_url=source_url, strict=strict).root

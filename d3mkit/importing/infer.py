@@ -92,17 +92,26 @@ class Evidence:
     'real'
     """
 
-    def __init__(self):
+    def __init__(self, na: frozenset[str] | set[str] = frozenset()):
+        self.na = na                      # cells that are missing values in a numeric or date column
+        self.na_seen: set[str] = set()    # those of them the column holds
         self.n_present = 0
         self.levels: set[str] | None = set()      # None: more than MAX_LEVELS distinct cells
         self.number = self.integer = self.boolean = self.date = True
         self.any_number = False
+        self.any_date = False
 
     def add(self, levels: np.ndarray, n_present: int) -> "Evidence":
         self.n_present += int(n_present)
         if len(levels) == 0:
             return self
         levels = np.asarray(levels, dtype=object)
+        every = levels
+        if self.na:                       # the number and date rules look past missing-value tokens
+            token = np.fromiter((v in self.na for v in levels.tolist()), dtype=bool, count=len(levels))
+            if token.any():
+                self.na_seen.update(levels[token].tolist())
+                levels = levels[~token]
         # each test first on a prefix of the cells: a column of free text fails it there, so
         # its cost does not grow with the number of distinct cells
         for cut in (min(len(levels), 256), len(levels)):
@@ -122,16 +131,18 @@ class Evidence:
                         self.integer = pd.api.types.is_integer_dtype(y.dtype) or \
                             bool(pd.Series(part, dtype=object).str.fullmatch(_INT.pattern).all())
             if self.boolean:
-                self.boolean = bool(pd.Series(part, dtype=object).str.strip().str.lower().isin(_BOOL).all())
+                self.boolean = bool(pd.Series(part, dtype=object).str.strip().str.lower().isin(_BOOL).all()) \
+                    and not self.na_seen
             if self.date and not self.number:
                 self.date = _all(part, _ISO) and not pd.isna(pd.to_datetime(
                     pd.Series(part, dtype=object), format="ISO8601", errors="coerce", utc=True)).any()
+                self.any_date = self.any_date or (self.date and len(part) > 0)
             if cut == len(levels) or not (self.number or self.boolean or self.date):
                 break
         if not self.number:
             self.integer = False
         if self.levels is not None:
-            self.levels.update(levels[:MAX_LEVELS + 1].tolist())
+            self.levels.update(every[:MAX_LEVELS + 1].tolist())
             if len(self.levels) > MAX_LEVELS:
                 self.levels = None
         return self
@@ -150,7 +161,7 @@ class Evidence:
             return "integer" if self.integer else "real"
         if self.boolean:
             return "boolean"
-        if self.date:
+        if self.date and (self.any_date or not self.na_seen):
             return "dateTime"
         if self.levels is not None and 2 * len(self.levels) <= self.n_present:
             return "categorical"
@@ -182,13 +193,57 @@ def infer_coltype(series: pd.Series) -> str:
     return coltype_of_levels(levels, n)
 
 
-def target_coltype(inferred: str, n_labels: int) -> str:
-    """The colType of a target column whose cells gave ``inferred`` (rule after 7)."""
+#: an integer target with at most this many distinct values is a class label (classification)
+MAX_INTEGER_CLASSES = 10
+#: the cells that are missing values in an otherwise numeric or date column (``--na-values``
+#: replaces them, ``--keep-text`` keeps them as text); an empty cell is always missing
+NA_TOKENS = frozenset({"NA", "N/A", "n/a", "NaN", "nan", "null", "NULL", "?"})
+
+
+def target_coltype(inferred: str, n_labels: int, several: bool = False) -> str:
+    """The colType of a target column whose cells gave ``inferred`` (rule after 7): text and
+    dates are labels (categorical), an integer column of at most :data:`MAX_INTEGER_CLASSES`
+    distinct values too (of one of ``several`` targets: two, a 0/1 label column);
+    booleans stay boolean (two classes, however spelled)."""
     if inferred in ("string", "categorical", "dateTime"):
         return "categorical"
-    if inferred == "integer" and n_labels == 2:
+    if inferred == "integer" and (n_labels == 2 if several else n_labels <= MAX_INTEGER_CLASSES):
         return "categorical"
     return inferred
+
+
+def target_rule(inferred: str, n_labels: int, col_type: str, declared: bool = False,
+                user: bool = False) -> tuple[str, str]:
+    """Why a target got ``col_type`` (``inferred`` from its cells, or ``declared`` by the
+    source; ``user``: given by ``--types``), and the option that changes it: the words of
+    the import's decision line."""
+    said = f"is declared {inferred} and " if declared else ""
+    if user:
+        return f"is given colType {col_type} (--types)", "--types to change"
+    if inferred == "integer" and col_type == "categorical":
+        return (f"{said}holds {n_labels} integer values (at most {MAX_INTEGER_CLASSES}: class labels)",
+                "--task regression to change")
+    if inferred == "integer":
+        return (f"{said}holds {n_labels} integer values (more than {MAX_INTEGER_CLASSES}: a quantity)",
+                "--task classification to change")
+    if inferred == "boolean":
+        return f"{said}holds true/false values (compared trimmed and in any case)", "--types to change"
+    if inferred == "real":
+        return f"{said}holds real numbers", "--task classification to change"
+    return f"{said}holds {n_labels} {inferred} values (labels)", "--types to change"
+
+
+def decision(targets: list[str], rules: list[tuple[str, str]], types: list[str], task: str, subtype: str,
+             metrics: list[dict], task_given: bool) -> str:
+    """The line an import prints about what it decided, with the option that changes it.
+
+    >>> decision(["y"], [target_rule("integer", 3, "categorical")], ["categorical"],
+    ...          "classification", "multiClass", [{"metric": "accuracy"}], False)
+    "target 'y' holds 3 integer values (at most 10: class labels): colType categorical, classification/multiClass, metrics accuracy (--task regression to change)"
+    """
+    what = "; ".join(f"target {t!r} {r[0]}: colType {c}" for t, r, c in zip(targets, rules, types))
+    how = "--task given" if task_given else "; ".join(dict.fromkeys(r[1] for r in rules))
+    return f"{what}, {task}/{subtype}, metrics {', '.join(str(m.get('metric')) for m in metrics)} ({how})"
 
 
 def infer_task(target_types: list[str], n_labels: list[int]) -> tuple[str, str] | None:

@@ -24,7 +24,8 @@ The letters read (English names; everything else outside quotes must be matched 
 =========  ==================================================================
 
 Other letters (week numbers, day of the year, era, ...) are refused with ValueError naming
-them. Numbers take as many digits as are written unless the next field is a number too
+them. A pattern may leave fields out, as Java's does (``yyyy``, ``yyyy-MM``, ``HH:mm``): a
+missing year is 1970, a missing month January, a missing day the 1st (Java's defaults). Numbers take as many digits as are written unless the next field is a number too
 (``yyyyMMdd``): then each takes exactly its count of letters. Values are checked strictly:
 month 1-12, a day that exists in its month, hours, minutes and seconds in range.
 
@@ -37,6 +38,8 @@ month 1-12, a day that exists in its month, hours, minutes and seconds in range.
 '2021-03-04T17:07:00+01:00'
 >>> compile_pattern("yyyyMMddHHmmss.SSS").iso("20210304170700.250")
 '2021-03-04T17:07:00.250'
+>>> compile_pattern("yyyy").iso("2011"), compile_pattern("yyyy-MM").iso("2011-07")
+('2011-01-01', '2011-07-01')
 """
 
 from __future__ import annotations
@@ -114,8 +117,10 @@ class DatePattern:
                     return None
         if hour12 is not None:
             hour = hour12 + (12 if pm else 0)
-        if year is None or month is None or day is None or minute > 59 or second > 59:
+        if minute > 59 or second > 59:
             return None
+        # a field the pattern leaves out takes Java's default: 1970, January, the 1st
+        year, month, day = 1970 if year is None else year, month or 1, day or 1
         try:
             when = _dt.datetime(year, month, day, hour, minute, second)
         except ValueError:
@@ -220,7 +225,6 @@ def compile_pattern(pattern: str) -> DatePattern:
         else:
             parts.append(f"({_ZONE})")
         fields.append((letter, count))
-    letters = {letter for letter, _ in fields}
-    if not {"y", "M", "d"} <= letters:
-        raise ValueError(f"date format {pattern!r} does not give a year, a month and a day (y, M, d)")
+    if not fields:
+        raise ValueError(f"date format {pattern!r} has no date or time field")
     return DatePattern(pattern, re.compile("".join(parts), re.IGNORECASE), fields)

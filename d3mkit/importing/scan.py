@@ -148,7 +148,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
                                 display), EXIT_USAGE)
     idx_pos = header.index(idx_name) if idx_name is not None else None
     others = [c for j, c in enumerate(header) if j != idx_pos]
-    evidence = {c: infer.Evidence() for c in others}
+    evidence = {c: infer.Evidence(opts.na_tokens) for c in others}
     media_name = None
     if opts.media is not None:
         media_name = _media_column(path, header, sep, {"d3mIndex", idx_name, *targets}, Path(opts.media))
@@ -192,7 +192,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             _refuse_ragged(path, len(header), sep, display)
         if retext:
             for j in retext:
-                evidence[header[j]] = infer.Evidence()
+                evidence[header[j]] = infer.Evidence(opts.na_tokens)
             start = 0
             for chunk in _chunks(path, len(header), usecols=sorted(retext), sep=sep):
                 for j in sorted(retext):
@@ -208,6 +208,8 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
             raise D3MKitError(error("csv.parse", "", f"cannot parse CSV: {msg}", display)) from None
         raise
+    if any(ev.na_seen and ev.coltype() in (*infer.NUMERIC, "dateTime") for ev in evidence.values()):
+        return None                         # missing-value tokens become empty cells: the whole-table path
     if rows == 0:
         from d3mkit.errors import error
         raise D3MKitError(error("csv.no_rows", "row 1", "the table has a header but no rows", display))

@@ -110,8 +110,8 @@ def _parquet_as_csv(path: Path, display: str, tmp: Path) -> tuple[Path, dict[str
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise D3MKitError(error("import.format", "", "reading Parquet needs pyarrow "
-                                "(pip install 'd3mkit[parquet]')", display), EXIT_USAGE) from None
+        from d3mkit.errors import MissingDependency
+        raise MissingDependency("pyarrow", "parquet", "reading Parquet", display) from None
     out = tmp / "table.csv"
     try:
         pf = pq.ParquetFile(path)
@@ -136,8 +136,8 @@ def _read_parquet(path: Path, display: str) -> pd.DataFrame:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise D3MKitError(error("import.format", "", "reading Parquet needs pyarrow "
-                                "(pip install 'd3mkit[parquet]')", display), EXIT_USAGE) from None
+        from d3mkit.errors import MissingDependency
+        raise MissingDependency("pyarrow", "parquet", "reading Parquet", display) from None
     try:
         schema = pq.read_schema(path)
         _check_width(list(schema.names), display)

@@ -43,6 +43,9 @@ MEDIA_KINDS = {
     "text": (".txt", ".md", ".json", ".xml", ".html"),
     "video": (".mp4", ".avi", ".mov", ".mkv", ".webm", ".mpg", ".mpeg"),
 }
+#: the datasetDoc licence of an import told none (datasetSchema's about.license is free text,
+#: required): exports carry it as is (docs/interop.md)
+UNKNOWN_LICENSE = "unknown"
 MEDIA_DIR = "media"
 MEDIA_RES = "media"
 _ODD = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\ufeff]")
@@ -69,9 +72,21 @@ class ImportOptions:
     force: bool = False
     description: str | None = None
     problem_description: str | None = None       # default: "Predict <targets> (<task>/<subtype>)."
-    license: str | None = None                   # the datasetDoc's licence (default CC0)
+    license: str | None = None                   # the datasetDoc's licence (default "unknown": never invented)
     citation: str | None = None
+    source_url: str | None = None                # the datasetDoc's sourceURI
     rai: dict | None = None                      # Croissant RAI fields for the manifest's "rai"
+    ignore: list[str] = field(default_factory=list)   # columns left out of the task root
+    target_text: str | None = None               # --target as given: an exact column name wins over COL,COL
+    na_values: list[str] | None = None           # missing-value tokens (default infer.NA_TOKENS)
+    keep_text: bool = False                      # no token is a missing value: such a column stays text
+
+    @property
+    def na_tokens(self) -> frozenset[str]:
+        """The cells that are missing values in an otherwise numeric or date column."""
+        if self.keep_text:
+            return frozenset()
+        return frozenset(self.na_values) - {""} if self.na_values is not None else infer.NA_TOKENS
 
     def __post_init__(self):
         if self.task == "multiLabel":       # D3M's subtype named as the task: classification/multiLabel
@@ -85,6 +100,7 @@ class Imported:
 
     root: Path
     issues: list[Issue] = field(default_factory=list)
+    decided: str = ""           # what was decided, the rule and the option that changes it (printed)
 
 
 def _fail(source: str, code: str, location: str, message: str, exit_code: int = 1):
@@ -196,13 +212,14 @@ def check_given(levels: np.ndarray, given: str, column: str, cells, row0: int, s
 
 
 def _coltypes(evidence: dict[str, infer.Evidence], targets: list[str], given: dict[str, str],
-              user_types: dict[str, str], counts: dict[str, int]) -> dict[str, str]:
+              user_types: dict[str, str], counts: dict[str, int], task: str | None = None) -> dict[str, str]:
     """colType of every column but d3mIndex: ``given`` (checked already) or inferred; a target's
     by :func:`d3mkit.importing.infer.target_coltype` unless the user's ``types`` name it."""
     types: dict[str, str] = {}
     for c, ev in evidence.items():
         t = given.get(c) or ev.coltype()
-        types[c] = t if c in user_types or c not in targets else infer.target_coltype(t, counts[c])
+        types[c] = t if c in user_types or c not in targets or (task == "regression" and t in infer.NUMERIC) else \
+            infer.target_coltype(t, counts[c], several=len(targets) > 1)
     return types
 
 
@@ -224,7 +241,8 @@ def long_form_possible(targets: list[str], opts: ImportOptions) -> bool:
 def target_types(evidence: dict[str, infer.Evidence], targets: list[str], given: dict[str, str],
                  n_labels: dict[str, int]) -> list[str]:
     """The colTypes the ``targets`` get (:func:`_coltypes`'s rule for them)."""
-    return [given.get(t) or infer.target_coltype(evidence[t].coltype(), n_labels[t]) for t in targets]
+    return [given.get(t) or infer.target_coltype(evidence[t].coltype(), n_labels[t], several=len(targets) > 1)
+            for t in targets]
 
 
 def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opts: ImportOptions,
@@ -361,13 +379,43 @@ def check_header(columns: list[str], targets: list[str], opts: ImportOptions, so
             from d3mkit.errors import close_match
             near = close_match(t, columns)
             _fail(source, "import.target", "row 1", f"target column {t!r} is not in the table"
-                  + (f" (did you mean {near!r}?)" if near else ""), EXIT_USAGE)
+                  + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {_listed(columns)}",
+                  EXIT_USAGE)
         if t == "d3mIndex" or t == opts.index:
             _fail(source, "import.target", f"column {t}", "the index column cannot be a target", EXIT_USAGE)
     unknown = [c for c in opts.types if c not in columns]
     if unknown:
         _fail(source, "import.types", "", f"types name column(s) not in the table: "
               f"{', '.join(repr(c) for c in unknown[:10])}", EXIT_USAGE)
+
+
+def _listed(columns: list[str], most: int = 30) -> str:
+    shown = ", ".join(repr(c) for c in columns[:most])
+    return shown + (f" ... ({len(columns)} in all)" if len(columns) > most else "")
+
+
+def resolve_target(opts: ImportOptions, columns: list[str]) -> None:
+    """``--target`` as given names one column when it is exactly a column's name (``a,b`` may
+    be a name), else the comma-separated columns it lists."""
+    if opts.target_text is not None:
+        for name in (opts.target_text, opts.target_text.strip()):    # a header trimmed of spaces: trimmed too
+            if name in columns:
+                opts.target = [name]
+                return
+
+
+def drop_ignored(df: pd.DataFrame, opts: ImportOptions, source: str) -> pd.DataFrame:
+    """``df`` without the ``--ignore`` columns (each must be in the table)."""
+    if not opts.ignore:
+        return df
+    cols = [str(c) for c in df.columns]
+    for c in opts.ignore:
+        if c not in cols:
+            from d3mkit.errors import close_match
+            near = close_match(c, cols)
+            _fail(source, "import.ignore", "row 1", f"--ignore names {c!r}, which is not a column"
+                  + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {_listed(cols)}", EXIT_USAGE)
+    return df.drop(columns=list(opts.ignore))
 
 
 def drop_empty_targets(df: pd.DataFrame, targets: list[str], source: str,
@@ -397,6 +445,7 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
     check_header([str(c) for c in df.columns], targets, opts, source)
     if len(df) == 0:
         _fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
+    df = missing_tokens(df, opts, source, issues, hints)
     possible = long_form_possible(targets, opts)
     source_df, df = df, _index(df.copy(), opts.index, source, repeats=possible)
     ev = {t: infer.Evidence().add(*infer.levels_of(df[t])) for t in targets}
@@ -432,11 +481,49 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
                     long_form=long_form)
 
 
+def missing_tokens(df: pd.DataFrame, opts: ImportOptions, source: str, issues: list[Issue],
+                   hints: dict[str, str] | None = None) -> pd.DataFrame:
+    """``df`` with the missing-value tokens (``opts.na_tokens``: ``NA``, ``N/A``, ``NaN``,
+    ``null``, ``?``...) of each otherwise numeric or date column made empty cells (missing
+    values); each such column is an ``import.missing_values`` warning counting them. A column
+    ``types`` (or the source) declares text keeps its cells."""
+    tokens = opts.na_tokens
+    if not tokens:
+        return df
+    out = None
+    declared = {**(hints or {}), **opts.types}
+    for c in df.columns:
+        if c == "d3mIndex" or declared.get(c) in ("string", "categorical"):
+            continue
+        cells = df[c]
+        hit = cells.isin(tokens).to_numpy()
+        if not hit.any():
+            continue
+        ev = infer.Evidence(tokens).add(*infer.levels_of(cells))
+        if ev.coltype() not in (*infer.NUMERIC, "dateTime"):
+            continue
+        out = df.copy() if out is None else out
+        out[c] = cells.where(~hit, "")
+        found = sorted(set(cells[hit]))
+        issues.append(warning("import.missing_values", f"column {c}",
+                              f"{int(hit.sum()):,} cell(s) {', '.join(repr(t) for t in found)} in a column of "
+                              f"{ev.coltype()} values are missing values, written empty (first at row "
+                              f"{int(np.flatnonzero(hit)[0]) + 2}; --keep-text keeps them as text, --na-values "
+                              f"chooses the tokens)", source))
+    return df if out is None else out
+
+
 def package_frame(df: pd.DataFrame, opts: ImportOptions, out: Path | str, *, source: str,
                   hints: dict[str, str] | None = None, **kwargs) -> Imported:
     """Write the task root of ``df`` (text cells, header names as given); ``source`` names
     the input in every issue; the other keywords are :func:`package`'s."""
+    from d3mkit.importing.dialect import fix_header, needs_fix
     issues: list[Issue] = []
+    if needs_fix([str(c) for c in df.columns]):
+        df, notes = fix_header(df, opts.index is not None, source)
+        issues += notes
+    df = drop_ignored(df, opts, source)
+    resolve_target(opts, [str(c) for c in df.columns])
     targets = _as_list(opts.target)
     media_col = None
     if opts.media is not None:
@@ -471,9 +558,11 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     counts, distinct = {}, {}       # distinct: (number of distinct non-empty cells, the first one)
     for t in targets:
         values = kept[t][kept[t] != ""]
+        if (opts.types.get(t) or prep.given.get(t) or prep.evidence[t].coltype()) == "boolean":
+            values = values.str.strip().str.lower().map(_TRUE.get)      # true/false however spelled
         distinct[t] = (int(values.nunique()), values.iloc[0] if len(values) else "")
         counts[t] = len((labels or {}).get(t) or ()) or distinct[t][0]
-    types = _coltypes(prep.evidence, targets, prep.given, opts.types, counts)
+    types = _coltypes(prep.evidence, targets, prep.given, opts.types, counts, opts.task)
     notes: list[Issue] = []
     origin: dict = {}
     if is_multilabel([types[t] for t in targets], opts):     # one label column, a row per label
@@ -492,9 +581,19 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
                 _fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
                       f"({distinct[t][1]!r}) on every row: nothing to learn or score")
         task, subtype = _task(targets, types, counts, opts, source)
+        if task == "regression":
+            _finite_targets(kept, targets, source)
     if splits is not None and prep.dropped:
         splits = splits[splits["d3mIndex"].astype(str).isin(set(kept["d3mIndex"].astype(str)))].reset_index(drop=True)
     metrics = _metrics(task, subtype, opts.metrics, source)
+    if not origin:
+        rules = [infer.target_rule(prep.given.get(t) or prep.evidence[t].coltype(), counts[t], types[t],
+                                   declared=t in prep.given, user=t in opts.types) for t in targets]
+        decided = infer.decision(targets, rules, [types[t] for t in targets], task, subtype, metrics,
+                                 opts.task is not None)
+    else:
+        decided = f"targets {', '.join(origin['columns'])}: one label column {origin['label']!r}, " \
+                  f"classification/multiLabel, metrics {', '.join(str(m.get('metric')) for m in metrics)}"
     media_col = media_kind[0] if media_kind is not None else None
     write, names = prep.write, {}
     if media_files:     # stored under neutral names: no file name in any view encodes a target
@@ -514,8 +613,9 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     if media_col is not None:
         resources.insert(0, Resource.collection(MEDIA_RES, f"{MEDIA_DIR}/", media_kind[1], media_kind[2]))
     ddoc = DatasetDoc.new(dataset_id(name), name, resources, description=opts.description,
-                          source=f"d3mkit import of {Path(source).name}", license=opts.license or "CC0",
-                          extra_about={"citation": opts.citation} if opts.citation else None)
+                          source=f"d3mkit import of {Path(source).name}", license=opts.license or UNKNOWN_LICENSE,
+                          extra_about={k: v for k, v in (("citation", opts.citation), ("sourceURI", opts.source_url))
+                                       if v} or None)
     # a label set has no one class to stratify on: multiLabel splits are drawn at random by default
     stratified = opts.stratified if opts.stratified is not None else (task == "classification"
                                                                      and subtype != "multiLabel")
@@ -560,7 +660,24 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
                 w.write_debug_table(SOURCES_TABLE, sources_table(names))
             w.write_dataset_doc(ddoc)
             w.write_problem_doc(pdoc, splits)
-    return Imported(w.root, notes)
+    return Imported(w.root, notes, decided)
+
+
+_TRUE = {"true": "true", "t": "true", "yes": "true", "y": "true", "1": "true",
+         "false": "false", "f": "false", "no": "false", "n": "false", "0": "false"}
+
+
+def _finite_targets(kept: pd.DataFrame, targets: list[str], source: str) -> None:
+    """A regression target cell that is infinite is refused, naming its row's d3mIndex: no
+    prediction can be scored against it."""
+    for t in targets:
+        cells = kept[t].astype(str).str.strip().str.lower().str.lstrip("+-")
+        bad = np.flatnonzero(cells.isin(["inf", "infinity"]).to_numpy())
+        if len(bad):
+            r = int(bad[0])
+            _fail(source, "import.target_infinite", f"column {t}", f"target {t!r} is {kept[t].iloc[r]!r} on the "
+                  f"row with d3mIndex {kept['d3mIndex'].iloc[r]} ({len(bad)} row(s) in all): no prediction "
+                  f"can be scored against an infinite value; remove or correct those rows")
 
 
 def _renaming(write, column: str, names: dict[str, str]):
@@ -633,10 +750,13 @@ _NAMES = "a column name (str) or a list of them"
 _KEYWORDS = {
     "name": (str, "a str"), "task": (str, "a str"), "subtype": (str, "a str"), "index": (str, "a column name (str)"),
     "split": (str, "a str"), "description": (str, "a str"), "test_size": ((int, float), "a number"),
+    "license": (str, "a str"), "citation": (str, "a str"), "source_url": (str, "a str"),
+    "keep_text": (bool, "a bool"),
     "folds": (int, "an int"), "repeats": (int, "an int"), "seed": (int, "an int"),
     "stratified": (bool, "a bool"), "force": (bool, "a bool"),
 }
-_OPTIONAL = {"name", "task", "subtype", "index", "description", "stratified"}   # None means "choose"
+_OPTIONAL = {"name", "task", "subtype", "index", "description", "stratified", "license", "citation",
+             "source_url"}   # None means "choose"
 
 
 def check_keywords(target, kwargs: dict) -> None:
@@ -676,7 +796,10 @@ def options(target, **kwargs) -> ImportOptions:
         metrics = [m if isinstance(m, dict) else str(m) for m in metrics]
     else:
         metrics = _as_list(metrics) or None
-    return ImportOptions(target=_as_list(target), types=dict(types or {}),
+    ignore = kwargs.pop("ignore", None)
+    ignore = _as_list(ignore) if isinstance(ignore, str) else list(ignore or [])
+    return ImportOptions(target=_as_list(target), types=dict(types or {}), ignore=ignore,
+                         target_text=target if isinstance(target, str) else None,
                          metrics=metrics or None, media=Path(media) if media is not None else None,
                          **kwargs)
 
@@ -700,12 +823,23 @@ def import_frame(source, *, target, out, **kwargs) -> Imported:
         opts = options(target, **kwargs)
         return package_frame(frame_as_text(source), opts, out, source=where, hints=dtype_hints(source))
     require_type("source", source, (str, os.PathLike), "a path or a pandas DataFrame")
+    from d3mkit.importing.dialect import Dialect, default_sep, needs_fix, read_dialect, sniff
+    from d3mkit.importing.dialect import _header as first_line
+    dialect = Dialect(kwargs.pop("sep", None), kwargs.pop("comment", None), int(kwargs.pop("skip_rows", None) or 0))
     path = Path(source)
     if kwargs.get("name") is None:
         kwargs["name"] = default_name(path)
     opts = options(target, **kwargs)
+    if not path.name.lower().endswith((".parquet", ".pq")) and path.is_file():
+        # a dialect other than the plain one, a header to fix or columns to leave out: read whole
+        sep = sniff(path, dialect)
+        header = first_line(path, dialect, sep) or []
+        if not dialect.plain(default_sep(path.name)) or sep != default_sep(path.name) or needs_fix(header) \
+                or opts.ignore:
+            return package_frame(read_dialect(path, str(path), dialect, sep), opts, out, source=str(path))
     with lean_source(path) as lean:
         if lean is not None:       # a CSV or TSV file (a .gz one decompressed): the chunked path when it applies
+            resolve_target(opts, lean.header)
             from d3mkit.importing.scan import prepare_csv
             issues: list[Issue] = []
             from d3mkit.validation.run import warm
@@ -731,7 +865,8 @@ def default_name(path: Path) -> str:
 
 def import_table(source, *, target, out, name=None, task=None, subtype=None, index=None, types=None,
                  metrics=None, split="holdOut", test_size=0.2, folds=5, repeats=0, stratified=None,
-                 seed=0, media=None, force=False, description=None) -> Path:
+                 seed=0, media=None, force=False, description=None, license=None, citation=None,
+                 source_url=None) -> Path:
     """Package ``source`` (a CSV/TSV/gzip/Parquet path, or a DataFrame) as the task root
     ``out/<name>/`` and return its path. ``target`` is a column name or a list (or a
     comma-separated string); the other keywords are the options of ``d3mkit import table``
@@ -740,4 +875,5 @@ def import_table(source, *, target, out, name=None, task=None, subtype=None, ind
     return import_frame(source, target=target, out=out, name=name, task=task, subtype=subtype,
                         index=index, types=types, metrics=metrics, split=split, test_size=test_size,
                         folds=folds, repeats=repeats, stratified=stratified, seed=seed, media=media,
-                        force=force, description=description).root
+                        force=force, description=description, license=license, citation=citation,
+                        source_url=source_url).root

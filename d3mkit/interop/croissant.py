@@ -71,12 +71,28 @@ SPLIT_URLS = {"TRAIN": "cr:TrainingSplit", "TEST": "cr:TestSplit"}
 MEDIA_FORMATS = {"image": "image/png", "audio": "audio/wav", "video": "video/mp4", "text": "text/plain"}
 
 
-def _fid(record_set: str, column: str) -> str:
-    return f"{record_set}/{id_part(column)}"
+def field_id(record_set: str, column: str) -> str:
+    """The ``@id`` of the field ``column`` of ``record_set`` (the key of its records)."""
+    return f"{id_part(record_set)}/{id_part(column)}"
+
+
+_fid = field_id
 
 
 def enumeration_id(column: str) -> str:
     return f"enumerations/{id_part(column)}"
+
+
+def collection_formats(folder: Path) -> list[str]:
+    """The media types of the files under ``folder`` (by extension, :mod:`mimetypes`; an
+    unknown one ``application/octet-stream``), sorted: a FileSet's ``encodingFormat`` names
+    the formats present, not the first the datasetDoc lists."""
+    import mimetypes
+    found = set()
+    for _dir, _subs, files in os.walk(folder):
+        for f in files:
+            found.add(mimetypes.guess_type(f, strict=False)[0] or "application/octet-stream")
+    return sorted(found)
 
 
 def _rel(path: Path, base: Path) -> str:
@@ -136,9 +152,28 @@ def about_license(task) -> str:
     return lic if lic and str(lic).lower() != "unknown" else card(task.benchmark).license or "unknown"
 
 
-def _field(rs: str, col: str, dtype, file_id: str, description: str = "", references: str | None = None) -> dict:
+# a D3M boolean cell (true/false/t/f/yes/no/1/0, any case and surrounding space) through
+# mlcroissant's regex transform: the first group that matched is the value, and mlcroissant
+# casts it with bool(): a true spelling stays itself, a false one becomes "" (False)
+BOOL_REGEX = r"^\s*(?:((?i:true|t|yes|y|1))|(?i:false|f|no|n|0)())\s*$"
+# the spellings pandas.read_csv (which mlcroissant reads a CSV with) turns into bool itself
+_PANDAS_BOOL = {"True", "true", "TRUE", "False", "false", "FALSE"}
+
+
+def pandas_reads_bool(spellings) -> bool:
+    """Whether pandas reads a column whose distinct cells are ``spellings`` as booleans or
+    0/1 numbers (mlcroissant's bool() of either is right); else the cells stay text, and
+    bool("no") is True: the field needs :data:`BOOL_REGEX`."""
+    cells = {str(v) for v in spellings} - {""}
+    return cells <= _PANDAS_BOOL or cells <= {"0", "1"}
+
+
+def _field(rs: str, col: str, dtype, file_id: str, description: str = "", references: str | None = None,
+           transform: dict | None = None) -> dict:
     f = {"@type": "cr:Field", "@id": _fid(rs, col), "name": col, "dataType": dtype,
          "source": {"fileObject": {"@id": file_id}, "extract": {"column": col}}}
+    if transform:
+        f["source"]["transform"] = transform
     if description:
         f["description"] = description
     if references:
@@ -167,17 +202,15 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     for res in ddoc.resources:
         path = ddoc.resource_path(res)
         if res.is_collection:
-            fmts = res.res_format
-            fmt = (fmts[0] if isinstance(fmts, (list, tuple)) and fmts else
-                   next(iter(fmts)) if isinstance(fmts, dict) and fmts else
-                   MEDIA_FORMATS.get(str(res.res_type), "application/octet-stream"))
-            distribution.append({"@type": "cr:FileSet", "@id": f"collection/{res.res_id}",
+            fmts = collection_formats(path) or [MEDIA_FORMATS.get(str(res.res_type), "application/octet-stream")]
+            fmt = fmts[0] if len(fmts) == 1 else fmts
+            distribution.append({"@type": "cr:FileSet", "@id": f"collection/{id_part(res.res_id)}",
                                  "name": f"collection {res.res_id}",
                                  "description": f"D3M collection resource {res.res_id!r} ({res.res_type}); "
                                                 f"learningData names its files relative to this directory",
                                  "encodingFormat": fmt, "includes": f"{_rel(path, base)}/**"})
         elif res.is_table:
-            distribution.append({"@type": "cr:FileObject", "@id": f"file/{res.res_id}",
+            distribution.append({"@type": "cr:FileObject", "@id": f"file/{id_part(res.res_id)}",
                                  "name": _rel(path, task.dataset_dir), "contentUrl": _rel(path, base),
                                  "encodingFormat": "text/csv", "sha256": digests(path)})
     distribution.append({"@type": "cr:FileObject", "@id": "file/dataSplits",
@@ -187,7 +220,7 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
     # enumerations of categorical columns (labels as TaskRoot.frame() reads them, typed only
     # where needed: typing every column of a wide table is most of an export's time)
     targets = set(pdoc.target_names)
-    categories = _categorical_labels(task, ld)
+    categories, spellings, written = _column_values(task, ld)
     fields = []
     index_cols = ld.index_columns if ld is not None else []
     from d3mkit.interop.undeclared import all_columns      # minimal metadata: undeclared columns too
@@ -196,22 +229,32 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         dtype = DATA_TYPES.get(ctype, "sc:Text")
         desc = f"colType {ctype}; role {', '.join(col.role or [])}"
         if name in media:
-            desc += f"; a file of FileSet collection/{media[name].res_id}"
-        if ctype == "categorical":
-            labels = categories.get(name, [])
+            desc += f"; a file of FileSet collection/{id_part(media[name].res_id)}"
+        transform = None
+        if ctype == "boolean" and not pandas_reads_bool(spellings.get(name, ())):
+            transform = {"regex": BOOL_REGEX}
+            desc += "; read through a regex that leaves a false spelling empty (docs/interop.md)"
+        changed = pandas_changes(written.get(name, ())) if ctype in ("categorical", "string") else {}
+        if changed:
+            first = next(iter(sorted(changed)))
+            issues.append(warning("croissant.pandas_reads", f"column {name}", f"mlcroissant reads {len(changed)} "
+                                  f"distinct cell(s) of this column otherwise than written (pandas' defaults): "
+                                  f"{first!r} as {changed[first]!r}", str(ddoc.resource_path(ld))))
+        labels = categories.get(name, []) if ctype == "categorical" else []
+        if labels:                       # never an empty enumeration: mlcroissant refuses `data: []`
             eid = enumeration_id(name)
             record_sets.append({
                 "@type": "cr:RecordSet", "@id": eid, "name": eid, "dataType": "sc:Enumeration",
                 "description": f"The labels of the categorical column {name!r} of learningData.",
-                "key": {"@id": _fid(eid, "value")},
-                "field": [{"@type": "cr:Field", "@id": _fid(eid, "value"), "name": "value",
+                "key": {"@id": f"{eid}/value"},
+                "field": [{"@type": "cr:Field", "@id": f"{eid}/value", "name": "value",
                            "dataType": "sc:Text"}],
-                "data": [{_fid(eid, "value"): v} for v in labels]})
+                "data": [{f"{eid}/value": v} for v in labels]})
             # named, not "references": mlcroissant 1.1.1 joins on a reference, and the join fails
             # when pandas reads numeric labels as numbers (docs/interop.md)
             desc += f"; its labels are the enumeration record set {eid}"
         fields.append(_field("learningData", name, [dtype, "cr:Label"] if name in targets else dtype,
-                             f"file/{ld.res_id}", desc))
+                             f"file/{id_part(ld.res_id)}", desc, transform=transform))
     rs_ld = {"@type": "cr:RecordSet", "@id": "learningData", "name": "learningData",
              "description": "The D3M learningData table, one record per row, typed from the datasetDoc's colTypes.",
              "field": fields}
@@ -273,7 +316,7 @@ def task_problem(task, doc: dict, fields: list[dict], index_cols: list[str]) -> 
     vocabulary has no term for stays ``d3m:``: the task type and subtype, the metrics with their
     parameters and the split parameters (the problemDoc's JSON as text)."""
     pdoc = task.problem
-    pid = f"problem/{pdoc.problem_id}"
+    pid = f"problem/{id_part(pdoc.problem_id)}"
     by_name = {f["name"]: f for f in fields}
     out_fields = []
     for col in [*index_cols[:1], *[t.col_name for t in pdoc.targets]]:
@@ -299,20 +342,67 @@ def task_problem(task, doc: dict, fields: list[dict], index_cols: list[str]) -> 
     }
 
 
-def _categorical_labels(task, ld) -> dict[str, list[str]]:
+def _column_values(task, ld):
     """The labels of each categorical column of learningData, as :meth:`TaskRoot.frame` reads
-    them, sorted; only those columns are read, a block at a time (the memory holds the
-    labels, not the rows)."""
+    them, sorted; the distinct cells of each boolean column as written; and those of each
+    categorical and string column as written (up to :data:`MAX_SURVEYED`). Only those
+    columns are read, a block at a time (the memory holds the distinct cells, not the rows)."""
     from d3mkit.tables import read_table_chunks
     from d3mkit.validation.coltypes import typed
     from d3mkit.interop.undeclared import all_columns
-    wanted = [c.col_name for c in all_columns(task, ld) if c.col_type == "categorical"] if ld is not None else []
+    cols = all_columns(task, ld) if ld is not None else []
+    wanted = [c.col_name for c in cols if c.col_type in ("categorical", "string")]
+    bools = [c.col_name for c in cols if c.col_type == "boolean"]
     labels: dict[str, set] = {c: set() for c in wanted}
-    if wanted:
-        for chunk in read_table_chunks(task.dataset.resource_path(ld), usecols=wanted):
+    raw: dict[str, set | None] = {c: set() for c in wanted}     # the cells as written (pandas_changes)
+    spellings: dict[str, set] = {c: set() for c in bools}
+    if wanted or bools:
+        for chunk in read_table_chunks(task.dataset.resource_path(ld), usecols=wanted + bools):
             for c in chunk.columns:
-                labels[c].update(str(v) for v in typed(chunk[c], "categorical").dropna().unique())
-    return {c: sorted(v) for c, v in labels.items()}
+                if c in raw and raw[c] is not None:
+                    raw[c].update(chunk[c].unique())
+                    if len(raw[c]) > MAX_SURVEYED:
+                        raw[c] = None
+                if c in labels and (labels[c] is not None):
+                    labels[c].update(str(v) for v in typed(chunk[c], "categorical").dropna().unique())
+                    if len(labels[c]) > MAX_SURVEYED:
+                        labels[c] = None         # a free-text column: not surveyed further
+                if c in spellings and len(spellings[c]) < 64:
+                    spellings[c].update(chunk[c].unique())
+    return ({c: sorted(v) for c, v in labels.items() if v is not None}, spellings,
+            {c: sorted(v) for c, v in raw.items() if v is not None})
+
+
+MAX_SURVEYED = 100_000
+
+
+def pandas_changes(cells) -> dict[str, str | None]:
+    """The cells of a text column that mlcroissant does not read back as written: it reads
+    a CSV with pandas' defaults, which turn ``NA``, ``null``, ``None``... into missing
+    values, a column of ``TRUE``/``FALSE`` into booleans and a column of numbers into
+    numbers (``007`` -> ``7``). ``{cell: what mlcroissant yields (None: missing)}``, found by
+    reading the distinct cells the way mlcroissant reads the file."""
+    import csv
+    import io
+
+    import pandas as pd
+    empty = "" in cells                  # an empty cell makes pandas read numbers as floats (2 -> 2.0)
+    cells = [c for c in cells if c != ""]
+    if not cells:
+        return {}
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["c", "k"])
+    w.writerows([c, 0] for c in cells)
+    if empty:
+        w.writerow(["", 0])
+    read = pd.read_csv(io.StringIO(buf.getvalue()))["c"].tolist()
+    out = {}
+    for c, v in zip(cells, read):
+        got = None if pd.isna(v) else str(v)
+        if got != c:
+            out[c] = got
+    return out
 
 
 def _written(task) -> str:
@@ -364,13 +454,11 @@ def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = No
     """Write the Croissant file of the task root at ``root`` to ``out`` atomically; return the
     warnings. A task root that does not validate raises :class:`D3MKitError` with its errors,
     unless ``force`` (then the file lists them)."""
-    from d3mkit.atomic import write_text
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validation import validate_task_root
     task = TaskRoot.open(root)
     out = Path(out)
     check_place(task.root, out)
-    errors = [i for i in validate_task_root(task.root) if i.is_error]
+    errors = root_errors(task.root)
     if errors and not force:
         raise D3MKitError(errors)
     escapes = [i for i in errors if i.code == "path.escape"]
@@ -379,9 +467,53 @@ def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = No
     doc, issues = croissant_document(task, out.parent, rai=rai, rai_path=rai_path, carried=errors)
     if any(i.is_error for i in issues):
         raise D3MKitError(issues)
-    write_text(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    from d3mkit.atomic import atomic_path
+    with atomic_path(out) as tmp:                 # beside ``out``: the contentUrls resolve the same
+        tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        issues += loads_back(tmp, out)
+        if any(i.is_error for i in issues):
+            raise D3MKitError([i for i in issues if i.is_error])
     return issues + ([invalid_root(task.root, errors, "the file lists them in d3m:validationIssues")]
                      if errors else [])
+
+
+def root_errors(root: Path) -> list[Issue]:
+    """The validation errors of the task root an export reads, without the consequences of
+    one already reported: a datasetDoc that does not load or validate makes the problemDoc's
+    dataset "missing" too (``problem.dataset_missing``), which is not said twice."""
+    from d3mkit.validation import validate_task_root
+    errors = [i for i in validate_task_root(root) if i.is_error]
+    if any(str(i.path or "").endswith("datasetDoc.json") for i in errors):
+        errors = [i for i in errors if i.code != "problem.dataset_missing"]
+    return errors
+
+
+def loads_back(path: Path, named: Path) -> list[Issue]:
+    """mlcroissant's verdict on the Croissant file at ``path`` (reported as ``named``, the
+    file the user asked for): each error it finds is a ``croissant.unloadable`` error, so
+    d3mkit never reports success on a file mlcroissant cannot load. Without mlcroissant, one
+    ``croissant.unchecked`` warning naming the extra."""
+    import contextlib
+    import io
+    import logging
+    try:
+        import mlcroissant as mlc
+    except ImportError:
+        return [warning("croissant.unchecked", "", "not loaded back: mlcroissant is not installed "
+                        "(pip install \"d3mkit[croissant]\")", str(named))]
+    quiet = logging.getLogger()
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                found = list(mlc.Dataset(str(path)).metadata.ctx.issues.errors)
+            except mlc.ValidationError as exc:
+                found = [str(exc)]
+    finally:
+        quiet.setLevel(level)
+    return [error("croissant.unloadable", "", f"mlcroissant cannot load the file d3mkit wrote: "
+                  f"{' '.join(str(e).split())}", str(named)) for e in sorted(found)]
 
 
 def invalid_root(root, errors: list[Issue], where: str) -> Issue:

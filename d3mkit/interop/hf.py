@@ -9,8 +9,10 @@ RAI fields (the benchmark's card, as the Croissant export takes them).
 
 Features: a categorical target is a ``ClassLabel`` (its labels, sorted), a column referring
 to an image collection an ``Image`` (the file's bytes), integer ``int64``, real ``float64``,
-boolean ``bool``, dateTime ``timestamp[ns, tz=UTC]``, anything else (and a declared column
-whose cells do not all read as its colType) ``string``.
+boolean ``bool``, dateTime ``timestamp[ns, tz=UTC]`` (``timestamp[us, tz=UTC]`` when a date is
+outside 1677-2262, with an ``export.wide_dates`` note), anything else (and a declared column
+whose cells do not all read as its colType, or an integer column beyond int64) ``string``,
+with an ``export.kept_text`` note.
 
 Memory: nothing grows with the number of rows or images but the fold's indices (8 bytes a row,
 :func:`d3mkit.splits.fold_members`). learningData is read in blocks
@@ -29,11 +31,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from d3mkit.errors import D3MKitError, Issue, MissingDependency, UsageError
 
 # D3M licence text -> Hugging Face licence identifier (else "other" with the text as license_name)
-LICENSES = {"cc0": "cc0-1.0", "cc by 4.0": "cc-by-4.0", "cc-by-4.0": "cc-by-4.0", "mit": "mit",
+LICENSES = {"unknown": "unknown", "cc0": "cc0-1.0", "cc0-1.0": "cc0-1.0", "cc by 4.0": "cc-by-4.0", "cc-by-4.0": "cc-by-4.0", "mit": "mit",
             "apache-2.0": "apache-2.0", "cc by-sa 4.0": "cc-by-sa-4.0", "cc-by-sa-4.0": "cc-by-sa-4.0"}
 SCALARS = {"integer": "int64", "real": "float64", "boolean": "bool"}
 
@@ -52,7 +55,8 @@ def _datasets():
     return datasets
 
 
-def features_of(task, columns: list[str], labels: dict[str, set], datasets, text: set[str] = frozenset()):
+def features_of(task, columns: list[str], labels: dict[str, set], datasets, text=frozenset(),
+                wide: set[str] = frozenset()):
     """``(datasets.Features, {column: media collection})`` of learningData's ``columns``;
     ``labels`` are the labels of each categorical target (its ClassLabel names, sorted);
     ``text`` the columns whose cells do not all read as their colType (``string``)."""
@@ -71,8 +75,8 @@ def features_of(task, columns: list[str], labels: dict[str, set], datasets, text
             feats[name] = datasets.Value("string")
         elif ctype in SCALARS:
             feats[name] = datasets.Value(SCALARS[ctype])
-        elif ctype == "dateTime":
-            feats[name] = datasets.Value("timestamp[ns, tz=UTC]")
+        elif ctype == "dateTime":         # a date outside 1677-2262: microseconds (years 1-9999)
+            feats[name] = datasets.Value("timestamp[us, tz=UTC]" if name in wide else "timestamp[ns, tz=UTC]")
         else:
             feats[name] = datasets.Value("string")
     for name in columns:                  # undeclared columns stay text
@@ -106,28 +110,51 @@ def _blocks(task, members):
 READS_AS = {"integer": "Int64", "real": "float64", "boolean": "boolean"}
 
 
-def _survey(task, members) -> tuple[dict[str, set], set[str]]:
+def _survey(task, members) -> tuple[dict[str, set], dict[str, str], set[str]]:
     """One pass over the fold's rows: the labels of each categorical target (its ClassLabel
-    names), and the columns declared integer, real, boolean or dateTime whose cells do not all
-    read as such (:func:`d3mkit.validation.coltypes.coerce` keeps them as text, and so does
-    the dataset: a ``string`` feature)."""
+    names); the columns declared integer, real, boolean or dateTime that the dataset holds as
+    text, each with the reason (cells that do not read as the colType, which
+    :func:`d3mkit.validation.coltypes.coerce` keeps as text; integers beyond int64, which no
+    Arrow integer holds exactly); and the dateTime columns with a date outside the
+    nanosecond range (1677-2262), held as ``timestamp[us, tz=UTC]``."""
     ld = task.dataset.learning_data
     targets = set(task.targets)
     cats = [c.col_name for c in ld.columns or () if c.col_type == "categorical" and c.col_name in targets]
     scalars = {c.col_name: c.col_type for c in ld.columns or () if c.col_type in (*READS_AS, "dateTime")}
     labels: dict[str, set] = {c: set() for c in cats}
-    text: set[str] = set()
+    text: dict[str, str] = {}
+    wide: set[str] = set()
     for _raw, frame in _blocks(task, members):
         for c in cats:
             if c in frame.columns:
                 labels[c].update(str(v) for v in frame[c].dropna().unique())
         for c, ct in scalars.items():
             if c in frame.columns and c not in text:
-                dt = frame[c].dtype
-                ok = str(dt).startswith("datetime64") if ct == "dateTime" else str(dt) == READS_AS[ct]
-                if not ok:
-                    text.add(c)
-    return labels, text
+                col = frame[c]
+                dt = str(col.dtype)
+                if ct == "dateTime" and dt.startswith("datetime64"):
+                    if c not in wide and _beyond_ns(col):
+                        wide.add(c)
+                elif ct == "integer" and dt == "float64" and _beyond_int64(col):
+                    text[c] = "integers beyond int64 (Arrow's widest integer): the dataset holds them as text"
+                elif dt != READS_AS.get(ct):
+                    text[c] = f"some cells do not read as {ct}: the dataset holds the column as text"
+    return labels, text, wide - set(text)
+
+
+_NS_RANGE = (pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC"))
+
+
+def _beyond_ns(col) -> bool:
+    """Whether a date of ``col`` (UTC) is outside what nanoseconds since 1970 hold."""
+    lo, hi = col.min(), col.max()
+    return bool(pd.notna(lo) and (lo < _NS_RANGE[0] or hi > _NS_RANGE[1]))
+
+
+def _beyond_int64(col) -> bool:
+    x = col.to_numpy(dtype=float, na_value=np.nan)
+    fin = np.isfinite(x)
+    return bool(np.all(np.mod(x[fin], 1) == 0) and np.any(np.abs(x[fin]) >= 2.0**63))
 
 
 def _arrays(raw, frame, features, media, paths, datasets) -> dict:
@@ -149,8 +176,10 @@ def _arrays(raw, frame, features, media, paths, datasets) -> dict:
             col = frame[c]
             out[c] = pa.array([None if v is None or v != v else codes[str(v)] for v in col.astype(object)],
                               type=pa.int64())
-        elif f.dtype == "string":         # the cells as written (a realVector's too); empty is missing
-            out[c] = pa.array(raw[c].to_numpy(dtype=object), type=pa.string(), mask=(raw[c] == "").to_numpy())
+        elif f.dtype == "string":         # the cells as written (a realVector's too); empty (or only
+            # whitespace, as TaskRoot.frame reads it) is missing
+            out[c] = pa.array(raw[c].to_numpy(dtype=object), type=pa.string(),
+                              mask=(raw[c].str.strip() == "").to_numpy())
         else:
             out[c] = pa.array(frame[c], type=f.pa_type, from_pandas=True)
     return out
@@ -256,14 +285,14 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     from d3mkit.atomic import StagedDir, check_output_dir, write_text
     from d3mkit.paths import outside_reason
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validation import validate_task_root
     datasets = _datasets()
     task = TaskRoot.open(root)
     out = Path(out)
     if outside_reason(task.root, out) is None:
         raise UsageError("the output is inside the task root; give a directory outside it", str(out))
     check_output_dir(out)
-    errors = [i for i in validate_task_root(task.root) if i.is_error]
+    from d3mkit.interop.croissant import root_errors
+    errors = root_errors(task.root)
     escapes = [i for i in errors if i.code == "path.escape"]
     if (errors and not force) or escapes:
         raise D3MKitError(escapes or errors)
@@ -274,8 +303,8 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     members = dict(zip(("train", "test"), fold_members(task.problem_dir / task.problem.splits_file,
                                                        repeat, fold)))
     columns = read_header(task.dataset.resource_path(task.dataset.learning_data))[0]
-    labels, text = _survey(task, list(members.values()))
-    features, media = features_of(task, columns, labels, datasets, text)
+    labels, text, wide = _survey(task, list(members.values()))
+    features, media = features_of(task, columns, labels, datasets, text, wide)
     from d3mkit.readlog import note
     for res in media.values():       # an input as a whole (the output is outside the task root)
         note(task.dataset.resource_path(res))
@@ -292,7 +321,7 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     from d3mkit.errors import warning
     from d3mkit.interop.croissant import invalid_root
     ld = str(task.dataset.resource_path(task.dataset.learning_data))
-    kept = [warning("export.kept_text", f"column {c}", f"some cells do not read as "
-                    f"{task.dataset.learning_data.column(c).col_type}: the dataset holds the column as text", ld)
-            for c in sorted(text)]
+    kept = [warning("export.kept_text", f"column {c}", text[c], ld) for c in sorted(text)]
+    kept += [warning("export.wide_dates", f"column {c}", "dates outside 1677-2262 (the nanosecond range): "
+                     "the feature is timestamp[us, tz=UTC]", ld) for c in sorted(wide)]
     return kept + ([invalid_root(task.root, errors, "the dataset holds the rows as read")] if errors else [])

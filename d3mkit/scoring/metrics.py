@@ -140,7 +140,35 @@ def _floats(y) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # classification
 # ---------------------------------------------------------------------------------------
-@register_metric("accuracy", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0,
+
+#: what each metric measures, one complete sentence for users (d3mkit metrics, leaderboards)
+WORDS = {
+    'accuracy': "Fraction of rows whose predicted label equals the true label (labels compared as the target's colType reads them, so 1 and 1.0 or true and yes are equal).",
+    'precision': 'Of the rows predicted as the positive label (posLabel, default "1"), the fraction that truly have it.',
+    'recall': 'Of the rows that truly have the positive label (posLabel, default "1"), the fraction predicted as it.',
+    'f1': 'Harmonic mean of precision and recall for the positive label (posLabel, default "1"): 2tp / (2tp + fp + fn).',
+    'jaccardSimilarityScore': 'Jaccard index of the positive label (posLabel, default "1"): true positives over the rows predicted or truly positive, tp / (tp + fp + fn).',
+    'f1Micro': 'F1 computed over all labels pooled together (equal to accuracy when every row has one label).',
+    'f1Macro': "Unweighted mean of each label's F1 over every label that is true or predicted somewhere, so rare labels count as much as common ones.",
+    # hammingLoss: its own description= below
+    'hammingLoss': 'Fraction of (row, label) cells of the one-hot label matrix that are predicted wrongly.',
+    'rocAuc': "Area under the ROC curve of the positive label's confidences: the chance that a random positive row is ranked above a random negative one.",
+    'rocAucMicro': 'Area under the ROC curve of all (row, label) confidences pooled together, each label one-vs-rest.',
+    'rocAucMacro': "Unweighted mean over the labels of each label's one-vs-rest area under the ROC curve.",
+    'meanSquaredError': 'Mean of the squared differences between predicted and true values (averaged over the targets when there are several).',
+    'rootMeanSquaredError': "Square root of the mean squared difference between predicted and true values, in the target's own unit (over all cells of every target when there are several).",
+    'rootMeanSquaredErrorAvg': "Mean over the targets of each target's root mean squared error.",
+    'meanAbsoluteError': 'Mean of the absolute differences between predicted and true values (averaged over the targets when there are several).',
+    'rSquared': 'Coefficient of determination, 1 - SS_res / SS_tot: 1.0 for perfect predictions, 0.0 for always predicting the mean, lower when worse than that.',
+    'normalizedMutualInformation': 'Mutual information between the predicted and the true labelling divided by the geometric mean of their entropies: 1.0 when one labelling determines the other, whatever the label names.',
+    'precisionAtTopK': 'Fraction of the first K predicted values that are among the first K true values (K given as a metric parameter).',
+    # meanReciprocalRank: its own description= below
+    'meanReciprocalRank': 'Mean over the truth rows of 1 / the rank of the true value among the ranked predictions (a missing value counts as rank 500).',
+    # hitsAtK: its own description= below
+    'hitsAtK': 'Fraction of truth rows whose true value is ranked within the first K predictions.',
+}
+
+@register_metric("accuracy", description=WORDS["accuracy"], inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0,
                  worst=0.0, task_types=CLASSIFICATION, standard=True)
 @_per_column
 def accuracy(y_true, y_pred, codes=None) -> float:
@@ -161,7 +189,7 @@ def accuracy(y_true, y_pred, codes=None) -> float:
     return float(np.count_nonzero(t == p) / len(t))
 
 
-@register_metric("precision", inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("precision", description=WORDS["precision"], inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
 def precision(y_true, y_pred, posLabel=None, codes=None) -> float:
@@ -175,7 +203,7 @@ def precision(y_true, y_pred, posLabel=None, codes=None) -> float:
     return float(_div(tp, tp + fp))
 
 
-@register_metric("recall", inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("recall", description=WORDS["recall"], inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
 def recall(y_true, y_pred, posLabel=None, codes=None) -> float:
@@ -189,7 +217,7 @@ def recall(y_true, y_pred, posLabel=None, codes=None) -> float:
     return float(_div(tp, tp + fn))
 
 
-@register_metric("f1", inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1", description=WORDS["f1"], inputs=("codes",), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True, binary_only=True)
 @_per_column
 def f1(y_true, y_pred, posLabel=None, codes=None) -> float:
@@ -203,7 +231,7 @@ def f1(y_true, y_pred, posLabel=None, codes=None) -> float:
     return float(_div(2 * tp, 2 * tp + fp + fn))
 
 
-@register_metric("jaccardSimilarityScore", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("jaccardSimilarityScore", description=WORDS["jaccardSimilarityScore"], inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, params=("posLabel",), standard=True)
 @_per_column
 def jaccard_similarity_score(y_true, y_pred, posLabel=None, codes=None) -> float:
@@ -219,7 +247,7 @@ def jaccard_similarity_score(y_true, y_pred, posLabel=None, codes=None) -> float
     return float(_div(tp, tp + fp + fn))
 
 
-@register_metric("f1Micro", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1Micro", description=WORDS["f1Micro"], inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
 def f1_micro(y_true, y_pred, codes=None) -> float:
@@ -236,7 +264,7 @@ def f1_micro(y_true, y_pred, codes=None) -> float:
     return float(_div(2 * tp, 2 * tp + 2 * wrong))
 
 
-@register_metric("f1Macro", inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("f1Macro", description=WORDS["f1Macro"], inputs=("codes",), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, standard=True)
 @_per_column
 def f1_macro(y_true, y_pred, codes=None) -> float:
@@ -344,7 +372,7 @@ def pos_label_for_auc(classes, posLabel):
     return len(labels) - 1
 
 
-@register_metric("rocAuc", inputs=("confidence", "classes", "codes"), higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAuc", description=WORDS["rocAuc"], inputs=("confidence", "classes", "codes"), higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, params=("posLabel",),
                  standard=True, binary_only=True)
 def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, codes=None) -> float:
@@ -368,7 +396,7 @@ def roc_auc(y_true, y_pred, confidence=None, classes=None, posLabel=None, codes=
     return binary_auc(tc == j, mat[:, j])
 
 
-@register_metric("rocAucMicro", inputs=("confidence", "classes", "codes"), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAucMicro", description=WORDS["rocAucMicro"], inputs=("confidence", "classes", "codes"), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, standard=True)
 def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, codes=None) -> float:
     """One-vs-rest ROC AUC pooled over all (row, class) cells (scikit-learn's micro).
@@ -387,7 +415,7 @@ def roc_auc_micro(y_true, y_pred, confidence=None, classes=None, codes=None) -> 
     return binary_auc(onehot.ravel(), mat.ravel())
 
 
-@register_metric("rocAucMacro", inputs=("confidence", "classes", "codes"), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("rocAucMacro", description=WORDS["rocAucMacro"], inputs=("confidence", "classes", "codes"), multilabel=True, higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLASSIFICATION, needs_confidence=True, standard=True)
 def roc_auc_macro(y_true, y_pred, confidence=None, classes=None, codes=None) -> float:
     """Mean one-vs-rest ROC AUC over the labels (scikit-learn's macro). Labels absent
@@ -445,7 +473,7 @@ def _finite(value: float, name: str) -> float:
     return value
 
 
-@register_metric("meanSquaredError", higher_is_better=False, best=0.0, worst=math.inf,
+@register_metric("meanSquaredError", description=WORDS["meanSquaredError"], higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, standard=True)
 def mean_squared_error(y_true, y_pred) -> float:
     """Mean of squared errors (averaged over targets for 2-D input).
@@ -458,7 +486,7 @@ def mean_squared_error(y_true, y_pred) -> float:
         return _finite(float(np.mean(m)) * s * s, "meanSquaredError")
 
 
-@register_metric("rootMeanSquaredError", higher_is_better=False, best=0.0, worst=math.inf,
+@register_metric("rootMeanSquaredError", description=WORDS["rootMeanSquaredError"], higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, standard=True)
 def root_mean_squared_error(y_true, y_pred) -> float:
     """Square root of :func:`mean_squared_error` (the seed's table; for several targets
@@ -472,7 +500,7 @@ def root_mean_squared_error(y_true, y_pred) -> float:
     return _finite(math.sqrt(float(np.mean(m))) * s, "rootMeanSquaredError")
 
 
-@register_metric("rootMeanSquaredErrorAvg", higher_is_better=False, best=0.0, worst=math.inf,
+@register_metric("rootMeanSquaredErrorAvg", description=WORDS["rootMeanSquaredErrorAvg"], higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, applicability="allTargets", standard=True)
 def root_mean_squared_error_avg(y_true, y_pred) -> float:
     """Mean over targets of each target's RMSE.
@@ -484,7 +512,7 @@ def root_mean_squared_error_avg(y_true, y_pred) -> float:
     return _finite(float(np.mean(np.sqrt(m))) * s, "rootMeanSquaredErrorAvg")
 
 
-@register_metric("meanAbsoluteError", higher_is_better=False, best=0.0, worst=math.inf,
+@register_metric("meanAbsoluteError", description=WORDS["meanAbsoluteError"], higher_is_better=False, best=0.0, worst=math.inf,
                  task_types=REGRESSION, standard=True)
 def mean_absolute_error(y_true, y_pred) -> float:
     """Mean of absolute errors (averaged over targets for 2-D input).
@@ -496,7 +524,7 @@ def mean_absolute_error(y_true, y_pred) -> float:
     return _finite(float(np.mean(np.abs(t - p))) * s, "meanAbsoluteError")
 
 
-@register_metric("rSquared", higher_is_better=True, best=1.0, worst=-math.inf,
+@register_metric("rSquared", description=WORDS["rSquared"], higher_is_better=True, best=1.0, worst=-math.inf,
                  task_types=REGRESSION, standard=True)
 @_per_column
 def r_squared(y_true, y_pred) -> float:
@@ -530,7 +558,7 @@ def _norm(x: np.ndarray) -> float:
 # ---------------------------------------------------------------------------------------
 # clustering, ranking
 # ---------------------------------------------------------------------------------------
-@register_metric("normalizedMutualInformation", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("normalizedMutualInformation", description=WORDS["normalizedMutualInformation"], higher_is_better=True, best=1.0, worst=0.0,
                  task_types=CLUSTERING + ("classification",), standard=True)
 @_per_column
 def normalized_mutual_information(y_true, y_pred) -> float:
@@ -560,7 +588,7 @@ def normalized_mutual_information(y_true, y_pred) -> float:
     return mi / max(math.sqrt(ht * hp), np.finfo(float).eps)
 
 
-@register_metric("precisionAtTopK", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("precisionAtTopK", description=WORDS["precisionAtTopK"], higher_is_better=True, best=1.0, worst=0.0,
                  params=("K",), standard=True)
 def precision_at_top_k(y_true, y_pred, K=20) -> float:
     """The seed's precision_at_top_K: how many values the first ``K`` entries of the

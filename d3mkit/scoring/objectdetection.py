@@ -151,7 +151,7 @@ def average_precision(true_boxes, true_images, pred_boxes, pred_images, confiden
     return _voc_ap(rec, prec, use_07_metric)
 
 
-@register_metric("objectDetectionAP", higher_is_better=True, best=1.0, worst=0.0,
+@register_metric("objectDetectionAP", description='Average precision (VOC, overlap 0.5) of the predicted boxes against the true ones, matched image by image.', higher_is_better=True, best=1.0, worst=0.0,
                  task_types=("objectDetection",), params=("ovthresh", "use07Metric"),
                  standard=True, layout="objectDetection",
                  inputs=("confidence", "images_true", "images_pred"))

@@ -441,8 +441,8 @@ def coerce(series: pd.Series, col_type: str) -> tuple[pd.Series, np.ndarray]:
         x[missing] = np.nan
         out = pd.Series(x, index=series.index, name=series.name)
         fin = np.isfinite(x)
-        if col_type == "integer" and np.all(np.equal(np.mod(x[fin], 1), 0)):
-            return out.astype("Int64"), bad
+        if col_type == "integer" and np.all(np.equal(np.mod(x[fin], 1), 0)) and np.all(np.abs(x[fin]) < 2.0**63):
+            return out.astype("Int64"), bad          # (beyond int64: float64, the nearest numbers)
         return out, bad
     if col_type == "dateTime":
         v = _datetimes(s.to_numpy(dtype=object))

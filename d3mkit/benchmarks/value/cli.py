@@ -84,7 +84,8 @@ def build_task_root(args) -> Path:
         squares = codes_to_columns(fens_to_codes(rows["board"].tolist()))
         ld = rows[["d3mIndex", "image"]].assign(**squares)
         w.write_table("tables/learningData.csv", ld)
-        ddoc, pdoc = documents(name, args.n_train, len(rows) - args.n_train, args.seed,
+        n_train = int((rows["split"] == "TRAIN").sum())        # a release's own split gives the counts
+        ddoc, pdoc = documents(name, n_train, len(rows) - n_train, args.seed,
                                release=args.from_release is not None)
         w.write_dataset_doc(ddoc)
         w.write_problem_doc(pdoc, splits_frame(rows))

@@ -69,7 +69,8 @@ def build_task_root(args) -> Path:
         if empty:
             raise UsageError(f"image(s) without any visible piece: d3mIndex {empty[:5]}")
         w.write_table("tables/learningData.csv", ld)
-        ddoc, pdoc = documents(name, args.n_train, len(rows) - args.n_train, args.seed)
+        n_train = int((rows["split"] == "TRAIN").sum())        # a release's own split gives the counts
+        ddoc, pdoc = documents(name, n_train, len(rows) - n_train, args.seed)
         w.write_dataset_doc(ddoc)
         side = dict(zip(rows["d3mIndex"], rows["split"]))
         splits = pd.DataFrame({"d3mIndex": ld["d3mIndex"], "image": ld["image"],

@@ -9,8 +9,9 @@ The published layout (the one the authors' baselines read, their ``baselines/con
 
 A board array is in the release encoding (x=0, P=1, N=2, B=3, R=4, Q=5, K=6, p=7, ...,
 k=12; row 0 = rank 8, column 0 = file a); image ``CV_%07d.jpg`` carries the key's index.
-The official split is kept: the first ``--n-train`` labelled images of ``train/`` (in
-index order) are TRAIN, the first ``--n-test`` of ``test/`` are TEST.
+The official split is kept: every labelled image of ``train/`` is TRAIN and of ``test/``
+TEST (the label files give the counts), or the first ``--n-train`` / ``--n-test`` of each (in
+index order) when they are given.
 
 Bounding boxes, when the release has them, are imported into ``_debug/boxes.csv``: a JSON
 file under ``labels/`` (or PATH) whose name contains ``bounding_box`` or ``bb`` (per split,
@@ -240,7 +241,8 @@ def read_boxes(path: Path, fens: dict[int, str]) -> dict[int, list[tuple]]:
     return out
 
 
-def copy_release(path: Path | str, media: Path, n_train: int, n_test: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def copy_release(path: Path | str, media: Path, n_train: int | None,
+                 n_test: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Copy the selected labelled images into ``media``; ``(rows, boxes)`` as
     :func:`~d3mkit.benchmarks.value.source.make_dataset` returns them, rows carrying
     ``split`` (the official one when the release has it) and ``releaseIndex``."""
@@ -249,12 +251,13 @@ def copy_release(path: Path | str, media: Path, n_train: int, n_test: int) -> tu
     names, fens, keys, sides, box_rows = [], [], [], [], []
     for part in parts:
         labels = read_labels(part.labels)
-        if part.split is None:
-            want, side = n_train + n_test, None
+        if part.split is None:           # no official split: the counts asked for (default 200 + 50)
+            want, side = (n_train or 200) + (n_test or 50), None
             what = "--n-train + --n-test"
-        else:
+        else:                            # the official split: as many as asked, else every labelled image
             want, side = (n_train, "TRAIN") if part.split == "train" else (n_test, "TEST")
             what = "--n-train" if part.split == "train" else "--n-test"
+            want = len(labels) if want is None else want
         if len(labels) < want:
             raise UsageError(f"{part.labels} labels {len(labels)} images but {what} = {want}", str(part.labels))
         chosen = sorted(labels)[:want]

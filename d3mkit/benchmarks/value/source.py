@@ -25,8 +25,10 @@ MEDIA_DIR = "media"
 
 
 def add_source_arguments(parser) -> None:
-    parser.add_argument("--n-train", type=int, default=200, help="TRAIN images (default 200)")
-    parser.add_argument("--n-test", type=int, default=50, help="TEST images (default 50)")
+    parser.add_argument("--n-train", type=int, default=None, help="TRAIN images (default 200; --from-release "
+                        "with its own split: every labelled TRAIN image)")
+    parser.add_argument("--n-test", type=int, default=None, help="TEST images (default 50; --from-release with "
+                        "its own split: every labelled TEST image)")
     src = parser.add_mutually_exclusive_group()
     src.add_argument("--pgn", type=Path, default=None,
                      help="board states from this PGN file (the position after every half-move)")
@@ -34,7 +36,8 @@ def add_source_arguments(parser) -> None:
                      help="board states from N random legal games (the default source, N=20)")
     src.add_argument("--from-release", type=Path, default=None, metavar="PATH",
                      help="package the published VALUE release (train/, test/, labels/{train,test}_labels.json; "
-                          "the first --n-train / --n-test images of each split) instead of rendering")
+                          "every labelled image of each split, or the first --n-train / --n-test) instead "
+                          "of rendering")
     parser.add_argument("--size", type=int, default=512, help="rendered image side in pixels (default 512)")
     parser.add_argument("--max-plies", type=int, default=200, help="random games stop after this many half-moves")
     parser.add_argument("--max-games", type=int, default=None,
@@ -47,12 +50,25 @@ def add_source_arguments(parser) -> None:
 MAX_IMAGES = 10_000_000   # a guard against typos such as n_train=99999999999
 
 
+DEFAULT_COUNTS = (200, 50)
+
+
+def counts_of(args) -> tuple[int | None, int | None]:
+    """``(n_train, n_test)`` asked for: as given; else, from a release, None (the release's
+    label files say how many), else the defaults (200, 50)."""
+    if args.from_release is not None:
+        return args.n_train, args.n_test
+    return (DEFAULT_COUNTS[0] if args.n_train is None else args.n_train,
+            DEFAULT_COUNTS[1] if args.n_test is None else args.n_test)
+
+
 def check_args(args) -> None:
-    if args.n_train < 1 or args.n_test < 1:
-        raise InvalidArgument("n_train", f"{{n_train}} and {{n_test}} must be at least 1 (got {args.n_train}, {args.n_test})")
-    if args.n_train + args.n_test > MAX_IMAGES:
+    n_train, n_test = counts_of(args)
+    if (n_train is not None and n_train < 1) or (n_test is not None and n_test < 1):
+        raise InvalidArgument("n_train", f"{{n_train}} and {{n_test}} must be at least 1 (got {n_train}, {n_test})")
+    if n_train is not None and n_test is not None and n_train + n_test > MAX_IMAGES:
         raise InvalidArgument("n_train", f"{{n_train}} + {{n_test}} must be at most {MAX_IMAGES:,} "
-                         f"(one task root), got {args.n_train + args.n_test:,}")
+                         f"(one task root), got {n_train + n_test:,}")
     if not 16 <= args.size <= 4096:
         raise InvalidArgument("size", f"must be between 16 and 4096 pixels, got {args.size}")
     if args.random_games is not None and args.random_games < 1:
@@ -77,8 +93,8 @@ class ValueBuildConfig(BuildConfig):
     d3mkit.errors.InvalidArgument: error [usage] n_train and n_test must be at least 1 (got 0, 50)
     """
 
-    n_train: int = 200
-    n_test: int = 50
+    n_train: int | None = None          # None: 200, or every labelled image of a release's split
+    n_test: int | None = None
     pgn: Path | None = None
     random_games: int | None = None
     from_release: Path | None = None
@@ -94,6 +110,9 @@ class ValueBuildConfig(BuildConfig):
         if sum(x is not None for x in (self.pgn, self.random_games, self.from_release)) > 1:
             raise InvalidArgument("pgn", "give one board source: {pgn}, {random_games} or {from_release}")
         check_args(self)
+        n_train, n_test = counts_of(self)
+        object.__setattr__(self, "n_train", n_train)
+        object.__setattr__(self, "n_test", n_test)
 
     @classmethod
     def of(cls, args) -> "ValueBuildConfig":
@@ -125,12 +144,12 @@ def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, 
     rows ``d3mIndex, image, board, split`` + metadata; boxes ``d3mIndex, image, symbol,
     square, x_min, y_min, x_max, y_max`` (empty for a release without boxes)."""
     from d3mkit.benchmarks.value.boards import square_name
-    n = args.n_train + args.n_test
     if args.from_release is not None:
         from d3mkit.benchmarks.value.release import copy_release
         rows, boxes = copy_release(args.from_release, writer.media_path(MEDIA_DIR + "/x").parent,
                                    args.n_train, args.n_test)
     else:
+        n = args.n_train + args.n_test
         from d3mkit.benchmarks.value import games
         from d3mkit.benchmarks.value.render import render_many
         if args.pgn is not None:
