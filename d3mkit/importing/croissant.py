@@ -187,10 +187,10 @@ def _read_file(node: dict, folder: Path, where: str, path) -> pd.DataFrame:
     from d3mkit.tables import read_table
     _csv_format(node, where, path)
     if _is_parquet(node):               # the reader import table uses for Parquet (text cells)
-        from d3mkit.importing.source import _read_parquet
+        from d3mkit.importing.source import read_parquet
 
         def read_table(f):              # noqa: F811
-            return _read_parquet(f, str(f))
+            return read_parquet(f, str(f))
     if node.get("@type") in ("cr:FileObject", "sc:FileObject", "FileObject"):
         f = _local(folder, node.get("contentUrl"), f"{where}.contentUrl", path)
         if not f.is_file():

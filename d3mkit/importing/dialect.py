@@ -114,13 +114,13 @@ def read_dialect(path: Path, display: str, d: Dialect, sep: str) -> pd.DataFrame
         raise D3MKitError(error("csv.parse", "", f"cannot read the table with {NAMES.get(sep, repr(sep))} "
                                 f"between fields: {msg} (--sep, --comment, --skip-rows choose the dialect)",
                                 display)) from None
-    header = _header(path, d, sep)            # pandas names an unnamed column "Unnamed: 0": as written
+    header = header_line(path, d, sep)            # pandas names an unnamed column "Unnamed: 0": as written
     if header is not None and len(header) == len(df.columns):
         df.columns = header
     return df.fillna("")
 
 
-def _header(path: Path, d: Dialect, sep: str) -> list[str] | None:
+def header_line(path: Path, d: Dialect, sep: str) -> list[str] | None:
     lines = _head_lines(path, Dialect(sep, d.comment, d.skip_rows))
     if not lines:
         return None

@@ -132,7 +132,7 @@ def _parquet_as_csv(path: Path, display: str, tmp: Path) -> tuple[Path, dict[str
     return out, hints
 
 
-def _read_parquet(path: Path, display: str) -> pd.DataFrame:
+def read_parquet(path: Path, display: str) -> pd.DataFrame:
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -162,7 +162,7 @@ def read_source(path: Path | str) -> pd.DataFrame:
         raise D3MKitError(error("file.missing", "", "file does not exist", display), EXIT_USAGE)
     name = path.name.lower()
     if name.endswith((".parquet", ".pq")):
-        return _read_parquet(path, display)
+        return read_parquet(path, display)
     if name.endswith(".gz"):
         with tempfile.TemporaryDirectory(prefix="d3mkit-import-") as tmp:
             inner = _gunzip(path, display, Path(tmp))

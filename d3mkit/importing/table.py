@@ -824,7 +824,7 @@ def import_frame(source, *, target, out, **kwargs) -> Imported:
         return package_frame(frame_as_text(source), opts, out, source=where, hints=dtype_hints(source))
     require_type("source", source, (str, os.PathLike), "a path or a pandas DataFrame")
     from d3mkit.importing.dialect import Dialect, default_sep, needs_fix, read_dialect, sniff
-    from d3mkit.importing.dialect import _header as first_line
+    from d3mkit.importing.dialect import header_line as first_line
     dialect = Dialect(kwargs.pop("sep", None), kwargs.pop("comment", None), int(kwargs.pop("skip_rows", None) or 0))
     path = Path(source)
     if kwargs.get("name") is None:
