@@ -112,7 +112,7 @@ def read_dialect(path: Path, display: str, d: Dialect, sep: str) -> pd.DataFrame
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
         raise D3MKitError(error("csv.parse", "", f"cannot read the table with {NAMES.get(sep, repr(sep))} "
-                                f"between fields: {msg} (--sep, --comment, --skip-rows choose the dialect)",
+                                f"between fields: {msg} (the sep, comment and skip_rows options choose the dialect)",
                                 display)) from None
     header = header_line(path, d, sep)            # pandas names an unnamed column "Unnamed: 0": as written
     if header is not None and len(header) == len(df.columns):

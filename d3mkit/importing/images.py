@@ -100,14 +100,14 @@ def scan(root: Path | str, strict: bool = False) -> tuple[pd.DataFrame, dict[str
                                   "least one", str(cls)))
     notes = []
     if skipped and strict:
-        problems += [error("import.images", "", f"{why} (--strict refuses what is not an image)", str(f))
+        problems += [error("import.images", "", f"{why} (the strict option refuses what is not an image)", str(f))
                      for f, why in skipped]
     elif skipped:
         from d3mkit.errors import warning
         shown = "; ".join(f"{f.relative_to(root)} ({why})" for f, why in skipped[:5])
         notes.append(warning("import.skipped", "", f"{len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} "
                              f"that {'is' if len(skipped) == 1 else 'are'} not an image in a class folder "
-                             f"skipped: {shown}{' ...' if len(skipped) > 5 else ''} (--strict refuses them)",
+                             f"skipped: {shown}{' ...' if len(skipped) > 5 else ''} (the strict option refuses them)",
                              str(root)))
     if classes < 2:
         problems.append(error("import.images", "", f"{classes} class folder(s); classification needs at least two",

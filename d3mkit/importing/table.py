@@ -508,7 +508,7 @@ def missing_tokens(df: pd.DataFrame, opts: ImportOptions, source: str, issues: l
         issues.append(warning("import.missing_values", f"column {c}",
                               f"{int(hit.sum()):,} cell(s) {', '.join(repr(t) for t in found)} in a column of "
                               f"{ev.coltype()} values are missing values, written empty (first at row "
-                              f"{int(np.flatnonzero(hit)[0]) + 2}; --keep-text keeps them as text, --na-values "
+                              f"{int(np.flatnonzero(hit)[0]) + 2}; the keep_text option keeps them as text, na_values "
                               f"chooses the tokens)", source))
     return df if out is None else out
 
