@@ -129,7 +129,7 @@ def _columns(path: Path, width: int, types: dict[int, object]) -> dict | None:
 
 
 def _lines(path: Path) -> tuple[int, bool]:
-    """The number of ``\n`` bytes of the file and whether it ends with one (one pass, a
+    """The number of newline bytes of the file and whether it ends with one (one pass, a
     block at a time)."""
     n, last = 0, b""
     with open(path, "rb") as f:
