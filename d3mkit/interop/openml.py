@@ -131,15 +131,15 @@ def export_openml(root: Path | str, out: Path | str, *, force: bool = False) -> 
     :class:`D3MKitError` with nothing written. Returns the warnings (none)."""
     from d3mkit.atomic import StagedDir, check_output_dir, write_text
     from d3mkit.paths import outside_reason
+    from d3mkit.interop.croissant import root_errors
     from d3mkit.taskroot import TaskRoot
-    from d3mkit.validation import validate_task_root
     arff = _arff()
     task = TaskRoot.open(root)
     out = Path(out)
     if outside_reason(task.root, out) is None:
         raise UsageError("the output is inside the task root; give a directory outside it", str(out))
     check_output_dir(out)
-    errors = [i for i in validate_task_root(task.root) if i.is_error]
+    errors = root_errors(task.root)      # an error's consequences are not said twice
     if errors:
         raise D3MKitError(errors)
     check_mappable(task)
