@@ -27,15 +27,15 @@ __version__ = "0.1.0"
 _API = {
     "validate": "d3mkit.validation.verbs", "iter_issues": "d3mkit.validation.verbs", "is_valid": "d3mkit.validation.verbs",
     "score": "d3mkit.api",
-    "Issue": "d3mkit.errors", "D3MKitError": "d3mkit.errors",
-    "ProblemDoc": "d3mkit.docs.problem", "DatasetDoc": "d3mkit.docs.dataset",
-    "TaskRoot": "d3mkit.taskroot",
+    "Issue": "d3mkit.core.errors", "D3MKitError": "d3mkit.core.errors",
+    "ProblemDoc": "d3mkit.documents.problem", "DatasetDoc": "d3mkit.documents.dataset",
+    "TaskRoot": "d3mkit.taskroot.model",
     "import_table": "d3mkit.importing.table", "import_arff": "d3mkit.importing.arff",
     "import_images": "d3mkit.importing.images", "info": "d3mkit.importing.info",
     "import_croissant": "d3mkit.importing.croissant",
-    "make_splits": "d3mkit.splits", "write_views": "d3mkit.views",
-    "Metric": "d3mkit.registry", "register_metric": "d3mkit.registry",
-    "get_metric": "d3mkit.registry", "metric_names": "d3mkit.registry",
+    "make_splits": "d3mkit.taskroot.splits.plan", "write_views": "d3mkit.taskroot.views",
+    "Metric": "d3mkit.core.registry", "register_metric": "d3mkit.core.registry",
+    "get_metric": "d3mkit.core.registry", "metric_names": "d3mkit.core.registry",
 }
 __all__ = ["__version__", *_API]
 

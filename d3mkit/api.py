@@ -4,7 +4,7 @@ This module sits on top of the import order (it only calls the library); ``d3mki
 imports it lazily, so ``import d3mkit`` stays cheap. Three verbs over one lazy stream of
 issues, as jsonschema has them:
 
-* :func:`iter_issues` — every :class:`~d3mkit.errors.Issue` of the documents under the paths;
+* :func:`iter_issues` — every :class:`~d3mkit.core.errors.Issue` of the documents under the paths;
 * :func:`is_valid` — True when there is no error (no issue at all with ``strict``);
 * :func:`validate` — the :class:`~d3mkit.validation.report.Report`, or :class:`D3MKitError`
   (a ``ValueError``) carrying every error. The verbs live in :mod:`d3mkit.validation.verbs`;
@@ -20,7 +20,7 @@ ProblemDoc) and returns a :class:`~d3mkit.scoring.score.ScoreReport`.
 >>> is_valid(root), len(list(iter_issues(root)))
 (True, 0)
 >>> import pandas as pd
->>> from d3mkit.taskroot import TaskRoot
+>>> from d3mkit.taskroot.model import TaskRoot
 >>> train, test = TaskRoot.open(root).train_test()
 >>> guess = pd.DataFrame({"d3mIndex": test["d3mIndex"], "class": "class_0"})
 >>> report = score(root, guess)

@@ -15,9 +15,9 @@ from importlib import import_module
 
 from d3mkit import __version__
 from d3mkit.commands import lazy_parser
-from d3mkit.errors import (EXIT_INVALID, EXIT_USAGE, D3MKitError, error, flag_name,  # noqa: F401
+from d3mkit.core.errors import (EXIT_INVALID, EXIT_USAGE, D3MKitError, error, flag_name,  # noqa: F401
                            issues_for_cli, print_issues)
-from d3mkit.readlog import recording
+from d3mkit.io.readlog import recording
 
 COMMANDS = ["validate", "score", "evaluate", "metrics", "split", "views", "convert",
             "build", "baseline", "demo", "reproduce", "codes", "prism", "import", "info",
@@ -72,7 +72,7 @@ class Parser(argparse.ArgumentParser):
 
 class UsageExit(SystemExit):
     """argparse's usage error (exit 2) after its lines went to stderr; ``issue`` is the same
-    error as an :class:`~d3mkit.errors.Issue` (code ``usage``, location the command), which
+    error as an :class:`~d3mkit.core.errors.Issue` (code ``usage``, location the command), which
     :func:`main` prints as ``{"issues": [...]}`` when ``--format json`` was asked for."""
 
     def __init__(self, issue):
@@ -105,7 +105,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def flag_namer(args):
     """How the command line names a Python parameter of the library (an
-    :class:`~d3mkit.errors.ArgumentError`'s ``{param}``): the command's own table
+    :class:`~d3mkit.core.errors.ArgumentError`'s ``{param}``): the command's own table
     (``set_defaults(_flags={"param": "--flag"})``), then the option of the parser whose
     destination is that parameter (:func:`d3mkit.commands.options.flag_table`), else
     ``--param-with-dashes``; ``{force=True}`` reads ``--force``, ``{device=cuda}``

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.tables import write_table
 
 

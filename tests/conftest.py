@@ -2,7 +2,7 @@
 
 Every issue code d3mkit emits while the tests run is recorded (wherever it was built: a
 literal, a constant, an f-string, a value passed through helpers), and the session fails
-when one is not in the catalogue (d3mkit/codes.py). The static scan of
+when one is not in the catalogue (d3mkit/core/codes.py). The static scan of
 tests/test_codes_catalogue.py sees the codes in the sources; this sees the codes the tests
 make d3mkit emit. Issues built by the tests themselves or by doctest examples are not
 d3mkit's and are not recorded."""
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-_HELPERS = {"d3mkit.errors", "d3mkit.codes", "d3mkit.validation.codes", "d3mkit.validation.common",
+_HELPERS = {"d3mkit.core.errors", "d3mkit.core.codes", "d3mkit.validation.codes", "d3mkit.validation.common",
             "d3mkit.tables.rows"}
 EMITTED: dict[str, str] = {}   # code -> the d3mkit module that first emitted it
 
@@ -32,13 +32,13 @@ def _emitter() -> str | None:
 
 
 def pytest_configure(config):
-    # What the tests write is scratch: no flushes to the disk (d3mkit/atomic.py; what
+    # What the tests write is scratch: no flushes to the disk (d3mkit/io/atomic.py; what
     # D3MKIT_FSYNC=0 is for). The fast subset made ~8,800 fsync calls of 2-5 ms each on this
     # machine's disk, a quarter of its wall time. tests/test_durability.py turns them back on
     # to check their order; D3MKIT_FSYNC=1 in the environment keeps them on for every test.
     import os
     os.environ.setdefault("D3MKIT_FSYNC", "0")
-    from d3mkit.errors import Issue
+    from d3mkit.core.errors import Issue
     init = Issue.__init__
 
     def recording_init(self, *args, **kwargs):
@@ -51,7 +51,7 @@ def pytest_configure(config):
 
 
 def uncatalogued() -> dict[str, str]:
-    from d3mkit.codes import CODES
+    from d3mkit.core.codes import CODES
     return {c: m for c, m in EMITTED.items() if c not in CODES and not c.startswith("schema.")}
 
 
@@ -60,5 +60,5 @@ def pytest_sessionfinish(session, exitstatus):
     if bad:
         lines = "\n".join(f"  {c} (emitted by {m})" for c, m in sorted(bad.items()))
         session.config.get_terminal_writer().line(
-            f"\nissue codes emitted during the tests that are not in d3mkit/codes.py:\n{lines}", red=True)
+            f"\nissue codes emitted during the tests that are not in d3mkit/core/codes.py:\n{lines}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

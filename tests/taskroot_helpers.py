@@ -40,8 +40,8 @@ def detection_root(out: Path, rows: list[dict], n_images: int, *, shade: int = 2
     stratified (``randomSeed`` ``split_seed`` when given). Returns the root."""
     from PIL import Image
 
-    from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-    from d3mkit.package import TaskRootWriter
+    from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+    from d3mkit.taskroot.writer import TaskRootWriter
     cols = [Column(0, "d3mIndex", "integer", ("index",)),
             Column(1, "image", "string", ("index",), {"resID": "0", "resObject": "item"}),
             Column(2, "bounding_box", "realVector", ("suggestedTarget", "boundaryIndicator", "boundingBox"),

@@ -53,7 +53,7 @@ def test_learns_untransformed_shapes_and_is_deterministic():
 def test_baseline_writes_scored_predictions(tmp_path):
     root = cli.build_task_root(tmp_path, Protocol("mirror", 5, 60, 20, 2), seed=0)
     from d3mkit.benchmarks.abstraction.baseline import CNNConfig, run_baseline
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     report = run_baseline(task, "abstraction-cnn", CNNConfig(device="cpu", epochs=1,
                                                               abstraction_batch_size=32))
@@ -79,7 +79,7 @@ def test_importing_the_benchmark_does_not_import_torch():
 
 def test_baseline_config_refuses_bad_options():
     from d3mkit.benchmarks.abstraction.baseline import CNNConfig
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     ok = CNNConfig.from_args(argparse.Namespace(epochs=None, seed=3, device="cpu",
                                                 abstraction_batch_size=None))
     assert (ok.epochs_or(10), ok.abstraction_batch_size, ok.abstraction_lr, ok.seed) == \
@@ -93,7 +93,7 @@ def test_baseline_config_refuses_bad_options():
 def test_reproduce_writes_a_report_beside_the_paper(tmp_path, capsys):
     from d3mkit.benchmarks.abstraction import reproduce as R
     from d3mkit.cli import main
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     out = tmp_path / "res"
     assert main(["reproduce", "abstraction", "--table", "1", "--n-train", "250",
                  "--repetitions", "1", "--epochs", "1", "--out", str(out)]) == 0

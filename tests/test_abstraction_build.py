@@ -12,7 +12,7 @@ from d3mkit.benchmarks.abstraction.protocol import Protocol, generate
 from d3mkit.cli import main
 from d3mkit.scoring.score import score_task_root
 from d3mkit.tables import write_table
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 from d3mkit.validation import validate_task_root
 
 SMALL = Protocol("rotation", transformed=5, n_train=40, n_test=30, noise=2)

@@ -2,7 +2,7 @@
 time. Non-regular files are refused before anything opens them, every file read has a
 size cap, and every size an input controls (header width, numRepeats/numFolds,
 repeat/fold values, multiLabel label counts) is checked first, with an issue naming the
-file and the field (exit 1). Limits come from d3mkit.limits and are raised by
+file and the field (exit 1). Limits come from d3mkit.io.limits and are raised by
 environment variables; the tests lower them to stay small."""
 
 from __future__ import annotations

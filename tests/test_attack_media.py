@@ -1,5 +1,5 @@
 """Adversarial suite, issue class 2 for media: images, IDX and PGN files are untrusted input
-like CSV and JSON. Each reader has one owner (d3mkit.images.read_image, visudo.idx.read_idx,
+like CSV and JSON. Each reader has one owner (d3mkit.io.images.read_image, visudo.idx.read_idx,
 value.games.pgn_positions) that refuses non-regular files unopened, caps the bytes, and
 checks what a header promises (pixels, IDX dimensions, PGN games and half-moves) before
 memory or time is spent; every failure is one line naming the file, exit 1, never a
@@ -21,7 +21,7 @@ import pytest
 
 from _attack_util import refused, run
 from taskroot_helpers import prism_images
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 
 
 # ----------------------------------------------------------------------------- the files
@@ -87,7 +87,7 @@ def _no_pillow_noise(capsys):
 
 @pytest.mark.parametrize("name", list(IMAGE_ATTACKS))
 def test_read_image_refuses(tmp_path, capsys, name):
-    from d3mkit.images import image_issue, read_image
+    from d3mkit.io.images import image_issue, read_image
     data, code = IMAGE_ATTACKS[name]
     p = tmp_path / "x.png"
     p.write_bytes(data)
@@ -104,7 +104,7 @@ def test_read_image_refuses(tmp_path, capsys, name):
 
 @pytest.mark.parametrize("kind", ["fifo", "directory", "dev_zero", "dev_null"])
 def test_read_image_refuses_nonregular_unopened(tmp_path, capsys, kind):
-    from d3mkit.images import read_image
+    from d3mkit.io.images import read_image
     p = tmp_path / "x.png"
     _nonregular(p, kind)
     with pytest.raises(D3MKitError) as exc:
@@ -114,7 +114,7 @@ def test_read_image_refuses_nonregular_unopened(tmp_path, capsys, kind):
 
 
 def test_image_caps_come_from_limits(tmp_path, capsys, monkeypatch):
-    from d3mkit.images import read_image
+    from d3mkit.io.images import read_image
     p = tmp_path / "x.png"
     p.write_bytes(real(size=(40, 30)))
     assert read_image(p).size == (40, 30)
@@ -174,7 +174,7 @@ def test_abstraction_loader_names_a_bomb_in_a_task_root(tmp_path, capsys):
     from d3mkit.benchmarks.abstraction.cli import load_images
     from d3mkit.benchmarks.abstraction.protocol import Protocol
     from d3mkit.benchmarks.abstraction.cli import build_task_root
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     root = build_task_root(tmp_path, Protocol(n_train=12, n_test=12), seed=0)
     task = TaskRoot.open(root)
     victim = sorted((task.dataset_dir / "media").iterdir())[3]

@@ -116,7 +116,7 @@ def test_path_with_control_characters(task, tmp_path, capsys, name):
 def test_full_disk_names_the_output(task, tmp_path, capsys, monkeypatch):
     import builtins
 
-    import d3mkit.atomic as atomic
+    import d3mkit.io.atomic as atomic
     truth = truth_rows(task)
     pred = _csv(tmp_path / "p.csv", {"d3mIndex": truth["d3mIndex"], "y": truth["y"]})
     out = tmp_path / "scores.csv"
@@ -135,7 +135,7 @@ def test_full_disk_names_the_output(task, tmp_path, capsys, monkeypatch):
         def write(self, _text):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    # every file write goes through d3mkit.atomic, which opens its temporary sibling with open()
+    # every file write goes through d3mkit.io.atomic, which opens its temporary sibling with open()
     monkeypatch.setattr(atomic, "open", lambda *a, **k: Full(real(*a, **k)), raising=False)
     code, _, err = run(["score", "--problem", task, "--predictions", pred, "--out", out], capsys)
     assert code == 2 and f"{out}: error [file.os] No space left on device" in err, err
@@ -143,7 +143,7 @@ def test_full_disk_names_the_output(task, tmp_path, capsys, monkeypatch):
 
 
 def test_views_error_names_out_not_temporary_sibling(task, tmp_path, capsys, monkeypatch):
-    import d3mkit.views as views
+    import d3mkit.taskroot.views as views
     real = views.write_table
 
     def failing(df, path):

@@ -19,7 +19,7 @@ import pytest
 from _attack_util import refused, run, scores
 from _scoring_util import make_task
 from d3mkit.api import score
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 
 
 def _issues(exc) -> list:

@@ -9,7 +9,7 @@ import pytest
 from d3mkit.benchmarks.config import BaselineConfig, BuildConfig
 from d3mkit.benchmarks.tabular import TabularBaselineConfig, build_task_root
 from d3mkit.cli import main
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 
 
 @pytest.mark.parametrize("fields, message", [

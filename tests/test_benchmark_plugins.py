@@ -9,7 +9,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from d3mkit import entrypoints
+from d3mkit.core import entrypoints
 from d3mkit.benchmarks import plugins
 from d3mkit.cli import main
 
@@ -24,7 +24,7 @@ TOY = textwrap.dedent('''
 
     def build(args):
         from d3mkit.benchmarks.tabular import documents, load_table
-        from d3mkit.package import TaskRootWriter
+        from d3mkit.taskroot.writer import TaskRootWriter
         df = load_table("iris", args.seed)
         ddoc, pdoc = documents(args.toy_name, "iris", df, args.seed, 0.2)
         with TaskRootWriter(args.out, args.toy_name, benchmark="toy", seed=args.seed,

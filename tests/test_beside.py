@@ -1,11 +1,11 @@
-"""d3mkit.beside: the work is always joined at the block's end, its exception raised there,
+"""d3mkit.io.beside: the work is always joined at the block's end, its exception raised there,
 the block's own exception first; a failing learningData writer leaves nothing written."""
 
 import time
 
 import pytest
 
-from d3mkit.beside import beside
+from d3mkit.io.beside import beside
 
 
 def test_result_and_exception_of_the_work():
@@ -36,7 +36,7 @@ def test_block_exception_wins_and_work_is_joined_first():
 def test_failing_learning_data_writer_writes_nothing(tmp_path, monkeypatch):
     import d3mkit
     import d3mkit.importing.scan as scan
-    from d3mkit.errors import D3MKitError, error
+    from d3mkit.core.errors import D3MKitError, error
     src = tmp_path / "t.csv"
     src.write_text("x,y\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(30)))
 
@@ -49,7 +49,7 @@ def test_failing_learning_data_writer_writes_nothing(tmp_path, monkeypatch):
 
 
 def test_ahead_reads_one_item_ahead_and_joins_on_early_exit():
-    from d3mkit.beside import ahead
+    from d3mkit.io.beside import ahead
     taken = []
 
     def reader():
@@ -64,7 +64,7 @@ def test_ahead_reads_one_item_ahead_and_joins_on_early_exit():
 
 
 def test_ahead_raises_the_readers_exception_where_its_item_is_taken():
-    from d3mkit.beside import ahead
+    from d3mkit.io.beside import ahead
 
     def reader():
         yield 1

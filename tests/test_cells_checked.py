@@ -8,9 +8,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import D3MKitError
-from d3mkit.package import TaskRootWriter
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.core.errors import D3MKitError
+from d3mkit.taskroot.writer import TaskRootWriter
 from d3mkit.validation.run import validate_task_root
 
 

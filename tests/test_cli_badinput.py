@@ -117,8 +117,8 @@ def test_write_solution_leaves_nothing_when_scoring_fails(abstraction, tmp_path)
     import pandas as pd
 
     from d3mkit.baselines.common import write_solution
-    from d3mkit.errors import D3MKitError
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.core.errors import D3MKitError
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(_copy(abstraction, tmp_path / "abs"))
     bad = pd.DataFrame({"d3mIndex": ["no-such-index"], task.problem.target_names[0]: ["1"]})
     with pytest.raises(D3MKitError) as exc:
@@ -417,7 +417,7 @@ def test_abstraction_baseline_option_values(abstraction, tmp_path, capsys, opt, 
 def test_value_weights_file_that_is_not_torch(tmp_path, capsys):
     torch = pytest.importorskip("torch")  # noqa: F841
     from d3mkit.benchmarks.value.model import BoardNet, load_weights
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     bad = tmp_path / "w.pt"
     bad.write_bytes(b"\x80\x04garbage" * 30)
     with pytest.raises(UsageError) as exc:
@@ -439,7 +439,7 @@ def test_prism_fusion_epochs_below_one(epochs):
     from argparse import Namespace
 
     from d3mkit.benchmarks.prism.baseline import _fusion
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     with pytest.raises(UsageError, match="epochs must be at least 1"):
         _fusion(None, None, None, Namespace(epochs=epochs, device="cpu", seed=0), None, None)
 

@@ -244,10 +244,10 @@ def test_score_repeat_says_which_repeats_exist(wine, capsys):
 
 
 def test_the_torch_hint_names_the_extra_and_has_its_own_exit_code(wine, monkeypatch, capsys):
-    from d3mkit.errors import EXIT_MISSING_DEPENDENCY
+    from d3mkit.core.errors import EXIT_MISSING_DEPENDENCY
     monkeypatch.setitem(sys.modules, "torch", None)      # import torch -> ImportError
     from d3mkit.baselines.common import require_torch
-    from d3mkit.errors import MissingDependency
+    from d3mkit.core.errors import MissingDependency
     with pytest.raises(MissingDependency) as info:
         require_torch()
     assert info.value.exit_code == EXIT_MISSING_DEPENDENCY == 3
@@ -267,7 +267,7 @@ def test_validate_summary_lists_only_failures(wine, tmp_path, capsys):
 
 
 def test_metrics_text_shows_the_descriptions(capsys):
-    from d3mkit.registry import registry
+    from d3mkit.core.registry import registry
     code, out, _ = run(["metrics"], capsys)
     assert code == 0 and registry()["accuracy"].describe()["description"] in out
 

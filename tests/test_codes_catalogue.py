@@ -1,4 +1,4 @@
-"""One catalogue of issue codes (d3mkit/codes.py): every code literal any d3mkit module
+"""One catalogue of issue codes (d3mkit/core/codes.py): every code literal any d3mkit module
 emits — through error(), warning(), make(), D3MKitError.single(), Issue(...) or a code=
 keyword — is listed, with the severity it is emitted with; ``d3mkit codes`` lists them."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from _sources import parse
 from d3mkit.cli import main
-from d3mkit.codes import CODES, severity_of
+from d3mkit.core.codes import CODES, severity_of
 
 REPO = Path(__file__).resolve().parents[1]
 FAMILIES = {c.split(".")[0] for c in CODES}
@@ -172,7 +172,7 @@ def test_every_emitted_code_is_catalogued_with_its_severity():
                             "constant:\n" + "\n".join(unresolved))
     found = [f for f in found if f[0] is not None]
     missing = [f"{w}: {c}" for c, _, w in found if c not in CODES and not c.startswith("schema.")]
-    assert not missing, "add to d3mkit/codes.py:\n" + "\n".join(missing)
+    assert not missing, "add to d3mkit/core/codes.py:\n" + "\n".join(missing)
     wrong = [f"{w}: {c} emitted as {s}, catalogued as {severity_of(c)}"
              for c, s, w in found if s in ("error", "warning") and c in CODES and s != CODES[c][0]]
     assert not wrong, "\n".join(wrong)
@@ -229,7 +229,7 @@ def test_codes_emitted_at_run_time_are_recorded():
     on an uncatalogued one: an Issue a d3mkit module builds is recorded, whatever the
     code's spelling; one a test builds is not."""
     import conftest
-    from d3mkit.errors import error
+    from d3mkit.core.errors import error
     from d3mkit.validation.common import row_issues
     made = "nope." + "built_at_run_time"
     error(made, "", "a test's own issue")
@@ -248,7 +248,7 @@ def test_no_code_is_listed_twice():
     """A dict literal keeps the last of two equal keys silently: each code once in codes.py."""
     import ast
     from collections import Counter
-    tree = ast.parse((Path(__file__).resolve().parent.parent / "d3mkit" / "codes.py").read_text(encoding="utf-8"))
+    tree = ast.parse((Path(__file__).resolve().parent.parent / "d3mkit" / "core" / "codes.py").read_text(encoding="utf-8"))
     keys = [k.value for node in ast.walk(tree) if isinstance(node, ast.Dict)
             for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
     assert [k for k, n in Counter(keys).items() if n > 1] == []

@@ -7,8 +7,8 @@ import warnings
 import pandas as pd
 import pytest
 
-from d3mkit.errors import CoercionWarning
-from d3mkit.taskroot import TaskRoot
+from d3mkit.core.errors import CoercionWarning
+from d3mkit.taskroot.model import TaskRoot
 from d3mkit.validation.coltypes import coerce
 from d3mkit.validation.run import validate_paths
 from validate_helpers import Root, build_tabular

@@ -1,4 +1,4 @@
-"""problemDoc conversion 3.1.1 <-> 4.0.0 (d3mkit.docs.convert, ``d3mkit convert``)."""
+"""problemDoc conversion 3.1.1 <-> 4.0.0 (d3mkit.documents.convert, ``d3mkit convert``)."""
 
 import json
 import os
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from d3mkit.cli import main
-from d3mkit.docs.convert import TASK_SUBTYPE_KEYWORDS, TASK_TYPE_KEYWORDS
+from d3mkit.documents.convert import TASK_SUBTYPE_KEYWORDS, TASK_TYPE_KEYWORDS
 from d3mkit.validation.convert import convert_checked
-from d3mkit.docs.jsonio import dump_json
-from d3mkit.docs.problem import ProblemDoc, Target
+from d3mkit.documents.jsonio import dump_json
+from d3mkit.documents.problem import ProblemDoc, Target
 from d3mkit.validation.schema import check_problem_schema
 
 # The D3M reference package (d3m 2022.5.5, Python 3.8) is not a dependency: point

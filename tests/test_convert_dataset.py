@@ -1,12 +1,12 @@
 """datasetDoc and whole-task-root conversion between datasetSchema 3.1.2 and 4.0.0
-(d3mkit.docs.convert_dataset, ``d3mkit convert TREE --to V --out DIR``)."""
+(d3mkit.documents.convert_dataset, ``d3mkit convert TREE --to V --out DIR``)."""
 
 import json
 
 import pytest
 
 from d3mkit.cli import main
-from d3mkit.docs.convert_dataset import box_to_polygon, convert_dataset, polygon_to_box
+from d3mkit.documents.convert_dataset import box_to_polygon, convert_dataset, polygon_to_box
 from d3mkit.validation import validate_paths
 
 from validate_helpers import build_detection, build_tabular
@@ -91,7 +91,7 @@ def test_detection_predictions_in_the_d3m_layout(tmp_path):
     assert a.scores == b.scores and a.scores[0].value == 1.0
     bad = tmp_path / "c.csv"
     write_table(test[["d3mIndex", "bounding_box"]].assign(d3mIndex="99"), bad)
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     with pytest.raises(D3MKitError) as exc:
         score_predictions(problem, bad, dataset=root / "od_dataset")
     assert "predictions.image_set" in {i.code for i in exc.value.issues}

@@ -1,6 +1,6 @@
 """Files copied into a task root, a view or a converted tree get the umask's mode, never
 their source's (issue 10, class 4): a 0o777, setuid, setgid or sticky source must not carry
-its bits over (d3mkit.atomic.copy_file is the one copier). Run through ``build prism``
+its bits over (d3mkit.io.atomic.copy_file is the one copier). Run through ``build prism``
 (premise images copied byte for byte), ``views`` and ``convert --out`` of the built root,
 under two umasks."""
 
@@ -63,8 +63,8 @@ def test_copied_media_get_the_umask_mode(tmp_path, capsys, umask_of):
 
 
 def test_copy_file_refuses_what_is_not_a_regular_file(tmp_path):
-    from d3mkit.atomic import copy_file
-    from d3mkit.errors import D3MKitError
+    from d3mkit.io.atomic import copy_file
+    from d3mkit.core.errors import D3MKitError
     os.mkfifo(tmp_path / "fifo")
     for src, code in ((tmp_path / "fifo", "file.not_regular"), ("/dev/zero", "file.not_regular"),
                       (tmp_path, "file.is_directory"), (tmp_path / "none", "file.missing")):
@@ -106,7 +106,7 @@ def test_evaluate_digest_reads_nothing_outside_the_dataset(tmp_path, monkeypatch
     """evaluate keys its cache on a digest of the files scoring reads; a table symlinked out
     of the dataset is named in the digest but its bytes are never read (the path policy)."""
     from _attack_util import class_task, dataset_doc, problem_doc
-    from d3mkit.docs import ProblemDoc
+    from d3mkit.documents import ProblemDoc
     from d3mkit.evaluate import discover
     root = class_task(tmp_path)
     secret = tmp_path / "secret.csv"

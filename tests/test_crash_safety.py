@@ -25,7 +25,7 @@ from d3mkit.benchmarks.tabular import build_task_root
 DRIVER = r'''
 import builtins, hashlib, json, os, random, shutil, signal, sys, time
 cfg = json.loads(sys.argv[1])
-import d3mkit.atomic as A
+import d3mkit.io.atomic as A
 from d3mkit.cli import main
 
 parent, name, argv = cfg["parent"], cfg["name"], cfg["argv"]
@@ -180,7 +180,7 @@ def roots(tmp_path_factory):
 @pytest.mark.slow
 def test_views_force_killed_at_every_commit_step_and_at_random(roots):
     base, a, b = roots
-    from d3mkit.views import write_views
+    from d3mkit.taskroot.views import write_views
     out = base / "v"
     old_copy = base / "v_old"
     write_views(a, old_copy)
@@ -226,7 +226,7 @@ def test_a_killed_fallback_replacement_is_restored_by_the_next_run(roots):
     base, a, _b = roots
     import shutil
 
-    from d3mkit.atomic import clean_leftovers
+    from d3mkit.io.atomic import clean_leftovers
     out = base / "restore"
     out.mkdir()
     shutil.copytree(a, out / ".wine.old-4199999-beef")     # dest missing: killed between the renames
@@ -240,7 +240,7 @@ def test_a_killed_fallback_replacement_is_restored_by_the_next_run(roots):
 def test_a_live_runs_temporary_directory_is_left_alone(tmp_path):
     import fcntl
 
-    from d3mkit.atomic import clean_leftovers
+    from d3mkit.io.atomic import clean_leftovers
     mine = tmp_path / f".wine.tmp-{os.getpid()}-mine"     # a live pid: left alone, locked or not
     mine.mkdir()
     live = tmp_path / ".wine.tmp-live"                    # no pid in the name: the lock decides

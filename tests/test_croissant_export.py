@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from _attack_util import refused, run
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 from _croissant_util import BUILD_NAMES, PARAMS, ROOTS
 from _croissant_util import copy_root as _copy
@@ -58,7 +58,7 @@ def test_problems_export_and_load(root, tmp_path, capsys):
 def _check_task_problem(doc: dict, root: Path) -> None:
     """The problem is a Croissant Tasks cr:TaskProblem: the targets are the cr:Label fields of
     its output schema, the metrics its evaluation's cr:metric; the rest is d3m:."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     tp = doc["d3m:problem"]
     assert tp["@type"] == "cr:TaskProblem" and tp["name"] == task.problem.problem_id

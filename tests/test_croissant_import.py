@@ -14,7 +14,7 @@ import pytest
 from _attack_util import refused, run
 from _croissant_util import PARAMS, copy_root
 from d3mkit.importing.croissant import read_record_set
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 REPO = Path(__file__).resolve().parent.parent
 

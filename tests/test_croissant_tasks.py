@@ -17,7 +17,7 @@ import pytest
 from _attack_util import refused, run
 from _croissant_util import PARAMS, load, same_rows, value
 from _tasks_util import check_shapes, shapes_dir, same_root, tabular_roots
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 KINDS = ["binary", "multiclass", "multilabel", "regression", "multivariate"]
 

@@ -48,7 +48,7 @@ def check_load(*paths, plugin=True):
 
 
 def test_custom_metrics_load_with_the_plugin_and_boxes_after_conversion(tmp_path):
-    from d3mkit.package import convert_tree
+    from d3mkit.taskroot.writer import convert_tree
     from validate_helpers import build_detection
     detection = build_detection(tmp_path / "src")
     roots = [REPO / "problems" / n for n in ("value", "abstraction_rotation_example")]

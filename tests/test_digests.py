@@ -1,4 +1,4 @@
-"""Digests (d3mkit.digests): a build records the sha256 of every file of the task root in
+"""Digests (d3mkit.taskroot.digests): a build records the sha256 of every file of the task root in
 ``<name>_debug/manifest.json``; ``d3mkit validate --verify-digests`` names each changed,
 missing or unexpected file, one issue each, exit 1; each byte is read once."""
 
@@ -11,8 +11,8 @@ import shutil
 import pytest
 
 from _attack_util import refused, run
-from d3mkit import digests
-from d3mkit.taskroot import verify_task_root
+from d3mkit.taskroot import digests
+from d3mkit.taskroot.model import verify_task_root
 from d3mkit.benchmarks.tabular import build_task_root
 
 
@@ -108,9 +108,9 @@ def test_verify_with_problem_is_a_usage_error(root, capsys):
 def test_load_manifest_streams_the_digests(root, tmp_path):
     """load_manifest keeps only the wanted digests and reads everything else exactly as a whole
     read does, with the same issues for the same broken documents; TaskRoot.manifest holds none."""
-    from d3mkit.docs.jsonio import load_json
-    from d3mkit.errors import D3MKitError
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.documents.jsonio import load_json
+    from d3mkit.core.errors import D3MKitError
+    from d3mkit.taskroot.model import TaskRoot
     mpath = root / f"{root.name}_debug" / "manifest.json"
     whole = load_json(mpath)
     some = sorted(whole["digests"])[:2]

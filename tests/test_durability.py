@@ -1,4 +1,4 @@
-"""Crash safety across a power loss (issue 10, class 4): d3mkit.atomic flushes content to
+"""Crash safety across a power loss (issue 10, class 4): d3mkit.io.atomic flushes content to
 the disk before a rename makes it visible, and the parent directory after. The order of
 the system calls is recorded (os.fsync, os.replace, os.rename and the C library's syncfs
 and renameat2 are wrapped) and checked for files, for staged trees on both paths (syncfs,
@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-import d3mkit.atomic as A
+import d3mkit.io.atomic as A
 
 
 @pytest.fixture()

@@ -117,7 +117,7 @@ def _same_records(path: Path, root: Path, err: str) -> None:
 
     from _croissant_util import load, same_rows
     from d3mkit.interop.croissant import pandas_changes
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     ds = load(path)
     task = TaskRoot.open(root)
     frame = task.frame()
@@ -154,5 +154,5 @@ def test_weka_supermarket_imports(tmp_path, capsys):
     rows) imports; its round trips are left out (mlcroissant and the row-by-row comparison
     take minutes on 217 columns)."""
     root = _import("arff", "arff/weka__supermarket.arff", ["--target", "total"], tmp_path, capsys)
-    task = __import__("d3mkit.taskroot", fromlist=["TaskRoot"]).TaskRoot.open(root)
+    task = __import__("d3mkit.taskroot.model", fromlist=["TaskRoot"]).TaskRoot.open(root)
     assert task.problem.task_subtype == "binary" and len(task.learning_data()) == 4627

@@ -1,4 +1,4 @@
-"""Cheap entry-point discovery (issue 19, start-up): :func:`d3mkit.entrypoints.scan` reads
+"""Cheap entry-point discovery (issue 19, start-up): :func:`d3mkit.core.entrypoints.scan` reads
 only the ``entry_points.txt`` texts, never imports importlib.metadata, finds what
 importlib.metadata finds, and sees a plug-in installed or removed since the last call."""
 
@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit import entrypoints
-
+from d3mkit.core import entrypoints
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -75,7 +74,7 @@ def test_start_up_does_not_import_importlib_metadata(args):
     """Nor, for the list of commands, what a command needs only when it runs (the atomic
     writer's ctypes and secrets, json)."""
     probe = ("import sys\nfrom d3mkit.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
-             "    pass\nprint(' '.join(m for m in ('importlib.metadata', 'ctypes', 'secrets', 'd3mkit.atomic')"
+             "    pass\nprint(' '.join(m for m in ('importlib.metadata', 'ctypes', 'secrets', 'd3mkit.io.atomic')"
              " if m in sys.modules) or '-', file=sys.stderr)")
     p = subprocess.run([sys.executable, "-c", probe, *args], env=dict(os.environ, PYTHONPATH=str(REPO)),
                        capture_output=True, text=True)

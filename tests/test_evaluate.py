@@ -94,7 +94,7 @@ def test_dask_local_cluster_equals_local_pool_byte_for_byte(campaign, monkeypatc
     distributed = pytest.importorskip("distributed")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     from d3mkit.evaluate.campaign import run_campaign
-    from d3mkit.executor import make_executor
+    from d3mkit.io.executor import make_executor
     root, p, s = campaign
     with make_executor(workers=2) as ex:
         run_campaign(p, s, root / "pool", ex, use_cache=False)
@@ -113,7 +113,7 @@ def test_rerun_rescores_only_the_problems_that_changed(tmp_path):
     """The unit of the cache is the problem (its comparisons depend on every submission):
     a re-run scores only the problems whose problem files or submissions changed."""
     from d3mkit.evaluate.campaign import Params, run_campaign
-    from d3mkit.executor import make_executor
+    from d3mkit.io.executor import make_executor
     p, s = make_campaign(tmp_path, systems=2, problems=2, rows=20, seed=1, malformed=0)
     out = tmp_path / "out"
     ex = make_executor(workers=1)
@@ -210,7 +210,7 @@ def test_bad_submission_trees_are_failure_rows(tmp_path, capsys):
     assert has("bad\\xffname", "name.encoding")
     assert has("", "problem.duplicate_id", "synth_002_problem")
     assert has("system_00", "submission.unknown_problem", "synth_002_problem")
-    from d3mkit.codes import CODES   # every code in failures.csv is in the one catalogue
+    from d3mkit.core.codes import CODES   # every code in failures.csv is in the one catalogue
     assert {c[2] for c in codes} <= set(CODES), {c[2] for c in codes} - set(CODES)
     # the good submissions are scored; nothing behind a bad name or link is
     scored = {(r["system"], r["problemID"]) for r in _read(out / "scores.csv")}

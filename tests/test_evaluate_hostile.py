@@ -146,7 +146,7 @@ def test_max_size_mb_must_be_a_finite_positive_number(small, capsys, value):
 # ----------------------------------------------------------------------- unreadable folders
 def test_unreadable_system_folder_is_a_row_not_an_abort(small, monkeypatch):
     from d3mkit.evaluate.campaign import run_campaign
-    from d3mkit.executor import make_executor
+    from d3mkit.io.executor import make_executor
     tmp, p, s = small
     real = Path.iterdir
 
@@ -177,7 +177,7 @@ def test_unreadable_system_folder_for_real(small):
 # ----------------------------------------------------------------------- the cache key
 def test_cache_key_covers_learning_data_outside_tables_and_the_limits(tmp_path):
     from d3mkit.evaluate.campaign import run_campaign
-    from d3mkit.executor import make_executor
+    from d3mkit.io.executor import make_executor
     p, s = make_campaign(tmp_path, systems=2, problems=1, rows=30, seed=22, malformed=0)
     ddir = p / "synth_000" / "synth_000_dataset"
     (ddir / "data").mkdir()

@@ -22,7 +22,7 @@ from d3mkit.evaluate.bootstrap import problem_statistics
 from d3mkit.evaluate.resampled import Resampler
 from d3mkit.evaluate.scorer import Call
 from d3mkit.evaluate.units import assemble
-from d3mkit.registry import get_metric
+from d3mkit.core.registry import get_metric
 from d3mkit.scoring.multilabel import LabelSets
 
 
@@ -333,7 +333,7 @@ def test_all_targets_metrics_get_intervals(tmp_path):
     """An allTargets metric: a mean over the targets' calls (multiLabel, two targets) is
     resampled as the mean of its pieces on one draw; a regression metric of the stacked
     (rows, targets) arrays takes whole rows."""
-    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.documents import ProblemDoc, Target
     from d3mkit.evaluate.scorer import score_file
     from d3mkit.scoring.score import prepare_problem
     t = tmp_path / "targets.csv"

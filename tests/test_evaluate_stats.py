@@ -17,7 +17,7 @@ from d3mkit.evaluate import stats
 from d3mkit.evaluate.resampled import Resampler
 from d3mkit.evaluate.scorer import Call
 from d3mkit.evaluate.synthetic import make_campaign
-from d3mkit.registry import get_metric
+from d3mkit.core.registry import get_metric
 
 # Demšar 2006, Table 6: ranks of C4.5, C4.5+m, C4.5+cf and C4.5+m+cf (AUC) on 14 data sets;
 # section 3.2.2 gives mean ranks 3.143, 2.000, 2.893, 1.964, chi2_F = 9.28, F_F = 3.69 and,

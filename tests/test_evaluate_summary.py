@@ -152,7 +152,7 @@ def test_normalised_score_is_undefined_when_the_best_is_the_constant_within_1e_9
 def test_four_test_rows_use_the_exact_permutation_test():
     from d3mkit.evaluate.bootstrap import problem_statistics
     from d3mkit.evaluate.scorer import Call
-    from d3mkit.registry import get_metric
+    from d3mkit.core.registry import get_metric
     yt = np.array(list("abab"), dtype=object)
     calls = {}
     for i, yp in enumerate((yt.copy(), np.array(list("baba"), dtype=object))):
@@ -168,7 +168,7 @@ def test_four_test_rows_use_the_exact_permutation_test():
 def test_zero_variance_resampled_differences_give_no_p_value():
     from d3mkit.evaluate.bootstrap import problem_statistics
     from d3mkit.evaluate.scorer import Call
-    from d3mkit.registry import get_metric
+    from d3mkit.core.registry import get_metric
     m = get_metric("meanAbsoluteError")
     yt = np.arange(20.0)
     calls = {(0, 0, 0): [Call.of("mae", m, yt, yt + 1.0, {}, 1.0)],      # off by exactly 1 and 2 on every row:

@@ -1,4 +1,4 @@
-"""d3mkit.executor: results in input order on one process, a local pool and a real Dask
+"""d3mkit.io.executor: results in input order on one process, a local pool and a real Dask
 ``LocalCluster``; builds byte-identical whatever runs them."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from d3mkit.cli import main
-from d3mkit.errors import UsageError
-from d3mkit.executor import make_executor
+from d3mkit.core.errors import UsageError
+from d3mkit.io.executor import make_executor
 
 
 def _square(x):
@@ -35,7 +35,7 @@ def test_map_keeps_input_order_and_raises():
 def test_from_args_takes_a_command_default_unless_an_option_is_given(monkeypatch):
     from types import SimpleNamespace
 
-    import d3mkit.executor as executor
+    import d3mkit.io.executor as executor
     with executor.from_args(SimpleNamespace(workers=None, scheduler=None), default_workers=1) as ex:
         assert ex.kind == "serial"
     with executor.from_args(SimpleNamespace(workers=2, scheduler=None), default_workers=1) as ex:

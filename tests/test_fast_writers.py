@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.numtext import int_text, number_lines, rows_text
-from d3mkit.package import TaskRootWriter
-from d3mkit.splits import make_splits, splits_bytes
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.io.numtext import int_text, number_lines, rows_text
+from d3mkit.taskroot.writer import TaskRootWriter
+from d3mkit.taskroot.splits.plan import make_splits
+from d3mkit.taskroot.splits.write import splits_bytes
 from d3mkit.validation.run import validate_task_root
 
 RNG = np.random.default_rng(7)
@@ -34,7 +35,7 @@ INDEXES = {
 @pytest.mark.parametrize("index", list(INDEXES.values()), ids=list(INDEXES))
 @pytest.mark.parametrize("image", [False, True])
 def test_splits_bytes_equal_to_csv(monkeypatch, index, image, arrow):
-    import d3mkit.numtext as numtext
+    import d3mkit.io.numtext as numtext
     if arrow:
         pytest.importorskip("pyarrow", reason="the pyarrow join needs pyarrow")
     monkeypatch.setattr(numtext, "ARROW", arrow)
@@ -67,7 +68,7 @@ def test_int_text_is_str():
 @pytest.mark.parametrize("text", [b"a,b\n", b"a,b\r\nc\r\n", b"x\n\ny\n\r\nz\n", b"\n\n", b"q\n" * 1000,
                                   "\u00e9,\u20ac\n\t,\n".encode() * 3, b"\xff\xfe,x\n"])
 def test_number_lines(monkeypatch, text, start, arrow):
-    import d3mkit.numtext as numtext
+    import d3mkit.io.numtext as numtext
     if arrow:
         pytest.importorskip("pyarrow", reason="the pyarrow join needs pyarrow")
     monkeypatch.setattr(numtext, "ARROW", arrow)

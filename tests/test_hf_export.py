@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from _attack_util import refused, run
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 datasets = pytest.importorskip("datasets", reason="the [hf] extra (datasets) is not installed")
 if getattr(datasets, "__file__", None) is None:   # the repository's own datasets/ folder, not the library
@@ -169,8 +169,8 @@ def test_fold_members_bitmaps_and_keys(tmp_path):
     way member_mask answers the same, and the checks of select() hold."""
     import numpy as np
 
-    from d3mkit.errors import D3MKitError
-    from d3mkit.splits import fold_members, member_mask
+    from d3mkit.core.errors import D3MKitError
+    from d3mkit.taskroot.splits.read import fold_members, member_mask
     for ids, kind in (([3, 0, 7, 12], bool), ([10**12, 5, 7, 9], np.int64), (["a", "b", "c", "d"], str)):
         p = tmp_path / "dataSplits.csv"
         p.write_text("d3mIndex,type,repeat,fold\n" + "".join(
@@ -213,8 +213,8 @@ def test_media_leaving_the_root_refused_even_with_force(tmp_path, capsys):
 def test_images_noted_as_one_input(tmp_path, capsys):
     """Under the command line's read log the image collection is one input (its directory),
     not one note per image (~300 bytes each at 10^5 images), and still an input."""
-    from d3mkit import readlog
-    from d3mkit.errors import OutputInsideInput
+    from d3mkit.io import readlog
+    from d3mkit.core.errors import OutputInsideInput
     from d3mkit.interop.hf import export_hf
     root = _copy([r for r in ROOTS if r.name == "abstraction_rotation_example"][0], tmp_path)
     media = next(root.glob("*_dataset/media"))

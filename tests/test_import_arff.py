@@ -8,8 +8,8 @@ import pytest
 
 import d3mkit
 from _attack_util import refused, run
-from d3mkit.docs import DatasetDoc
-from d3mkit.taskroot import TaskRoot
+from d3mkit.documents import DatasetDoc
+from d3mkit.taskroot.model import TaskRoot
 
 pytest.importorskip("arff", reason="import arff needs liac-arff (the [arff] extra)")
 

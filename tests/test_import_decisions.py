@@ -13,7 +13,7 @@ import pytest
 
 from _attack_util import refused, run
 from d3mkit.importing import infer
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 REALWORLD = os.environ.get("D3MKIT_REALWORLD")
 

@@ -12,7 +12,7 @@ import pytest
 
 from _attack_util import refused, run
 from d3mkit.importing.dialect import WHITESPACE, Dialect, sniff
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 ROWS = [(1, "a"), (2, "b"), (3, "a"), (4, "b"), (5, "a"), (6, "b")]
 

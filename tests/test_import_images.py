@@ -13,7 +13,7 @@ from PIL import Image
 
 import d3mkit
 from _attack_util import refused, run
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 
 def _folder(tmp_path, classes=("cat", "dog", "eel"), per=4):

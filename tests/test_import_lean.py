@@ -150,7 +150,7 @@ def test_parquet_equals_its_dataframe(tmp_path, monkeypatch):
     lean = d3mkit.import_table(src, target="y", out=tmp_path / "l", name="t")
     for rel in ("t_dataset/tables/learningData.csv", "t_problem/dataSplits.csv", "t_problem/problemDoc.json"):
         assert (whole / rel).read_bytes() == (lean / rel).read_bytes(), rel
-    from d3mkit.docs import DatasetDoc
+    from d3mkit.documents import DatasetDoc
     cols = {c.col_name: c.col_type for c in DatasetDoc.load(lean / "t_dataset" / "datasetDoc.json").learning_data.columns}
     assert cols == {"d3mIndex": "integer", "when": "dateTime", "grade": "categorical", "ok": "boolean", "v": "real",
                     "k": "integer", "y": "categorical"}

@@ -14,7 +14,7 @@ import pytest
 
 import d3mkit
 from _attack_util import refused, run
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 N = 40
 RNG = np.random.default_rng(3)

@@ -13,8 +13,8 @@ import pytest
 
 import d3mkit
 from _attack_util import refused, run
-from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.taskroot import TaskRoot
+from d3mkit.documents import DatasetDoc, ProblemDoc
+from d3mkit.taskroot.model import TaskRoot
 
 MIXED = ("id,age,income,city,married,joined,note,label\n"
          + "".join(f"{i},{20 + i % 30},{1000 + i * 10.5},{['Paris', 'Lyon', 'Nice'][i % 3]},"

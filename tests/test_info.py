@@ -162,7 +162,7 @@ def _check_counts(root):
     learningData, class balances that add up to the rows (over instances for multiLabel), a
     range for regression targets and classes for classification ones, TRAIN + TEST per fold
     the instances (images for objectDetection) the splits file lists."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     d = d3mkit.info(root)
     task = TaskRoot.open(root)
     ld = pd.read_csv(task.dataset.resource_path(task.dataset.learning_data), dtype=str, keep_default_na=False)

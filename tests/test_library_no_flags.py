@@ -15,7 +15,7 @@ import pytest
 
 import d3mkit
 from _sources import parse
-from d3mkit.errors import EXIT_USAGE, ArgumentError, D3MKitError, OutputExists, UsageError
+from d3mkit.core.errors import EXIT_USAGE, ArgumentError, D3MKitError, OutputExists, UsageError
 
 PKG = Path(d3mkit.__file__).parent
 FLAG = re.compile(r"(?<![\w-])--[a-z]")

@@ -1,4 +1,4 @@
-"""One search rule for a problem's dataset (d3mkit.docs.locate), used by validate, split,
+"""One search rule for a problem's dataset (d3mkit.documents.locate), used by validate, split,
 score and the library alike."""
 
 import shutil
@@ -8,9 +8,9 @@ import pytest
 
 from d3mkit.benchmarks.tabular import build_task_root
 from d3mkit.cli import main
-from d3mkit.docs import ProblemDoc
-from d3mkit.docs.locate import DatasetFinder, dataset_of, find_problem_doc, locate_task_root
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.documents import ProblemDoc
+from d3mkit.documents.locate import DatasetFinder, dataset_of, find_problem_doc, locate_task_root
+from d3mkit.core.errors import D3MKitError, UsageError
 from d3mkit.validation.run import validate_paths
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from d3mkit.errors import UsageError
-from d3mkit.taskroot import TaskRoot
+from d3mkit.core.errors import UsageError
+from d3mkit.taskroot.model import TaskRoot
 from taskroot_helpers import rename_media
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from d3mkit.registry import registry
+from d3mkit.core.registry import registry
 
 
 @pytest.mark.parametrize("name", sorted(registry()))

@@ -15,7 +15,7 @@ import pytest
 from _attack_util import refused, run
 from _croissant_util import ROOTS
 from _tasks_util import tabular_roots
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 arff = pytest.importorskip("arff")
 KINDS = ["binary", "multiclass", "regression", "multivariate"]

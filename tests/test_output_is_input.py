@@ -79,8 +79,8 @@ def test_an_output_beside_the_inputs_is_still_written(wine, capsys):
 
 
 def test_the_library_outside_a_command_records_nothing(tmp_path):
-    from d3mkit import readlog
-    from d3mkit.atomic import write_text
+    from d3mkit.io import readlog
+    from d3mkit.io.atomic import write_text
     f = tmp_path / "a.csv"
     f.write_text("x\n")
     readlog.note(f)                     # outside recording(): no effect
@@ -89,10 +89,11 @@ def test_the_library_outside_a_command_records_nothing(tmp_path):
 
 
 def test_one_typed_error_owns_the_code(tmp_path, wine, capsys):
-    """``output.is_input`` has one owner, :class:`d3mkit.errors.OutputInsideInput`: raised by
+    """``output.is_input`` has one owner, :class:`d3mkit.core.errors.OutputInsideInput`: raised by
     the run's record of inputs (readlog) and by the library's own checks (views, convert),
     rendered with the command's flag for its parameter; a brace in a path stays a brace."""
-    from d3mkit import errors, readlog
+    from d3mkit.core import errors
+    from d3mkit.io import readlog
     from d3mkit.cli import flag_namer
     assert not hasattr(errors, "OutputIsInput")
     f = tmp_path / "in{put}.csv"

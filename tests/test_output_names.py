@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit import atomic
+from d3mkit.io import atomic
 from d3mkit.cli import main
 
 LONG = "r" * 236 + ".csv"          # 240 bytes: legal (NAME_MAX is 255)

@@ -11,7 +11,7 @@ from PIL import Image
 
 from d3mkit.benchmarks.prism.baseline import predictions, run_baseline
 from d3mkit.benchmarks.prism.cli import build_task_root
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 ARGS = SimpleNamespace(device="cpu", epochs=None, seed=0)
 

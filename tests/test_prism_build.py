@@ -11,9 +11,9 @@ from PIL import Image
 from d3mkit.benchmarks.prism.cli import build_task_root
 from d3mkit.benchmarks.prism.manifest import read_manifest
 from d3mkit.cli import main
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 from d3mkit.scoring.score import score_task_root
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 from d3mkit.validation import validate_task_root
 
 

@@ -14,7 +14,7 @@ from d3mkit.benchmarks.prism.labeling import (TABLE3, by_conjunction, compile_pa
 from d3mkit.benchmarks.prism.preprocess import (preprocess_caption, preprocess_statement,
                                                 replace_people, split_sentences)
 from d3mkit.cli import main
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 
 # one example sentence per labeling function (already preprocessed), with action/precondition
 EXAMPLES = {

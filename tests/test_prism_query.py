@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from d3mkit.benchmarks.prism.query import (ImageHit, agreement, caption_query, copeland, image_query,
                                            is_abstract, length_mask, make_encoder, nearest, rbo_ext)
 from d3mkit.cli import main
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 
 
 def _rbo_ext_reference(s, t, p):

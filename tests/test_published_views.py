@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from d3mkit.docs.convert import to_400
-from d3mkit.errors import D3MKitError
+from d3mkit.documents.convert import to_400
+from d3mkit.core.errors import D3MKitError
 from d3mkit.validation.run import validate_paths
-from d3mkit.views import write_views
+from d3mkit.taskroot.views import write_views
 from validate_helpers import Root, build_tabular
 
 

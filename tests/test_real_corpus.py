@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.docs.versions import VERSIONS, supported_version
+from d3mkit.documents.jsonio import load_json_issues
+from d3mkit.documents.versions import VERSIONS, supported_version
 from d3mkit.validation.run import validate_paths
 from d3mkit.validation.schema import cerberus_errors, check_schema
 

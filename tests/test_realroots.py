@@ -105,7 +105,7 @@ def test_root_and_views_verdicts(name):
 def test_radon_booleans_are_kept_not_lost():
     import warnings
 
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         f = TaskRoot.open(ROOTS / "26_radon_seed").frame()

@@ -6,8 +6,8 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from d3mkit import registry as R
-from d3mkit.docs import ProblemDoc, Target
+from d3mkit.core import registry as R
+from d3mkit.documents import ProblemDoc, Target
 from d3mkit.validation.crossdoc import check_metrics
 
 TASKS = ["classification", "regression", "clustering", "communityDetection", "linkPrediction",

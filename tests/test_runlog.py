@@ -5,7 +5,7 @@ import pytest
 
 from d3mkit.benchmarks.runlog import RunLog, results
 from d3mkit.cli import main
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.core.errors import D3MKitError, UsageError
 
 
 def _log(tmp_path):

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from d3mkit.validation.schema import cerberus_errors, check_schema, load_schema
-from d3mkit.docs.versions import BASE_VERSION
+from d3mkit.documents.versions import BASE_VERSION
 
 import os
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d3mkit.docs.dataset import Column, DatasetDoc, Resource
-from d3mkit.docs.problem import ProblemDoc, Target
+from d3mkit.documents.dataset import Column, DatasetDoc, Resource
+from d3mkit.documents.problem import ProblemDoc, Target
 from d3mkit.validation.schema import (cerberus_errors, check_dataset_schema,
                                     check_problem_schema, load_schema, schema_dir)
 
@@ -32,7 +32,7 @@ def codes(issues):
 
 
 def test_schema_files_present():
-    from d3mkit.docs.versions import VERSIONS
+    from d3mkit.documents.versions import VERSIONS
     names = sorted(p.name for p in schema_dir().glob("*.json"))
     assert names == sorted(f"{k}Schema-{v}.{f}.json" for k in ("problem", "dataset")
                            for v in VERSIONS for f in ("schema", "cerberus"))

@@ -8,7 +8,7 @@ import pytest
 
 from d3mkit.validation import validate_paths
 from d3mkit.validation.schema import cerberus_errors, check_schema
-from d3mkit.docs.versions import VERSIONS, family
+from d3mkit.documents.versions import VERSIONS, family
 
 
 def problem(version="3.1.1", **about):

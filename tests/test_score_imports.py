@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.docs import ProblemDoc, Target
+from d3mkit.documents import ProblemDoc, Target
 
 REPO = Path(__file__).resolve().parent.parent
 PROBE = ("import sys\nfrom d3mkit.cli import main\ncode = main(sys.argv[1:])\n"

@@ -36,7 +36,7 @@ def test_lookup_agrees_with_a_pandas_index(monkeypatch, block):
 
 
 def test_aligned_codes_are_the_labels_and_metrics_agree(tmp_path):
-    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.documents import ProblemDoc, Target
     from d3mkit.scoring import predictions as P
     from d3mkit.scoring.layouts import align
     from d3mkit.scoring.score import prepare_problem, score_prepared
@@ -108,7 +108,7 @@ def test_ranked_alignment_agrees_with_pandas_merge_and_sort(tmp_path):
     # the ranked layout without pandas: the rank of each true value (a left merge on
     # (index, value), 500 when not listed) and the hard label (the smallest rank, ties by
     # the value's text, then file order), against the pandas form it replaced
-    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.documents import ProblemDoc, Target
     from d3mkit.scoring import predictions as P
     from d3mkit.scoring.layouts import align
     from d3mkit.scoring.score import prepare_problem

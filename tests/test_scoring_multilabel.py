@@ -8,8 +8,8 @@ from sklearn import metrics as skm
 
 from _scoring_util import make_task, write_csv
 from d3mkit.cli import main
-from d3mkit.docs import ProblemDoc, Target
-from d3mkit.errors import D3MKitError
+from d3mkit.documents import ProblemDoc, Target
+from d3mkit.core.errors import D3MKitError
 from d3mkit.scoring import multilabel as ML
 from d3mkit.scoring.metrics import binary_auc
 from d3mkit.scoring.score import score_predictions, score_task_root

@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from _scoring_util import make_task, write_csv
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
 from d3mkit.scoring.score import score_task_root
-from d3mkit.splits import holdout_test_count, make_splits, write_splits
+from d3mkit.taskroot.splits.plan import holdout_test_count, make_splits
+from d3mkit.taskroot.splits.write import write_splits
 
 
 def _ml_frame(seed: int, n: int = 40) -> pd.DataFrame:

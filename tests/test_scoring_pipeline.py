@@ -12,8 +12,8 @@ import pytest
 
 from _scoring_util import make_task
 from d3mkit.api import score
-from d3mkit.errors import D3MKitError
-from d3mkit.registry import Metric
+from d3mkit.core.errors import D3MKitError
+from d3mkit.core.registry import Metric
 from d3mkit.scoring.layouts import BY_NAME, LAYOUTS
 from d3mkit.scoring.resolve import metadata_dir_of, resolve
 
@@ -25,7 +25,7 @@ def task(tmp_path):
 
 
 def _good(task):
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     _train, test = TaskRoot.open(task).train_test()
     return pd.DataFrame({"d3mIndex": test["d3mIndex"].astype(int).to_numpy(), "y": test["y"].to_numpy()})
 
@@ -113,7 +113,7 @@ def test_metric_inputs_are_checked_against_the_signature():
 
 
 def test_builtin_metrics_declare_what_they_read():
-    from d3mkit.registry import registry
+    from d3mkit.core.registry import registry
     reg = registry()
     assert reg["meanReciprocalRank"].layout == "ranked" and reg["meanReciprocalRank"].inputs == ("ranks",)
     assert set(reg["rocAuc"].inputs) == {"confidence", "classes", "codes"}

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from _scoring_util import make_task, write_csv
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 from d3mkit.scoring.score import score_predictions, score_task_root
 from d3mkit.tables import write_table
 
@@ -236,7 +236,7 @@ def test_unseen_label_not_warned_for_free_form_targets(tmp_path):
     # every truth value distinct (boards, sentences): a new predicted value is not a label error
     ld = pd.DataFrame({"d3mIndex": range(4), "x": range(4), "y": ["r1", "r2", "r3", "r4"]})
     root = make_task(tmp_path, "ff", ld, ["y"], [{"metric": "accuracy"}])
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     _, test = TaskRoot.open(root).split_indices()
     rows = "".join(f"{i},new{i}\n" for i in test)
     pred = write_csv(tmp_path / "p.csv", "d3mIndex,y\n" + rows)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from d3mkit.docs import ProblemDoc, Target
+from d3mkit.documents import ProblemDoc, Target
 from d3mkit.scoring.metrics import precision_at_top_k_ranked
 from d3mkit.scoring.score import score_predictions
 from d3mkit.tables import write_table

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from d3mkit.errors import D3MKitError
-from d3mkit import registry as R
-
+from d3mkit.core.errors import D3MKitError
+from d3mkit.core import registry as R
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -18,7 +18,7 @@ from server_helpers import bearer, expected_scores, make_challenge, need_server_
 
 need_server_extra()
 
-from d3mkit.executor import make_executor  # noqa: E402
+from d3mkit.io.executor import make_executor  # noqa: E402
 from d3mkit.server.app import make_app  # noqa: E402
 from d3mkit.server.challenge import open_challenge  # noqa: E402
 from d3mkit.server.dispatch import Dispatcher  # noqa: E402
@@ -298,7 +298,7 @@ def test_schema_version_table(tmp_path):
     from sqlalchemy import create_engine, text
     with create_engine(url).begin() as c:
         c.execute(text("UPDATE schema_version SET version = 99"))
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     with pytest.raises(D3MKitError, match="store.version"):
         Store.open(url)
 

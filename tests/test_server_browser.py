@@ -76,7 +76,7 @@ def _port() -> int:
 def test_login_upload_and_see_the_leaderboard_update(tmp_path, monkeypatch):
     import uvicorn
 
-    from d3mkit.executor import make_executor
+    from d3mkit.io.executor import make_executor
     from d3mkit.server.app import make_app
     from d3mkit.server.challenge import open_challenge
     from d3mkit.server.dispatch import Dispatcher
@@ -177,7 +177,7 @@ def test_the_live_page_updates_in_place_keeping_sort_and_scroll_and_running_no_i
     team name holding markup is shown as text (its onerror never runs)."""
     import uvicorn
 
-    from d3mkit.executor import make_executor
+    from d3mkit.io.executor import make_executor
     from d3mkit.server import client
     from d3mkit.server.app import make_app
     from d3mkit.server.auth import add_team

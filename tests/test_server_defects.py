@@ -24,7 +24,7 @@ from server_helpers import bearer, make_challenge, need_server_extra
 
 need_server_extra()
 
-from d3mkit.executor import make_executor  # noqa: E402
+from d3mkit.io.executor import make_executor  # noqa: E402
 from d3mkit.server.app import make_app  # noqa: E402
 from d3mkit.server.challenge import open_challenge  # noqa: E402
 from d3mkit.server.dispatch import Dispatcher  # noqa: E402
@@ -84,7 +84,7 @@ def test_non_ascii_csrf_field_is_403_not_a_500(srv):
 
 # ----------------------------------------------------------------------------------- leaks
 def test_the_all_labels_warning_is_not_shown_to_teams():
-    from d3mkit.errors import warning
+    from d3mkit.core.errors import warning
     from d3mkit.server.scoring import redact
     issues = [warning("predictions.all_labels", "column y", "every index lists all 3 labels", "/up/x.csv"),
               warning("predictions.duplicate_label", "row 2, column y", "repeats", "/up/x.csv")]
@@ -92,8 +92,8 @@ def test_the_all_labels_warning_is_not_shown_to_teams():
 
 
 def test_the_organisers_limit_variables_are_not_named_to_teams():
-    from d3mkit.errors import error
-    from d3mkit.limits import how_to_raise
+    from d3mkit.core.errors import error
+    from d3mkit.io.limits import how_to_raise
     from d3mkit.server.scoring import redact
     msg = f"the file has 200,000 columns, over the {how_to_raise('MAX_COLUMNS')}"
     shown = redact([error("file.too_many_columns", "", msg, "/up/x.csv")], "/up/x.csv")

@@ -22,7 +22,7 @@ from server_helpers import bearer, make_challenge, need_server_extra
 
 need_server_extra()
 
-from d3mkit.executor import LocalPool, make_executor  # noqa: E402
+from d3mkit.io.executor import LocalPool, make_executor  # noqa: E402
 from d3mkit.server import dispatch  # noqa: E402
 from d3mkit.server.app import make_app  # noqa: E402
 from d3mkit.server.challenge import open_challenge  # noqa: E402

@@ -14,7 +14,7 @@ from server_helpers import bearer, make_challenge, need_server_extra
 
 need_server_extra()
 
-from d3mkit.executor import make_executor  # noqa: E402
+from d3mkit.io.executor import make_executor  # noqa: E402
 from d3mkit.server.app import make_app  # noqa: E402
 from d3mkit.server.challenge import open_challenge  # noqa: E402
 from d3mkit.server.dispatch import Dispatcher  # noqa: E402

@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from d3mkit.cli import main
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import D3MKitError
-from d3mkit.splits import (folds, holdout_test_count, holdout_test_mask, kfold_assignment,
-                           make_splits, read_splits, splits_bytes, summary)
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.core.errors import D3MKitError
+from d3mkit.taskroot.splits.read import folds, read_splits, summary
+from d3mkit.taskroot.splits.plan import holdout_test_count, holdout_test_mask, kfold_assignment, make_splits
+from d3mkit.taskroot.splits.write import splits_bytes
 
 
 def _problem(splits: dict, task="classification", sub="multiClass", target="y") -> ProblemDoc:

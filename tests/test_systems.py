@@ -33,13 +33,13 @@ def _score(root: Path, preds: Path) -> dict:
 
 
 def _preds(out: Path, label: str, root: Path, r: int = 0, f: int = 0) -> Path:
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     pid = TaskRoot.open(root).problem.problem_id
     return out / label / pid / f"repeat_{r}" / f"fold_{f}"
 
 
 def test_builtins_are_found_without_installed_metadata(monkeypatch):
-    from d3mkit import entrypoints
+    from d3mkit.core import entrypoints
     from d3mkit.systems import plugins
     monkeypatch.setattr(entrypoints, "own", lambda group: [])
     monkeypatch.setattr(entrypoints, "third_party", lambda group: [])
@@ -106,7 +106,7 @@ def test_random_forest_beats_constant_on_every_task_type(kind, roots, tmp_path):
 
 @pytest.mark.slow
 def test_constant_predicts_the_majority_and_the_mean(roots, tmp_path):
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     for kind, col in (("multiClass", "kind"), ("univariate", "y1")):
         root = roots[kind]
         run_system(get("constant"), root, tmp_path, Options())
@@ -147,7 +147,7 @@ def test_command_system_on_binary_and_multiclass(roots, tmp_path):
 
 
 def test_command_template_errors(capsys, roots, tmp_path):
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     with pytest.raises(D3MKitError, match="unknown placeholder"):
         get("command:prog {train} {secret} {out}")
     with pytest.raises(D3MKitError, match="names no {out}"):
@@ -184,7 +184,7 @@ def test_a_nosy_system_finds_no_truth(roots, tmp_path):
     """A system that walks every path it is handed (arguments, working directory, every
     absolute path in its environment) and reads every CSV there finds neither the task root,
     nor a SCORE view, nor the TEST rows' targets."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     root = roots["binary"]
     task = TaskRoot.open(root)
     _, test = task.split_indices(0, 0)
@@ -269,8 +269,8 @@ def test_run_output_is_what_evaluate_reads(roots, tmp_path, capsys):
 
 
 def test_refused_task_type_is_said(tmp_path):
-    from d3mkit.errors import D3MKitError
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.core.errors import D3MKitError
+    from d3mkit.taskroot.model import TaskRoot
     root = make_root(tmp_path, "multiLabel")
     with pytest.raises(D3MKitError, match="flaml handles .* not classification/multiLabel"):
         run_system(get("flaml"), root, tmp_path / "o", Options())
@@ -405,7 +405,7 @@ def test_folds_forked_by_the_warm_zygote_equal_fresh_children(tmp_path):
     warm = run_system(get("random-forest"), root, tmp_path / "warm", Options(seed=3, time_limit=60))
     assert [r.status for r in warm] == ["ok"] * 3
     from d3mkit.systems.runner import run_fold
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     cold = run_fold(get("random-forest"), task, 0, 2, Options(seed=3, time_limit=60), tmp_path / "cold", "rf")
     assert cold.status == "ok"

@@ -90,7 +90,7 @@ def test_unreadable_path_exit_2(tab, capsys, monkeypatch):
 
 
 def test_list_codes(capsys):
-    from d3mkit.codes import CODES   # the whole catalogue, as `d3mkit codes`
+    from d3mkit.core.codes import CODES   # the whole catalogue, as `d3mkit codes`
     code, out, _ = run(["validate", "--list-codes"], capsys)
     assert code == 0 and all(c in out for c in CODES)
     code, out, _ = run(["validate", "--list-codes", "--format", "json"], capsys)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from d3mkit.errors import Issue
+from d3mkit.core.errors import Issue
 from d3mkit.validation import validate_paths
 from d3mkit.validation.codes import severity_of
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from d3mkit.cli import main
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 from d3mkit.scoring.score import score_predictions
 from d3mkit.tables import write_table
 from d3mkit.scoring.check import validate_all, validate_predictions
@@ -74,7 +74,7 @@ def test_missing_confidence_does_not_hide_the_row_issues(tmp_path):
     that also repeats an index gets both errors (the row checks used to stop at the first)."""
     import json
     from validate_helpers import build_tabular
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     root = build_tabular(tmp_path / "src")
     pdoc = next(root.glob("*_problem/problemDoc.json"))
     doc = json.loads(pdoc.read_text(encoding="utf-8"))

@@ -44,7 +44,7 @@ def test_resnets_shapes_and_head():
 @pytest.mark.slow
 def test_weights_file_round_trip_and_errors(tmp_path):
     from d3mkit.benchmarks.value.model import BoardNet, load_weights
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     torch.manual_seed(0)
     a = BoardNet("resnet18")
     torch.save(a.state_dict(), tmp_path / "full.pt")

@@ -49,7 +49,7 @@ def test_random_games_are_seeded():
 
 
 def test_bad_pgn_is_named(tmp_path):
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     p = tmp_path / "bad.pgn"
     p.write_text('[Event "x"]\n\n1. e4 e5 2. Ke3 *\n')
     with pytest.raises(D3MKitError) as e:

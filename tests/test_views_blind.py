@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.package import TaskRootWriter
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.taskroot.writer import TaskRootWriter
 from d3mkit.tables import read_table
-from d3mkit.views import write_views
+from d3mkit.taskroot.views import write_views
 from taskroot_helpers import detection_root
 
 

@@ -33,7 +33,7 @@ def test_build_writes_valid_task_roots(built, capsys):
 
 
 def test_layout_tables_and_debug(built):
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(built / "visudo_basic_digits_d4_n3_o0_s0")
     ld = task.learning_data()
     assert list(ld.columns) == ["d3mIndex", "puzzleImage", "label"]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from d3mkit.benchmarks.visudo import sudoku
 from d3mkit.benchmarks.visudo.generator import SPLITS, STRATEGIES, Catalog, Config, generate, make_pools
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 
 
 def cfg(**kw):

@@ -8,7 +8,7 @@ import pytest
 from d3mkit.benchmarks.visudo.idx import idx_bytes, read_idx, write_idx
 from d3mkit.benchmarks.visudo.sources import load_source
 from d3mkit.cli import main
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.float32, np.float64])

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.package import TaskRootWriter
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.taskroot.writer import TaskRootWriter
 from d3mkit.tables import read_table, write_table
 
 CLASSES = ["a"] * 20 + ["b"] * 12 + ["c"] * 8          # 40 rows

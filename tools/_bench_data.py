@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.package import TaskRootWriter
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.taskroot.writer import TaskRootWriter
 
 def versions_line() -> str:
     """``numpy X, pandas Y, pyarrow Z`` (``pyarrow not installed``) of this interpreter:
@@ -222,7 +222,7 @@ def write_classification_root(out: Path, name: str, df, types: list[str], metric
 
 def make_predictions(root: Path, path: Path, seed: int = 1, accuracy: float = 0.7) -> pd.DataFrame:
     """predictions.csv for the TEST rows of ``root`` (rows shuffled); returns the frame."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     _, test = task.split_indices()
     ld = task.learning_data()   # strings, as read

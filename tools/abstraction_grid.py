@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from d3mkit.benchmarks.abstraction.cli import build_task_root  # noqa: E402
 from d3mkit.benchmarks.abstraction.paper import REPETITIONS, table  # noqa: E402
-from d3mkit.errors import D3MKitError  # noqa: E402
+from d3mkit.core.errors import D3MKitError  # noqa: E402
 
 
 def cell_name(number: int, row, n_train: int, rep: int) -> str:

@@ -27,7 +27,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from d3mkit.cli import main  # noqa: E402
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target  # noqa: E402
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target  # noqa: E402
 from d3mkit.tables import write_table  # noqa: E402
 from tools._bench_data import best_of  # noqa: E402
 

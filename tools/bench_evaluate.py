@@ -68,7 +68,7 @@ import sys, time
 from pathlib import Path
 import distributed
 from d3mkit.evaluate.campaign import Params, run_campaign
-from d3mkit.executor import make_executor
+from d3mkit.io.executor import make_executor
 
 def hwm_kb():
     with open("/proc/self/status") as fh:
@@ -110,7 +110,7 @@ def micro(resamples: int, rows: int, loop_sample: int) -> list[tuple]:
     from d3mkit.evaluate.bootstrap import problem_statistics
     from d3mkit.evaluate.resampled import Resampler
     from d3mkit.evaluate.scorer import Call
-    from d3mkit.registry import get_metric
+    from d3mkit.core.registry import get_metric
     rng = np.random.default_rng(0)
     labels = np.array(list("abcd"), dtype=object)
     yt = labels[rng.integers(0, 4, rows)]
@@ -148,7 +148,7 @@ import json, resource, sys, time
 from pathlib import Path
 from d3mkit.evaluate.campaign import Params, run_campaign
 from d3mkit.evaluate.report import aggregate_rows, problem_infos, result_rows, results_frame, summary
-from d3mkit.executor import make_executor
+from d3mkit.io.executor import make_executor
 
 def cpu_all():
     a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

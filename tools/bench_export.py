@@ -40,8 +40,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _bench_data import emit, md_table, run_measured, timed, versions_line, write_classification_root  # noqa: E402
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target  # noqa: E402
-from d3mkit.package import TaskRootWriter  # noqa: E402
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target  # noqa: E402
+from d3mkit.taskroot.writer import TaskRootWriter  # noqa: E402
 
 
 def wide_root(out: Path, n_cols: int, n_rows: int = 200, seed: int = 0) -> Path:
@@ -154,7 +154,7 @@ def memory_rows(tmp: Path, sizes: list[int], rows: list) -> None:
     """Section 4 and 5: the peaks per image count, and the digests read once."""
     import shutil
 
-    from d3mkit.digests import verify_task_root
+    from d3mkit.taskroot.digests import verify_task_root
     here = Path(__file__).resolve().parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(here.parent), str(here)]), D3MKIT_FSYNC="0")
     peaks: dict[str, list] = {}
@@ -205,7 +205,7 @@ def main(argv=None) -> int:
     os.environ.setdefault("D3MKIT_FSYNC", "0")
     load0 = " ".join(open("/proc/loadavg").read().split()[:3])
     from d3mkit.interop.croissant import croissant_document, export_croissant
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         tmp = Path(tmp)

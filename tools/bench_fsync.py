@@ -1,6 +1,6 @@
 """What flushing to the disk costs d3mkit's crash-safe writes (issue 10, class 4).
 
-d3mkit.atomic fsyncs every file it writes before renaming it into place, syncs a staged
+d3mkit.io.atomic fsyncs every file it writes before renaming it into place, syncs a staged
 task root or views tree (one ``syncfs``) before swapping it in, and fsyncs the parent
 directory after. This prints, for ``build tabular``, ``build abstraction`` (N PNG files)
 and ``views`` of each with ``--force`` (the replace path), the best of R wall times with

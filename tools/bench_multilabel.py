@@ -56,7 +56,7 @@ def main() -> None:
     ap.add_argument("--reference", default=os.environ.get("D3MKIT_D3M_PYTHON"),
                     help="python of the D3M reference environment (default $D3MKIT_D3M_PYTHON)")
     args = ap.parse_args()
-    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.documents import ProblemDoc, Target
     rng = np.random.default_rng(0)
     print(f"{'case':<52} {'d3mkit s':>9} {'d3m ref s':>10} {'ratio':>8}  agree")
     with tempfile.TemporaryDirectory() as tmpd:

@@ -77,7 +77,7 @@ def build_bench(variants: int) -> None:
     from d3mkit.benchmarks.prism.baseline import run_baseline
     from d3mkit.benchmarks.prism.cli import build_task_root
     from d3mkit.benchmarks.prism.demo import write_demo_manifest
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     with tempfile.TemporaryDirectory() as tmp:
         m = write_demo_manifest(Path(tmp) / "corpus", variants=variants, seed=0)
         n = 48 * variants

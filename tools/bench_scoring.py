@@ -53,7 +53,7 @@ LABELS = np.array([f"label_{i}" for i in range(10)])
 
 
 def problem_doc(kind: str) -> dict:
-    from d3mkit.docs import ProblemDoc, Target
+    from d3mkit.documents import ProblemDoc, Target
     if kind == "classification":
         return ProblemDoc.new("b_problem", "b", "classification", "multiClass", "b_dataset",
                               [Target(0, "learningData", 1, "label")],
@@ -161,7 +161,7 @@ def task_root_case(tmp: Path, n: int, reference_py: str | None) -> None:
     ours, values = d3mkit_score(root, pred, None, tmp / "root_scores.csv")
     ref = None
     if reference_py:
-        from d3mkit.taskroot import TaskRoot
+        from d3mkit.taskroot.model import TaskRoot
         ld = TaskRoot.open(root).learning_data()
         truth = pd.Series(ld["label"].to_numpy(), index=ld["d3mIndex"].astype(np.int64).to_numpy())
         t = tmp / f"root_targets{n}.csv"

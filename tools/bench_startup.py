@@ -11,7 +11,7 @@ many runs is the figure to compare. Also lists which heavy modules each case imp
 CPU seconds (user + system of the child, the least of the runs) are printed beside the wall
 figure: they hold on a loaded machine where the wall figure does not. The two last cases
 time entry-point discovery alone against its peer in the same run: importlib.metadata's
-``entry_points(group=...)`` (what d3mkit used) and :func:`d3mkit.entrypoints.third_party`
+``entry_points(group=...)`` (what d3mkit used) and :func:`d3mkit.core.entrypoints.third_party`
 (the scan of entry_points.txt texts it uses now).
 """
 
@@ -37,7 +37,7 @@ CASES = [
     ("d3mkit build --help", ["-m", "d3mkit", "build", "--help"]),
     ("peer: importlib.metadata eps", ["-c", "from importlib.metadata import entry_points; "
                                             "entry_points(group='d3mkit.benchmarks')"]),
-    ("d3mkit.entrypoints scan", ["-c", "from d3mkit.entrypoints import third_party; "
+    ("d3mkit.core.entrypoints scan", ["-c", "from d3mkit.core.entrypoints import third_party; "
                                        "third_party('d3mkit.benchmarks')"]),
 ]
 HEAVY = ("pandas", "numpy", "sklearn", "torch", "scipy", "jsonschema", "PIL", "matplotlib")

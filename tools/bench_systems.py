@@ -52,7 +52,7 @@ IMPORTS = (("seaborn__penguins.csv", "species"), ("seaborn__titanic.csv", "survi
 def tabular_roots(base: Path) -> list[Path]:
     from d3mkit.systems.board import find_roots
     from d3mkit.systems.plugins import TABULAR
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     out = []
     for root in find_roots(base):
         try:
@@ -82,7 +82,7 @@ def imported_roots(tables: Path, out: Path) -> list[Path]:
 
 def first_score(root: Path, preds) -> tuple[str, float, bool] | None:
     from d3mkit.api import score
-    from d3mkit.registry import get_metric
+    from d3mkit.core.registry import get_metric
     try:
         report = score(root, preds)
     except Exception as exc:   # noqa: BLE001
@@ -97,7 +97,7 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path, zygot
     from d3mkit.systems.handover import sandbox
     from d3mkit.systems.plugins import Options, get
     from d3mkit.systems.runner import folds_of, run_system
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     try:
         (r, f) = folds_of(task, "first")[0]

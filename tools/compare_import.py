@@ -41,7 +41,7 @@ scan.REWRITE_ROWS = max(1, chunk // 3)
 d = list(scan._chunks.__defaults__)
 d[-1] = chunk
 scan._chunks.__defaults__ = tuple(d)
-from d3mkit.errors import D3MKitError
+from d3mkit.core.errors import D3MKitError
 from d3mkit.importing.table import import_frame
 cases = json.load(open(sys.argv[1]))
 out = {}

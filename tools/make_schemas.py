@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from d3mkit.docs.versions import (DATASET_VERSIONS, PROBLEM_VERSIONS,  # noqa: E402
+from d3mkit.documents.versions import (DATASET_VERSIONS, PROBLEM_VERSIONS,  # noqa: E402
                                       BASE_VERSION, family)
 
 SCHEMAS = ROOT / "d3mkit" / "schemas"
@@ -134,7 +134,7 @@ def problem_33(js: dict, cb: dict) -> None:
 def open_objects(js, cb) -> None:
     """4.0.0: the published schema files allow unknown fields in every object
     (cerberus ``allow_unknown``); the top level is opened by the validator
-    (:func:`d3mkit.docs.versions.open_objects`)."""
+    (:func:`d3mkit.documents.versions.open_objects`)."""
     def js_open(node):
         if isinstance(node, dict):
             if node.get("additionalProperties") is False:

@@ -15,8 +15,8 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, InvalidArgument, Issue, MissingDependency, UsageError
-from d3mkit.taskroot import TaskRoot
+from d3mkit.core.errors import D3MKitError, InvalidArgument, Issue, MissingDependency, UsageError
+from d3mkit.taskroot.model import TaskRoot
 from d3mkit.tables import write_table
 
 
@@ -92,7 +92,7 @@ def write_solution(task: TaskRoot, predictions: pd.DataFrame, *, model: str,
     In a data-parallel run (:mod:`d3mkit.baselines.ddp`) only rank 0 writes; the other
     processes get None."""
     from d3mkit.baselines import ddp
-    from d3mkit.docs.jsonio import save_json
+    from d3mkit.documents.jsonio import save_json
 
     ctx = ddp.current()
     if not ctx.is_main:
@@ -101,8 +101,8 @@ def write_solution(task: TaskRoot, predictions: pd.DataFrame, *, model: str,
         info = {**(info or {}), "processes": ctx.world_size, "backend": ctx.backend}
     from d3mkit.scoring.score import score_task_root, write_scores
 
-    from d3mkit.atomic import atomic_path, check_output_dir
-    from d3mkit.paths import resolve_inside
+    from d3mkit.io.atomic import atomic_path, check_output_dir
+    from d3mkit.io.paths import resolve_inside
 
     sol = check_output_dir(task.solution_dir, None)
     problem = task.problem

@@ -164,7 +164,7 @@ def init_from_env(device: str = "cpu") -> Context:
     if not launched():
         _CURRENT = Context(device=device)
         return _CURRENT
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     missing = [v for v in ENV_VARS if v not in os.environ]
     if missing:
         raise UsageError(f"WORLD_SIZE > 1 but {', '.join(missing)} not set: launch the baseline "

@@ -10,7 +10,7 @@ the fields every benchmark shares and the one place each is checked:
 
 A benchmark subclasses them (still ``frozen=True``) with its own fields and, when it has
 more to check, a ``check()`` method that calls ``super().check()``. A bad value raises
-:class:`~d3mkit.errors.InvalidArgument` (a UsageError, exit 2) naming the field; the CLI
+:class:`~d3mkit.core.errors.InvalidArgument` (a UsageError, exit 2) naming the field; the CLI
 names the option that fills it (``--epochs``), a Python caller reads the field name. :meth:`Config.from_args` builds a
 config from an argparse namespace (fields the namespace lacks keep their defaults).
 
@@ -20,7 +20,7 @@ config from an argparse namespace (fields the namespace lacks keep their default
 >>> BaselineConfig(epochs=0)
 Traceback (most recent call last):
 ...
-d3mkit.errors.InvalidArgument: error [usage] epochs must be at least 1, got 0
+d3mkit.core.errors.InvalidArgument: error [usage] epochs must be at least 1, got 0
 >>> import argparse
 >>> BaselineConfig.from_args(argparse.Namespace(epochs=None, seed=4, colour="red")).seed
 4
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from d3mkit.errors import InvalidArgument
+from d3mkit.core.errors import InvalidArgument
 
 DEVICES = ("auto", "cpu", "cuda")
 

@@ -16,7 +16,7 @@ cheap to import: its functions may be :func:`ref` strings (``"module:attribute"`
 only when called, so ``d3mkit build --help`` lists every benchmark without importing numpy
 or torch. Looking a benchmark up by name (:func:`get`) loads that one entry point;
 :func:`names` reads metadata only. d3mkit's own entry points are read as
-:mod:`d3mkit.entrypoints` says; one that cannot be loaded is an error (a packaging bug),
+:mod:`d3mkit.core.entrypoints` says; one that cannot be loaded is an error (a packaging bug),
 a third party's one is skipped with a warning (:func:`plugin_issues`).
 
 The functions a record names, and what the commands call them with:
@@ -71,8 +71,8 @@ from importlib import import_module
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from d3mkit import entrypoints
-from d3mkit.errors import D3MKitError
+from d3mkit.core import entrypoints
+from d3mkit.core.errors import D3MKitError
 
 ENTRY_POINT_GROUP = "d3mkit.benchmarks"
 # the personalSensitiveInformation of a card whose data are generated
@@ -144,7 +144,7 @@ class Requirement:
     def missing(self, root) -> D3MKitError | None:
         """The error saying this requirement is not met for the task root at ``root``, or None.
         A module is looked up without importing it (``importlib.util.find_spec``)."""
-        from d3mkit.errors import EXIT_MISSING_DEPENDENCY, MissingDependency, error
+        from d3mkit.core.errors import EXIT_MISSING_DEPENDENCY, MissingDependency, error
         if self.module is not None:
             from importlib.util import find_spec
             try:
@@ -276,7 +276,7 @@ def _load(name: str, ep, is_own: bool) -> Benchmark | None:
         if is_own:
             raise ImportError(f"d3mkit's own benchmark entry point {name} = {ep.value} cannot be loaded "
                               f"({type(exc).__name__}: {exc}); fix pyproject.toml") from exc
-        from d3mkit.errors import warning
+        from d3mkit.core.errors import warning
         _ISSUES.append(warning("benchmarks.plugin", f"entry point {name}",
                                f"could not load benchmark plugin {ep.value}: {exc}"))
         return None

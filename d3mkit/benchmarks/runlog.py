@@ -33,7 +33,7 @@ from typing import Callable
 
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, InvalidArgument
+from d3mkit.core.errors import D3MKitError, InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class RunLog:
 
     def read(self) -> pd.DataFrame:
         """The log as a frame: text columns as strings, the others as numbers. Raises
-        :class:`~d3mkit.errors.D3MKitError` naming the file when it is damaged."""
+        :class:`~d3mkit.core.errors.D3MKitError` naming the file when it is damaged."""
         from d3mkit.tables import read_table
         df = read_table(self.path)
         missing = [c for c in self.columns if c not in df.columns]

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.config import BaselineConfig, check_choice, check_int
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
 
 DATASETS = {
     # name: (loader, taskType, taskSubType, target column, metrics, description)
@@ -46,7 +46,7 @@ def add_build_arguments(parser) -> None:
                         help="which bundled scikit-learn table (default wine)")
     parser.add_argument("--name", default=None, help="task root name (default: the dataset name)")
     parser.add_argument("--test-size", type=float, default=0.2, help="holdOut testSize (default 0.2)")
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     add_executor_arguments(parser, unused="a bundled table is one CSV of at most 442 rows, "
                                           "nothing to spread; the build runs in this process")
 
@@ -106,7 +106,7 @@ def documents(name: str, dataset: str, df: pd.DataFrame, seed: int,
 def build_task_root(out: Path, dataset: str = "wine", *, seed: int = 0, name: str | None = None,
                     test_size: float = 0.2, force: bool = False) -> Path:
     """Write ``out/<name>/`` for a bundled table and return its path."""
-    from d3mkit.package import TaskRootWriter
+    from d3mkit.taskroot.writer import TaskRootWriter
     name = name or dataset
     df = load_table(dataset, seed)
     ddoc, pdoc = documents(name, dataset, df, seed, test_size)
@@ -119,10 +119,10 @@ def build_task_root(out: Path, dataset: str = "wine", *, seed: int = 0, name: st
 
 
 def build(args) -> list[Path]:
-    from d3mkit.errors import InvalidArgument
+    from d3mkit.core.errors import InvalidArgument
     if not 0.0 < args.test_size < 1.0:
         raise InvalidArgument("test_size", f"must be between 0 and 1, got {args.test_size}")
-    from d3mkit.executor import check_options
+    from d3mkit.io.executor import check_options
     # --workers/--scheduler are checked, then not used: one small table, no per-item work
     check_options(getattr(args, "workers", None), getattr(args, "scheduler", None))
     return [build_task_root(args.out, args.dataset, seed=args.seed, name=args.name,
@@ -131,8 +131,11 @@ def build(args) -> list[Path]:
 
 def run_demo(out: Path, device: str, echo) -> None:
     """Package wine, validate it, (re)write its splits, and report what happened."""
-    from d3mkit.splits import find_dataset, make_splits, splits_bytes, summary
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.splits.regenerate import find_dataset
+    from d3mkit.taskroot.splits.plan import make_splits
+    from d3mkit.taskroot.splits.write import splits_bytes
+    from d3mkit.taskroot.splits.read import summary
+    from d3mkit.taskroot.model import TaskRoot
     from d3mkit.benchmarks import echo_validation
 
     root = build_task_root(out, "wine", seed=0, force=True)
@@ -215,6 +218,6 @@ def _demo_baseline(task, echo) -> None:
     train, test = task.split_indices(0, 0)
     report = run_baseline(task, "logistic-regression", TabularBaselineConfig())
     echo(f"   baseline logistic regression (TRAIN {len(train)}, TEST {len(test)}):")
-    from d3mkit.display import score_table
+    from d3mkit.scoring.display import score_table
     for line in score_table(report.scores):
         echo(f"     {line}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from d3mkit.commands import defer, seed_value
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.core.errors import D3MKitError, UsageError
 
 
 EXAMPLES = """examples:
@@ -89,7 +89,7 @@ def _check_model_options(args, model: str, record) -> None:
 
 
 def _run(args) -> int:
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     from d3mkit.benchmarks.plugins import baselines, get
     task = TaskRoot.open(args.task_root)
     models = baselines()
@@ -104,7 +104,7 @@ def _run(args) -> int:
                f"{task.debug_dir.name}/manifest.json (which names the benchmark) is missing")
         raise UsageError(f"{why}; pass --model ({', '.join(models)})", str(args.task_root))
     if model not in models:
-        from d3mkit.errors import close_match
+        from d3mkit.core.errors import close_match
         match = close_match(model, models)
         hint = f"did you mean {match!r}? " if match else ""
         raise UsageError(f"unknown model {model!r}; {hint}known: {', '.join(models)}")
@@ -175,7 +175,7 @@ def _run_system(args, task, model: str) -> int:
     if task.solution_dir.exists() and not task.solution_dir.is_dir():
         raise UsageError("the solution path exists and is not a directory", str(task.solution_dir))
     from d3mkit.baselines.common import write_solution
-    from d3mkit.beside import cpu_count
+    from d3mkit.io.beside import cpu_count
     from d3mkit.systems.child import fit_predict
     from d3mkit.systems.handover import sandbox
     from d3mkit.systems.plugins import Options, get
@@ -202,8 +202,8 @@ def _run_system(args, task, model: str) -> int:
 def _check_metadata(task) -> None:
     """Fail before training when a metric of the problem needs a ``_debug`` file that is
     not there (the scorer would only find out after the model was trained)."""
-    from d3mkit.errors import D3MKitError, error
-    from d3mkit.registry import resolve
+    from d3mkit.core.errors import D3MKitError, error
+    from d3mkit.core.registry import resolve
     for i, entry in enumerate(task.problem.metrics):
         try:
             metric = resolve(entry)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 
 
 def add_parser(sub) -> None:
@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
     p.add_argument("--problems", type=Path, required=True, help="directory holding the task roots")
     p.add_argument("--out", type=Path, required=True, help="the board directory (runs/, evaluation/, runs.csv, systems.csv)")
     add_limit_arguments(p)
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     add_executor_arguments(p, "runs", default_workers=None)
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="evaluate's bootstrap resamples (default 1000; 0: no intervals or comparisons)")
@@ -42,7 +42,7 @@ def _run(args) -> int:
     must_exist(args.problems)
     if not args.problems.is_dir():
         raise UsageError("--problems is not a directory", str(args.problems), code="usage.path")
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.paths import outside_reason
     if outside_reason(args.problems, args.out) is None or outside_reason(args.out, args.problems) is None:
         raise UsageError("--out must be outside --problems (and not hold it)", str(args.out))
     options = options_from(args)
@@ -60,9 +60,9 @@ def _run(args) -> int:
                          "and <name>_dataset/)", str(args.problems))
     if args.bootstrap < 0:
         raise UsageError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
-    from d3mkit.beside import cpu_count
+    from d3mkit.io.beside import cpu_count
     from d3mkit.evaluate.campaign import Params
-    from d3mkit.executor import check_options, from_args
+    from d3mkit.io.executor import check_options, from_args
     check_options(args.workers, args.scheduler)
     with from_args(args, default_workers=max(1, cpu_count() // options.cores)) as ex:
         rows, camp = run_benchmark(systems, args.problems, args.out, options, ex, folds=args.folds,

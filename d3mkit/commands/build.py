@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
 
 def _benchmarks(p) -> None:
     from d3mkit.benchmarks.plugins import benchmarks, plugin_issues
-    from d3mkit.errors import print_issues
+    from d3mkit.core.errors import print_issues
     print_issues(plugin_issues())    # a third-party benchmark that could not be loaded: why it is absent
     bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", parser_class=lazy_parser(type(p)))
     bench.required = True

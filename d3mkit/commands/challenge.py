@@ -99,7 +99,7 @@ def add_parser(sub) -> None:
                         epilog="example:\n  d3mkit challenge finalize challenge --workers 2")
     f.add_argument("challenge", type=Path, metavar="CHALLENGE")
     _db_argument(f)
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     add_executor_arguments(f, "private scoring")
     add_format(f, "nothing (the counts on stderr)")
     f.set_defaults(func=_finalize)
@@ -170,7 +170,7 @@ def _team_add(args) -> int:
 
 
 def _finalize(args) -> int:
-    from d3mkit.executor import check_options, from_args
+    from d3mkit.io.executor import check_options, from_args
     from d3mkit.server.dispatch import finalize
     check_options(args.workers, args.scheduler)
     challenge, store = _open(args)

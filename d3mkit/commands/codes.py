@@ -1,4 +1,4 @@
-"""``d3mkit codes [--format text|json]``: list every issue code d3mkit emits (d3mkit/codes.py)."""
+"""``d3mkit codes [--format text|json]``: list every issue code d3mkit emits (d3mkit/core/codes.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from d3mkit.codes import table
+    from d3mkit.core.codes import table
     rows = table()
     if args.format == "json":
         from d3mkit.commands.show import print_json

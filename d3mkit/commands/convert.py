@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.errors import EXIT_INVALID, EXIT_OK, D3MKitError, OutputExists, UsageError, print_issues
+from d3mkit.core.errors import EXIT_INVALID, EXIT_OK, D3MKitError, OutputExists, UsageError, print_issues
 
 TARGETS = ("3.1.1", "3.1.2", "4.0.0")
 
@@ -50,11 +50,11 @@ def _single(path: Path) -> Path | None:
 
 
 def run(args) -> int:
-    from d3mkit.atomic import check_output_file, write_text    # here: 'd3mkit --help' imports this module
-    from d3mkit.docs.convert_dataset import convert_dataset
-    from d3mkit.package import convert_tree
+    from d3mkit.io.atomic import check_output_file, write_text    # here: 'd3mkit --help' imports this module
+    from d3mkit.documents.convert_dataset import convert_dataset
+    from d3mkit.taskroot.writer import convert_tree
     from d3mkit.validation.convert import convert_checked
-    from d3mkit.docs.jsonio import dump_json, load_json
+    from d3mkit.documents.jsonio import dump_json, load_json
 
     from d3mkit.commands.options import must_exist
     must_exist(args.doc)
@@ -73,7 +73,7 @@ def run(args) -> int:
         out, issues, rewrites = convert_dataset(doc, to, str(src))
         if out is not None and rewrites:
             cols = ", ".join(f"{r}.{c}" for r, c, _ in rewrites)
-            from d3mkit.errors import error
+            from d3mkit.core.errors import error
             raise D3MKitError(issues + [error(
                 "convert.table_values", "dataResources",
                 f"the values of {cols} change too (bounding boxes <-> polygons); convert the task root: "

@@ -39,12 +39,12 @@ def _echoer(verbose: bool):
 def _run(args) -> int:
     from d3mkit.benchmarks.plugins import benchmarks
     from d3mkit.benchmarks.progress import Progress
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     parts = {name: b.demo for name, b in benchmarks().items() if b.demo is not None}
     unknown = [p for p in args.only or () if p not in parts]
     if unknown:
         raise UsageError(f"--only {', '.join(unknown)}: unknown part (known: {', '.join(parts)})")
-    from d3mkit.atomic import check_output_dir
+    from d3mkit.io.atomic import check_output_dir
     check_output_dir(args.out, "out")
     args.out.mkdir(parents=True, exist_ok=True)
     chosen = [(part, demo) for part, demo in parts.items() if not args.only or part in args.only]

@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 
 from d3mkit.commands import seed_value
-from d3mkit.errors import UsageError, print_issues
+from d3mkit.core.errors import UsageError, print_issues
 
 FAIL_ON = ("failures", "missing", "none")
 
 
 def add_parser(sub) -> None:
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     p = sub.add_parser("evaluate", help="score many systems on many problems: scores, statistics, leaderboard",
                        epilog="examples:\n  d3mkit evaluate --example demo-campaign\n"
                               "  d3mkit evaluate --problems problems --submissions runs --out board\n"
@@ -67,13 +67,13 @@ def add_parser(sub) -> None:
 
 
 def _inside(child: Path, parent: Path) -> bool:
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.paths import outside_reason
     return outside_reason(parent, child) is None
 
 
 def _check_out(out: Path, force: bool) -> None:
     """``--out`` may be replaced: new, empty, a previous campaign's outputs, or ``--force``."""
-    from d3mkit.atomic import check_output_dir
+    from d3mkit.io.atomic import check_output_dir
     from d3mkit.evaluate.campaign import CACHE_FILE
     from d3mkit.evaluate.report import OUTPUT_NAMES
     check_output_dir(out, "out")
@@ -92,7 +92,7 @@ def _example(args) -> int:
     from d3mkit.evaluate.example import write_example
     if args.problems or args.submissions or args.out:
         raise UsageError("--example DIR takes no --problems, --submissions or --out")
-    from d3mkit.atomic import check_output_dir
+    from d3mkit.io.atomic import check_output_dir
     check_output_dir(args.example, "example")
     if args.example.exists() and any(args.example.iterdir()) and not args.force:
         raise UsageError("--example needs a new or empty directory (or --force)", str(args.example))
@@ -116,7 +116,7 @@ def _run(args) -> int:
             raise UsageError(f"--{opt} is required (or --example DIR)")
     from d3mkit.evaluate.campaign import Params, run_campaign
     from d3mkit.evaluate.report import grid_counts
-    from d3mkit.executor import check_options, from_args
+    from d3mkit.io.executor import check_options, from_args
     from d3mkit.commands.options import must_exist
     must_exist(args.problems, args.submissions)
     for opt, path in (("--problems", args.problems), ("--submissions", args.submissions)):
@@ -162,7 +162,7 @@ def _run(args) -> int:
             print("\n".join(outputs.values()))
     issues = []
     if n["scored"] == 0:
-        from d3mkit.errors import error
+        from d3mkit.core.errors import error
         why = ("no usable problemDoc.json under --problems" if not n["problems"] else
                "no system directory under --submissions" if not n["systems"] else
                "no submission could be scored (see failures.csv)")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.errors import EXIT_OK, UsageError, print_issues
+from d3mkit.core.errors import EXIT_OK, UsageError, print_issues
 
 
 def add_parser(sub) -> None:
@@ -96,7 +96,7 @@ def run_croissant(args) -> int:
         raise UsageError("output exists; use --force to replace it", str(out))
     if args.tasks:
         from d3mkit.interop.tasks import task_file
-        from d3mkit.taskroot import TaskRoot
+        from d3mkit.taskroot.model import TaskRoot
         tasks = task_file(out, TaskRoot.open(root).name)
         if tasks.exists() and not args.force:
             raise UsageError("output exists; use --force to replace it", str(tasks))

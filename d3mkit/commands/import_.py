@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from d3mkit.commands import seed_value
-from d3mkit.errors import print_issues
+from d3mkit.core.errors import print_issues
 
 EXAMPLES = """examples:
   d3mkit import table data.csv --target label --out roots
@@ -152,10 +152,10 @@ def _run_arff(args) -> int:
 
 
 def _run_croissant(args) -> int:
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     from d3mkit.importing.croissant import import_croissant_result, is_url
     if not is_url(args.file):
-        from d3mkit.docs.jsonio import load_json
+        from d3mkit.documents.jsonio import load_json
         from d3mkit.importing.tasks import import_task_problem_result, is_task_problem
         if is_task_problem(load_json(args.file)):      # a Croissant Tasks TaskProblem with its dataset
             if args.record_set is not None:

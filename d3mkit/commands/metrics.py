@@ -27,7 +27,7 @@ def _task_types(types) -> str:
 
 def _run(args) -> int:
     from d3mkit.commands.options import plain
-    from d3mkit.registry import plugin_issues, registry
+    from d3mkit.core.registry import plugin_issues, registry
     reg = registry()
     metrics = [reg[n] for n in sorted(reg, key=lambda n: (not reg[n].standard, n.lower()))]
     issues = plugin_issues()

@@ -13,9 +13,9 @@ command shares (installed by :class:`d3mkit.cli.Parser`):
   shown as ``'x'``; descriptions and example epilogs keep their line breaks.
 * **Flags of parameters.** :func:`flag_table` maps a parser's destinations (the Python
   parameters they fill) to the option that sets them, so an
-  :class:`~d3mkit.errors.ArgumentError` about ``train_count`` is shown as ``--n-train``.
+  :class:`~d3mkit.core.errors.ArgumentError` about ``train_count`` is shown as ``--n-train``.
 * **Did you mean.** An unknown command or option is matched against the known ones
-  (:func:`d3mkit.errors.close_match`, the owner validate's metric names use too).
+  (:func:`d3mkit.core.errors.close_match`, the owner validate's metric names use too).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def suggest_option(parser: argparse.ArgumentParser, extras: list[str]) -> str:
     names are compared without their leading ``--``, which every option shares (with it
     ``--repeat`` would pass for ``--format``), and must be closer than other names (ratio
     0.7: ``--metric`` is not offered ``--strict``, ``--forse`` is offered ``--force``)."""
-    from d3mkit.errors import close_match
+    from d3mkit.core.errors import close_match
     options = {o[2:]: o for a in parser._actions if not isinstance(a, _Deprecated)
                for o in a.option_strings if o.startswith("--")}
     for extra in extras:
@@ -130,7 +130,7 @@ def suggest_choice(message: str) -> str:
     m = _INVALID_CHOICE.search(message)
     if not m:
         return message
-    from d3mkit.errors import close_match
+    from d3mkit.core.errors import close_match
     choices = re.findall(r"'([^']*)'", m.group(2)) or [c.strip() for c in m.group(2).split(",")]
     match = close_match(m.group(1), choices)
     return f"{message}; did you mean {match!r}?" if match else message
@@ -192,7 +192,7 @@ def format_requested(argv) -> str | None:
 def must_exist(*paths) -> None:
     """Each given path (None skipped) exists, else the one usage error every command gives
     for a missing path: ``PATH: error [usage.path] path does not exist`` (exit 2)."""
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     for p in paths:
         if p is not None and not p.exists() and not p.is_symlink():
             raise UsageError("path does not exist", str(p), code="usage.path")

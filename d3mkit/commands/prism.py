@@ -78,8 +78,8 @@ def _extract(args) -> int:
 def _check_output(args) -> None:
     """``--out`` may be written: a regular file name, new unless ``--force``."""
     if args.out is not None:
-        from d3mkit.atomic import check_output_file
-        from d3mkit.errors import OutputExists
+        from d3mkit.io.atomic import check_output_file
+        from d3mkit.core.errors import OutputExists
         check_output_file(args.out, "out")
         if args.out.exists() and not args.force:
             raise OutputExists(args.out)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from d3mkit.commands import seed_value
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 
 
 def add_limit_arguments(p) -> None:
@@ -62,7 +62,7 @@ def _run(args) -> int:
     from d3mkit.systems.plugins import get
     from d3mkit.systems.runner import run_system
     must_exist(args.task_root)
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.paths import outside_reason
     if outside_reason(args.task_root, args.out) is None:
         raise UsageError("--out must be outside the task root", str(args.out))
     options = options_from(args)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, UsageError
+from d3mkit.core.errors import D3MKitError, UsageError
 
 EXAMPLES = """examples:
   d3mkit score --problem out/wine --predictions out/wine/wine_solution/predictions.csv
@@ -49,12 +49,12 @@ def _run(args) -> int:
     from d3mkit.commands.options import must_exist
     must_exist(args.problem, args.predictions, args.targets, *args.datasets)
     if args.out is not None:
-        from d3mkit.atomic import check_output_file
+        from d3mkit.io.atomic import check_output_file
         check_output_file(args.out, "out")
         if args.out.exists() and not args.force:
             raise UsageError(f"{args.out} already exists (pass --force to replace it)", str(args.out),
                              code="output.exists")
-    # an --out that is one of the files read is refused when written (d3mkit.readlog)
+    # an --out that is one of the files read is refused when written (d3mkit.io.readlog)
     search = [d.parent if d.is_file() else d for d in args.datasets]   # old --dataset F: its directory
     try:
         res = resolve(args.problem, targets=args.targets, metadata_dir=args.metadata_dir, search=search)

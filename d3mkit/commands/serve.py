@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     p = sub.add_parser("serve", help="run the evaluation server of a challenge",
                        description="Teams submit predictions over HTTP; workers score them; the "
                                    "leaderboard updates live (docs/server.md).",
@@ -29,8 +29,8 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int:
-    from d3mkit.errors import UsageError
-    from d3mkit.executor import check_options, from_args
+    from d3mkit.core.errors import UsageError
+    from d3mkit.io.executor import check_options, from_args
     from d3mkit.server import require
     require()
     check_options(args.workers, args.scheduler)

@@ -1,11 +1,11 @@
-"""What commands print: the one terminal form of scores (:mod:`d3mkit.display`) and
+"""What commands print: the one terminal form of scores (:mod:`d3mkit.scoring.display`) and
 ``--format json`` for scripts, written so that any console can take it.
 
 **JSON mode.** With ``--format json`` stdout carries exactly one JSON document:
 :class:`Results` (entered by :func:`d3mkit.cli.main` around every command) sends
 whatever else is printed while the command runs (progress, a builder's or a demo's lines)
 to stderr, and :func:`print_json`/:func:`write` go to the real stdout. A command that stops
-on a :class:`~d3mkit.errors.D3MKitError` before printing its document prints the error
+on a :class:`~d3mkit.core.errors.D3MKitError` before printing its document prints the error
 convention instead, ``{"issues": [{"severity", "code", "location", "message", "path"}]}``
 (:meth:`Results.failed`); its lines go to stderr as in text mode, with the same exit code.
 
@@ -58,7 +58,7 @@ class Results:
 
 
 def issue_dict(issue) -> dict:
-    """An issue in JSON: :meth:`d3mkit.errors.Issue.to_dict` and the file it is about."""
+    """An issue in JSON: :meth:`d3mkit.core.errors.Issue.to_dict` and the file it is about."""
     return {**issue.to_dict(), "path": issue.path}
 
 
@@ -108,6 +108,6 @@ def print_json(obj) -> None:
 
 def print_scores(scores, stream=None) -> None:
     """Scores as the aligned ``metric  value`` table every command prints."""
-    from d3mkit.display import score_table
+    from d3mkit.scoring.display import score_table
     write("\n".join(score_table(scores)) + "\n", stream)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 
 
 def add_parser(sub) -> None:
@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int:
-    from d3mkit.splits import folds, regenerate, summary
+    from d3mkit.taskroot.splits.read import folds, summary
+    from d3mkit.taskroot.splits.regenerate import regenerate
     for d in args.datasets:
         if not d.is_dir():
             raise UsageError("--datasets needs an existing directory", str(d))

@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int:
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     from d3mkit.server import client
     token = args.token or os.environ.get("D3MKIT_TOKEN")
     if not token:

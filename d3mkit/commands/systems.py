@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 
 
 def add_parser(sub) -> None:

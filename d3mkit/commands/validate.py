@@ -1,6 +1,6 @@
 """``d3mkit validate PATH... [--datasets DIR] [--format text|json] [--strict]``;
 ``d3mkit validate --verify-digests ROOT...`` also checks each task root's files against the
-digests its manifest recorded (:mod:`d3mkit.digests`);
+digests its manifest recorded (:mod:`d3mkit.taskroot.digests`);
 ``d3mkit validate PREDICTIONS... --problem P [--targets T]`` checks predictions files as
 ``d3mkit score`` reads them (every issue, no scores).
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
+from d3mkit.core.errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError
 
 
 def add_parser(sub) -> None:
@@ -70,7 +70,7 @@ def run(args) -> int:
         from d3mkit.scoring.check import validate_all
         report = validate_all(args.paths, args.datasets)
         if args.verify_digests:
-            from d3mkit.taskroot import verify_task_root
+            from d3mkit.taskroot.model import verify_task_root
             for path in args.paths:
                 manifest, issues = verify_task_root(path)
                 report.add(manifest, "digests", issues)

@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int:
-    from d3mkit.views import write_views
+    from d3mkit.taskroot.views import write_views
     written = write_views(args.task_root, args.out, force=args.force, repeat=args.repeat, fold=args.fold)
     listed = {view: sorted(p for p in path.iterdir()) for view, path in written.items()}
     if args.format == "json":

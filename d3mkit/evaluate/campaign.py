@@ -18,7 +18,7 @@ depend on all of its submissions.
 
 All outputs (scores.csv, aggregates.csv, failures.csv, comparisons.csv, summary.json,
 leaderboard.html, the cache) are built in a staged directory and swapped in as one
-(:class:`d3mkit.atomic.StagedDir`): OUT always holds the files of one run.
+(:class:`d3mkit.io.atomic.StagedDir`): OUT always holds the files of one run.
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ def _constants(problem: Problem, calls: dict) -> dict:
 def score_problem(unit: tuple) -> ProblemResult:
     """Score every submission of one problem on every fold, then the statistics.
     Never raises for bad input."""
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     from d3mkit.evaluate.scorer import prepare, score_file
     problem, subs, params = unit
     pid = problem.problem_id
@@ -314,7 +314,7 @@ def run_campaign(problems_dir: Path, submissions_dir: Path, out: Path, executor,
 
 def write_outputs(camp: Campaign, out: Path) -> None:
     """Every output built in a staged directory and swapped in as one."""
-    from d3mkit.atomic import StagedDir
+    from d3mkit.io.atomic import StagedDir
     from d3mkit.evaluate.outputs import output_files
     files = output_files(camp)
     files[CACHE_FILE] = json.dumps({"format": CACHE_FORMAT, "entries": camp.cache}, sort_keys=True) + "\n"

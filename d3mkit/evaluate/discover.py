@@ -25,7 +25,7 @@ code                         meaning
 ``name.control``             a file name holding control characters (shown escaped)
 ``path.outside_tree``        a symlink that leaves the submissions tree (not followed)
 ``file.not_regular``         ``predictions.csv`` is a FIFO, device or directory (never opened)
-``file.too_large``           ``predictions.csv`` is over the size limit (``d3mkit.limits``
+``file.too_large``           ``predictions.csv`` is over the size limit (``d3mkit.io.limits``
                              ``MAX_FILE_BYTES``, or ``--max-size-mb``)
 ``file.unreadable``          ``predictions.csv``, or a system or entry directory, cannot be read
 ``problem.unusable``         the problem itself cannot be scored (its issues say why)
@@ -41,15 +41,15 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from d3mkit.codes import CODES
-from d3mkit.errors import shown
+from d3mkit.core.codes import CODES
+from d3mkit.core.errors import shown
 
 PREDICTIONS = "predictions.csv"
 PIPELINE_DOC = "pipelineDoc.json"
 _HASH_BLOCK = 1 << 20
 MAX_PROBLEM_DEPTH = 4
 
-# the codes a campaign writes to failures.csv; the catalogue (d3mkit/codes.py) owns them
+# the codes a campaign writes to failures.csv; the catalogue (d3mkit/core/codes.py) owns them
 FAILURE_CODES = {code: CODES[code][1] for code in (
     "submission.missing", "submission.no_predictions", "submission.unknown_problem",
     "submission.duplicate", "submission.stray", "submission.bad_pipeline", "system.case_clash",
@@ -147,15 +147,15 @@ def _problem_digest(doc_path: Path, problem, dataset: Path | None) -> str:
     from d3mkit import __version__
     from d3mkit.scoring.resolve import metadata_dir_of
     h = hashlib.sha256(f"d3mkit {__version__}\n".encode())
-    from d3mkit.limits import file_issue
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.limits import file_issue
+    from d3mkit.io.paths import outside_reason
     files = [(doc_path, doc_path.parent), (doc_path.parent / str(problem.splits_file or "dataSplits.csv"),
                                            doc_path.parent)]
     if dataset is not None:
         files.append((dataset, dataset.parent))
         named = set()
         try:
-            from d3mkit.docs import DatasetDoc
+            from d3mkit.documents import DatasetDoc
             ddoc = DatasetDoc.load(dataset)
             for res in ddoc.resources:
                 named.add(ddoc.resource_path(res))
@@ -185,9 +185,9 @@ def _metric_directions(problem) -> tuple:
 
 def find_problems(root: Path) -> tuple[dict[str, Problem], list[Failure]]:
     """Every problemDoc.json under ``root`` (at most four levels down), keyed by problemID."""
-    from d3mkit.docs.locate import find_dataset_doc as find_dataset
-    from d3mkit.docs import ProblemDoc
-    from d3mkit.errors import D3MKitError
+    from d3mkit.documents.locate import find_dataset_doc as find_dataset
+    from d3mkit.documents import ProblemDoc
+    from d3mkit.core.errors import D3MKitError
     found: dict[str, list[Problem]] = {}
     failures: list[Failure] = []
     for doc in _problem_docs(root):
@@ -229,8 +229,8 @@ def find_problems(root: Path) -> tuple[dict[str, Problem], list[Failure]]:
 # submissions
 # ---------------------------------------------------------------------------------------
 def _inside(path: Path, root: Path) -> bool:
-    """``path`` (following symlinks) stays inside ``root`` (:mod:`d3mkit.paths`)."""
-    from d3mkit.paths import outside_reason
+    """``path`` (following symlinks) stays inside ``root`` (:mod:`d3mkit.io.paths`)."""
+    from d3mkit.io.paths import outside_reason
     return outside_reason(root, path) is None
 
 
@@ -241,7 +241,7 @@ def _entry_problem(entry: Path) -> tuple[str | None, str | None]:
         return entry.name, None
     if not _inside(doc, entry):                     # never read through a link out of the entry
         return None, f"{shown(str(doc))}: symlink to a place outside the submissions tree"
-    from d3mkit.docs.jsonio import load_json_issues
+    from d3mkit.documents.jsonio import load_json_issues
     data, issues = load_json_issues(doc)
     if issues:
         return None, issues[0].format()
@@ -282,7 +282,7 @@ def _bad_name(p: Path, system: str, pid: str, what: str, fail) -> str | None:
 def find_submissions(root: Path, problems: dict[str, Problem], *,
                      max_bytes: int | None = None) -> Discovery:
     """Walk ``root`` two levels down (dot-names skipped); hash each scorable predictions
-    file. Files over :mod:`d3mkit.limits`' ``MAX_FILE_BYTES`` (or ``max_bytes`` when
+    file. Files over :mod:`d3mkit.io.limits`' ``MAX_FILE_BYTES`` (or ``max_bytes`` when
     given) are not read."""
     out = Discovery(problems=problems)
     real_root = root.resolve()
@@ -400,9 +400,9 @@ def _entry_submission(entry: Path, problem: Problem, system: str, real_root: Pat
 def _check_predictions(path: Path, system: str, pid: str, real_root: Path,
                        max_bytes: int | None) -> str | Failure:
     """The file's content hash, or why it is not read: a link out of the tree (the
-    file or a directory above it), a missing file, or :func:`d3mkit.limits.file_issue`
+    file or a directory above it), a missing file, or :func:`d3mkit.io.limits.file_issue`
     (not a regular file, over the byte limit) — checked before anything opens it."""
-    from d3mkit.limits import file_issue
+    from d3mkit.io.limits import file_issue
     where = shown(str(path))
     if not _inside(path, real_root):
         return Failure(system, pid, "path.outside_tree",
@@ -427,9 +427,9 @@ def _check_predictions(path: Path, system: str, pid: str, real_root: Path,
 
 
 def limits_in_force(max_bytes: int | None) -> dict:
-    """Every size limit scoring applies (:mod:`d3mkit.limits`, after the environment)
+    """Every size limit scoring applies (:mod:`d3mkit.io.limits`, after the environment)
     and the campaign's own byte limit: a cached result holds only under the same."""
-    from d3mkit.limits import DEFAULTS, limit
+    from d3mkit.io.limits import DEFAULTS, limit
     return {"max_bytes": max_bytes, **{name: limit(name) for name in sorted(DEFAULTS)}}
 
 

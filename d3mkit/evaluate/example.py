@@ -14,7 +14,7 @@ BROKEN = ("broken_submitter",)
 def write_example(root: Path, *, force: bool = False) -> tuple[Path, Path]:
     """Write ``root/problems`` and ``root/submissions`` (built in a staged directory and
     put in place as one); return the two directories."""
-    from d3mkit.atomic import StagedDir
+    from d3mkit.io.atomic import StagedDir
     from d3mkit.evaluate.synthetic import make_campaign
     with StagedDir(Path(root), force=force or (Path(root).is_dir() and not any(Path(root).iterdir())),
                    param="example") as tmp:

@@ -29,7 +29,7 @@ def metric_info(label: str, metric: str, higher: bool) -> MetricInfo:
     import re
     desc = ""
     try:
-        from d3mkit.registry import get_metric
+        from d3mkit.core.registry import get_metric
         m = get_metric(metric)
         doc = " ".join((m.score.__doc__ or "").strip().split("\n\n")[0].split())
         desc = " ".join((m.description or "").split())

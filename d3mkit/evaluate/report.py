@@ -215,7 +215,7 @@ def problem_infos(camp) -> list:
         metric, higher = prob.metrics[0] if prob.metrics else (None, True)
         perfect = math.nan
         try:
-            from d3mkit.registry import get_metric
+            from d3mkit.core.registry import get_metric
             perfect = float(get_metric(metric).best)
         except Exception:  # noqa: BLE001 - a metric gone from the registry: no perfect value
             perfect = math.nan

@@ -92,7 +92,7 @@ class Resampler:
     the call's own); ``centre``:
     the value the truth is centred on (default: its mean).
 
-    >>> from d3mkit.registry import get_metric
+    >>> from d3mkit.core.registry import get_metric
     >>> from d3mkit.evaluate.scorer import Call
     >>> yt = np.array(list("aabbc"), dtype=object); yp = np.array(list("abbbc"), dtype=object)
     >>> r = Resampler(Call.of("accuracy", get_metric("accuracy"), yt, yp, {}, 0.8))

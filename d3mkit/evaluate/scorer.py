@@ -49,9 +49,9 @@ class Call:
 def fold_keys(problem_doc: str) -> tuple[tuple[int, int], ...]:
     """The ``(repeat, fold)`` pairs of the problem's dataSplits in file order; ``((0, 0),)``
     when the file cannot be read (scoring then says why)."""
-    from d3mkit.docs import ProblemDoc
-    from d3mkit.errors import D3MKitError
-    from d3mkit.splits import read_splits, splits_path
+    from d3mkit.documents import ProblemDoc
+    from d3mkit.core.errors import D3MKitError
+    from d3mkit.taskroot.splits.read import read_splits, splits_path
     from pathlib import Path
     try:
         problem = ProblemDoc.load(problem_doc)
@@ -72,7 +72,7 @@ def prepare(problem_doc: str, dataset: str | None, repeat: int, fold: int):
 def score_file(prepared, path: str, *, calls: bool = True):
     """``(scores, calls)``: the ``[label, metric, value]`` rows ``d3mkit score`` writes
     for ``path``, and the :class:`Call` behind each value (every layout and metric).
-    Raises :class:`~d3mkit.errors.D3MKitError` with every issue, as ``d3mkit score``."""
+    Raises :class:`~d3mkit.core.errors.D3MKitError` with every issue, as ``d3mkit score``."""
     from d3mkit.scoring.score import score_prepared_aligned
     record: list | None = [] if calls else None
     report, aligned = score_prepared_aligned(prepared, path, record)

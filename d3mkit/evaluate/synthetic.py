@@ -28,7 +28,7 @@ CLASSES = np.array(["a", "b", "c", "d"])
 
 
 def _problem(root: Path, name: str, rows: int, kind: str, rng: np.random.Generator, folds: int = 1):
-    from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+    from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
     x = rng.normal(size=rows)
     if kind == "classification":
         y = CLASSES[rng.integers(0, len(CLASSES), rows)]

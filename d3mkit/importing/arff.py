@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, EXIT_USAGE, error, require_path
+from d3mkit.core.errors import D3MKitError, EXIT_USAGE, error, require_path
 from d3mkit.importing.table import Imported, default_name, options, package_frame
 
 _DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b(.*)$""")
@@ -41,7 +41,7 @@ SPLIT_COLUMNS = ("type", "rowid", "repeat", "fold")
 
 
 def _text(path: Path) -> str:
-    from d3mkit.limits import open_regular
+    from d3mkit.io.limits import open_regular
     try:
         with open_regular(path, "ARFF file") as fh:
             data = fh.read()
@@ -60,7 +60,7 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
     try:
         import arff
     except ImportError:
-        from d3mkit.errors import MissingDependency
+        from d3mkit.core.errors import MissingDependency
         raise MissingDependency("liac-arff", "arff", "reading ARFF", str(path)) from None
     path = Path(path)
     text = _text(path)
@@ -312,7 +312,7 @@ def import_arff(source, *, target, out, splits=None, name=None, task=None, subty
                 force=False, description=None, license=None, citation=None, source_url=None) -> Path:
     """Package the ARFF file ``source`` (with the OpenML split file ``splits``, else d3mkit's
     own split) as the task root ``out/<name>/`` and return its path; the other keywords are
-    those of :func:`d3mkit.import_table`. Raises :class:`~d3mkit.errors.D3MKitError` with
+    those of :func:`d3mkit.import_table`. Raises :class:`~d3mkit.core.errors.D3MKitError` with
     nothing written."""
     return import_arff_result(source, target=target, out=out, splits=splits, name=name, task=task,
                               subtype=subtype, index=index, types=types, metrics=metrics, split=split,

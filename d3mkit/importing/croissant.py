@@ -57,7 +57,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, error, require_path, require_type
+from d3mkit.core.errors import D3MKitError, error, require_path, require_type
 
 CR = "http://mlcommons.org/croissant/"
 # D3M colType -> Croissant dataType (anything else is sc:Text): the export's mapping
@@ -157,7 +157,7 @@ def check_context(doc, path) -> None:
 
 
 def _local(folder: Path, rel, where: str, path) -> Path:
-    from d3mkit.paths import resolve_inside
+    from d3mkit.io.paths import resolve_inside
     if not isinstance(rel, str) or not rel:
         raise _issue("croissant.unsupported", where, "a file without a contentUrl", path)
     if is_url(rel) or rel.startswith(("data:", "file:")):
@@ -196,7 +196,7 @@ def _read_file(node: dict, folder: Path, where: str, path) -> pd.DataFrame:
         if not f.is_file():
             raise _issue("file.missing", f"{where}.contentUrl", f"{node.get('contentUrl')!r} does not exist", path)
         if isinstance(node.get("sha256"), str):
-            from d3mkit.digests import file_sha256
+            from d3mkit.taskroot.digests import file_sha256
             if file_sha256(f)[0] != node["sha256"].lower():
                 raise _issue("croissant.digest", f"{where}.sha256", "the file's sha256 differs from the "
                              "Croissant file's", f)
@@ -207,7 +207,7 @@ def _read_file(node: dict, folder: Path, where: str, path) -> pd.DataFrame:
     files: list[Path] = []
     for pattern in includes:
         _local(folder, pattern.split("*")[0] or ".", f"{where}.includes", path)
-        from d3mkit.paths import outside_reason
+        from d3mkit.io.paths import outside_reason
         for f in sorted(folder.glob(pattern)):
             why = outside_reason(folder, f)
             if why:
@@ -222,7 +222,7 @@ def _read_file(node: dict, folder: Path, where: str, path) -> pd.DataFrame:
 def read_record_set(path: Path | str, record_set: str) -> RecordSetTable:
     """The record set ``record_set`` (its ``@id`` or ``name``) of the Croissant file ``path``
     as a :class:`RecordSetTable`; anything d3mkit cannot map raises :class:`D3MKitError`."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     path = Path(path)
     if is_url(path):
         raise _issue("croissant.url", "", "the Croissant file is a URL: give a local file (nothing is downloaded)", path)
@@ -304,7 +304,7 @@ def _about(doc: dict) -> dict:
 
 def _key(path: Path, record_set: str) -> list[str]:
     """The field names of the record set's key (read again: small)."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     doc = load_json(path)
     rs = next(r for r in _list(doc.get("recordSet")) if isinstance(r, dict)
               and record_set in (r.get("@id"), _text(r.get("name"))))
@@ -366,8 +366,8 @@ def read_splits(path: Path, record_set: str, table: RecordSetTable, index: list[
     ``table`` gets."""
     import json as _json
 
-    from d3mkit.docs.jsonio import load_json
-    from d3mkit.errors import warning
+    from d3mkit.documents.jsonio import load_json
+    from d3mkit.core.errors import warning
     doc = load_json(path)
     kinds = _split_kinds(doc, path)
     if not kinds:
@@ -457,7 +457,7 @@ def _metric_entries(problem: dict, where: str, path) -> list[dict] | None:
     ``d3m:performanceMetrics`` that is not a JSON list of objects is ``croissant.problem``."""
     import json as _json
 
-    from d3mkit.registry import registry
+    from d3mkit.core.registry import registry
     raw = problem.get("d3m:performanceMetrics")
     if raw is not None:
         where = f"{where}.d3m:performanceMetrics"
@@ -491,7 +491,7 @@ def read_problem(path: Path | str, record_set: str) -> CarriedProblem | None:
     """The :class:`CarriedProblem` of the Croissant file ``path`` when its ``d3m:problem`` is
     posed on ``record_set`` (its output fields refer to that record set's fields), else None.
     A task type, subtype or metric d3mkit cannot take raises :class:`D3MKitError`."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     from d3mkit.importing.infer import TASKS
     path = Path(path)
     doc = load_json(path)
@@ -525,7 +525,7 @@ def read_problem(path: Path | str, record_set: str) -> CarriedProblem | None:
 
 def import_croissant_result(source, *, record_set: str, target=None, out, **kwargs):
     """:func:`import_croissant` returning :class:`~d3mkit.importing.table.Imported`."""
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     from d3mkit.importing.table import index_values, options, package_frame
     require_path("source", source)
     require_path("out", out)
@@ -599,6 +599,6 @@ def import_croissant(source, *, record_set: str, target=None, out, **kwargs) -> 
     root ``out/<name>/`` and return its path; ``target`` (default: the targets of the file's
     ``d3m:problem``, :func:`read_problem`) and the other keywords are
     :func:`d3mkit.import_table`'s (``metrics`` may be performanceMetrics entries with
-    parameters, ``{"metric": "f1", "posLabel": "yes"}``). Raises :class:`~d3mkit.errors.D3MKitError` naming the
+    parameters, ``{"metric": "f1", "posLabel": "yes"}``). Raises :class:`~d3mkit.core.errors.D3MKitError` naming the
     problem (see the module docstring), with nothing written."""
     return import_croissant_result(source, record_set=record_set, target=target, out=out, **kwargs).root

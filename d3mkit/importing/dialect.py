@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, Issue, error, warning
+from d3mkit.core.errors import D3MKitError, Issue, error, warning
 
 WHITESPACE = r"\s+"
 CANDIDATES = (",", ";", "\t", "|")
@@ -95,7 +95,7 @@ def sniff(path: Path, d: Dialect) -> str:
 def read_dialect(path: Path, display: str, d: Dialect, sep: str) -> pd.DataFrame:
     """The table at ``path`` (gzip-compressed too) read whole in dialect ``d`` with delimiter
     ``sep``: every cell text, empty cells ``""``, header names as written (fixed later)."""
-    from d3mkit.limits import file_issue
+    from d3mkit.io.limits import file_issue
     refused = file_issue(path, "table file")
     if refused is not None:
         raise D3MKitError(refused)

@@ -14,7 +14,7 @@ class folder, a file whose extension is not an image's — is skipped, listed an
 one ``import.skipped`` warning (``strict``: refused). What is refused, every problem in one
 run, before anything is written (``import.images`` unless said): a class folder with no
 image, a file the image reader refuses (``image.unreadable``,
-``image.too_large``: :mod:`d3mkit.images`, every image decoded once, within the byte and
+``image.too_large``: :mod:`d3mkit.io.images`, every image decoded once, within the byte and
 pixel caps), a symlink that leaves DIR (``path.escape``; one that stays inside is followed),
 and fewer than two classes. Entries whose names start with ``.`` are skipped (``.DS_Store``).
 """
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, EXIT_USAGE, error, require_path
+from d3mkit.core.errors import D3MKitError, EXIT_USAGE, error, require_path
 from d3mkit.importing.table import MEDIA_KINDS, Imported, default_name, options, package_frame
 
 IMAGE_COLUMN = "image"
@@ -40,7 +40,7 @@ def _fail(path, code: str, message: str, exit_code: int = 1):
 
 
 def _entries(d: Path, root: Path, problems: list):
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.paths import outside_reason
     for e in sorted(os.scandir(d), key=lambda e: e.name):
         if e.name.startswith("."):
             continue
@@ -60,7 +60,7 @@ def scan(root: Path | str, strict: bool = False) -> tuple[pd.DataFrame, dict[str
     extension, a folder inside a class folder) is skipped and listed in one
     ``import.skipped`` warning, or refused with ``strict``; every problem of the folder is
     reported in one run (one :class:`D3MKitError` with all of them)."""
-    from d3mkit.images import image_issue
+    from d3mkit.io.images import image_issue
     root = Path(root)
     if not root.is_dir():
         _fail(root, "usage.path", "not a directory (an image folder has one sub-folder per class)", EXIT_USAGE)
@@ -103,7 +103,7 @@ def scan(root: Path | str, strict: bool = False) -> tuple[pd.DataFrame, dict[str
         problems += [error("import.images", "", f"{why} (the strict option refuses what is not an image)", str(f))
                      for f, why in skipped]
     elif skipped:
-        from d3mkit.errors import warning
+        from d3mkit.core.errors import warning
         shown = "; ".join(f"{f.relative_to(root)} ({why})" for f, why in skipped[:5])
         notes.append(warning("import.skipped", "", f"{len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} "
                              f"that {'is' if len(skipped) == 1 else 'are'} not an image in a class folder "
@@ -144,7 +144,7 @@ def import_images(source, *, out, name=None, metrics=None, split="holdOut", test
                   source_url=None, strict=False) -> Path:
     """Package the ImageFolder directory ``source`` as the image-classification task root
     ``out/<name>/`` and return its path (keywords as :func:`d3mkit.import_table`). Raises
-    :class:`~d3mkit.errors.D3MKitError` with nothing written."""
+    :class:`~d3mkit.core.errors.D3MKitError` with nothing written."""
     return import_images_result(source, out=out, name=name, metrics=metrics, split=split, test_size=test_size,
                                 folds=folds, repeats=repeats, stratified=stratified, seed=seed, force=force,
                                 description=description, license=license, citation=citation,

@@ -6,7 +6,7 @@ schema versions; learningData's rows, its instances (distinct d3mIndex values) w
 fewer, and its columns by role and colType; each target's summary and missing cells; the
 task, the metrics and the dataSplits section; TRAIN/TEST instances per repeat and fold of the
 splits file; each media collection's file count and total bytes. It reads through the
-project's readers (:class:`d3mkit.taskroot.TaskRoot`, :func:`d3mkit.splits.folds`), so a
+project's readers (:class:`d3mkit.taskroot.model.TaskRoot`, :func:`d3mkit.taskroot.splits.read.folds`), so a
 root it cannot read gets the same one-line issue ``validate`` would give.
 
 A target is summarised by what it holds (:func:`target_kind`): labels (categorical and
@@ -35,16 +35,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.errors import D3MKitError, EXIT_USAGE, UsageError, error, require_path
+from d3mkit.documents import DatasetDoc, ProblemDoc
+from d3mkit.core.errors import D3MKitError, EXIT_USAGE, UsageError, error, require_path
 
 TOP_CLASSES = 20
 
 
 def _kind_of(path: Path) -> str:
     """``taskRoot``, ``dataset`` or ``problem`` for a path, else an ``info.path`` issue."""
-    from d3mkit.docs.jsonio import load_json
-    from d3mkit.docs.locate import task_root_name
+    from d3mkit.documents.jsonio import load_json
+    from d3mkit.documents.locate import task_root_name
     if path.is_dir():
         if (path / "datasetDoc.json").is_file():
             return "dataset"
@@ -98,7 +98,7 @@ def _media(ddoc: DatasetDoc) -> list[dict]:
 def target_kind(col_type: str | None, task_type: str | None, cells: pd.Series) -> str:
     """How a target is summarised: ``classes``, ``range`` or ``distinct`` (module docstring),
     from its colType, the task and its non-empty ``cells`` (text)."""
-    from d3mkit.registry import CLASSIFICATION, REGRESSION
+    from d3mkit.core.registry import CLASSIFICATION, REGRESSION
     if col_type in ("categorical", "boolean"):
         return "classes"
     if col_type == "real":
@@ -171,7 +171,7 @@ def _dataset_part(ddoc: DatasetDoc, d: dict, columns: list[str] = ()) -> tuple[p
     """The dataset's part of ``d``; learningData (returned, with the name of its image index
     column if it has one) is read for its rows, its index, that image column and ``columns``
     (the targets) only, through the checked reader."""
-    from d3mkit.errors import EXIT_USAGE
+    from d3mkit.core.errors import EXIT_USAGE
     from d3mkit.tables.csvread import read_strings
     d["dataset"] = {"id": ddoc.dataset_id, "name": ddoc.about.get("datasetName"),
                     "datasetSchemaVersion": ddoc.about.get("datasetSchemaVersion")}
@@ -179,7 +179,7 @@ def _dataset_part(ddoc: DatasetDoc, d: dict, columns: list[str] = ()) -> tuple[p
     ld = image = None
     if res is not None:
         d["columns"] = _columns(res)
-        from d3mkit.docs.dataset import image_index_column
+        from d3mkit.documents.dataset import image_index_column
         names = res.column_names
         first = ["d3mIndex"] if "d3mIndex" in names else names[:1]
         image = image_index_column(res, names)
@@ -219,7 +219,7 @@ def _splits_part(pdoc: ProblemDoc, problem_dir: Path, d: dict, ld: pd.DataFrame 
     """TRAIN/TEST per repeat and fold: instances (distinct d3mIndex values; images for
     objectDetection, by the splits file's image column) and, when learningData has several
     rows per instance (multiLabel), its rows on each side."""
-    from d3mkit.splits import folds, splits_path
+    from d3mkit.taskroot.splits.read import folds, splits_path
     from d3mkit.tables import read_table
     p = splits_path(problem_dir, pdoc.splits_file)
     if not p.exists():
@@ -253,9 +253,9 @@ def _splits_part(pdoc: ProblemDoc, problem_dir: Path, d: dict, ld: pd.DataFrame 
 
 def info(path: Path | str) -> dict:
     """What the task root, dataset or problem at ``path`` holds (module docstring), as a
-    dict of JSON values. Raises :class:`~d3mkit.errors.D3MKitError` naming what cannot be
+    dict of JSON values. Raises :class:`~d3mkit.core.errors.D3MKitError` naming what cannot be
     read."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     require_path("path", path)
     path = Path(path)
     if not path.exists():

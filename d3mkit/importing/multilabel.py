@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, error
+from d3mkit.core.errors import D3MKitError, error
 
 YES = {"1", "true", "t", "yes", "y"}
 NO = {"0", "false", "f", "no", "n"}
@@ -96,7 +96,7 @@ def check_long_form(df: pd.DataFrame, target: str, source: str) -> None:
     >>> check_long_form(df, "y", "t.csv")
     Traceback (most recent call last):
     ...
-    d3mkit.errors.D3MKitError: t.csv: row 3, column x: error [import.long_form] index 0 repeats with another value in column 'x' ('p' on row 2, 'q' here): the rows of one index may differ only in the target 'y'
+    d3mkit.core.errors.D3MKitError: t.csv: row 3, column x: error [import.long_form] index 0 repeats with another value in column 'x' ('p' on row 2, 'q' here): the rows of one index may differ only in the target 'y'
     """
     index = df["d3mIndex"].to_numpy()
     codes, _ = pd.factorize(index)

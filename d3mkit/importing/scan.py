@@ -9,7 +9,7 @@ each chunk's distinct cells feed every column's :class:`~d3mkit.importing.infer.
 (the same rules as a table seen whole) and the ``types`` checks; only the index, the targets
 and a media column are kept. learningData is then written from the file again: its own bytes
 with a ``d3mIndex`` column put first (:func:`write_indexed`; numbered lines,
-:func:`d3mkit.numtext.number_lines`, when the file has no double quote, pandas chunk by chunk
+:func:`d3mkit.io.numtext.number_lines`, when the file has no double quote, pandas chunk by chunk
 when it has) when nothing but the numbering changes, else re-written by pandas
 :data:`REWRITE_ROWS` rows at a time (:func:`rewrite`: rows with an empty target left out, the
 index column moved first with its integer values, tabs made commas). Peak memory is a chunk
@@ -31,11 +31,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.beside import ahead
-from d3mkit.errors import D3MKitError
+from d3mkit.io.beside import ahead
+from d3mkit.core.errors import D3MKitError
 from d3mkit.importing import infer
 from d3mkit.importing.table import ImportOptions, Prepared, check_given, check_header
-from d3mkit.numtext import number_lines
+from d3mkit.io.numtext import number_lines
 
 CHUNK_ROWS = 250_000
 REWRITE_ROWS = 50_000      # rows of text cells held while learningData is re-written
@@ -143,7 +143,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         from d3mkit.importing.table import _index
         _index(pd.DataFrame(columns=header), opts.index, display)     # the one message for both
     if idx_name is not None and idx_name not in header:
-        from d3mkit.errors import EXIT_USAGE, error
+        from d3mkit.core.errors import EXIT_USAGE, error
         raise D3MKitError(error("import.index", "row 1", f"index column {idx_name!r} is not in the table",
                                 display), EXIT_USAGE)
     idx_pos = header.index(idx_name) if idx_name is not None else None
@@ -166,7 +166,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pd.errors.ParserWarning)    # a long first row: cut
             # the next chunk is parsed in a thread (pandas tokenizes outside the interpreter lock)
-            # while this one feeds the evidence (d3mkit.beside.ahead)
+            # while this one feeds the evidence (d3mkit.io.beside.ahead)
             # the index column as pandas' own str dtype (Arrow strings where pyarrow is installed:
             # its checks and its integers in C++, table._int64), the other kept columns as objects
             with ahead(_chunks(path, len(header), dtype={j: str if j == idx_pos else object for j in text_pos},
@@ -200,7 +200,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
                 start += len(chunk)
     except (UnicodeDecodeError, pd.errors.ParserError, D3MKitError) as exc:
         _refuse_ragged(path, len(header), sep, display)   # a ragged row explains the others: named first
-        from d3mkit.errors import error
+        from d3mkit.core.errors import error
         if isinstance(exc, UnicodeDecodeError):
             raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8",
                                     display)) from None
@@ -211,7 +211,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     if any(ev.na_seen and ev.coltype() in (*infer.NUMERIC, "dateTime") for ev in evidence.values()):
         return None                         # missing-value tokens become empty cells: the whole-table path
     if rows == 0:
-        from d3mkit.errors import error
+        from d3mkit.core.errors import error
         raise D3MKitError(error("csv.no_rows", "row 1", "the table has a header but no rows", display))
     frame = pd.concat(kept, ignore_index=True)
     frame.columns = [header[j] for j in keep_pos]
@@ -270,7 +270,7 @@ def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: in
     line or (``sep`` not a comma) a comma, or the file does not end with a newline: every
     line has the header's width (checked before), so its delimiters sit at known places; the
     index field and its delimiter are cut out, rows not in ``keep`` left out, tabs made
-    commas, and ``index`` put in front (:func:`d3mkit.numtext.number_lines`). An index that
+    commas, and ``index`` put in front (:func:`d3mkit.io.numtext.number_lines`). An index that
     is the first or the last field (up to 24 bytes) is found from the line's start or end a
     word of 8 bytes at a time; one in the middle from every delimiter of the block."""
     n = len(header)
@@ -415,7 +415,7 @@ def write_indexed(src: Path, dst: Path, header: list[str], has_index: bool) -> N
                 raise _NotPlain
             fout.write(b"d3mIndex," + head)
             for lines in _line_blocks(fin, (b'"',), final_newline=False):   # numbers put in front with numpy
-                text, count = number_lines(lines, number)                   # (d3mkit.numtext)
+                text, count = number_lines(lines, number)                   # (d3mkit.io.numtext)
                 fout.write(text)
                 number += count
             return

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, EXIT_USAGE, error
-from d3mkit.limits import file_issue, how_to_raise, limit
+from d3mkit.core.errors import D3MKitError, EXIT_USAGE, error
+from d3mkit.io.limits import file_issue, how_to_raise, limit
 
 SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".csv.gz", ".tsv.gz", ".tab.gz", ".txt.gz", ".parquet", ".pq")
 
@@ -110,7 +110,7 @@ def _parquet_as_csv(path: Path, display: str, tmp: Path) -> tuple[Path, dict[str
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        from d3mkit.errors import MissingDependency
+        from d3mkit.core.errors import MissingDependency
         raise MissingDependency("pyarrow", "parquet", "reading Parquet", display) from None
     out = tmp / "table.csv"
     try:
@@ -136,7 +136,7 @@ def read_parquet(path: Path, display: str) -> pd.DataFrame:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        from d3mkit.errors import MissingDependency
+        from d3mkit.core.errors import MissingDependency
         raise MissingDependency("pyarrow", "parquet", "reading Parquet", display) from None
     try:
         schema = pq.read_schema(path)

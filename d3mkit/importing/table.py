@@ -5,8 +5,8 @@ What this module owns: from a table of text cells (a file read by
 folder's listing) to a written, validated task root — the checks on column names, the
 index, the targets, ``types`` overrides and media references (each refusal one issue with
 an ``import.*`` code, nothing written), the datasetDoc and problemDoc, and the write
-through :class:`d3mkit.package.TaskRootWriter` (atomic, validated, the same writer
-``build`` uses; dataSplits by :func:`d3mkit.splits.make_splits` unless the source brings
+through :class:`d3mkit.taskroot.writer.TaskRootWriter` (atomic, validated, the same writer
+``build`` uses; dataSplits by :func:`d3mkit.taskroot.splits.plan.make_splits` unless the source brings
 its own). The inference rules are :mod:`d3mkit.importing.infer`'s.
 
 Rows with a missing target value are dropped (an empty target cell cannot be trained on
@@ -17,7 +17,7 @@ the numbering still follows the file.
 >>> import tempfile, pandas as pd
 >>> df = pd.DataFrame({"x": [1.5, 2.0, 3.25, 4.0, 5.5, 6.0], "y": list("ababab")})
 >>> root = import_table(df, target="y", out=tempfile.mkdtemp(), name="toy")
->>> from d3mkit.taskroot import TaskRoot
+>>> from d3mkit.taskroot.model import TaskRoot
 >>> t = TaskRoot.open(root); t.problem.task_type, t.problem.task_subtype
 ('classification', 'binary')
 """
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import D3MKitError, EXIT_USAGE, Issue, error, require_path, require_type, warning
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.core.errors import D3MKitError, EXIT_USAGE, Issue, error, require_path, require_type, warning
 from d3mkit.importing import infer
 
 MEDIA_KINDS = {
@@ -281,7 +281,7 @@ def _metrics(task: str, subtype: str, names: list[str | dict] | None, source: st
     written as D3M writes a custom metric, ``{"metric": "other", "specifyOther": NAME}``."""
     if not names:
         return infer.default_metrics(task, subtype)
-    from d3mkit.registry import registry
+    from d3mkit.core.registry import registry
     known = registry()
     out = []
     for m in names:
@@ -299,9 +299,9 @@ def _metrics(task: str, subtype: str, names: list[str | dict] | None, source: st
 def _media(df: pd.DataFrame, skip: set[str], media: Path, source: str) -> tuple[str, str, list[str]]:
     """The column naming files under ``media``: ``(column, resType, formats)``; every file
     checked (inside ``media``, a regular file; images through the image reader)."""
-    from d3mkit.images import image_issue
-    from d3mkit.limits import file_issue
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.images import image_issue
+    from d3mkit.io.limits import file_issue
+    from d3mkit.io.paths import outside_reason
     if not media.is_dir():
         _fail(str(media), "usage.path", "", "the media directory does not exist or is not a directory", EXIT_USAGE)
     found = None
@@ -376,7 +376,7 @@ def check_header(columns: list[str], targets: list[str], opts: ImportOptions, so
     check_names(columns, source)
     for t in targets:
         if t not in columns:
-            from d3mkit.errors import close_match
+            from d3mkit.core.errors import close_match
             near = close_match(t, columns)
             _fail(source, "import.target", "row 1", f"target column {t!r} is not in the table"
                   + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {_listed(columns)}",
@@ -411,7 +411,7 @@ def drop_ignored(df: pd.DataFrame, opts: ImportOptions, source: str) -> pd.DataF
     cols = [str(c) for c in df.columns]
     for c in opts.ignore:
         if c not in cols:
-            from d3mkit.errors import close_match
+            from d3mkit.core.errors import close_match
             near = close_match(c, cols)
             _fail(source, "import.ignore", "row 1", f"--ignore names {c!r}, which is not a column"
                   + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {_listed(cols)}", EXIT_USAGE)
@@ -549,10 +549,10 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     own folds; ``media_files`` maps a media column's values to files to copy, with
     ``media_kind`` ``(column, resType, formats)``; ``descriptions`` are colDescriptions and
     ``labels`` declared levels of categorical columns (ARFF)."""
-    from d3mkit.atomic import copy_file, write_with
-    from d3mkit.beside import beside
-    from d3mkit.package import TaskRootWriter, dataset_id, problem_id
-    from d3mkit.splits import make_splits
+    from d3mkit.io.atomic import copy_file, write_with
+    from d3mkit.io.beside import beside
+    from d3mkit.taskroot.writer import TaskRootWriter, dataset_id, problem_id
+    from d3mkit.taskroot.splits.plan import make_splits
     targets = _as_list(opts.target)
     kept = prep.kept
     counts, distinct = {}, {}       # distinct: (number of distinct non-empty cells, the first one)
@@ -644,7 +644,7 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
         if opts.rai:
             w.manifest["rai"] = dict(opts.rai)       # what export croissant writes as rai: fields
         # learningData (file bytes and numpy: mostly outside the interpreter lock) is written in a
-        # thread while the splits and the documents are made (d3mkit.beside); joined before commit
+        # thread while the splits and the documents are made (d3mkit.io.beside); joined before commit
         with beside(write_with, w.media_path("tables/learningData.csv"), write):
             if splits is None:       # d3mkit's split code, on the index and target columns
                 splits = make_splits(pdoc, kept[["d3mIndex", *targets]], ddoc)
@@ -806,7 +806,7 @@ def options(target, **kwargs) -> ImportOptions:
 
 def read_types(path: Path | str) -> dict[str, str]:
     """A ``types`` JSON file: an object mapping column names to colTypes."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     data = load_json(path)
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         _fail(str(path), "import.types", "", "a types file must be a JSON object mapping column names to "
@@ -870,7 +870,7 @@ def import_table(source, *, target, out, name=None, task=None, subtype=None, ind
     """Package ``source`` (a CSV/TSV/gzip/Parquet path, or a DataFrame) as the task root
     ``out/<name>/`` and return its path. ``target`` is a column name or a list (or a
     comma-separated string); the other keywords are the options of ``d3mkit import table``
-    (docs/import.md). Raises :class:`~d3mkit.errors.D3MKitError` naming the problem, with
+    (docs/import.md). Raises :class:`~d3mkit.core.errors.D3MKitError` naming the problem, with
     nothing written."""
     return import_frame(source, target=target, out=out, name=name, task=task, subtype=subtype,
                         index=index, types=types, metrics=metrics, split=split, test_size=test_size,

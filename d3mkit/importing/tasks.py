@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
-from d3mkit.errors import D3MKitError, error
+from d3mkit.core.errors import D3MKitError, error
 
 CR = "http://mlcommons.org/croissant/"
 SC = "https://schema.org/"
@@ -98,7 +98,7 @@ class TaskProblem:
 def read_task_problem(path: Path | str) -> TaskProblem:
     """The :class:`TaskProblem` of the file ``path``; anything unreadable raises
     :class:`D3MKitError` (one issue)."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     path = Path(path)
     doc = load_json(path)
     if not is_task_problem(doc):
@@ -110,7 +110,7 @@ def read_task_problem(path: Path | str) -> TaskProblem:
         import rdflib
         from rdflib import RDF, Namespace, URIRef
     except ImportError:
-        from d3mkit.errors import MissingDependency
+        from d3mkit.core.errors import MissingDependency
         raise MissingDependency("rdflib", "tasks", "reading a Croissant Tasks file", str(path)) from None
     cr, sc, d3m = Namespace(CR), Namespace(SC), Namespace(D3M)
     g = rdflib.Graph()
@@ -160,7 +160,7 @@ def read_task_problem(path: Path | str) -> TaskProblem:
 
 def _local_dataset(problem: TaskProblem, path: Path) -> Path:
     """The local Croissant file among the problem's inputs (inside the task file's directory)."""
-    from d3mkit.paths import resolve_inside
+    from d3mkit.io.paths import resolve_inside
     folder = path.resolve().parent
     local = [i for i in problem.inputs if urlparse(i).scheme == "file"]
     if not local:
@@ -184,7 +184,7 @@ def _local_dataset(problem: TaskProblem, path: Path) -> Path:
 
 def _pick_record_set(problem: TaskProblem, dataset: Path, path: Path) -> tuple[str, list[str]]:
     """The record set the output fields refer to (or name) and the targets."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     doc = load_json(dataset)
     base = dataset.resolve().as_uri()
     best = None
@@ -221,7 +221,7 @@ def metric_entries(problem: TaskProblem, path: Path) -> list[dict] | None:
     """The metrics: ``d3m:performanceMetrics`` entries, else the expected metric names matched
     to the registry (ignoring case and punctuation); a registered metric that is not one of
     problemSchema 3.1.1's names becomes ``other`` + ``specifyOther``, as D3M writes it."""
-    from d3mkit.registry import registry
+    from d3mkit.core.registry import registry
     raw = problem.d3m.get("performanceMetrics")
     if raw is not None:
         try:
@@ -247,7 +247,7 @@ def import_task_problem_result(source, *, out, target=None, **kwargs):
     """Import the TaskProblem file ``source`` with its dataset (see the module docstring);
     returns :class:`~d3mkit.importing.table.Imported`. Keywords as
     :func:`~d3mkit.importing.croissant.import_croissant`'s, given ones over the file's."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     from d3mkit.importing.croissant import import_croissant_result
     from d3mkit.importing.table import default_name
     path = Path(source)

@@ -2,7 +2,7 @@
 mapping between D3M documents and Croissant (docs/interop.md has the table).
 
 * **distribution**: a ``cr:FileObject`` per table resource and for dataSplits.csv, each with
-  its sha256 (the digest the manifest recorded, :mod:`d3mkit.digests`, when the file's size
+  its sha256 (the digest the manifest recorded, :mod:`d3mkit.taskroot.digests`, when the file's size
   still matches; else hashed here), and a ``cr:FileSet`` per media collection. Every
   ``contentUrl`` is relative to the Croissant file, which must sit in a directory that holds
   the task root.
@@ -36,7 +36,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, Issue, UsageError, error, warning
+from d3mkit.core.errors import D3MKitError, Issue, UsageError, error, warning
 
 CONFORMS = "http://mlcommons.org/croissant/1.1"
 RAI_CONFORMS = "http://mlcommons.org/croissant/RAI/1.0"
@@ -108,7 +108,7 @@ class _Digests:
         self.recorded = task.recorded_digests([_rel(p, task.root) for p in paths])[0] or {}
 
     def __call__(self, path: Path) -> str:
-        from d3mkit.digests import file_sha256
+        from d3mkit.taskroot.digests import file_sha256
         rel = _rel(path, self.root)
         rec = self.recorded.get(rel)
         if isinstance(rec, dict) and rec.get("bytes") == os.stat(path).st_size:
@@ -183,7 +183,7 @@ def _field(rs: str, col: str, dtype, file_id: str, description: str = "", refere
 
 def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: str = "",
                        carried: list[Issue] = ()) -> tuple[dict, list[Issue]]:
-    """The Croissant JSON-LD of ``task`` (a :class:`d3mkit.taskroot.TaskRoot`) with every
+    """The Croissant JSON-LD of ``task`` (a :class:`d3mkit.taskroot.model.TaskRoot`) with every
     ``contentUrl`` relative to the directory ``base``, and the warnings (RAI fields).
     ``carried`` are validation issues the task root has (exported anyway): the document says so."""
     ddoc, pdoc = task.dataset, task.problem
@@ -422,14 +422,14 @@ def _version(v) -> str:
 
 def default_out(root: Path | str) -> Path:
     """``<task root name>.croissant.json`` beside the task root."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     return task.root.parent / f"{task.name}.croissant.json"
 
 
 def read_rai(path: Path | str) -> dict:
     """The RAI fields of a JSON file (an object); else :class:`D3MKitError` naming it."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     data = load_json(path)
     if not isinstance(data, dict):
         raise D3MKitError(error("croissant.rai", "", f"an RAI file is a JSON object of field -> text, "
@@ -440,7 +440,7 @@ def read_rai(path: Path | str) -> dict:
 def check_place(root: Path, out: Path) -> None:
     """``out`` may hold the Croissant file of the task root ``root``: not inside the root,
     and in a directory that holds it (every contentUrl is relative to the file)."""
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.paths import outside_reason
     r, o = root.resolve(), out.parent.resolve() / out.name
     if outside_reason(root, out) is None or r == o or r in o.parents:
         raise UsageError("the output is inside the task root; write it beside the task root", str(out))
@@ -454,7 +454,7 @@ def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = No
     """Write the Croissant file of the task root at ``root`` to ``out`` atomically; return the
     warnings. A task root that does not validate raises :class:`D3MKitError` with its errors,
     unless ``force`` (then the file lists them)."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     out = Path(out)
     check_place(task.root, out)
@@ -467,7 +467,7 @@ def export_croissant(root: Path | str, out: Path | str, *, rai: dict | None = No
     doc, issues = croissant_document(task, out.parent, rai=rai, rai_path=rai_path, carried=errors)
     if any(i.is_error for i in issues):
         raise D3MKitError(issues)
-    from d3mkit.atomic import atomic_path
+    from d3mkit.io.atomic import atomic_path
     with atomic_path(out) as tmp:                 # beside ``out``: the contentUrls resolve the same
         tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         issues += loads_back(tmp, out)

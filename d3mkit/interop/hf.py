@@ -15,8 +15,8 @@ whose cells do not all read as its colType, or an integer column beyond int64) `
 with an ``export.kept_text`` note.
 
 Memory: nothing grows with the number of rows or images but the fold's indices (8 bytes a row,
-:func:`d3mkit.splits.fold_members`). learningData is read in blocks
-(:func:`d3mkit.tables.read_table_chunks`, rows picked by :func:`d3mkit.splits.member_mask`), a
+:func:`d3mkit.taskroot.splits.read.fold_members`). learningData is read in blocks
+(:func:`d3mkit.tables.read_table_chunks`, rows picked by :func:`d3mkit.taskroot.splits.read.member_mask`), a
 first pass gives the ClassLabel names, and the second writes each split's Arrow file with
 datasets' own ``ArrowWriter`` a slice of rows at a time (its ``writer_batch_size``: 100 rows
 when there are images), the images read one at a time into the slice. ``Dataset.from_generator``
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.errors import D3MKitError, Issue, MissingDependency, UsageError
+from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, UsageError
 
 # D3M licence text -> Hugging Face licence identifier (else "other" with the text as license_name)
 LICENSES = {"unknown": "unknown", "cc0": "cc0-1.0", "cc0-1.0": "cc0-1.0", "cc by 4.0": "cc-by-4.0", "cc-by-4.0": "cc-by-4.0", "mit": "mit",
@@ -86,12 +86,12 @@ def features_of(task, columns: list[str], labels: dict[str, set], datasets, text
 
 def _blocks(task, members):
     """``(raw, typed)`` blocks of learningData's rows whose d3mIndex is in ``members`` (one
-    or several :func:`d3mkit.splits.fold_members` arrays), in file order: the cells as read
+    or several :func:`d3mkit.taskroot.splits.read.fold_members` arrays), in file order: the cells as read
     and as :meth:`TaskRoot.frame` types them."""
     import warnings
 
-    from d3mkit.errors import CoercionWarning
-    from d3mkit.splits import member_mask
+    from d3mkit.core.errors import CoercionWarning
+    from d3mkit.taskroot.splits.read import member_mask
     from d3mkit.tables import read_table_chunks
     for raw in read_table_chunks(task.dataset.resource_path(task.dataset.learning_data)):
         index = raw["d3mIndex"] if "d3mIndex" in raw.columns else raw.iloc[:, 0]
@@ -162,7 +162,7 @@ def _arrays(raw, frame, features, media, paths, datasets) -> dict:
     image column's files read here, one at a time (the slice bounds what is held)."""
     import pyarrow as pa
 
-    from d3mkit.limits import open_regular
+    from d3mkit.io.limits import open_regular
     out = {}
     for c, f in features.items():
         if c in media:
@@ -282,9 +282,9 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     """Write the DatasetDict of the task root at ``root`` to the new directory ``out``
     (atomically; an existing one replaced only with ``force``). A task root that does not
     validate raises :class:`D3MKitError` unless ``force``. Returns the warnings."""
-    from d3mkit.atomic import StagedDir, check_output_dir, write_text
-    from d3mkit.paths import outside_reason
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.io.atomic import StagedDir, check_output_dir, write_text
+    from d3mkit.io.paths import outside_reason
+    from d3mkit.taskroot.model import TaskRoot
     datasets = _datasets()
     task = TaskRoot.open(root)
     out = Path(out)
@@ -298,14 +298,14 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
         raise D3MKitError(escapes or errors)
     import hashlib
 
-    from d3mkit.splits import fold_members
+    from d3mkit.taskroot.splits.read import fold_members
     from d3mkit.tables.csvread import read_header
     members = dict(zip(("train", "test"), fold_members(task.problem_dir / task.problem.splits_file,
                                                        repeat, fold)))
     columns = read_header(task.dataset.resource_path(task.dataset.learning_data))[0]
     labels, text, wide = _survey(task, list(members.values()))
     features, media = features_of(task, columns, labels, datasets, text, wide)
-    from d3mkit.readlog import note
+    from d3mkit.io.readlog import note
     for res in media.values():       # an input as a whole (the output is outside the task root)
         note(task.dataset.resource_path(res))
     with StagedDir(out, force=force) as tmp:
@@ -318,7 +318,7 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
             sizes[split] = rows
         (tmp / "dataset_dict.json").write_text(json.dumps({"splits": list(sizes)}), encoding="utf-8")
         write_text(tmp / "README.md", dataset_card(task, features, repeat, fold, sizes))
-    from d3mkit.errors import warning
+    from d3mkit.core.errors import warning
     from d3mkit.interop.croissant import invalid_root
     ld = str(task.dataset.resource_path(task.dataset.learning_data))
     kept = [warning("export.kept_text", f"column {c}", text[c], ld) for c in sorted(text)]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, Issue, MissingDependency, UsageError, error
+from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, UsageError, error
 
 NOMINAL_TYPES = ("categorical", "boolean")
 NUMERIC = {"integer": "INTEGER", "real": "REAL"}
@@ -129,10 +129,10 @@ def export_openml(root: Path | str, out: Path | str, *, force: bool = False) -> 
     directory, put in place atomically; an existing one replaced only with ``force``). A task
     root that does not validate, or does not map (:func:`check_mappable`), raises
     :class:`D3MKitError` with nothing written. Returns the warnings (none)."""
-    from d3mkit.atomic import StagedDir, check_output_dir, write_text
-    from d3mkit.paths import outside_reason
+    from d3mkit.io.atomic import StagedDir, check_output_dir, write_text
+    from d3mkit.io.paths import outside_reason
     from d3mkit.interop.croissant import root_errors
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     arff = _arff()
     task = TaskRoot.open(root)
     out = Path(out)

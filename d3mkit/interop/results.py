@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, Issue, UsageError, error
+from d3mkit.core.errors import D3MKitError, Issue, UsageError, error
 
 SCORES = "scores.csv"
 AGGREGATES = "aggregates.csv"
@@ -102,7 +102,7 @@ def results_document(board: Path | str) -> dict:
     confidence = None
     summary = board / "summary.json"
     if summary.is_file():
-        from d3mkit.docs.jsonio import load_json
+        from d3mkit.documents.jsonio import load_json
         params = load_json(summary)
         params = params.get("parameters") if isinstance(params, dict) else None
         c = params.get("confidence") if isinstance(params, dict) else None
@@ -165,7 +165,7 @@ def results_document(board: Path | str) -> dict:
 
 def export_results(board: Path | str, out: Path | str) -> list[Issue]:
     """Write the results document of the board ``board`` to ``out`` atomically; no warnings."""
-    from d3mkit.atomic import write_text
+    from d3mkit.io.atomic import write_text
     board = Path(board)
     if not board.is_dir():
         raise UsageError("an evaluate board is a directory (the output of d3mkit evaluate)", str(board), code="usage.path")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, EXIT_USAGE, MissingDependency, error
+from d3mkit.core.errors import D3MKitError, EXIT_USAGE, MissingDependency, error
 
 SHAPES = "croissant-tasks-shapes.ttl"
 ONTOLOGY = "croissant-tasks.ttl"

@@ -59,7 +59,7 @@ def fold_pairs(splits_path: Path) -> list[tuple[int, int]]:
 
 
 def task_problem_document(task, dataset_file: str) -> dict:
-    """The TaskProblem JSON-LD of ``task`` (a :class:`d3mkit.taskroot.TaskRoot`) whose dataset
+    """The TaskProblem JSON-LD of ``task`` (a :class:`d3mkit.taskroot.model.TaskRoot`) whose dataset
     is the Croissant file ``dataset_file`` (a reference relative to the task file)."""
     pdoc, ddoc = task.problem, task.dataset
     pid = pdoc.problem_id or f"{task.name}_problem"
@@ -119,8 +119,8 @@ def task_problem_document(task, dataset_file: str) -> dict:
 def export_task_problem(root: Path | str, croissant_out: Path | str) -> Path:
     """Write the TaskProblem of the task root ``root`` beside its Croissant file
     ``croissant_out`` (:func:`task_file`), atomically; return its path."""
-    from d3mkit.atomic import write_text
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.io.atomic import write_text
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(root)
     out = task_file(croissant_out, task.name)
     doc = task_problem_document(task, Path(croissant_out).name)

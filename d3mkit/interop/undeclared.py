@@ -9,7 +9,7 @@ role ``suggestedTarget`` when the problem names it as a target, else ``attribute
 
 from __future__ import annotations
 
-from d3mkit.docs.dataset import Column
+from d3mkit.documents.dataset import Column
 
 
 def all_columns(task, ld=None) -> list[Column]:

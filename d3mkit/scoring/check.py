@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 from d3mkit.validation.report import Report
 
 
@@ -36,7 +36,7 @@ def validate_predictions(paths: list[Path | str], problem: Path | str, *, datase
                          targets: Path | str | None = None, repeat: int = 0, fold: int = 0) -> Report:
     """Check each predictions file in ``paths`` against ``problem`` (a problem directory,
     problemDoc.json or task root); a missing path or dataset is a :class:`UsageError`."""
-    from d3mkit.docs.locate import find_problem_doc
+    from d3mkit.documents.locate import find_problem_doc
     from d3mkit.scoring.resolve import resolve
     from d3mkit.scoring.score import check_prepared, prepare_problem
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
-from d3mkit.errors import D3MKitError, error
-from d3mkit.registry import Metric
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.errors import D3MKitError, error
+from d3mkit.core.registry import Metric
 from d3mkit.scoring.layouts import BY_NAME, Aligned
 from d3mkit.scoring.metrics import DEFAULT_POS_LABEL
 from d3mkit.scoring.plan import Planned
@@ -34,7 +34,7 @@ def _metadata(metric: Metric, metadata_dir: Path | None, index: np.ndarray) -> p
         raise D3MKitError(error("metric.metadata", "", f"metric {metric.name!r} needs "
                                 f"{metric.metadata_file} from the task root's _debug directory, "
                                 f"which is not there", where))
-    from d3mkit.paths import require_inside
+    from d3mkit.io.paths import require_inside
     from d3mkit.tables import read_table
     meta = read_table(require_inside(metadata_dir.parent, metadata_dir / metric.metadata_file,
                                      what=f"{metadata_dir.name}/{metric.metadata_file}",

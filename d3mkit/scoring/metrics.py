@@ -36,11 +36,11 @@ import math
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.scoring import multilabel as ML
 from d3mkit.scoring.labels import LabelCodes, encode
 from d3mkit.scoring.multilabel import LabelSets
-from d3mkit.registry import CLASSIFICATION, CLUSTERING, REGRESSION, register_metric
+from d3mkit.core.registry import CLASSIFICATION, CLUSTERING, REGRESSION, register_metric
 DEFAULT_POS_LABEL = "1"
 MAX_RANK = 500.0   # rank given to a true value missing from a ranked prediction list
 _BLOCK = 1 << 16   # rows per step where a whole-column temporary would be 8 bytes a row

@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
-from d3mkit.registry import register_metric
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.registry import register_metric
 
 
 def _voc_ap(rec: np.ndarray, prec: np.ndarray, use_07_metric: bool = False) -> float:

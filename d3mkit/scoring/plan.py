@@ -1,5 +1,5 @@
 """Step 0 of scoring, the metric plan: a problem's ``performanceMetrics`` resolved in the
-metric registry (:mod:`d3mkit.registry`) with their parameters and applicability.
+metric registry (:mod:`d3mkit.core.registry`) with their parameters and applicability.
 
 Unknown names, metrics that do not fit the task type, parameters a metric does not take
 and (for multiLabel problems) metrics that cannot score label sets are errors on the
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from d3mkit.docs import ProblemDoc
-from d3mkit.errors import D3MKitError, Issue, error
-from d3mkit.registry import Metric, get_metric, registry
+from d3mkit.documents import ProblemDoc
+from d3mkit.core.errors import D3MKitError, Issue, error
+from d3mkit.core.registry import Metric, get_metric, registry
 
 POS_LABEL_METRICS = ("precision", "recall", "jaccardSimilarityScore", "rocAuc")
 _ENTRY_KEYS = ("metric", "specifyOther", "applicabilityToTarget")

@@ -10,7 +10,7 @@ column names as strings. Its issues name the source ``"predictions (DataFrame)"`
 count rows as the CSV of the frame would (the header is row 1, the frame's first row is
 row 2), so a message reads ``predictions (DataFrame): row 3, column class: ...``.
 
-A missing or unreadable path raises :class:`~d3mkit.errors.D3MKitError` with exit code 2
+A missing or unreadable path raises :class:`~d3mkit.core.errors.D3MKitError` with exit code 2
 (usage); every other problem is an issue, and the table is None when any is an error.
 """
 
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, require_type
-from d3mkit.lazy import is_frame
-from d3mkit.lazy import pandas as pd   # a DataFrame's branches only
+from d3mkit.core.errors import EXIT_USAGE, D3MKitError, Issue, error, require_type
+from d3mkit.core.lazy import is_frame
+from d3mkit.core.lazy import pandas as pd   # a DataFrame's branches only
 from d3mkit.scoring.values import INDEX, Source
-from d3mkit.codes import make
+from d3mkit.core.codes import make
 from d3mkit.tables.columns import ColumnTable
 from d3mkit.tables.csvread import read_columns, read_header
 

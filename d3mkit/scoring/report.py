@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
-from d3mkit.errors import Issue
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.errors import Issue
 
 SCORE_COLUMNS = ["index", "problemID", "metric", "value"]
 
@@ -92,6 +92,6 @@ def scores_csv(report: ScoreReport) -> str:
 def write_scores(report: ScoreReport, path: Path | str) -> Path:
     """Write ``scores.csv`` atomically (temporary sibling, then rename; the writer is
     imported here, after the scores: scoring never holds its modules, about 4 MB)."""
-    from d3mkit.atomic import write_text
+    from d3mkit.io.atomic import write_text
     write_text(path, scores_csv(report))
     return Path(path)

@@ -6,16 +6,16 @@ This is the one place that decides, for the API (:func:`d3mkit.api.score`), ``d3
 score``, ``d3mkit validate PREDICTIONS --problem`` (:mod:`d3mkit.scoring.check`),
 ``d3mkit evaluate`` (:mod:`d3mkit.evaluate.discover`) and the baselines:
 
-* the problemDoc of a path (:func:`d3mkit.docs.locate.find_problem_doc`);
+* the problemDoc of a path (:func:`d3mkit.documents.locate.find_problem_doc`);
 * the dataset: the one given (a directory, a datasetDoc.json or a DatasetDoc), else the
   one whose datasetID the problem names, by the search rule of
-  :mod:`d3mkit.docs.locate` (beside the problem, then the ``search`` directories); none
+  :mod:`d3mkit.documents.locate` (beside the problem, then the ``search`` directories); none
   is needed when a targets table is given;
 * the metadata directory custom metrics read (:func:`metadata_dir_of`): the one given,
   else ``<name>_debug`` beside the problem's ``<name>_problem`` directory.
 
 A dataset or targets path that does not exist, and a problem whose dataset cannot be
-found when no targets are given, raise :class:`~d3mkit.errors.UsageError` (exit 2);
+found when no targets are given, raise :class:`~d3mkit.core.errors.UsageError` (exit 2);
 :class:`NoDataset` says which datasetID was looked for and where.
 """
 
@@ -25,10 +25,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.docs.locate import require_dataset_id
-from d3mkit.errors import UsageError, require_type
-from d3mkit.lazy import is_frame
+from d3mkit.documents import DatasetDoc, ProblemDoc
+from d3mkit.documents.locate import require_dataset_id
+from d3mkit.core.errors import UsageError, require_type
+from d3mkit.core.lazy import is_frame
 from d3mkit.scoring.predictions import check_source
 
 
@@ -75,7 +75,7 @@ def _problem(problem) -> ProblemDoc:
     if isinstance(problem, ProblemDoc):
         return problem
     require_type("problem", problem, (str, os.PathLike), "a path or a ProblemDoc")
-    from d3mkit.docs.locate import find_problem_doc
+    from d3mkit.documents.locate import find_problem_doc
     return ProblemDoc.load(find_problem_doc(problem))
 
 
@@ -106,7 +106,7 @@ def resolve(problem, *, dataset=None, targets=None, metadata_dir=None, search=()
     if doc.path is not None:   # a problemDoc without a datasetID is not one to score with
         require_dataset_id(doc, doc.path)
     if ds is None and targets is None and doc.path is not None and find_dataset:
-        from d3mkit.docs.locate import DatasetFinder, find_dataset_doc
+        from d3mkit.documents.locate import DatasetFinder, find_dataset_doc
         did = doc.dataset_id
         found = find_dataset_doc(doc.path, did, search, strict=True)
         if found is None:

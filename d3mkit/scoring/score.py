@@ -15,7 +15,7 @@ once per problem); :func:`check_prepared` runs read and layout for one predictio
 (``d3mkit validate PREDICTIONS --problem``: every issue, no score); :func:`score_prepared`
 runs read, layout and compute. :func:`score_predictions` is both in one call (the API's
 :func:`d3mkit.api.score` and ``d3mkit score``); :func:`score_task_root` is what the
-baselines use. Each raises :class:`~d3mkit.errors.D3MKitError` carrying every issue when
+baselines use. Each raises :class:`~d3mkit.core.errors.D3MKitError` carrying every issue when
 the predictions (or the problem's metrics) have errors, so no scores are written for a bad
 submission; warnings stay in ``report.issues``.
 """
@@ -26,9 +26,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from d3mkit.docs import ProblemDoc
-from d3mkit.errors import D3MKitError, Issue, error, has_errors, require_type
-from d3mkit.registry import plugin_issues
+from d3mkit.documents import ProblemDoc
+from d3mkit.core.errors import D3MKitError, Issue, error, has_errors, require_type
+from d3mkit.core.registry import plugin_issues
 from d3mkit.scoring.compute import compute_scores
 from d3mkit.scoring.layouts import align
 from d3mkit.scoring.plan import Planned, multilabel_issues, needs_confidence, needs_ranked, plan_metrics
@@ -177,7 +177,7 @@ def score_task_root(task, predictions, *, repeat: int = 0, fold: int = 0,
                     targets=None) -> ScoreReport:
     """Score ``predictions`` against the task root's own dataset and dataSplits (or
     ``targets``); per-row metadata comes from ``<name>_debug/``."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = task if isinstance(task, TaskRoot) else TaskRoot.open(task)
     dataset = task.dataset if (task.dataset_dir / "datasetDoc.json").exists() else None
     res = resolve(task.problem, dataset=dataset, targets=targets, metadata_dir=task.debug_dir)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
+from d3mkit.core.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
 from d3mkit.scoring.predictions import header_of, read_table, source_name, typed_columns
 from d3mkit.scoring.values import INDEX, Source, index_values, lines, lookup, rows_text, same_kind, unique_in_order
 from d3mkit.tables.columns import ColumnTable
@@ -59,11 +59,11 @@ def _target_types(problem, dataset) -> dict[str, str]:
 
 
 def image_column(problem, dataset, columns) -> str | None:
-    """The column that keys objectDetection rows (:func:`d3mkit.docs.dataset.image_index_column`);
+    """The column that keys objectDetection rows (:func:`d3mkit.documents.dataset.image_index_column`);
     None for other tasks."""
     if problem.task_type != "objectDetection":
         return None
-    from d3mkit.docs.dataset import image_index_column
+    from d3mkit.documents.dataset import image_index_column
     return image_index_column(dataset.learning_data if dataset is not None else None, columns)
 
 
@@ -84,9 +84,9 @@ def _truth_table(source, kind: str, problem, dataset) -> tuple[ColumnTable, str 
 
 def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
                repeat: int = 0, fold: int = 0) -> Truth:
-    """The truth for ``problem`` (a :class:`~d3mkit.docs.ProblemDoc`): ``targets`` (a
+    """The truth for ``problem`` (a :class:`~d3mkit.documents.ProblemDoc`): ``targets`` (a
     targets.csv path or a DataFrame: every row), or the TEST rows of ``dataset``'s (a
-    :class:`~d3mkit.docs.DatasetDoc`) learningData for ``repeat``/``fold`` of the splits
+    :class:`~d3mkit.documents.DatasetDoc`) learningData for ``repeat``/``fold`` of the splits
     file. Raises :class:`D3MKitError` when the truth cannot be read."""
     names = problem.target_names
     if not names:
@@ -110,14 +110,14 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
         if splits_path is not None:
             sp = Source(splits_path, Path(splits_path))
         else:
-            from d3mkit.splits import splits_path as _splits_path
+            from d3mkit.taskroot.splits.read import splits_path as _splits_path
             sp = _splits_path(Path(problem.path).parent, problem.splits_file)
             sp = Source(sp, sp)
         splits, sissues = read_table(sp, "dataSplits", [INDEX, "type", "repeat", "fold"],
                                      int_cols=(INDEX, "repeat", "fold"), text_cols=("type",))
         if splits is None:
             raise D3MKitError(sissues)
-        from d3mkit.splits import select
+        from d3mkit.taskroot.splits.read import select
         _train, sel = select(splits, repeat, fold, sp)
         test = index_values(splits[INDEX])[sel]
         if INDEX not in df.columns:

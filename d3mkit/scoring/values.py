@@ -3,7 +3,7 @@ how a target, a confidence or a box column parses, and how a message lists rows.
 
 The truth reader (:mod:`d3mkit.scoring.truth`) and each predictions layout
 (:mod:`d3mkit.scoring.layouts`) call these pure functions on string columns; every problem
-becomes an :class:`~d3mkit.errors.Issue` appended to the caller's list, so that all of a
+becomes an :class:`~d3mkit.core.errors.Issue` appended to the caller's list, so that all of a
 file's issues are reported at once. Locations are ``row R, column NAME`` with R the line
 of the file (the header is row 1).
 """
@@ -15,8 +15,8 @@ import re
 
 import numpy as np
 
-from d3mkit.errors import Issue, error, warning
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.errors import Issue, error, warning
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
 from d3mkit.validation import coltypes
 from d3mkit.tables.columns import Categorical, code_dtype
 from d3mkit.tables.csvread import record_lines

@@ -12,7 +12,7 @@ One module per concern:
 * :mod:`~d3mkit.server.scoring` — one submission scored in a worker (the public
   :func:`d3mkit.score`), and the redaction of what its issues may say;
 * :mod:`~d3mkit.server.dispatch` — the background loop handing queued submissions to the
-  project's executor (:mod:`d3mkit.executor`) and recording the results;
+  project's executor (:mod:`d3mkit.io.executor`) and recording the results;
 * :mod:`~d3mkit.server.board` — the leaderboard model (ranks from :mod:`d3mkit.evaluate.ranking`);
 * :mod:`~d3mkit.server.upload` — the streaming multipart reader with its size cap;
 * :mod:`~d3mkit.server.pages` — the HTML pages; :mod:`~d3mkit.server.app` — the ASGI routes;
@@ -33,7 +33,7 @@ def require() -> None:
     missing = [m for m in ("starlette", "uvicorn", "python_multipart", "sqlalchemy")
                if importlib.util.find_spec(m) is None]
     if missing:
-        from d3mkit import errors
+        from d3mkit.core import errors
         if hasattr(errors, "MissingDependency"):
             raise errors.MissingDependency(", ".join(missing), "server", "the evaluation server")
         raise errors.D3MKitError(errors.error(

@@ -154,7 +154,7 @@ def make_app(challenge, store, dispatcher=None, *, start_dispatcher: bool = True
         if upload.path is None or upload.size == 0:
             upload.discard()
             raise UploadError(400, "server.form", "no file: send the predictions as the 'file' part")
-        from d3mkit.atomic import fsync_path
+        from d3mkit.io.atomic import fsync_path
         sid = secrets.token_hex(16)
         final = challenge.uploads / f"{sid}.csv"
         os.rename(upload.path, final)

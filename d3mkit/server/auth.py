@@ -133,7 +133,7 @@ MAX_TEAM_NAME = 100
 def add_team(store, name: str, role: str = "team") -> str:
     """Register team ``name`` (or, with ``role="organiser"``, an organiser); return its
     token (shown once; only its hash is stored)."""
-    from d3mkit.errors import D3MKitError, clean_text, error
+    from d3mkit.core.errors import D3MKitError, clean_text, error
     if not name.strip() or len(name) > MAX_TEAM_NAME or clean_text(name, cut=False) != name:
         raise D3MKitError(error("team.name", "", f"a team name is 1-{MAX_TEAM_NAME} printable "
                                 f"characters, got {clean_text(name)[:120]!r}"))

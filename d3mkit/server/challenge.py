@@ -9,7 +9,7 @@ seeded public/private split of each problem's TEST rows, and the rule that nothi
       secret.key                  signs sessions and CSRF tokens (mode 0600)
       challenge.sqlite            the default database (d3mkit.server.store)
       public/<n>/TRAIN.zip        what teams download: the TRAIN view of problem n
-      public/<n>/TEST.zip         the TEST view (targets emptied, d3mkit.views)
+      public/<n>/TEST.zip         the TEST view (targets emptied, d3mkit.taskroot.views)
       private/<n>/problem/        the SCORE view's problemDoc.json and dataSplits.csv
       private/<n>/targets.csv     the truth of every TEST row (the SCORE view's targets.csv)
       private/<n>/targets_public.csv, targets_private.csv   the truth split in two
@@ -21,7 +21,7 @@ seeded public/private split of each problem's TEST rows, and the rule that nothi
 or a request. The split is Kaggle's: the split units (d3mIndex; the image for
 objectDetection) are shuffled with ``numpy.random.default_rng(seed)`` and the first
 ``round(public_fraction * units)`` are public; the seed is recorded in challenge.json.
-Built in a staged directory and swapped in atomically (:class:`d3mkit.atomic.StagedDir`).
+Built in a staged directory and swapped in atomically (:class:`d3mkit.io.atomic.StagedDir`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.core.errors import D3MKitError, UsageError, error
 from d3mkit.tables import read_table
 
 FORMAT = 1
@@ -123,7 +123,7 @@ def open_challenge(root: Path | str) -> Challenge:
     if not cfg.is_file():
         raise UsageError(f"not a challenge directory (no {CONFIG}; make one with "
                          f"'d3mkit challenge create')", str(root), code="usage.path")
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     data = load_json(cfg)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise D3MKitError(error("challenge.config", "", f"not a d3mkit challenge of format {FORMAT}",
@@ -189,7 +189,7 @@ def _metadata_files(doc, task_root: Path, problem_id: str) -> list[str]:
     checked to be in the task root's ``<name>_debug`` directory: a challenge whose truth
     could not be scored is refused when it is made, not at its first submission."""
     from d3mkit.scoring.plan import plan_metrics
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     planned, _issues = plan_metrics(doc)
     files = sorted({p.metric.metadata_file for p in planned if p.metric.metadata_file})
     if not files:
@@ -207,7 +207,7 @@ def _metadata_files(doc, task_root: Path, problem_id: str) -> list[str]:
 def _zip_tree(src: Path, dest: Path) -> None:
     """``src`` as a zip archive at ``dest`` (entries relative to ``src``'s parent, sorted,
     fixed timestamps: the same views give the same bytes)."""
-    from d3mkit.atomic import write_with
+    from d3mkit.io.atomic import write_with
 
     def write(tmp: Path) -> None:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -228,13 +228,13 @@ def create_challenge(problems_dir: Path | str, out: Path | str, *, public_fracti
     docstring); return it. The database is created by the caller (:mod:`d3mkit.server.store`)."""
     import shutil
 
-    from d3mkit.atomic import StagedDir, check_output_dir, copy_tree, write_text
-    from d3mkit.docs import ProblemDoc
-    from d3mkit.docs.locate import locate_task_root
+    from d3mkit.io.atomic import StagedDir, check_output_dir, copy_tree, write_text
+    from d3mkit.documents import ProblemDoc
+    from d3mkit.documents.locate import locate_task_root
     from d3mkit.evaluate.discover import find_problems
     from d3mkit.tables import write_table
-    from d3mkit.taskroot import TaskRoot
-    from d3mkit.views import write_views
+    from d3mkit.taskroot.model import TaskRoot
+    from d3mkit.taskroot.views import write_views
     if not 0.0 < public_fraction < 1.0:
         raise UsageError(f"the public fraction must be between 0 and 1 (exclusive), got {public_fraction}")
     if daily_quota < 1 or rate_per_minute < 1 or max_mb <= 0 or not 0 <= precision <= 12:
@@ -338,7 +338,7 @@ def part_warnings(challenge: Challenge) -> list[str]:
 def _perfect_issues(prepared, targets_path: str) -> list:
     """The issues of scoring the truth itself as the predictions (with a confidence of 1
     where a metric needs one)."""
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     from d3mkit.scoring.score import score_prepared_aligned
     frame = read_table(targets_path)
     for attempt in range(2):

@@ -4,7 +4,7 @@
 What this module owns: the request a submission is (multipart ``problem`` + ``file``, the
 token as ``Authorization: Bearer``, an ``Idempotency-Key``), retrying it when the
 connection fails (the same key, so a retry after a lost answer never records it twice),
-and waiting for its score. Errors are :class:`~d3mkit.errors.D3MKitError` with the
+and waiting for its score. Errors are :class:`~d3mkit.core.errors.D3MKitError` with the
 server's code and message; the command maps them to exit codes.
 
 Redirects are never followed: urllib would repeat the request to wherever a ``Location``
@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 import uuid
 
-from d3mkit.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, error
+from d3mkit.core.errors import EXIT_INVALID, EXIT_USAGE, D3MKitError, error
 
 RETRIES = 4
 TIMEOUT = 60.0
@@ -111,7 +111,7 @@ def _call(req: urllib.request.Request, where: str, retries: int = RETRIES, expec
 def submit(server: str, token: str, problem: str, predictions, *, idempotency_key: str | None = None,
            retries: int = RETRIES) -> dict:
     """POST ``predictions`` (a path) for ``problem``; returns ``{"id", "status"}``."""
-    from d3mkit.limits import open_regular
+    from d3mkit.io.limits import open_regular
     with open_regular(predictions, "predictions file") as fh:
         data = fh.read()
     body, ctype = multipart({"problem": problem}, "file", "predictions.csv", data)

@@ -2,7 +2,7 @@
 
 What this module owns: :class:`Dispatcher`, one background thread of the server (never a
 request handler) that claims queued submissions (:meth:`Store.claim`) under a lease,
-starts each with :meth:`d3mkit.executor.Executor.submit` on a local process pool or a Dask
+starts each with :meth:`d3mkit.io.executor.Executor.submit` on a local process pool or a Dask
 cluster, renews its leases with a heartbeat, and records each result once
 (:meth:`Store.record_many`). Requests wake it when they accept a submission; otherwise it
 looks again every ``poll`` seconds (so a submission accepted by another process, or whose

@@ -30,7 +30,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from d3mkit.errors import UsageError
+from d3mkit.core.errors import UsageError
 
 BOARDS = ("public", "hidden")
 COUNTS = ("best", "last")

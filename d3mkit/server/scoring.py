@@ -86,7 +86,7 @@ class ProblemScorer:
 
     def check(self, predictions):
         """``(report, aligned)`` of the whole file against every TEST row: what ``d3mkit
-        score`` reports (raises :class:`~d3mkit.errors.D3MKitError` as it does)."""
+        score`` reports (raises :class:`~d3mkit.core.errors.D3MKitError` as it does)."""
         from d3mkit.scoring.score import score_prepared_aligned
         return score_prepared_aligned(self.prepared, predictions)
 
@@ -96,7 +96,7 @@ class ProblemScorer:
         (no second read or alignment); for a layout whose rows cannot be picked that way
         (:meth:`~d3mkit.scoring.layouts.base.Aligned.take`), the file's rows of ``part``
         scored as a file of their own against that part's truth file."""
-        from d3mkit.errors import D3MKitError, has_errors
+        from d3mkit.core.errors import D3MKitError, has_errors
         from d3mkit.scoring.compute import compute_scores
         if self.empty(part):
             return None
@@ -224,7 +224,7 @@ def score_job(job: dict) -> dict:
     check); each part's scores are computed on that part's rows of it. Never raises:
     returns ``{"id", "status": "scored"|"failed", "issues": [...], "scores": {part: [...]},
     "failure": None|"team"|"platform", "log"}``."""
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     _lower_priority(job.get("nice", 0))
     pred, truth = job["predictions"], job["truth"]
     result = {"id": job["id"], "status": "scored", "issues": [], "scores": {}, "failure": None, "log": None}

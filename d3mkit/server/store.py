@@ -42,7 +42,7 @@ import datetime as _dt
 import json
 from dataclasses import dataclass
 
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.core.errors import D3MKitError, UsageError, error
 
 SCHEMA_VERSION = 3
 MAX_ATTEMPTS = 3      # a submission whose scoring failed on the platform this often fails

@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from d3mkit.atomic import fsync_path
+from d3mkit.io.atomic import fsync_path
 
 OVERHEAD = 64 * 1024          # multipart headers and text fields beyond the file itself
 FIELD_MAX = 4096

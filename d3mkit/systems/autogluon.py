@@ -52,7 +52,7 @@ def ready() -> str | None:
 def install(echo) -> None:
     """Make the virtual environment and pip-install :data:`PINS` into it; a failed step is an
     error naming it (the environment is left for a retry)."""
-    from d3mkit.errors import D3MKitError, error
+    from d3mkit.core.errors import D3MKitError, error
     where = venv_dir()
     steps = [([sys.executable, "-m", "venv", str(where)], "create the virtual environment"),
              ([str(where / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", *PINS],

@@ -2,7 +2,7 @@
 
 What this module owns: finding the task roots under ``--problems``, the work units (one
 system on one task root, :func:`run_unit`, on the local pool or a Dask cluster through
-:mod:`d3mkit.executor`), and the board::
+:mod:`d3mkit.io.executor`), and the board::
 
     BOARD/runs/SYSTEM/PROBLEMID/repeat_R/fold_F/...   what d3mkit run writes (reused on a re-run)
     BOARD/runs.csv       one row per (system, problem, repeat, fold): status, times, peak memory
@@ -82,13 +82,13 @@ def run_unit(unit: Unit) -> list[dict]:
     """One system on one task root (finished folds reused); rows of runs.csv. A refusal, a
     system not ready here or a task root that cannot be cut into views is one ``refused`` or
     ``failed`` row, never an exception."""
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     from d3mkit.systems.plugins import get
     from d3mkit.systems.runner import run_system
     base = {"system": unit.label, "problem_id": Path(unit.root).name, "repeat": "", "fold": "",
             "fit_seconds": "", "predict_seconds": "", "wall_seconds": "", "peak_memory_mb": "", "reused": False}
     try:
-        from d3mkit.taskroot import TaskRoot
+        from d3mkit.taskroot.model import TaskRoot
         base["problem_id"] = TaskRoot.open(unit.root).problem.problem_id or base["problem_id"]
         results = run_system(get(unit.spec), unit.root, Path(unit.runs), unit.options, folds=unit.folds,
                              resume=True, label=unit.label)
@@ -133,7 +133,7 @@ def run_benchmark(systems: list[tuple[str, str]], problems: Path, board: Path, o
                   folds: str = "all", progress: bool = False, evaluate_params=None):
     """Run every system on every task root under ``problems`` on ``executor``, then evaluate;
     return (rows of runs.csv, the evaluate campaign)."""
-    from d3mkit.atomic import write_text
+    from d3mkit.io.atomic import write_text
     from d3mkit.evaluate.campaign import run_campaign
     roots = find_roots(problems)
     runs = Path(board) / "runs"

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.docs import DatasetDoc, ProblemDoc
+from d3mkit.documents import DatasetDoc, ProblemDoc
 from d3mkit.tables import read_table
 
 KEEP_ROLES = {"attribute", "timeIndicator", "locationIndicator", "suggestedGroupingKey"}

@@ -2,7 +2,7 @@
 process is handed: its argument list, environment and working directory.
 
 What this module owns: :func:`sandbox`. The TRAIN, TEST and SCORE views are written
-(:func:`d3mkit.views.write_views`) into a private temporary directory; TRAIN/ and TEST/ are
+(:func:`d3mkit.taskroot.views.write_views`) into a private temporary directory; TRAIN/ and TEST/ are
 moved into a second, fresh temporary directory (the sandbox) and the private one, SCORE
 with it, is deleted before the system starts. The system gets:
 
@@ -56,7 +56,7 @@ def base_env(cores: int, python: bool, home: Path) -> dict[str, str]:
 @contextmanager
 def sandbox(task_root: Path, repeat: int = 0, fold: int = 0):
     """A :class:`Sandbox` holding the TRAIN and TEST views of ``task_root``'s ``repeat``/``fold``."""
-    from d3mkit.views import write_views
+    from d3mkit.taskroot.views import write_views
     private = Path(tempfile.mkdtemp(prefix="d3mkit-views-"))
     box = Path(tempfile.mkdtemp(prefix="d3mkit-sandbox-"))
     try:

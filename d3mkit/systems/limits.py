@@ -59,7 +59,7 @@ def _psutil():
     try:
         import psutil
     except ModuleNotFoundError:
-        from d3mkit.errors import MissingDependency
+        from d3mkit.core.errors import MissingDependency
         raise MissingDependency("psutil", "systems", "running a system under limits") from None
     return psutil
 

@@ -2,7 +2,7 @@
 
 What this module owns: the :class:`System` record, the ``d3mkit.systems`` entry-point group
 (d3mkit's own built-ins are listed in pyproject.toml and read from the source checkout when
-d3mkit runs from one, :mod:`d3mkit.entrypoints`; they are also known here by name so that a
+d3mkit runs from one, :mod:`d3mkit.core.entrypoints`; they are also known here by name so that a
 checkout whose installed metadata predates the group still finds them), the
 ``command:TEMPLATE`` systems, and which task types a system accepts.
 
@@ -32,9 +32,9 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from d3mkit import entrypoints
+from d3mkit.core import entrypoints
 from d3mkit.benchmarks.plugins import ref
-from d3mkit.errors import D3MKitError, UsageError, close_match, error
+from d3mkit.core.errors import D3MKitError, UsageError, close_match, error
 
 ENTRY_POINT_GROUP = "d3mkit.systems"
 #: d3mkit's own systems (also in pyproject.toml); found without reinstalling the metadata
@@ -193,7 +193,7 @@ def _load(name: str, ep, is_own: bool) -> System | None:
         if is_own:
             raise ImportError(f"d3mkit's own system {name} = {value} cannot be loaded "
                               f"({type(exc).__name__}: {exc})") from exc
-        from d3mkit.errors import warning
+        from d3mkit.core.errors import warning
         _ISSUES.append(warning("systems.plugin", f"entry point {name}",
                                f"could not load system plugin {value}: {exc}"))
         return None

@@ -9,7 +9,7 @@ files of a fold and their layout — the layout ``d3mkit evaluate`` reads::
                                                          peak_memory_mb, status, ...
     DIR/SYSTEM/PROBLEMID/repeat_R/fold_F/log.txt         the last 16,000 bytes of its output
 
-Each fold directory is written whole or not at all (:class:`d3mkit.atomic.StagedDir`), so a
+Each fold directory is written whole or not at all (:class:`d3mkit.io.atomic.StagedDir`), so a
 fold with a ``pipeline.json`` is finished: ``resume`` skips it. A fold whose system fails,
 times out or runs out of memory gets its ``pipeline.json`` (status ``failed``, ``timeout``,
 ``memout``) without predictions, and the run goes on with the next fold.
@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, InvalidArgument, error
+from d3mkit.core.errors import D3MKitError, InvalidArgument, error
 from d3mkit.systems.plugins import Options, System
 
 STATUSES = ("ok", "failed", "timeout", "memout")
@@ -51,7 +51,7 @@ class FoldResult:
 
 def folds_of(task, which: str = "all") -> list[tuple[int, int]]:
     """The (repeat, fold) pairs of the task root's dataSplits, in order; ``first``: the first."""
-    from d3mkit.splits import splits_path
+    from d3mkit.taskroot.splits.read import splits_path
     where = splits_path(task.problem_dir, task.problem.splits_file)
     if not where.is_file():
         raise D3MKitError(error("file.missing", "", "the task root has no splits file, so no TRAIN/TEST "
@@ -95,7 +95,7 @@ def run_fold(system: System, task, repeat: int, fold: int, options: Options, des
     Python system's child is forked by ``zygote`` when one is given and alive
     (:mod:`d3mkit.systems.zygote`), else started afresh."""
     from d3mkit import __version__
-    from d3mkit.atomic import StagedDir
+    from d3mkit.io.atomic import StagedDir
     from d3mkit.systems.handover import sandbox
     from d3mkit.systems.limits import run_forked, run_limited
     pid = task.problem.problem_id
@@ -156,7 +156,7 @@ def run_system(system: System, task_root, out: Path, options: Options, *, folds:
     A Python system's children are forked by ``zygote`` (a
     :class:`~d3mkit.systems.zygote.Zygote` the caller keeps across calls), or by one made for
     this call when more than one fold is to run, or started afresh."""
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(task_root)
     check_accepts(system, task)
     why = system.why_not_ready()

@@ -17,18 +17,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.lazy import pandas as pd   # imported on first use (importing this module costs nothing)
+from d3mkit.core.lazy import pandas as pd   # imported on first use (importing this module costs nothing)
 
-from d3mkit.atomic import write_with
+from d3mkit.io.atomic import write_with
 
 
 def read_table(path: Path | str, usecols: list[str] | None = None) -> pd.DataFrame:
     """Read a CSV file with every cell as a string and no NA conversion, through the one
     checked reader (:func:`d3mkit.tables.csvread.read_strings`; ``usecols`` the columns to
     keep, every row's width still checked). Raises
-    :class:`~d3mkit.errors.D3MKitError` naming the file: exit 2 when it is missing or
+    :class:`~d3mkit.core.errors.D3MKitError` naming the file: exit 2 when it is missing or
     unreadable, else exit 1 (not a regular file, too large, ragged rows, ...)."""
-    from d3mkit.errors import EXIT_USAGE, D3MKitError
+    from d3mkit.core.errors import EXIT_USAGE, D3MKitError
     from d3mkit.tables.csvread import read_strings
     df, issues = read_strings(path, usecols, allow_empty=True)
     if df is None:
@@ -45,8 +45,8 @@ def read_table_chunks(path: Path | str, usecols: list[str] | None = None, rows: 
     cells ``""``), for readers whose memory must not grow with the table (the exporters).
     ``usecols`` restricts the columns (absent names are skipped). The header is checked as
     :func:`read_table` checks it; a row the parser cannot read raises
-    :class:`~d3mkit.errors.D3MKitError` (``csv.unreadable``) naming the file."""
-    from d3mkit.errors import EXIT_USAGE, D3MKitError, error
+    :class:`~d3mkit.core.errors.D3MKitError` (``csv.unreadable``) naming the file."""
+    from d3mkit.core.errors import EXIT_USAGE, D3MKitError, error
     from d3mkit.tables.csvread import read_header
     header, issues = read_header(path)
     if header is None:
@@ -62,6 +62,6 @@ def read_table_chunks(path: Path | str, usecols: list[str] | None = None, rows: 
 
 
 def write_table(df: pd.DataFrame, path: Path | str) -> None:
-    """Write a CSV file deterministically and atomically (:mod:`d3mkit.atomic`; parent
+    """Write a CSV file deterministically and atomically (:mod:`d3mkit.io.atomic`; parent
     directories are created)."""
     write_with(path, lambda tmp: df.to_csv(tmp, index=False, lineterminator="\n"))

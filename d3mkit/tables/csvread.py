@@ -3,7 +3,7 @@
 Every CSV d3mkit reads (learningData and other tables, dataSplits, predictions,
 targets, metadata) goes through this module: :func:`read_header` refuses what must not
 be opened (a FIFO, a device, a file over ``D3MKIT_MAX_FILE_BYTES``, a header over
-``D3MKIT_MAX_COLUMNS`` columns; see :mod:`d3mkit.limits`) and reads the header;
+``D3MKIT_MAX_COLUMNS`` columns; see :mod:`d3mkit.io.limits`) and reads the header;
 :func:`read_csv_checked` reads a table for validation (below); :func:`read_strings`
 reads a table as strings for the task-root readers (:func:`d3mkit.tables.read_table`), and
 :func:`read_columns` the same cells as the scoring pipeline's
@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from d3mkit.errors import D3MKitError, Issue, error
-from d3mkit.limits import file_issue, how_to_raise, limit
-from d3mkit.readlog import note_fd
-from d3mkit.codes import make
+from d3mkit.core.errors import D3MKitError, Issue, error
+from d3mkit.io.limits import file_issue, how_to_raise, limit
+from d3mkit.io.readlog import note_fd
+from d3mkit.core.codes import make
 from d3mkit.tables.columns import ColumnTable
 from d3mkit.tables.tablecols import Column, from_frame
 from d3mkit.tables.rows import row_issues

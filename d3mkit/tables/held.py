@@ -1,7 +1,7 @@
 """What a caller already holds of the tables it asks d3mkit to validate.
 
 What this module owns: :class:`Held`, passed as a parameter from the writer of a task root
-(:class:`d3mkit.package.TaskRootWriter`) down to the table reads of validation
+(:class:`d3mkit.taskroot.writer.TaskRootWriter`) down to the table reads of validation
 (:func:`d3mkit.validation.run.validate_paths`): the frames it has just written, by resolved
 path (columns by header name, cells as written: the reader takes the columns it is asked
 for from them instead of parsing the file), and the tables whose every cell it checked

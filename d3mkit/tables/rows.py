@@ -11,8 +11,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from d3mkit.codes import make
-from d3mkit.errors import Issue
+from d3mkit.core.codes import make
+from d3mkit.core.errors import Issue
 
 MAX_ROW_ISSUES = 10
 

@@ -50,7 +50,7 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
 
 CHECKED = ("integer", "real", "boolean", "dateTime", "realVector", "categorical", "json", "geojson")
 COLTYPE_CODES = {"integer": "coltype.integer", "real": "coltype.real", "boolean": "coltype.boolean",
@@ -394,7 +394,7 @@ def comparable(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def typed(series: pd.Series, col_type: str) -> pd.Series:
     """A column of text cells as the pandas type its colType means (for loaders such as
-    :meth:`d3mkit.taskroot.TaskRoot.frame`): integer -> ``Int64`` (``float64`` when a value
+    :meth:`d3mkit.taskroot.model.TaskRoot.frame`): integer -> ``Int64`` (``float64`` when a value
     is not integral), real -> ``float64``, boolean -> ``boolean``, dateTime -> UTC
     ``datetime64``, categorical -> ``category`` (trimmed), realVector -> tuples of floats,
     anything else -> the text. Empty cells become missing values.

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from d3mkit.errors import Issue
+from d3mkit.core.errors import Issue
 from d3mkit.validation.codes import make
 from d3mkit.tables.columns import dense_span, first_index  # noqa: F401  (validation's checks use them)
 from d3mkit.tables.rows import MAX_ROW_ISSUES, row_issues, row_location  # noqa: F401

@@ -8,12 +8,12 @@ Locations are JSON paths into the problemDoc.
 
 from __future__ import annotations
 
-from d3mkit.errors import Issue
-from d3mkit.registry import registry
+from d3mkit.core.errors import Issue
+from d3mkit.core.registry import registry
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_int, as_list, as_str
 from d3mkit.validation.files import DatasetContext, is_table, declared_columns
-from d3mkit.docs.versions import task_of
+from d3mkit.documents.versions import task_of
 
 SUBTYPES = {
     "binary": ("classification", "vertexNomination", "vertexClassification", "semiSupervisedClassification"),

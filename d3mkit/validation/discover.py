@@ -6,7 +6,7 @@ dataset directory, a task root, or any tree containing them (hidden directories 
 skipped, and a dataset's own directory is not searched for further documents).
 
 A problem finds its dataset by datasetID with the one search rule of
-:mod:`d3mkit.docs.locate` (its task root, then the documents found under the PATHs, then
+:mod:`d3mkit.documents.locate` (its task root, then the documents found under the PATHs, then
 the ``--datasets`` directories).
 """
 
@@ -16,11 +16,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.docs.locate import DATASET_DOC as DATASET
-from d3mkit.docs.locate import PROBLEM_DOC as PROBLEM
-from d3mkit.docs.locate import DatasetFinder, datasets_beside, walk_documents
-from d3mkit.errors import UsageError
+from d3mkit.documents.jsonio import load_json_issues
+from d3mkit.documents.locate import DATASET_DOC as DATASET
+from d3mkit.documents.locate import PROBLEM_DOC as PROBLEM
+from d3mkit.documents.locate import DatasetFinder, datasets_beside, walk_documents
+from d3mkit.core.errors import UsageError
 from d3mkit.validation.common import as_dict
 
 
@@ -130,7 +130,7 @@ def _dataset_dir(name: str) -> bool:
 
 class DatasetIndex(DatasetFinder):
     """datasetID -> datasetDoc.json over the found documents and the ``--datasets``
-    directories (:class:`d3mkit.docs.locate.DatasetFinder`); a search directory that is
+    directories (:class:`d3mkit.documents.locate.DatasetFinder`); a search directory that is
     missing or unreadable is a usage error."""
 
     def __init__(self, found: list[Path], search: list[Path | str] = ()):
@@ -141,7 +141,7 @@ class DatasetIndex(DatasetFinder):
     def has_siblings(self, problem_doc: Path) -> bool:
         """Is there a dataset of this task root beside the problem's directory (a
         ``<name>_dataset`` or ``dataset_<VIEW>`` directory; not another task's,
-        :func:`d3mkit.docs.locate.other_task`)? Without one, a problem whose dataset is not
+        :func:`d3mkit.documents.locate.other_task`)? Without one, a problem whose dataset is not
         found was validated on its own (``problem.dataset_unchecked``)."""
         inside, out = datasets_beside(problem_doc)
         return any(_dataset_dir(d.parent.name) for d in inside + [p for p, _ in out])

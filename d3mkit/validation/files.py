@@ -25,8 +25,8 @@ from typing import Generator, Iterator
 import numpy as np
 
 from d3mkit.tables.held import NOTHING, Held
-from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.errors import Issue
+from d3mkit.documents.jsonio import load_json_issues
+from d3mkit.core.errors import Issue
 from d3mkit.validation import coltypes
 from d3mkit.validation.coltypes import COLTYPE_CODES
 from d3mkit.validation.codes import make
@@ -35,9 +35,9 @@ from d3mkit.tables.csvread import Table, read_csv_checked
 from d3mkit.validation.keys import isin, keys
 from d3mkit.validation.listing import item_faults, listing
 from d3mkit.tables.tablecols import Column, Texts, distinct_values, first_row, lookup, raw_codes
-from d3mkit.paths import escape_reason
+from d3mkit.io.paths import escape_reason
 from d3mkit.validation.report import Report
-from d3mkit.docs.versions import minimal_metadata, supported_version
+from d3mkit.documents.versions import minimal_metadata, supported_version
 
 TABLE_TYPES = ("table", "timeseries", "edgeList")
 
@@ -102,7 +102,7 @@ class DatasetContext:
 
     def image_column(self) -> str | None:
         """objectDetection: the index column beside d3mIndex (the image), or None."""
-        from d3mkit.docs.dataset import Resource, image_index_column
+        from d3mkit.documents.dataset import Resource, image_index_column
         found = self.resource(self.learning_id)
         if not found:
             return None

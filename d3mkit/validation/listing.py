@@ -6,7 +6,7 @@ The listing holds each file's path (relative to the collection, POSIX) as bytes 
 numpy ``S`` array: a few bytes a file, where a set of Python strings costs about 100 (10^5
 images: ~1 MB against ~13 MB). An item name that needs no normalisation (no ``\\``, ``:``,
 ``//``, ``/.``, leading ``/`` or ``.``, trailing ``/``: ``os.path.normpath`` leaves it as it is
-and :func:`d3mkit.paths.lexical_escape` has nothing to say) is looked up with a binary search
+and :func:`d3mkit.io.paths.lexical_escape` has nothing to say) is looked up with a binary search
 over the whole array at once, in blocks; any other name, and every name when the collection
 holds a symlink that leaves the root, goes through the one-name-at-a-time rules.
 
@@ -24,14 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.paths import iter_files, lexical_escape
+from d3mkit.io.paths import iter_files, lexical_escape
 
 BLOCK = 1 << 13      # names handled per numpy step (bounds the temporaries)
 
 
 def listing(root: Path, rel_dir: str) -> tuple[np.ndarray, dict[str, str]]:
     """The files under ``root/rel_dir`` as a sorted ``S`` array of their relative paths'
-    bytes, and the entries that are symlinks leaving ``root`` (:func:`d3mkit.paths.iter_files`)."""
+    bytes, and the entries that are symlinks leaving ``root`` (:func:`d3mkit.io.paths.iter_files`)."""
     escaping: dict[str, str] = {}
     parts: list[np.ndarray] = []
     chunk: list[bytes] = []

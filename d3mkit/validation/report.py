@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from d3mkit.errors import Issue, clean_text, shown
+from d3mkit.core.errors import Issue, clean_text, shown
 
 KINDS = ("problemDoc", "datasetDoc", "dataSplits", "learningData", "table", "predictions", "digests")
 

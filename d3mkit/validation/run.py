@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Iterator
 
 from d3mkit.tables.held import NOTHING, Held
-from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.errors import Issue, UsageError
+from d3mkit.documents.jsonio import load_json_issues
+from d3mkit.core.errors import Issue, UsageError
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import as_dict, as_list, as_str
 from d3mkit.validation.crossdoc import check_problem_dataset
@@ -22,8 +22,8 @@ from d3mkit.validation.discover import DatasetIndex, Found, check_readable, disc
 from d3mkit.validation import files
 from d3mkit.validation.report import Report
 from d3mkit.validation.splitcheck import check_splits
-from d3mkit.docs.published import view_dataset_ids, view_of
-from d3mkit.docs.versions import task_of
+from d3mkit.documents.published import view_dataset_ids, view_of
+from d3mkit.documents.versions import task_of
 
 
 def _problem_schema(data: dict, path: str) -> list[Issue]:
@@ -201,7 +201,7 @@ def warm() -> None:
     import the validation's modules and build the JSON Schema validators of the base
     versions (about 0.1 s). For a caller with time to spare before it validates (``d3mkit
     import`` while the first chunk of its table is parsed in another thread)."""
-    from d3mkit.docs.versions import BASE_VERSION
+    from d3mkit.documents.versions import BASE_VERSION
     from d3mkit.validation.schema import json_validator
     for kind, version in BASE_VERSION.items():
         json_validator(kind, version)

@@ -1,8 +1,8 @@
 """Schema checks of problemDoc/datasetDoc JSON against the files in ``schemas/``.
 
 This module owns the link between the schema files (one problemSchema and one datasetSchema
-per supported version, see :mod:`d3mkit.docs.versions`; each as cerberus and as JSON
-Schema draft 2020-12) and :class:`~d3mkit.errors.Issue`. A document is checked against the
+per supported version, see :mod:`d3mkit.documents.versions`; each as cerberus and as JSON
+Schema draft 2020-12) and :class:`~d3mkit.core.errors.Issue`. A document is checked against the
 schema of the version it declares; a missing or unsupported version is the one issue
 ``schema.version`` (no schema errors, no hints). :func:`check_problem_schema` and
 :func:`check_dataset_schema` run the JSON Schema form with ``iter_errors`` and turn every
@@ -55,8 +55,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import d3mkit
-from d3mkit.errors import Issue, close_match, error
-from d3mkit.docs.versions import BASE_VERSION, VERSIONS, declared_version, supported_version, version_issue
+from d3mkit.core.errors import Issue, close_match, error
+from d3mkit.documents.versions import BASE_VERSION, VERSIONS, declared_version, supported_version, version_issue
 
 _FORM_SUFFIX = {"jsonschema": "schema", "cerberus": "cerberus"}
 
@@ -298,7 +298,7 @@ def _cerberus_validator_class():
 
 @lru_cache(maxsize=None)
 def _cerberus_validator(kind: str, version: str | None = None):
-    from d3mkit.docs.versions import open_objects
+    from d3mkit.documents.versions import open_objects
     return _cerberus_validator_class()(load_schema(kind, "cerberus", version),
                                        allow_unknown=open_objects(version))
 

@@ -6,7 +6,7 @@ folds present match numRepeats/numFolds (0 means one repeat, numbered 0, and no 
 i.e. fold 0); the TEST share matches testSize (kFold: 1/numFolds) within one row per
 class; a classification split that declares ``stratified: true`` keeps each class's TEST
 share within one row. The last two are warnings (the documentation gives no tolerance) and
-are not checked in a published view (:mod:`d3mkit.docs.published`).
+are not checked in a published view (:mod:`d3mkit.documents.published`).
 
 The unit of a split is the learningData index value; for objectDetection it is the image,
 so all boxes of one image must fall on the same side.
@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from d3mkit.tables.held import NOTHING, Held
-from d3mkit.errors import Issue
-from d3mkit.limits import how_to_raise, limit
+from d3mkit.core.errors import Issue
+from d3mkit.io.limits import how_to_raise, limit
 from d3mkit.validation import coltypes
 from d3mkit.validation.codes import make
 from d3mkit.validation.common import (as_dict, as_int, as_list, as_number, as_str, dense_span, first_index, row_issues,
@@ -30,9 +30,9 @@ from d3mkit.validation.files import DatasetContext
 from d3mkit.validation.keys import Keys, first_rows, isin, joint, keys
 from d3mkit.tables.tablecols import (Column, Floats, Ints, Texts, first_row, joint_raw, lookup, narrow, offsets,
                                         raw_codes)
-from d3mkit.paths import escape_reason
+from d3mkit.io.paths import escape_reason
 from d3mkit.validation.report import Report
-from d3mkit.docs.versions import task_of
+from d3mkit.documents.versions import task_of
 
 REQUIRED = ("d3mIndex", "type", "repeat", "fold")
 EPS = 1e-9
@@ -123,7 +123,7 @@ def _expected(split: dict) -> tuple[list[int], list[int], str, float | None]:
 def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, report: Report,
                  view: str | None = None, held: Held = NOTHING) -> None:
     """Validate the splits file of ``problem``; issues go to ``report``. In a published
-    ``view`` (:mod:`d3mkit.docs.published`) the problemDoc's testSize and stratified
+    ``view`` (:mod:`d3mkit.documents.published`) the problemDoc's testSize and stratified
     describe the full task's split, not the view's file (one side only), so the TEST share
     and the strata are not checked there."""
     pp = str(problem_path)

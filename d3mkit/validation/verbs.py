@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator
 
-from d3mkit.errors import D3MKitError, Issue, has_errors, require_type
+from d3mkit.core.errors import D3MKitError, Issue, has_errors, require_type
 
 _PATH = "a path (str or os.PathLike) or an iterable of paths"
 

@@ -261,7 +261,7 @@ def write_predictions(views: Path, problem, path: Path, seed: int = 0) -> str:
     not (objectDetection and other layouts are not written)."""
     import numpy as np
     import pandas as pd
-    from d3mkit.registry import CLASSIFICATION, REGRESSION
+    from d3mkit.core.registry import CLASSIFICATION, REGRESSION
     truth = pd.read_csv(views / "SCORE" / "targets.csv", dtype=str, keep_default_na=False)
     train = pd.read_csv(views / "TRAIN" / "dataset_TRAIN" / "tables" / "learningData.csv", dtype=str,
                         keep_default_na=False)
@@ -341,10 +341,10 @@ def run_one(root: Path, work: Path, python: str, pipelines: dict, bench: str = "
     ``runtime score-predictions`` (d3m core's scoring pipeline) of a predictions file d3mkit
     writes (:func:`write_predictions`), each compared with ``d3mkit score``. ``plugin``: the
     environment has d3mkit_d3m (``-M d3mkit_d3m`` is passed)."""
-    from d3mkit.docs import ProblemDoc
-    from d3mkit.package import convert_tree
-    from d3mkit.taskroot import TaskRoot
-    from d3mkit.views import write_views
+    from d3mkit.documents import ProblemDoc
+    from d3mkit.taskroot.writer import convert_tree
+    from d3mkit.taskroot.model import TaskRoot
+    from d3mkit.taskroot.views import write_views
 
     task = TaskRoot.open(root)
     name = root.name

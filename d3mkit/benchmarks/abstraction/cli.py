@@ -46,7 +46,7 @@ def add_build_arguments(parser) -> None:
                         help="transformed training images never show an identity outcome "
                              "(not in the paper)")
     parser.add_argument("--name", default=None, help="task root name (default from the options)")
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     add_executor_arguments(parser, "image files (same bytes whatever the count)")
 
 
@@ -120,7 +120,7 @@ def samples_table(meta: pd.DataFrame) -> pd.DataFrame:
 
 
 def documents(name: str, p: Protocol, seed: int, n_rows: int):
-    from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+    from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
     t = get(p.transform)
     cols = [Column(0, "d3mIndex", "integer", ("index",)),
             Column(1, "image", "string", ("attribute",), {"resID": MEDIA, "resObject": "item"}),
@@ -163,10 +163,10 @@ def _write_png(job) -> None:
 def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None = None,
                     force: bool = False, quiet: bool = True, executor=None) -> Path:
     """Write ``out/<name>/`` for protocol ``p`` and return its path. The PNG files are
-    written on ``executor`` (:mod:`d3mkit.executor`; default this process): the images
+    written on ``executor`` (:mod:`d3mkit.io.executor`; default this process): the images
     are drawn first, in order, so the bytes do not depend on it."""
-    from d3mkit.executor import Executor
-    from d3mkit.package import TaskRootWriter
+    from d3mkit.io.executor import Executor
+    from d3mkit.taskroot.writer import TaskRootWriter
 
     problem = p.problem()
     if problem is not None:
@@ -204,7 +204,7 @@ def build_task_root(out: Path, p: Protocol, *, seed: int = 0, name: str | None =
 def build(args) -> list[Path]:
     import sys
     p = protocol_from_args(args)
-    from d3mkit.executor import from_args
+    from d3mkit.io.executor import from_args
     quiet = args.quiet or not sys.stderr.isatty()
     with from_args(args) as ex:   # --workers N | --scheduler ADDRESS
         return [build_task_root(args.out, p, seed=args.seed, name=args.name, force=args.force,
@@ -214,13 +214,13 @@ def build(args) -> list[Path]:
 def load_images(task, indices=None) -> tuple[np.ndarray, pd.DataFrame]:
     """Images (0-10 values, ``(n, 28, 28)`` uint8) and learningData rows of a task root,
     for ``indices`` (d3mIndex strings) or all rows."""
-    from d3mkit.images import read_image
-    from d3mkit.errors import D3MKitError, error
+    from d3mkit.io.images import read_image
+    from d3mkit.core.errors import D3MKitError, error
     ld = task.learning_data().set_index("d3mIndex", drop=False)
     if indices is not None:
         ld = ld.loc[list(indices)]
     if not task.dataset.media_columns():   # learningData's image column, as the datasetDoc says
-        from d3mkit.errors import UsageError
+        from d3mkit.core.errors import UsageError
         raise UsageError("not an abstraction task root: learningData has no image column (one whose "
                          "refersTo names an item of a collection)", str(task.root))
     paths = task.media_paths(rows=ld)

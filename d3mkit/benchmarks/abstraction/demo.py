@@ -20,7 +20,7 @@ def run_demo(out: Path, device: str, echo) -> None:
     import time
 
     from d3mkit.benchmarks.abstraction.cli import build_task_root
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     from d3mkit.benchmarks import echo_validation, missing
 
     t0 = time.perf_counter()
@@ -43,6 +43,6 @@ def run_demo(out: Path, device: str, echo) -> None:
              "expectedAccuracyWithoutAbstraction": "what memorising the training images gives",
              "chanceCorrectedAccuracy": "0 = memoriser, 1 = perfect",
              "heldOutShapeAccuracy": "shapes 8-9, never seen mirrored: the abstraction test"}
-    from d3mkit.display import score_table
+    from d3mkit.scoring.display import score_table
     for s, line in zip([None, *report.scores], score_table(report.scores)):
         echo(f"     {line}" + (f"   ({notes[s.metric]})" if s is not None and s.metric in notes else ""))

@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from d3mkit.registry import register_metric
+from d3mkit.core.registry import register_metric
 
 N_CLASSES = 10
 TRUE_STRINGS = ("true", "1", "yes", "t")

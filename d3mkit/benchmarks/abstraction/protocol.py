@@ -50,7 +50,7 @@ import pandas as pd
 
 from d3mkit.benchmarks.abstraction import shapes as S
 from d3mkit.benchmarks.abstraction.transforms import TRANSFORMS, add_noise, get
-from d3mkit.errors import EXIT_INVALID, ArgumentError, Issue
+from d3mkit.core.errors import EXIT_INVALID, ArgumentError, Issue
 
 MAX_IMAGES = 1_000_000   # one task root; a guard against typos such as --n-train 99999999999
 
@@ -89,7 +89,7 @@ class Protocol:
 
     def problem(self) -> ArgumentError | None:
         """Every reason this protocol cannot be generated as one
-        :class:`~d3mkit.errors.ArgumentError` (exit 1; the CLI names the options), or None."""
+        :class:`~d3mkit.core.errors.ArgumentError` (exit 1; the CLI names the options), or None."""
         out = []
         if self.transform not in TRANSFORMS:
             out.append(("abstraction.transform", "{transform}",

@@ -56,12 +56,12 @@ class ReproduceConfig:
     def __post_init__(self):
         problems = self.problems()
         if problems:
-            from d3mkit.errors import InvalidArgument
+            from d3mkit.core.errors import InvalidArgument
             raise InvalidArgument(None, "; ".join(problems))
 
     def problems(self) -> list[str]:
         """What is wrong with these fields, each message naming its field as ``{field}``
-        (an :class:`~d3mkit.errors.ArgumentError` template)."""
+        (an :class:`~d3mkit.core.errors.ArgumentError` template)."""
         out = []
         if not 1 <= self.table <= 13:
             return [f"{{table}}: the paper has Tables 1-13, not {self.table}"]
@@ -296,7 +296,7 @@ def add_arguments(parser) -> None:
 
 
 def config_from_args(args) -> ReproduceConfig:
-    from d3mkit.errors import InvalidArgument
+    from d3mkit.core.errors import InvalidArgument
     cols = None
     if args.n_train:
         try:

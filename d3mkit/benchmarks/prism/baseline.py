@@ -39,7 +39,7 @@ def _data(task):
     targets = task.problem.target_names
     missing = [c for c in ("hypothesis", "label") if c not in ld.columns]
     if missing or "label" not in targets:
-        from d3mkit.errors import UsageError
+        from d3mkit.core.errors import UsageError
         raise UsageError(f"not a PRISM task root: learningData needs hypothesis and label columns "
                          f"with label a target (missing: {', '.join(missing) or 'label as target'})",
                          str(task.root))
@@ -97,7 +97,7 @@ def load_images(paths, size: int = IMAGE_SIZE) -> np.ndarray:
     16 000 images take 200 MB, not 800)."""
     from PIL import Image
 
-    from d3mkit.images import read_image
+    from d3mkit.io.images import read_image
     out = np.empty((len(paths), 3, size, size), dtype=np.uint8)
     for i, p in enumerate(paths):
         im = read_image(p, "RGB").resize((size, size), Image.BILINEAR)
@@ -112,7 +112,7 @@ def _fusion(ld, train, test, args, task, echo) -> np.ndarray:
     device = choose_device(getattr(args, "device", "auto") or "auto")
     epochs = getattr(args, "epochs", None)
     if epochs is not None and epochs < 1:
-        from d3mkit.errors import InvalidArgument
+        from d3mkit.core.errors import InvalidArgument
         raise InvalidArgument("epochs", f"must be at least 1, got {epochs}")
     epochs = epochs or 30
     rng = seed_everything(getattr(args, "seed", 0) or 0)
@@ -177,7 +177,7 @@ def _fusion(ld, train, test, args, task, echo) -> np.ndarray:
 def predictions(task, model: str, args, echo=None) -> pd.DataFrame:
     """The predictions frame (d3mIndex + targets) of ``model`` on TEST."""
     if model not in MODELS:
-        from d3mkit.errors import UsageError
+        from d3mkit.core.errors import UsageError
         raise UsageError(f"unknown PRISM baseline {model!r} ({', '.join(MODELS)})")
     ld, train, test, targets = _data(task)
     out = pd.DataFrame({"d3mIndex": test})
@@ -205,7 +205,7 @@ class PrismBaselineConfig(BaselineConfig):
     >>> PrismBaselineConfig(model="bert")
     Traceback (most recent call last):
     ...
-    d3mkit.errors.InvalidArgument: error [usage] model must be one of zero-rate, random, text, fusion, got 'bert'
+    d3mkit.core.errors.InvalidArgument: error [usage] model must be one of zero-rate, random, text, fusion, got 'bert'
     """
 
     model: str | None = "text"

@@ -38,10 +38,10 @@ from pathlib import Path
 import pandas as pd
 
 from d3mkit.benchmarks.prism.manifest import PVLI_SPLITS, Record, read_manifest
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.atomic import copy_file
-from d3mkit.errors import D3MKitError, InvalidArgument, UsageError, error
-from d3mkit.images import read_image
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.io.atomic import copy_file
+from d3mkit.core.errors import D3MKitError, InvalidArgument, UsageError, error
+from d3mkit.io.images import read_image
 
 TASKS = ("pvli", "pvlr")
 IMAGE_RES = "0"
@@ -64,7 +64,7 @@ def add_build_arguments(parser) -> None:
                              "noisy-test records sampled (seeded) from the records without a split, the "
                              "clean-test records as the clean test; writes <name>_noisy_test and "
                              "<name>_clean_test (the paper: 16000,6000 and 261 verified records)")
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     add_executor_arguments(parser, "image checks and copies (same bytes whatever the count)")
 
 
@@ -150,7 +150,7 @@ def build_task_root(out: Path, manifest: Path, images: Path | None, task: str = 
     """Check the manifest, then write ``out/<name>/`` atomically; returns its path. A
     manifest in the PVLI layout (tuning / noisy-test / clean-test) needs
     :func:`build_task_roots`. The per-image work (checking, copying, converting) runs on
-    ``executor`` (:mod:`d3mkit.executor`; default this process), same bytes either way."""
+    ``executor`` (:mod:`d3mkit.io.executor`; default this process), same bytes either way."""
     if not 0.0 < test_size < 1.0:
         raise InvalidArgument("test_size", f"must be between 0 and 1, got {test_size}")
     records, skipped = _load(manifest, images, task, skip_invalid, echo, executor=executor)
@@ -229,8 +229,8 @@ def _write_root(out: Path, manifest: Path, images: Path | None, task: str, recor
                 seed: int, name: str, test_size: float, force: bool, progress: bool,
                 kinds: list[str] | None = None, layout: dict | None = None,
                 skipped: list[str] = (), executor=None) -> Path:
-    from d3mkit.executor import Executor
-    from d3mkit.package import TaskRootWriter
+    from d3mkit.io.executor import Executor
+    from d3mkit.taskroot.writer import TaskRootWriter
     ex = executor or Executor()
     labels = {r.label for r in records}
     fixed = None
@@ -332,7 +332,7 @@ def _sizes(text: str | None) -> tuple[int, int] | None:
 
 
 def build(args) -> list[Path]:
-    from d3mkit.executor import from_args
+    from d3mkit.io.executor import from_args
     echo = None if args.quiet else (lambda m: print(m, file=sys.stderr))
     sizes = _sizes(getattr(args, "pvli_sizes", None))
     with from_args(args) as ex:   # --workers N | --scheduler ADDRESS

@@ -30,7 +30,7 @@ DATA_DIR = Path(__file__).resolve().parents[3] / "datasets" / "prism"
 
 
 def data_file(name: str) -> Path:
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     p = DATA_DIR / name
     if not p.is_file():
         raise UsageError(f"the PRISM demo corpus is not here ({p}); it ships in the d3mkit source "
@@ -77,7 +77,7 @@ def _one_thread(fn):
 
 
 def _scores(report) -> str:
-    from d3mkit.display import score_line
+    from d3mkit.scoring.display import score_line
     return score_line(report.scores)
 
 
@@ -85,7 +85,7 @@ def run_demo(out: Path, device: str, echo, *, epochs: int = 15, variants: int = 
     from d3mkit.benchmarks.prism.baseline import PrismBaselineConfig, run_baseline
     from d3mkit.benchmarks.prism.cli import build_task_root
     from d3mkit.benchmarks.prism.extract import Summary, extract_records, read_captions
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     from d3mkit.validation import validate_task_root
 
     out = Path(out)

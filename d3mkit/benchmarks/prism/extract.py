@@ -42,8 +42,8 @@ from d3mkit.benchmarks.prism.labeling import (DEFAULT_THRESHOLD, LabelingFunctio
                                               make_positive, slot_text)
 from d3mkit.benchmarks.prism.manifest import jsonl_rows
 from d3mkit.benchmarks.prism.preprocess import preprocess_caption
-from d3mkit.atomic import write_text
-from d3mkit.errors import D3MKitError, InvalidArgument, UsageError, error
+from d3mkit.io.atomic import write_text
+from d3mkit.core.errors import D3MKitError, InvalidArgument, UsageError, error
 
 FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
 MANIFEST_FIELDS = ("hypothesis", "image", "label", "rationale", "strategy", "source", "lf", "precision")
@@ -170,7 +170,7 @@ def detect_format(path: Path) -> str:
     >>> detect_format(Path("captions.parquet"))
     Traceback (most recent call last):
     ...
-    d3mkit.errors.InvalidArgument: captions.parquet: error [usage] unknown caption file extension '.parquet': expected .txt (one caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass input_format
+    d3mkit.core.errors.InvalidArgument: captions.parquet: error [usage] unknown caption file extension '.parquet': expected .txt (one caption per line), .csv or .jsonl (id and caption fields), .tsv (Conceptual Captions: caption TAB url) or .json (COCO / VizWiz captions); or pass input_format
     """
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
@@ -206,7 +206,7 @@ def read_captions(path: Path | str, fmt: str | None = None, summary: Summary | N
     summary = summary if summary is not None else Summary()
     if fmt is not None and fmt not in FORMAT_NAMES:
         raise UsageError(f"unknown caption format {fmt!r} ({', '.join(FORMAT_NAMES)})")
-    from d3mkit.limits import open_regular
+    from d3mkit.io.limits import open_regular
     try:                     # a FIFO, a device or an oversize file is refused unopened
         raw = open_regular(p, f"{what} file")
     except D3MKitError as exc:

@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, error
+from d3mkit.core.errors import D3MKitError, error
 
 SLOTS = {"A": "action", "P": "precondition", "E": "event", "NP": "precondition"}
 _SLOT_RE = re.compile(r"\{(A|P|E|NP)\}")
@@ -325,7 +325,7 @@ def default_labeling_functions() -> list[LabelingFunction]:
 
 def load_labeling_functions(path: Path | str) -> list[LabelingFunction]:
     """Labeling functions from a JSON file: a list of records like :data:`TABLE3`'s."""
-    from d3mkit.docs.jsonio import load_json   # strict JSON, regular files only, size cap
+    from d3mkit.documents.jsonio import load_json   # strict JSON, regular files only, size cap
     p = Path(path)
     data = load_json(p)
     if not isinstance(data, list) or not data:

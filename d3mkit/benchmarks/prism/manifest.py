@@ -6,7 +6,7 @@ return the good records plus the issues found. A record is
 * ``hypothesis`` — a commonsense statement (required, non-empty);
 * ``image`` — the premise image, a path relative to ``--images`` (default: the manifest's
   directory); it must stay inside that directory (an absolute path, a ``..`` or a symlink
-  leading out is refused, :mod:`d3mkit.paths`), exist and be readable by Pillow;
+  leading out is refused, :mod:`d3mkit.io.paths`), exist and be readable by Pillow;
 * ``label`` — ``allow`` or ``prevent`` (case and surrounding spaces ignored);
 * ``rationale`` — the precondition text (required for PVLr, optional for PVLI);
 * provenance, all optional: ``strategy`` (EC, CQ, IQ or free text), ``source``, ``lf``
@@ -38,8 +38,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from d3mkit.errors import Issue, UsageError, error
-from d3mkit.paths import escape_reason
+from d3mkit.core.errors import Issue, UsageError, error
+from d3mkit.io.paths import escape_reason
 
 LABELS = ("allow", "prevent")
 REQUIRED = ("hypothesis", "image", "label")
@@ -65,10 +65,10 @@ class Record:
 def _rows(path: Path):
     """``(line, dict | None, problem)`` per record; CSV or JSONL by extension."""
     suffix = path.suffix.lower()
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     import io
 
-    from d3mkit.limits import open_regular
+    from d3mkit.io.limits import open_regular
     try:                                     # a FIFO or device is refused unopened
         raw = open_regular(path, "manifest")
     except D3MKitError as exc:
@@ -90,7 +90,7 @@ def _rows(path: Path):
 
 def jsonl_rows(fh):
     """``(line, dict | None, problem)`` per non-blank line of a JSON-lines file."""
-    from d3mkit.docs.jsonio import parse_json   # strict JSON: duplicate keys, NaN, ... refused
+    from d3mkit.documents.jsonio import parse_json   # strict JSON: duplicate keys, NaN, ... refused
     for n, line in enumerate(fh, start=1):
         if not line.strip():
             continue
@@ -136,7 +136,7 @@ def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "p
                   executor=None) -> tuple[list[Record], list[Issue]]:
     """Parse and check a manifest; returns ``(good records, issues)`` (issues are errors
     located at ``line N`` of ``path``). The image checks (:func:`image_problem`, a full
-    decode of each distinct image) run on ``executor`` (:mod:`d3mkit.executor`; default
+    decode of each distinct image) run on ``executor`` (:mod:`d3mkit.io.executor`; default
     this process) between a first pass that finds the images and a second that reads the
     answers: the result does not depend on the executor."""
     path = Path(path)
@@ -148,7 +148,7 @@ def read_manifest(path: Path | str, images: Path | str | None, *, task: str = "p
     records, issues = _scan(rows, path, images, task, lambda p: wanted.setdefault(p), allow_unmarked)
     if any(i.code == "prism.manifest.column" for i in issues):
         return records, issues                     # no record is read: nothing to check
-    from d3mkit.executor import Executor
+    from d3mkit.io.executor import Executor
     todo = list(wanted)
     answers = dict(zip(todo, (executor or Executor()).map(image_problem, todo, progress=False)))
     return _scan(rows, path, images, task, answers.__getitem__, allow_unmarked)
@@ -251,7 +251,7 @@ def _check(row: dict, line: int, images: Path, task: str, image_check):
 
 def image_problem(path: Path) -> str | None:
     """None when Pillow can read ``path`` as an image, else why not."""
-    from d3mkit.images import image_issue
+    from d3mkit.io.images import image_issue
     if not path.exists():
         return "file not found"
     issue = image_issue(path)          # regular file, byte and pixel caps, checksums, decodes

@@ -38,7 +38,7 @@ from collections import Counter
 
 import numpy as np
 
-from d3mkit.registry import register_metric
+from d3mkit.core.registry import register_metric
 
 _PUNCT = re.compile("[" + re.escape(string.punctuation) + "\u2018\u2019\u201c\u201d]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -45,7 +45,7 @@ from typing import Iterable, Protocol, Sequence, TextIO
 
 import numpy as np
 
-from d3mkit.errors import InvalidArgument, UsageError
+from d3mkit.core.errors import InvalidArgument, UsageError
 
 DEFAULT_P = 0.9
 OFFLINE_ENCODERS = ("tfidf", "tfidf-char", "lsa")
@@ -414,7 +414,7 @@ def run_query(premises: Path, captions: Path, *, top_k: int = 50, encoders: str 
     caps = list(read_captions(captions, summary=read_sum))
     for path, what, got in ((premises, "premises", prem), (captions, "captions", caps)):
         if not got:
-            from d3mkit.errors import D3MKitError, error
+            from d3mkit.core.errors import D3MKitError, error
             raise D3MKitError(error("prism.captions", "", f"no {what} could be read from this file",
                                     str(path)))
     summary = QuerySummary()

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.config import BaselineConfig, check_choice, check_int, check_positive
-from d3mkit.errors import D3MKitError, InvalidArgument, error
+from d3mkit.core.errors import D3MKitError, InvalidArgument, error
 
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
@@ -75,7 +75,7 @@ def load_images(paths, size: int) -> np.ndarray:
     """``(N, 3, size, size)`` uint8 array of RGB images resized (bilinear)."""
     from PIL import Image
 
-    from d3mkit.images import read_image
+    from d3mkit.io.images import read_image
     out = np.empty((len(paths), 3, size, size), dtype=np.uint8)
     for i, p in enumerate(paths):
         im = read_image(p, "RGB")          # the one owner of untrusted images (caps, one-line errors)
@@ -184,7 +184,7 @@ class ValueBaselineConfig(BaselineConfig):
     >>> ValueBaselineConfig(image_size=8)
     Traceback (most recent call last):
     ...
-    d3mkit.errors.InvalidArgument: error [usage] image_size must be at least 32, got 8
+    d3mkit.core.errors.InvalidArgument: error [usage] image_size must be at least 32, got 8
     """
 
     model: str | None = "resnet18"

@@ -29,7 +29,7 @@ from d3mkit.benchmarks.value.layout import SQUARES, codes_to_columns
 from d3mkit.benchmarks.value.metrics import NAMES as METRIC_NAMES
 from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_source_arguments,
                                             make_dataset, open_writer, splits_frame)
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
 
 DESCRIPTION = ("VALUE-synthetic chess board recognition: predict the symbol on each of the 64 "
                "squares (targets a8 ... h1) from a rendered image of a board seen from a random "

@@ -21,8 +21,8 @@ import pandas as pd
 
 from d3mkit.benchmarks.value.source import (MEDIA_DIR, ValueBuildConfig, add_source_arguments,
                                             make_dataset, open_writer)
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import InvalidArgument, UsageError
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.core.errors import InvalidArgument, UsageError
 
 
 def add_build_arguments(parser) -> None:

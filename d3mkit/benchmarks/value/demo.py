@@ -22,7 +22,7 @@ def run_demo(out: Path, device: str, echo) -> None:
     from d3mkit.benchmarks.value.source import ValueBuildConfig
     from d3mkit.benchmarks.value import metrics as M
     from d3mkit.benchmarks.value.report import to_markdown, write_report
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     from d3mkit.benchmarks import echo_validation, missing
 
     root = cli.build_task_root(ValueBuildConfig(out=Path(out), seed=0, force=True, quiet=True, n_train=N_TRAIN,

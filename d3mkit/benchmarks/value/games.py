@@ -23,7 +23,7 @@ from typing import Iterator
 
 import numpy as np
 
-from d3mkit.errors import D3MKitError, UsageError, error
+from d3mkit.core.errors import D3MKitError, UsageError, error
 
 SAMPLE_PGN = Path(__file__).resolve().parents[3] / "datasets" / "value" / "sample.pgn"
 
@@ -39,7 +39,7 @@ def pgn_positions(path: Path | str, *, max_games: int | None = None) -> Iterator
     half-moves, more than ``D3MKIT_MAX_PGN_POSITIONS`` positions in all, or more than
     ``D3MKIT_MAX_PGN_GAMES`` games when ``max_games`` is not given.
     """
-    from d3mkit.limits import open_regular
+    from d3mkit.io.limits import open_regular
     path = Path(path)
     if not path.exists():
         raise UsageError(f"PGN file not found: {path}", str(path))
@@ -52,7 +52,7 @@ class _Lines:
     """The ``readline`` python-chess calls, refusing a line over ``D3MKIT_MAX_PGN_LINE``."""
 
     def __init__(self, fh, where: str):
-        from d3mkit.limits import limit
+        from d3mkit.io.limits import limit
         self.fh, self.where, self.cap, self.n = fh, where, limit("MAX_PGN_LINE"), 0
 
     def readline(self) -> str:
@@ -64,7 +64,7 @@ class _Lines:
 
 
 def _too_large(where: str, location: str, what: str, name: str) -> D3MKitError:
-    from d3mkit.limits import how_to_raise
+    from d3mkit.io.limits import how_to_raise
     return D3MKitError(error("pgn.too_large", location, f"{what} ({how_to_raise(name)})", where))
 
 
@@ -73,7 +73,7 @@ def _builder(where: str, game_no: int, plies_read: int):
     at ``D3MKIT_MAX_PGN_POSITIONS`` in all (``plies_read`` before this game)."""
     import chess.pgn
 
-    from d3mkit.limits import limit
+    from d3mkit.io.limits import limit
     cap, total = limit("MAX_PGN_PLIES"), limit("MAX_PGN_POSITIONS")
 
     class Capped(chess.pgn.GameBuilder):
@@ -97,7 +97,7 @@ def _builder(where: str, game_no: int, plies_read: int):
 def _positions_of_stream(fh, where: str, max_games: int | None) -> Iterator[str]:
     import chess.pgn
 
-    from d3mkit.limits import limit
+    from d3mkit.io.limits import limit
     lines = _Lines(fh, where)
     n = 0
     positions = 0

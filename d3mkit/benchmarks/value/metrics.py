@@ -33,7 +33,7 @@ import numpy as np
 from d3mkit.benchmarks.value.boards import EMPTY, BoardError
 from d3mkit.benchmarks.value.layout import table_to_codes
 from d3mkit.benchmarks.value.rules import as_codes, check, sane, severity, violation_counts
-from d3mkit.registry import register_metric
+from d3mkit.core.registry import register_metric
 
 NAMES = ("exactMatch", "boardF1", "saneF1", "contradictionRate", "meanViolationSeverity",
          "meanViolatedFlags")

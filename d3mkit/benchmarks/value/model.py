@@ -136,7 +136,7 @@ def load_weights(model: BoardNet, path) -> list[str]:
     """Load a state_dict file into ``model``: a BoardNet state_dict, or a plain ResNet one
     (keys like ``conv1.weight``; its ``fc.*`` is skipped). Returns the keys left at their
     initial values. A shape mismatch is an error naming the key."""
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     import warnings
     try:
         with warnings.catch_warnings():   # torch warns (several lines) about foreign pickles

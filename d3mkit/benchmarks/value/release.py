@@ -34,7 +34,7 @@ Images are copied byte for byte (the release is never modified). Bad input - a m
 image, an array that is not 8x8 codes 0-12, a box that is not 2 or 4 numbers - is an error
 naming the file and the JSON key. The labels and box files, the image folders and every
 image must lie inside the release directory (a symlink leading out is a ``path.escape``
-error, :mod:`d3mkit.paths`).
+error, :mod:`d3mkit.io.paths`).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.value.boards import BoardError, array_to_fen, as_fen, fen_to_symbols, square_name
-from d3mkit.atomic import copy_file
-from d3mkit.errors import D3MKitError, UsageError, error
-from d3mkit.paths import require_inside
+from d3mkit.io.atomic import copy_file
+from d3mkit.core.errors import D3MKitError, UsageError, error
+from d3mkit.io.paths import require_inside
 
 IMAGE_PATTERN = "CV_{:07d}.jpg"
 SPLITS = ("train", "test")
@@ -131,9 +131,9 @@ def find_release(path: Path | str) -> list[ReleasePart]:
 
 
 def _load_json(path: Path):
-    """The strict JSON reader of d3mkit.docs.jsonio (non-regular files, size cap,
+    """The strict JSON reader of d3mkit.documents.jsonio (non-regular files, size cap,
     duplicate keys, NaN, huge numbers and lone surrogates are issues naming the file)."""
-    from d3mkit.docs.jsonio import load_json
+    from d3mkit.documents.jsonio import load_json
     return load_json(path)
 
 

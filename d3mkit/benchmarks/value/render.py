@@ -221,11 +221,11 @@ def _render_one(job):
 def render_many(fens, paths, *, seed: int, size: int = 512, workers: int | None = None,
                 quality: int = 92, progress: bool = False, start_index: int = 0, executor=None):
     """Render ``fens`` to JPEG files ``paths`` on ``executor`` (a
-    :class:`d3mkit.executor.Executor`: local pool or Dask cluster) or, without one, over
+    :class:`d3mkit.io.executor.Executor`: local pool or Dask cluster) or, without one, over
     ``workers`` local processes (default the CPU count, 1 = in this process). Returns per
     image ``(boxes, params)``; image ``i`` depends only on ``(seed, start_index + i)``, so
     the bytes do not depend on where it was rendered."""
-    from d3mkit.executor import make_executor
+    from d3mkit.io.executor import make_executor
     jobs = [(f, str(p) if p is not None else None, seed, start_index + i, size, quality)
             for i, (f, p) in enumerate(zip(fens, paths))]
     if executor is not None:

@@ -220,10 +220,10 @@ def plot(rep: dict, path: Path | str, title: str | None = None) -> Path:
 
 def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.ndarray, list[str]]:
     """``(codes, d3mIndex values)`` of a predictions CSV. Bad input raises
-    :class:`~d3mkit.errors.D3MKitError` naming the file, the row (header = row 1) and the fault."""
+    :class:`~d3mkit.core.errors.D3MKitError` naming the file, the row (header = row 1) and the fault."""
     from d3mkit.benchmarks.value.boards import BoardError
     from d3mkit.benchmarks.value.layout import frame_to_codes
-    from d3mkit.errors import D3MKitError, InvalidArgument, UsageError, error
+    from d3mkit.core.errors import D3MKitError, InvalidArgument, UsageError, error
     from d3mkit.tables import read_table
     p = Path(path)
     if not p.is_file():
@@ -267,11 +267,11 @@ def write_report(codes: np.ndarray, out: Path | str, *, title: str | None = None
                  random: dict | None = None) -> dict:
     """Write ``rule_report.{md,json,png}`` into ``out``; return the report. The three
     files are written to temporary names and renamed into place only when all of them
-    were written (:mod:`d3mkit.atomic`). An ``out`` that cannot be created or written
+    were written (:mod:`d3mkit.io.atomic`). An ``out`` that cannot be created or written
     to, or that is a symlink, is a usage error naming it."""
-    from d3mkit.atomic import atomic_path, check_output_dir
-    from d3mkit.docs.jsonio import dump_json
-    from d3mkit.errors import UsageError
+    from d3mkit.io.atomic import atomic_path, check_output_dir
+    from d3mkit.documents.jsonio import dump_json
+    from d3mkit.core.errors import UsageError
     out = check_output_dir(out, "out")
     rep = rule_report(check(codes), random=random, severities=severity(codes))
     try:
@@ -290,7 +290,7 @@ def write_report(codes: np.ndarray, out: Path | str, *, title: str | None = None
 
 
 def main(argv: list[str] | None = None) -> int:
-    from d3mkit.errors import D3MKitError, InvalidArgument, issues_for_cli
+    from d3mkit.core.errors import D3MKitError, InvalidArgument, issues_for_cli
     ap = argparse.ArgumentParser(prog="python -m d3mkit.benchmarks.value.report",
                                  description="VALUE rule report (per-rule violations, eq. 8) of a predictions file")
     ap.add_argument("predictions", type=Path, help="predictions.csv (d3mIndex and the 64 square columns, or one FEN placement column)")

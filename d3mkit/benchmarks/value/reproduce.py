@@ -39,7 +39,7 @@ class ReproduceConfig(Config):
     >>> ReproduceConfig(models=("vgg",))
     Traceback (most recent call last):
     ...
-    d3mkit.errors.InvalidArgument: error [usage] models must be one of resnet18, resnet50, resnet101, got 'vgg'
+    d3mkit.core.errors.InvalidArgument: error [usage] models must be one of resnet18, resnet50, resnet101, got 'vgg'
     """
 
     n_train: int = 300
@@ -111,7 +111,7 @@ def run_protocol(cfg: ReproduceConfig, log=print) -> tuple[list[dict], dict | No
     from d3mkit.benchmarks.value.report import random_frequencies, rule_report
     from d3mkit.benchmarks.value.rules import check, severity
     from d3mkit.benchmarks.value.source import ValueBuildConfig
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
 
     rows, rep = [], None
     with tempfile.TemporaryDirectory() as tmp:
@@ -203,7 +203,7 @@ def run(args):
     from d3mkit.benchmarks.reproduction import Reproduction
     from d3mkit.baselines.common import require_torch
     from d3mkit.benchmarks.value.report import plot
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     cfg = ReproduceConfig.from_args(args)
     require_torch()
     rows, rep, build_s = run_protocol(cfg, log=lambda m: print(m, flush=True))

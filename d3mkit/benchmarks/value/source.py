@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.config import BuildConfig
-from d3mkit.errors import InvalidArgument
+from d3mkit.core.errors import InvalidArgument
 
 IMAGE_NAME = "CV_{:07d}.jpg"        # the VALUE release's naming
 MEDIA_DIR = "media"
@@ -43,7 +43,7 @@ def add_source_arguments(parser) -> None:
     parser.add_argument("--max-games", type=int, default=None,
                         help="read at most this many games of --pgn (e.g. a lichess database dump)")
     parser.add_argument("--name", default=None, help="task root name")
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     add_executor_arguments(parser, "rendering (same bytes whatever the count)")
 
 
@@ -90,7 +90,7 @@ class ValueBuildConfig(BuildConfig):
     >>> ValueBuildConfig(n_train=0)
     Traceback (most recent call last):
     ...
-    d3mkit.errors.InvalidArgument: error [usage] n_train and n_test must be at least 1 (got 0, 50)
+    d3mkit.core.errors.InvalidArgument: error [usage] n_train and n_test must be at least 1 (got 0, 50)
     """
 
     n_train: int | None = None          # None: 200, or every labelled image of a release's split
@@ -102,7 +102,7 @@ class ValueBuildConfig(BuildConfig):
     max_plies: int = 200
     max_games: int | None = None
     workers: int | None = None
-    scheduler: str | None = None       # a Dask scheduler address (d3mkit.executor)
+    scheduler: str | None = None       # a Dask scheduler address (d3mkit.io.executor)
     name: str | None = None
 
     def check(self) -> None:
@@ -129,9 +129,9 @@ def source_parameters(args) -> dict:
 
 
 def open_writer(args: "ValueBuildConfig", name: str, benchmark: str):
-    """The :class:`~d3mkit.package.TaskRootWriter` of a VALUE build (``with`` it), its
+    """The :class:`~d3mkit.taskroot.writer.TaskRootWriter` of a VALUE build (``with`` it), its
     manifest parameters (counts, size, renderer, source) the same for both builders."""
-    from d3mkit.package import TaskRootWriter
+    from d3mkit.taskroot.writer import TaskRootWriter
     params = {"nTrain": args.n_train, "nTest": args.n_test, "size": args.size,
               "renderer": "d3mkit VALUE-synthetic (Pillow), not the paper's Blender scene",
               **source_parameters(args)}
@@ -160,7 +160,7 @@ def make_dataset(writer, args, rng: np.random.Generator) -> tuple[pd.DataFrame, 
         names = [IMAGE_NAME.format(i) for i in range(n)]
         media = writer.media_path(f"{MEDIA_DIR}/{names[0]}").parent
         seed = int(rng.integers(2 ** 31))
-        from d3mkit.executor import from_args
+        from d3mkit.io.executor import from_args
         with from_args(args) as ex:   # --workers N | --scheduler ADDRESS of d3mkit build
             out = render_many(fens, [media / nm for nm in names], seed=seed, size=args.size,
                               executor=ex, progress=not args.quiet and sys.stderr.isatty())

@@ -44,7 +44,7 @@ def load_puzzles(task) -> dict:
     validIndex for valid rows), ``split`` (train/test/valid), ``y`` (1 correct),
     ``images`` (N, 28d, 28d) float32 in [0, 1], ``d``."""
     from d3mkit.benchmarks.visudo.render import load_png
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     ld = task.learning_data()
     for col in ("d3mIndex", "label"):
         if col not in ld.columns:
@@ -72,7 +72,7 @@ def cell_label_features(task, index: np.ndarray, d: int) -> np.ndarray:
     as its rank among the task's labels, scaled to [0, 1] — d*d numbers per puzzle, the
     input the paper's 16-unit first layer reads for 4x4 puzzles. (A one-hot encoding
     did worse here: AuROC 0.59 against 0.69 on a 50-puzzle digits task.)"""
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     from d3mkit.tables import read_table
     p = task.debug_dir / "cellLabels.csv"
     if not p.exists():
@@ -200,7 +200,7 @@ def train_and_predict(model_name: str, data: dict, *, epochs: int, seed: int, de
 def run_baseline(task, model: str, args: BaselineConfig):
     """Train ``model`` on ``task`` and write + score its predictions (see module doc)."""
     from d3mkit.baselines.common import choose_device, require_torch, torch_threads, write_solution
-    from d3mkit.errors import UsageError
+    from d3mkit.core.errors import UsageError
     require_torch()
     if model not in DEFAULT_EPOCHS:
         raise UsageError(f"unknown visudo baseline {model!r} (digit, visual, nesy)")

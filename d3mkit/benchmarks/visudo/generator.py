@@ -67,7 +67,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from d3mkit.benchmarks.visudo import sudoku
-from d3mkit.errors import D3MKitError, argument_error
+from d3mkit.core.errors import D3MKitError, argument_error
 
 STRATEGIES = ("basic", "perSplit", "perPuzzle", "perCell", "transfer")
 SPLITS = ("train", "test", "valid")

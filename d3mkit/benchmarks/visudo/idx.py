@@ -10,7 +10,7 @@ error (exit 1) naming the file and what is wrong: ``idx.magic`` (bad magic numbe
 type), ``idx.truncated`` (fewer bytes than the header promises), ``idx.trailing``
 (more), ``idx.too_large`` (the header promises more than ``D3MKIT_MAX_IDX_BYTES``, refused
 before anything is allocated), ``idx.gzip`` (a broken gzip stream), ``idx.unreadable``; a
-FIFO, device or oversize file is refused unopened (:func:`d3mkit.limits.open_regular`).
+FIFO, device or oversize file is refused unopened (:func:`d3mkit.io.limits.open_regular`).
 
 >>> import tempfile, os
 >>> p = os.path.join(tempfile.mkdtemp(), "t.idx")
@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.errors import D3MKitError, error
-from d3mkit.limits import how_to_raise, limit, open_regular
+from d3mkit.core.errors import D3MKitError, error
+from d3mkit.io.limits import how_to_raise, limit, open_regular
 
 TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 CODES = {np.dtype(v).newbyteorder("=").str.lstrip("<>|="): k for k, v in TYPES.items()}

@@ -43,7 +43,7 @@ def write_puzzle(job) -> None:
     """Write one puzzle's PNG files; ``job = (cells, puzzle_path, cell_paths)`` with
     ``cells`` the ``(d, d, 28, 28)`` uint8 cell images and ``cell_paths`` the row-major
     paths of the cell files (empty: the grid only). A module-level function of its
-    arguments alone, so it runs on any executor worker (:mod:`d3mkit.executor`) with the
+    arguments alone, so it runs on any executor worker (:mod:`d3mkit.io.executor`) with the
     same bytes."""
     cells, puzzle_path, cell_paths = job
     d = cells.shape[0]
@@ -54,6 +54,6 @@ def write_puzzle(job) -> None:
 
 
 def load_png(path: Path | str) -> np.ndarray:
-    """A puzzle image as gray uint8 (through :func:`d3mkit.images.read_image`)."""
-    from d3mkit.images import read_image
+    """A puzzle image as gray uint8 (through :func:`d3mkit.io.images.read_image`)."""
+    from d3mkit.io.images import read_image
     return np.asarray(read_image(path, "L"), dtype=np.uint8)

@@ -82,7 +82,7 @@ class ReproduceConfig:
     from_csv: bool = False
 
     def __post_init__(self):
-        from d3mkit.errors import InvalidArgument
+        from d3mkit.core.errors import InvalidArgument
         bad = []
         if self.splits < 1:
             bad.append(f"{{splits}} must be at least 1, got {self.splits}")
@@ -144,7 +144,7 @@ def _train_models(tmp: Path, ps, catalog, models, cfg: ReproduceConfig, split: i
     from d3mkit.benchmarks.config import BaselineConfig
     from d3mkit.benchmarks.visudo.baseline import DEFAULT_EPOCHS, run_baseline
     from d3mkit.benchmarks.visudo.cli import write_task_root
-    from d3mkit.taskroot import TaskRoot
+    from d3mkit.taskroot.model import TaskRoot
 
     task = TaskRoot.open(write_task_root(tmp, ps, catalog, force=True))
     for model in models:
@@ -404,7 +404,7 @@ def add_arguments(parser) -> None:
 
 
 def config_from_args(args) -> ReproduceConfig:
-    from d3mkit.errors import InvalidArgument
+    from d3mkit.core.errors import InvalidArgument
     try:
         overlaps = tuple(float(x) for x in str(args.overlaps).split(",") if x.strip())
     except ValueError:

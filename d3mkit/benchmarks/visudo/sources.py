@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from d3mkit.atomic import atomic_path, write_bytes
-from d3mkit.errors import EXIT_INVALID, ArgumentError, D3MKitError, MissingDependency, UsageError, argument_error
-from d3mkit.paths import require_inside
+from d3mkit.io.atomic import atomic_path, write_bytes
+from d3mkit.core.errors import EXIT_INVALID, ArgumentError, D3MKitError, MissingDependency, UsageError, argument_error
+from d3mkit.io.paths import require_inside
 
 IMAGE_SIZE = 28
 OFFLINE = ("mnist5k", "digits", "glyphs")
@@ -131,7 +131,7 @@ def unknown_source(name: str) -> D3MKitError:
 
 def _find(source_dir: Path, sp: IdxSpec, fname: str) -> Path | None:
     """The IDX file in ``source_dir/<name>/`` or ``source_dir``; one that is a symlink
-    leading out of ``source_dir`` is an error (:mod:`d3mkit.paths`)."""
+    leading out of ``source_dir`` is an error (:mod:`d3mkit.io.paths`)."""
     for d in (source_dir / sp.name, source_dir):
         for cand in (d / fname, d / (fname + ".gz")):
             if cand.exists() and not cand.is_dir():   # a FIFO or device is named and refused by read_idx

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from d3mkit.errors import argument_error
+from d3mkit.core.errors import argument_error
 
 MIN_DIMENSION = 4
 

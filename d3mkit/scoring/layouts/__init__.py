@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
-from d3mkit.errors import Issue, error, warning
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.errors import Issue, error, warning
 from d3mkit.scoring.layouts.base import Aligned, Call, Context, Layout  # noqa: F401 - the public names
 from d3mkit.scoring.layouts.classes import ClassesLayout
 from d3mkit.scoring.layouts.multilabel import MultiLabelLayout

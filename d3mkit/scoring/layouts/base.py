@@ -10,7 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
-from d3mkit.errors import Issue
+from d3mkit.core.errors import Issue
 from d3mkit.scoring.labels import LabelArrays, LabelCodes, from_codes
 from d3mkit.scoring.truth import Truth
 from d3mkit.tables.columns import ColumnTable

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.errors import error
+from d3mkit.core.errors import error
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout, truth_positions
 from d3mkit.scoring.values import (INDEX, NUMERIC_TYPES, confidence_values, duplicated, lines, lookup,
                                    parse_target, read_only, rows_text, unseen_labels)

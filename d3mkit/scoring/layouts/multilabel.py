@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.errors import Issue, error, warning
-from d3mkit.limits import how_to_raise, limit
+from d3mkit.core.errors import Issue, error, warning
+from d3mkit.io.limits import how_to_raise, limit
 from d3mkit.scoring.layouts.base import Aligned, Call, Context, Layout
 from d3mkit.scoring.values import (INDEX, confidence_values, duplicated, index_issues, index_values,
                                    is_missing, lines, lookup, parse_target, read_only, rows_text,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.lazy import pandas as pd   # imported by the branches that use it
-from d3mkit.errors import error, warning
+from d3mkit.core.lazy import pandas as pd   # imported by the branches that use it
+from d3mkit.core.errors import error, warning
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout
 from d3mkit.scoring.values import confidence_values, lines, parse_boxes, read_only, rows_text
 

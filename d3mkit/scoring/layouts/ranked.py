@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.errors import error
+from d3mkit.core.errors import error
 from d3mkit.scoring.layouts.base import MAX_RANK, Aligned, Context, Layout, truth_positions
 from d3mkit.scoring.values import duplicated, lines, lookup, parse_numeric, parse_target, read_only
 from d3mkit.validation import coltypes

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from d3mkit.errors import Issue, error
+from d3mkit.core.errors import Issue, error
 from d3mkit.scoring.labels import LabelArrays, joint_codes
 from d3mkit.scoring.layouts.base import Aligned, Context, Layout
 from d3mkit.scoring.truth import Truth

@@ -1,15 +1,15 @@
 """The files a command has read, so that nothing it writes replaces one of them.
 
 What this module owns: the answer to "is this output one of my inputs?". The readers that
-every command goes through (:func:`d3mkit.limits.open_regular`, the CSV reader, the JSON
-document reader) :func:`note` each file they open; the writers in :mod:`d3mkit.atomic`
+every command goes through (:func:`d3mkit.io.limits.open_regular`, the CSV reader, the JSON
+document reader) :func:`note` each file they open; the writers in :mod:`d3mkit.io.atomic`
 call :func:`refuse_input` before a file or a directory becomes visible. A file is known by
 its device and inode, so a second name for it (a hard link, ``a/../b``, a symlinked parent)
 is the same input. A directory output is refused when it holds an input, since replacing
 the directory would replace the input too.
 
 What the run itself writes is its own output, not an input: a tree it is building (a
-:class:`d3mkit.atomic.StagedDir`'s temporary directory, :func:`own`), a tree it has put in
+:class:`d3mkit.io.atomic.StagedDir`'s temporary directory, :func:`own`), a tree it has put in
 place and a file it has written (:func:`produced`). Reading those back (a converter
 rewriting a table it copied, a reproduction scoring the predictions it wrote before it
 writes the next model's) records nothing.
@@ -27,7 +27,7 @@ the file system may later reuse.
 ...     refuse_input(truth)
 Traceback (most recent call last):
 ...
-d3mkit.errors.OutputInsideInput: ...learningData.csv: error [output.is_input] this file was read as an input of the same run; writing the output over it would destroy it (give another name)
+d3mkit.core.errors.OutputInsideInput: ...learningData.csv: error [output.is_input] this file was read as an input of the same run; writing the output over it would destroy it (give another name)
 """
 
 from __future__ import annotations
@@ -130,11 +130,11 @@ def _inputs_under(directory: str) -> list[str]:
 
 
 def refuse_input(path: Path | str) -> None:
-    """Raise :class:`~d3mkit.errors.OutputInsideInput` when writing ``path`` would replace a
+    """Raise :class:`~d3mkit.core.errors.OutputInsideInput` when writing ``path`` would replace a
     file read in this run: ``path`` is that file, or a directory holding it."""
     if _DEPTH == 0 or not _READ:
         return
-    from d3mkit.errors import OutputInsideInput
+    from d3mkit.core.errors import OutputInsideInput
     p = str(path)
     try:
         st = os.stat(p)

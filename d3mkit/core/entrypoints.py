@@ -130,7 +130,7 @@ def dist_name(ep) -> str | None:
 
 def own(group: str) -> list:
     """d3mkit's own entry points of ``group``, in the order pyproject.toml lists them."""
-    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     try:
         text = pyproject.read_text(encoding="utf-8")
     except OSError:

@@ -8,7 +8,7 @@ object mapping each file's path relative to the task root, ``/``-separated, to
 unexpected.
 
 The manifest of a root with many files is mostly digests (about 150 bytes a file): readers
-that need a few of them (the exporters) or none (:attr:`d3mkit.taskroot.TaskRoot.manifest`)
+that need a few of them (the exporters) or none (:attr:`d3mkit.taskroot.model.TaskRoot.manifest`)
 use :func:`load_manifest`, which streams the ``"digests"`` object entry by entry and keeps
 only the wanted ones, so their memory does not grow with the number of files; verification
 reads them all.
@@ -34,7 +34,7 @@ import re
 import stat
 from pathlib import Path
 
-from d3mkit.errors import Issue, error
+from d3mkit.core.errors import Issue, error
 
 KEY = "digests"                 # the manifest's field
 MANIFEST = "manifest.json"      # in <name>_debug/
@@ -186,7 +186,7 @@ class _Stream:
 def _stream_manifest(path: Path, keep: set[str]) -> tuple[dict, dict]:
     """(the manifest text's top level without its digests, parsed strictly with exact
     positions; the kept digests' texts), reading the digests one entry at a time."""
-    from d3mkit.docs.jsonio import parse_json
+    from d3mkit.documents.jsonio import parse_json
     kept: dict[str, str] | None = None          # None: no "digests" object was streamed
     with open(path, encoding="utf-8", newline="") as fh:
         st = _Stream(fh)
@@ -230,13 +230,13 @@ def _stream_manifest(path: Path, keep: set[str]) -> tuple[dict, dict]:
 
 
 def load_manifest(path: Path | str, keep=None) -> object:
-    """The manifest at ``path`` as :func:`d3mkit.docs.jsonio.load_json` reads it (the same
+    """The manifest at ``path`` as :func:`d3mkit.documents.jsonio.load_json` reads it (the same
     issues for the same documents), except that with ``keep`` (relative paths) its
     ``"digests"`` hold only those entries: the others are read one at a time and dropped,
     so the memory does not grow with the number of files. ``keep=None`` reads them all."""
-    from d3mkit.docs.jsonio import load_json, parse_json
-    from d3mkit.limits import file_issue
-    from d3mkit.readlog import note
+    from d3mkit.documents.jsonio import load_json, parse_json
+    from d3mkit.io.limits import file_issue
+    from d3mkit.io.readlog import note
     path = Path(path)
     if keep is None or file_issue(path, "JSON document", "MAX_JSON_BYTES") is not None:
         data = load_json(path)

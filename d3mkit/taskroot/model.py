@@ -4,7 +4,7 @@ A task root is a directory holding ``<name>_dataset/`` and ``<name>_problem/`` (
 written by d3mkit, ``<name>_debug/`` and later ``<name>_solution/``). :meth:`TaskRoot.open`
 accepts the root itself or any of those subdirectories. Each ``<name>_*`` directory and
 each document must lie inside the task root (a symlink leading out is an error,
-:mod:`d3mkit.paths`).
+:mod:`d3mkit.io.paths`).
 
 The loader an AutoML system uses: :meth:`TaskRoot.frame` is learningData with each column
 as its colType means (:func:`d3mkit.validation.coltypes.typed`), :meth:`TaskRoot.train_test`
@@ -29,11 +29,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.digests import MANIFEST, load_manifest, recorded, verify
-from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.docs.locate import locate_task_root
-from d3mkit.errors import D3MKitError, UsageError, error, require_path
-from d3mkit.paths import require_inside
+from d3mkit.taskroot.digests import MANIFEST, load_manifest, recorded, verify
+from d3mkit.documents import DatasetDoc, ProblemDoc
+from d3mkit.documents.locate import locate_task_root
+from d3mkit.core.errors import D3MKitError, UsageError, error, require_path
+from d3mkit.io.paths import require_inside
 from d3mkit.tables import read_table
 
 @dataclass
@@ -71,9 +71,9 @@ class TaskRoot:
     def item_path(self, collection: Path, item: str) -> Path:
         """``collection/item`` for a media item a learningData cell names; an item that
         leaves the collection (absolute, ``..``) or the dataset directory (a symlink out)
-        is a ``path.escape`` error naming learningData (:mod:`d3mkit.paths`)."""
-        from d3mkit.errors import D3MKitError
-        from d3mkit.paths import CODE, lexical_escape
+        is a ``path.escape`` error naming learningData (:mod:`d3mkit.io.paths`)."""
+        from d3mkit.core.errors import D3MKitError
+        from d3mkit.io.paths import CODE, lexical_escape
         where = str(self.dataset_dir / "tables" / "learningData.csv")
         why = lexical_escape(str(item))
         if why:
@@ -109,7 +109,7 @@ class TaskRoot:
     @cached_property
     def manifest(self) -> dict:
         """``<name>_debug/manifest.json`` (``{}`` when absent) with its ``"digests"`` left
-        empty: they are read one at a time and dropped (:func:`d3mkit.digests.load_manifest`;
+        empty: they are read one at a time and dropped (:func:`d3mkit.taskroot.digests.load_manifest`;
         :meth:`recorded_digests` and ``validate --verify-digests`` read them)."""
         p = self._doc(self.debug_dir / "manifest.json")
         data = load_manifest(p, keep=()) if p.exists() else {}
@@ -119,7 +119,7 @@ class TaskRoot:
         return data
 
     def recorded_digests(self, rels) -> tuple[dict[str, dict] | None, list]:
-        """:func:`d3mkit.digests.recorded` of the manifest's digests of the files ``rels``
+        """:func:`d3mkit.taskroot.digests.recorded` of the manifest's digests of the files ``rels``
         (paths relative to the task root) only, read without holding the others."""
         p = self._doc(self.debug_dir / "manifest.json")
         if not p.exists():
@@ -157,11 +157,11 @@ class TaskRoot:
         cell its colType cannot read (``Y``/``N`` in a boolean column) is kept as its text
         (the coercion policy, :func:`d3mkit.validation.coltypes.coerce`), and each such
         column is reported: ``frame.attrs["issues"]`` lists the cells (coltype.* warnings,
-        as ``d3mkit validate`` reports them) and one :class:`~d3mkit.errors.CoercionWarning`
+        as ``d3mkit validate`` reports them) and one :class:`~d3mkit.core.errors.CoercionWarning`
         names the columns."""
         import warnings
 
-        from d3mkit.errors import CoercionWarning
+        from d3mkit.core.errors import CoercionWarning
         from d3mkit.validation.codes import make
         from d3mkit.validation.coltypes import COLTYPE_CODES, coerce, fault
         from d3mkit.validation.common import row_issues, short
@@ -223,7 +223,7 @@ class TaskRoot:
         if column not in media:
             raise UsageError(f"column {column!r} does not refer to a collection (media columns: "
                              f"{', '.join(media)})", str(self.dataset.path))
-        from d3mkit.paths import resolve_inside
+        from d3mkit.io.paths import resolve_inside
         res = media[column]
         base = self.dataset.resource_path(res).resolve()
         if rows is None:
@@ -237,7 +237,7 @@ class TaskRoot:
 
     def splits(self) -> pd.DataFrame:
         """dataSplits.csv; its columns d3mIndex, type, repeat, fold are checked."""
-        from d3mkit.splits import splits_path
+        from d3mkit.taskroot.splits.read import splits_path
         p = splits_path(self.problem_dir, self.problem.splits_file)
         s = _read(p, "dataSplits")
         missing = [c for c in ("d3mIndex", "type", "repeat", "fold") if c not in s.columns]
@@ -255,7 +255,7 @@ class TaskRoot:
     def split_indices(self, repeat: int = 0, fold: int = 0) -> tuple[list[str], list[str]]:
         """(TRAIN d3mIndex values, TEST d3mIndex values) for one repeat and fold, in
         file order, without duplicates (objectDetection lists an index per box)."""
-        from d3mkit.splits import select
+        from d3mkit.taskroot.splits.read import select
         s = self.splits()
         train, test = select(s, repeat, fold, self.problem_dir / self.problem.splits_file)
         return (list(dict.fromkeys(s.loc[train, "d3mIndex"])),

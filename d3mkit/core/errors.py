@@ -108,7 +108,7 @@ _COLUMN = re.compile(r"^column (.+)$")
 @dataclass(frozen=True)
 class Issue:
     """One finding: ``severity`` is "error" or "warning"; ``code`` is stable (dotted,
-    e.g. ``schema.required``, listed in :mod:`d3mkit.codes`); ``path`` names the file.
+    e.g. ``schema.required``, listed in :mod:`d3mkit.core.codes`); ``path`` names the file.
 
     Where in the file, as structure: ``json_path`` (a dotted path with ``[i]`` indices into a
     JSON document), ``row`` (1-based line of a CSV file, the header being row 1) and
@@ -243,7 +243,7 @@ def print_issues(issues: Iterable[Issue], stream=None) -> None:
 
 class CoercionWarning(UserWarning):
     """Cells a loader could not read as their colType were kept as text, not dropped
-    (:meth:`d3mkit.taskroot.TaskRoot.frame`)."""
+    (:meth:`d3mkit.taskroot.model.TaskRoot.frame`)."""
 
 
 class D3MKitError(ValueError):
@@ -401,7 +401,7 @@ class OutputInsideInput(ArgumentError, UsageError):
     """The one error of code ``output.is_input``: an output that is an input, lies inside
     one or holds one (writing it would replace what is read). Raised by the library's own
     checks (``input_path`` given: the output must lie outside it) and by
-    :func:`d3mkit.readlog.refuse_input` (``reason`` given: the file or a file under the
+    :func:`d3mkit.io.readlog.refuse_input` (``reason`` given: the file or a file under the
     directory was read by the same run); exit code 2, nothing written.
 
     >>> OutputInsideInput("r/x", "r").issues[0].format()

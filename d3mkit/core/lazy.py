@@ -1,4 +1,4 @@
-"""pandas, imported on first use: ``from d3mkit.lazy import pandas as pd`` gives a module
+"""pandas, imported on first use: ``from d3mkit.core.lazy import pandas as pd`` gives a module
 stand-in whose first attribute access (``pd.Series``, ``pd.factorize``, ...) imports pandas.
 
 The scoring pipeline reads CSV files without pandas (:mod:`d3mkit.tables.arrow`);

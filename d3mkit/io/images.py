@@ -5,7 +5,7 @@ What this module owns: the one way d3mkit decodes an image it did not draw itsel
 any pixel is decoded:
 
 * the path must be a regular file (a FIFO, ``/dev/zero`` or a directory is refused unread)
-  within ``D3MKIT_MAX_IMAGE_BYTES`` (:func:`d3mkit.limits.open_regular`);
+  within ``D3MKIT_MAX_IMAGE_BYTES`` (:func:`d3mkit.io.limits.open_regular`);
 * the size the header declares must be at most ``D3MKIT_MAX_IMAGE_PIXELS`` pixels
   (width x height): a 100-byte PNG claiming 100,000 x 100,000 pixels (a decompression
   bomb) is ``image.too_large``. Pillow's own ``Image.MAX_IMAGE_PIXELS`` check is set to the
@@ -14,7 +14,7 @@ any pixel is decoded:
 * a file Pillow cannot identify, or whose data is truncated or corrupt, is
   ``image.unreadable``. Pillow's other warnings (odd metadata) are swallowed.
 
-Every failure is a :class:`~d3mkit.errors.D3MKitError` with one issue naming the file
+Every failure is a :class:`~d3mkit.core.errors.D3MKitError` with one issue naming the file
 (exit 1).
 
 >>> import tempfile, os
@@ -37,8 +37,8 @@ import re
 import warnings
 from pathlib import Path
 
-from d3mkit.errors import D3MKitError, Issue, error
-from d3mkit.limits import how_to_raise, limit, open_regular
+from d3mkit.core.errors import D3MKitError, Issue, error
+from d3mkit.io.limits import how_to_raise, limit, open_regular
 
 
 def _too_large(p: str, location: str, w: int, h: int) -> D3MKitError:

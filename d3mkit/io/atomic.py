@@ -41,7 +41,7 @@ promise also holds across a power loss or kernel crash on POSIX file systems tha
 >>> write_text(d / "link", "x")
 Traceback (most recent call last):
 ...
-d3mkit.errors.UsageError: ...link: error [output.not_regular] refusing to write through a symlink...
+d3mkit.core.errors.UsageError: ...link: error [output.not_regular] refusing to write through a symlink...
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from d3mkit.errors import InvalidArgument, OutputExists, UsageError, relocated_error
-from d3mkit.limits import file_kind
-from d3mkit.readlog import own, produced, refuse_input
+from d3mkit.core.errors import InvalidArgument, OutputExists, UsageError, relocated_error
+from d3mkit.io.limits import file_kind
+from d3mkit.io.readlog import own, produced, refuse_input
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
@@ -207,7 +207,7 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         os.chmod(tmp, file_mode())
         fsync_path(tmp)                # the content is on the disk before the name shows it
         check_output_file(p)           # again: the name may have changed meanwhile
-        refuse_input(p)                # never over a file this run read (d3mkit.readlog)
+        refuse_input(p)                # never over a file this run read (d3mkit.io.readlog)
         os.replace(tmp, p)
         produced(p)
         fsync_path(p.parent)           # and the new name itself
@@ -248,7 +248,7 @@ def write_with(path: Path | str, writer: Callable[[Path], None]) -> None:
 # ------------------------------------------------------------------------------ copies
 def copy_file(src: Path | str, dst: Path | str, *, what: str = "media file") -> None:
     """Copy the bytes of ``src`` (untrusted: a regular file within ``D3MKIT_MAX_FILE_BYTES``,
-    :func:`d3mkit.limits.open_regular`) to a new or replaced ``dst`` with mode
+    :func:`d3mkit.io.limits.open_regular`) to a new or replaced ``dst`` with mode
     ``0666 & ~umask``: the source's mode (0o777, setuid, ...) never carries over, and ``dst``
     is never written through a symlink. Used for media copied into a task root or a view.
 
@@ -257,7 +257,7 @@ def copy_file(src: Path | str, dst: Path | str, *, what: str = "media file") -> 
     >>> copy_file(d / "s", d / "t"); (d / "t").read_text(), (d / "t").stat().st_mode & 0o7777 == file_mode()
     ('x', True)
     """
-    from d3mkit.limits import open_regular
+    from d3mkit.io.limits import open_regular
     with open_regular(src, what) as fin:
         fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o666)
         with os.fdopen(fd, "wb") as fout:
@@ -268,10 +268,10 @@ def copy_file(src: Path | str, dst: Path | str, *, what: str = "media file") -> 
 def copy_tree(src: Path | str, dst: Path | str, *, symlinks: bool = False, what: str = "media file") -> None:
     """Copy directory ``src`` to ``dst`` (made, or merged into) with :func:`copy_file` for
     every file and ``0777 & ~umask`` directories. A symlink is followed (``symlinks=False``;
-    the caller has checked where it leads, :func:`d3mkit.paths.walk_files`) or recreated as a
+    the caller has checked where it leads, :func:`d3mkit.io.paths.walk_files`) or recreated as a
     symlink (``symlinks=True``, nothing behind it is read). A directory symlink that loops
     back to a directory being copied is an error naming it."""
-    from d3mkit.errors import D3MKitError, error
+    from d3mkit.core.errors import D3MKitError, error
     stack: list[str] = []
 
     def walk(s: Path, d: Path) -> None:
@@ -487,7 +487,7 @@ class StagedDir:
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         """Commit (no exception) and clean up; an error raised while building or committing
-        names ``dest``, not the temporary sibling (:func:`d3mkit.errors.relocated_error`)."""
+        names ``dest``, not the temporary sibling (:func:`d3mkit.core.errors.relocated_error`)."""
         failed = None
         if self._own is not None:
             self._own.__exit__(None, None, None)

@@ -4,7 +4,7 @@ What this module owns: the :class:`Metric` record, the task-type groups
 (:data:`CLASSIFICATION`, :data:`REGRESSION`, :data:`CLUSTERING`) and therefore which task
 types each metric fits — the validator and the scorer both ask it — and the loading of
 metrics. It sits at the bottom of the import order (it imports nothing of d3mkit but
-:mod:`d3mkit.errors`), so validation can ask it without importing scoring.
+:mod:`d3mkit.core.errors`), so validation can ask it without importing scoring.
 
 A :class:`Metric` carries the facts a scorer and a user need (direction, range, task types,
 confidence need, parameters, multi-target behaviour, origin) and a pure ``score`` function
@@ -56,8 +56,8 @@ from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
 from typing import Callable, Iterable, Mapping
 
-from d3mkit import entrypoints
-from d3mkit.errors import D3MKitError, close_match, error, require_type, warning
+from d3mkit.core import entrypoints
+from d3mkit.core.errors import D3MKitError, close_match, error, require_type, warning
 
 ENTRY_POINT_GROUP = "d3mkit.metrics"
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from d3mkit.docs.jsonio import JsonDocument
+from d3mkit.documents.jsonio import JsonDocument
 
 SCHEMA_VERSION = "3.1.1"
 
@@ -54,7 +54,7 @@ class Target:
 
 class ProblemDoc(JsonDocument):
     """problemDoc.json as data plus typed accessors. ``path`` is where it was loaded from
-    (:class:`~d3mkit.docs.jsonio.JsonDocument`: ``load``, ``from_dict``, ``to_dict``,
+    (:class:`~d3mkit.documents.jsonio.JsonDocument`: ``load``, ``from_dict``, ``to_dict``,
     ``to_json``, ``save``)."""
 
     FILE_NAME = "problemDoc.json"
@@ -108,13 +108,13 @@ class ProblemDoc(JsonDocument):
     @property
     def task_type(self) -> str | None:
         """``about.taskType``; for a 4.0.0 document, the task its ``taskKeywords`` name
-        (:func:`d3mkit.docs.versions.task_of`)."""
-        from d3mkit.docs.versions import task_of
+        (:func:`d3mkit.documents.versions.task_of`)."""
+        from d3mkit.documents.versions import task_of
         return task_of(self._get("about", default={}))[0]
 
     @property
     def task_subtype(self) -> str | None:
-        from d3mkit.docs.versions import task_of
+        from d3mkit.documents.versions import task_of
         return task_of(self._get("about", default={}))[1]
 
     @property

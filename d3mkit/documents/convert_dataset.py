@@ -15,7 +15,7 @@ This module owns what changes in a dataset between the two versions:
   not declare all its columns (minimal metadata) cannot be converted to 3.1.2.
 
 :func:`convert_dataset` converts a parsed datasetDoc and says which CSV columns must be
-rewritten (:func:`d3mkit.package.convert_tree` converts a whole task root or views tree,
+rewritten (:func:`d3mkit.taskroot.writer.convert_tree` converts a whole task root or views tree,
 tables included).
 
 >>> box_to_polygon("10,20,30,40")
@@ -36,7 +36,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from d3mkit.errors import Issue, error, warning
+from d3mkit.core.errors import Issue, error, warning
 
 DATASET_VERSIONS = ("3.1.2", "4.0.0")
 

@@ -5,7 +5,7 @@ What this module owns: the vectorised byte builders the writers of large files u
 :func:`rows_text` (rows made of such right-aligned pieces, joined and ended by newlines) and
 :func:`number_lines` (a counter put in front of every line of a block of CSV bytes). Each is
 a few passes over byte matrices, about ten times faster than formatting 10^6 rows in Python
-(the dataSplits file of :func:`d3mkit.splits.splits_bytes`, learningData of
+(the dataSplits file of :func:`d3mkit.taskroot.splits.write.splits_bytes`, learningData of
 ``d3mkit import``); :func:`int_rows` and :func:`number_lines` join with pyarrow instead
 where it is installed (one C++ pass; the same bytes, ``ARROW = False`` for the numpy path).
 Pure functions, no I/O.

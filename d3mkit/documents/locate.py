@@ -12,7 +12,7 @@ The first datasetDoc.json whose ``about.datasetID`` equals the problem's wins; d
 are not valid JSON objects are skipped (``validate`` reports them). A task root is a directory
 holding ``<name>_problem/`` and ``<name>_dataset/`` (see docs/design.md).
 
-Every search obeys the path policy (:mod:`d3mkit.paths`): a document found inside a
+Every search obeys the path policy (:mod:`d3mkit.io.paths`): a document found inside a
 directory (beside the problem, under a PATH, under a ``--datasets`` directory) whose file or
 directory is a symlink leading out of that directory is never read; when nothing inside
 matches, the search names it in a ``path.escape`` error instead of "not found".
@@ -36,9 +36,9 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from d3mkit.docs.jsonio import load_json_issues
-from d3mkit.errors import EXIT_INVALID, ArgumentError, D3MKitError, InvalidArgument, UsageError, error
-from d3mkit.paths import escaped_error, outside_reason, partition_inside, require_inside
+from d3mkit.documents.jsonio import load_json_issues
+from d3mkit.core.errors import EXIT_INVALID, ArgumentError, D3MKitError, InvalidArgument, UsageError, error
+from d3mkit.io.paths import escaped_error, outside_reason, partition_inside, require_inside
 
 PROBLEM_DOC, DATASET_DOC = "problemDoc.json", "datasetDoc.json"
 TASK_ROOT_PARTS = ("_dataset", "_problem", "_solution", "_debug")
@@ -252,9 +252,9 @@ def find_dataset_doc(problem_doc: Path | str, dataset_id: str,
 
 
 def dataset_of(problem, search: Iterable[Path | str] = ()):
-    """The :class:`~d3mkit.docs.dataset.DatasetDoc` of a loaded ``ProblemDoc`` (its path
+    """The :class:`~d3mkit.documents.dataset.DatasetDoc` of a loaded ``ProblemDoc`` (its path
     tells where it lives). Raises :class:`D3MKitError` (exit 1) naming the places searched."""
-    from d3mkit.docs.dataset import DatasetDoc
+    from d3mkit.documents.dataset import DatasetDoc
     path = problem.path if problem.path is not None else Path(PROBLEM_DOC)
     did = require_dataset_id(problem, path)
     finder = DatasetFinder(search)

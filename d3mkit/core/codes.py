@@ -13,13 +13,13 @@ literals and fails on one that is not here or is emitted with another severity.
 
 from __future__ import annotations
 
-from d3mkit.errors import Issue
+from d3mkit.core.errors import Issue
 
 E, W = "error", "warning"
 
 # the codes validation emits (d3mkit validate; tests/test_validate_codes.py provokes each one)
 VALIDATION: dict[str, tuple[str, str]] = {
-    # files and JSON syntax (emitted by d3mkit.docs.jsonio and the table reader)
+    # files and JSON syntax (emitted by d3mkit.documents.jsonio and the table reader)
     "file.missing": (E, "a file the documents name does not exist"),
     "file.unreadable": (E, "a file exists but cannot be read (permissions, I/O error)"),
     "file.is_directory": (E, "a directory was found where a file is expected"),
@@ -125,7 +125,7 @@ OTHER: dict[str, tuple[str, str]] = {
     "problem.unusable": (E, "a problemDoc without a datasetID or targets cannot be worked with"),
     "manifest.type": (E, "a task root's <name>_debug/manifest.json is not a JSON object"),
     "task_root.changed": (E, "a task root was replaced again and again while it was read (no one version to score)"),
-    # digests of a task root's files (d3mkit.digests; d3mkit validate --verify-digests)
+    # digests of a task root's files (d3mkit.taskroot.digests; d3mkit validate --verify-digests)
     "digest.changed": (E, "a file's bytes differ from the sha256 its manifest recorded (or it became a symlink)"),
     "digest.missing": (E, "a file the manifest's digests record is gone"),
     "digest.unexpected": (E, "a file of the task root that the manifest's digests do not record"),
@@ -223,7 +223,7 @@ OTHER: dict[str, tuple[str, str]] = {
     # reproductions' run logs (d3mkit.benchmarks.runlog)
     "runlog.columns": (E, "a reproduction's CSV run log lacks a column its report needs"),
     "runlog.value": (E, "a reproduction's CSV run log holds text where a number belongs"),
-    # writing outputs (d3mkit.atomic)
+    # writing outputs (d3mkit.io.atomic)
     "output.exists": (E, "an output exists and is replaced only when asked (--force; force=True from Python) (exit 2)"),
     "dependency.missing": (E, "an optional dependency is not installed; the message names the pip extra (exit 3)"),
     "file.os": (E, "the operating system refused to read or write a path (permission, no space, ...) (exit 2)"),
@@ -270,7 +270,7 @@ OTHER: dict[str, tuple[str, str]] = {
     # command line
     "usage": (E, "bad arguments (exit 2)"),
     "usage.path": (E, "a path argument does not exist, is a broken symlink or cannot be read (exit 2)"),
-    # images, IDX and PGN files read by the benchmarks (d3mkit.images, visudo.idx, value.games)
+    # images, IDX and PGN files read by the benchmarks (d3mkit.io.images, visudo.idx, value.games)
     "image.too_large": (E, "an image declares more pixels than D3MKIT_MAX_IMAGE_PIXELS (a decompression bomb)"),
     "image.unreadable": (E, "an image file is not an image Pillow can decode, or is truncated or corrupt"),
     "idx.too_large": (E, "an IDX header promises more data than D3MKIT_MAX_IDX_BYTES"),
@@ -429,7 +429,7 @@ def severity_of(code: str) -> str:
         return CODES[code][0]
     if code.startswith("schema."):
         return E
-    raise KeyError(f"issue code {code!r} is not in the catalogue (d3mkit/codes.py)")
+    raise KeyError(f"issue code {code!r} is not in the catalogue (d3mkit/core/codes.py)")
 
 
 def make(code: str, location: str, message: str, path: str = "", severity: str | None = None) -> Issue:

@@ -2,7 +2,7 @@
 
 :class:`TaskRootWriter` builds a task root in a temporary sibling directory and puts it
 into place only when everything was written and validated, through
-:class:`d3mkit.atomic.StagedDir`: an exception (or invalid output) removes the temporary
+:class:`d3mkit.io.atomic.StagedDir`: an exception (or invalid output) removes the temporary
 directory, an existing task root is replaced only with ``force=True`` and then in one
 atomic swap (the name holds the complete old or the complete new root at every instant,
 even if the process is killed), and leftovers of killed runs are cleaned up first.
@@ -16,12 +16,12 @@ Usage::
     w.root   # the final path
 
 On commit the manifest (``<name>_debug/manifest.json``: the benchmark, seed, parameters and
-d3mkit version) also records the sha256 of every file written (:mod:`d3mkit.digests`), so
+d3mkit version) also records the sha256 of every file written (:mod:`d3mkit.taskroot.digests`), so
 ``d3mkit validate --verify-digests`` can name what changed later.
 
 :func:`convert_tree` writes a task root (or TRAIN/TEST/SCORE views tree) converted to other D3M
-schema versions (documents by :mod:`d3mkit.docs.convert` and
-:mod:`d3mkit.docs.convert_dataset`, bounding-box columns of the tables rewritten) the same
+schema versions (documents by :mod:`d3mkit.documents.convert` and
+:mod:`d3mkit.documents.convert_dataset`, bounding-box columns of the tables rewritten) the same
 way: into a temporary sibling, renamed into place when everything converted.
 """
 
@@ -33,13 +33,13 @@ from typing import Any
 import pandas as pd
 
 from d3mkit import __version__
-from d3mkit.atomic import StagedDir, check_output_dir, copy_tree
-from d3mkit.beside import beside
-from d3mkit.digests import tree_digests
-from d3mkit.paths import outside_reason, resolve_inside
-from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, Issue, OutputExists, OutputInsideInput, UsageError, error, has_errors, relocated_error, warning
+from d3mkit.io.atomic import StagedDir, check_output_dir, copy_tree
+from d3mkit.io.beside import beside
+from d3mkit.taskroot.digests import tree_digests
+from d3mkit.io.paths import outside_reason, resolve_inside
+from d3mkit.documents import DatasetDoc, ProblemDoc
+from d3mkit.documents.jsonio import save_json
+from d3mkit.core.errors import D3MKitError, Issue, OutputExists, OutputInsideInput, UsageError, error, has_errors, relocated_error, warning
 from d3mkit.tables import write_table
 
 
@@ -144,15 +144,15 @@ class TaskRootWriter:
 
     def write_problem_doc(self, doc: ProblemDoc, splits: pd.DataFrame | None = None) -> None:
         """Write problemDoc.json and dataSplits.csv (``splits`` given, or made from the
-        doc's dataSplits section by :func:`d3mkit.splits.make_splits`)."""
+        doc's dataSplits section by :func:`d3mkit.taskroot.splits.plan.make_splits`)."""
         self._problem_doc = doc
         doc.save(self.problem_dir / "problemDoc.json")
         if splits is None:
             if self._learning_data is None or self._dataset_doc is None:
                 raise RuntimeError("write learningData and the datasetDoc before the problemDoc")
-            from d3mkit.splits import make_splits
+            from d3mkit.taskroot.splits.plan import make_splits
             splits = make_splits(doc, self._learning_data, self._dataset_doc)
-        from d3mkit.splits import write_splits
+        from d3mkit.taskroot.splits.write import write_splits
         path = self.problem_dir / doc.splits_file
         write_splits(splits, path)
         self._in_memory[path] = splits          # the commit's validation reads the frame, not the file
@@ -170,7 +170,7 @@ class TaskRootWriter:
             try:
                 debug = self.debug_dir
                 issues: list[Issue] = []
-                # the sha256 of every file written (d3mkit.digests), the manifest itself aside: taken
+                # the sha256 of every file written (d3mkit.taskroot.digests), the manifest itself aside: taken
                 # in a thread while the root is validated (hashlib works outside the interpreter lock)
                 with beside(tree_digests, self.tmp, self.name) as digests:
                     if self.validate:
@@ -191,7 +191,7 @@ class TaskRootWriter:
 
 # ------------------------------------------------------------------------------ converting task roots
 def _rewrite_column(csv: Path, column: str, kind: str, issues: list[Issue]) -> None:
-    from d3mkit.docs.convert_dataset import box_to_polygon, polygon_to_box
+    from d3mkit.documents.convert_dataset import box_to_polygon, polygon_to_box
     from d3mkit.tables import read_table, write_table
     df = read_table(csv)
     if column not in df.columns:
@@ -236,10 +236,10 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
     views tree's ``SCORE/targets.csv``). Written into a temporary sibling, then renamed;
     raises :class:`D3MKitError` with every error and writes nothing when a document cannot
     be converted. Returns the warnings."""
-    from d3mkit.docs.convert import convert_problem
-    from d3mkit.docs.convert_dataset import convert_dataset
-    from d3mkit.docs.jsonio import load_json, save_json
-    from d3mkit.docs.locate import walk_documents
+    from d3mkit.documents.convert import convert_problem
+    from d3mkit.documents.convert_dataset import convert_dataset
+    from d3mkit.documents.jsonio import load_json, save_json
+    from d3mkit.documents.locate import walk_documents
     root, out = Path(root), Path(out)
     if not root.is_dir():
         raise UsageError("not a directory", str(root), code="usage.path")
@@ -252,7 +252,7 @@ def convert_tree(root: Path | str, to: str, out: Path | str, *, force: bool = Fa
         raise UsageError("no problemDoc.json or datasetDoc.json under this directory", str(root),
                          code="usage.path")
     check_output_dir(out, "out")
-    with StagedDir(out, force=force) as dest:      # crash-safe, like task roots (d3mkit.atomic)
+    with StagedDir(out, force=force) as dest:      # crash-safe, like task roots (d3mkit.io.atomic)
         copy_tree(root, dest, symlinks=True, what="file")   # umask modes, regular files only
         issues: list[Issue] = []
         errors: list[Issue] = []

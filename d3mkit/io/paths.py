@@ -37,7 +37,7 @@ import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Iterator
 
-from d3mkit.errors import D3MKitError, error
+from d3mkit.core.errors import D3MKitError, error
 
 CODE = "path.escape"
 

@@ -1,6 +1,6 @@
 """The datasetDoc model (datasetSchema 3.1.2).
 
-Like :class:`~d3mkit.docs.problem.ProblemDoc`, a :class:`DatasetDoc` keeps the JSON object
+Like :class:`~d3mkit.documents.problem.ProblemDoc`, a :class:`DatasetDoc` keeps the JSON object
 as read and offers typed, read-only views of resources and columns.
 
 >>> doc = DatasetDoc.new("wine_dataset", "wine", [Resource.table(
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from d3mkit.docs.jsonio import JsonDocument
-from d3mkit.paths import resolve_inside
+from d3mkit.documents.jsonio import JsonDocument
+from d3mkit.io.paths import resolve_inside
 
 SCHEMA_VERSION = "3.1.2"
 
@@ -158,7 +158,7 @@ def image_index_column(resource: "Resource | None", columns=None) -> str | None:
 
 class DatasetDoc(JsonDocument):
     """datasetDoc.json as data plus typed accessors; ``root`` is the dataset directory
-    (:class:`~d3mkit.docs.jsonio.JsonDocument`: ``load``, ``from_dict``, ``to_dict``,
+    (:class:`~d3mkit.documents.jsonio.JsonDocument`: ``load``, ``from_dict``, ``to_dict``,
     ``to_json``, ``save``)."""
 
     FILE_NAME = "datasetDoc.json"
@@ -234,7 +234,7 @@ class DatasetDoc(JsonDocument):
     def resource_path(self, res: Resource) -> Path:
         """Where ``res`` is on disk; a resPath that leaves the dataset directory
         (absolute, ``..``, a symlink out) is an error naming the datasetDoc
-        (:func:`d3mkit.paths.resolve_inside`)."""
+        (:func:`d3mkit.io.paths.resolve_inside`)."""
         if self.root is None:
             raise ValueError("document has no location on disk")
         rs = self.data.get("dataResources") if isinstance(self.data, dict) else None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from d3mkit.errors import Issue, error
+from d3mkit.core.errors import Issue, error
 
 # Every version published in the D3M data-supply history; the reference package (d3m
 # 2022.5.5) loads the same list. Oldest first.

@@ -30,8 +30,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Sequence
 
-from d3mkit.beside import cpu_count
-from d3mkit.errors import InvalidArgument, MissingDependency, UsageError
+from d3mkit.io.beside import cpu_count
+from d3mkit.core.errors import InvalidArgument, MissingDependency, UsageError
 
 DASK_EXTRA = 'pip install "d3mkit[dask]"'
 CONNECT_TIMEOUT = "10s"

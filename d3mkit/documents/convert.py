@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from d3mkit.errors import Issue, error, warning
+from d3mkit.core.errors import Issue, error, warning
 
 VERSIONS = ("3.1.1", "4.0.0")
 
@@ -201,7 +201,7 @@ def convert_problem(doc: Any, to: str, path: str = "") -> tuple[dict | None, lis
         raise ValueError(f"unknown target version {to!r}; expected one of {', '.join(VERSIONS)}")
     if isinstance(doc, dict) and "dataResources" in doc:
         return None, [error("convert.not_problem", "",
-                            "this is a datasetDoc; d3mkit.docs.convert_dataset converts datasetDocs", path)]
+                            "this is a datasetDoc; d3mkit.documents.convert_dataset converts datasetDocs", path)]
     if not isinstance(doc, dict) or not isinstance(doc.get("about"), dict):
         return None, [error("convert.not_problem", "about",
                             "not a problemDoc: expected an object with an \"about\" object", path)]

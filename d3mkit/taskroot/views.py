@@ -20,8 +20,8 @@ SCORE: every row TEST), rows written as repeat 0, fold 0; so the views validate 
 learningData rows keep their exact cell text. Other tables and non-collection resources
 are copied whole; a collection (media/) keeps only the items that the view's tables
 reference through ``refersTo`` … ``"resObject": "item"``. Every path is checked to stay
-inside the dataset root (:mod:`d3mkit.paths`). The views are built in a temporary sibling
-of OUT and put in place atomically (:class:`d3mkit.atomic.StagedDir`); an existing OUT is
+inside the dataset root (:mod:`d3mkit.io.paths`). The views are built in a temporary sibling
+of OUT and put in place atomically (:class:`d3mkit.io.atomic.StagedDir`); an existing OUT is
 replaced only with ``force``. A task root that ``d3mkit validate`` rejects is refused
 before anything is written, with validate's errors.
 
@@ -38,20 +38,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from d3mkit.atomic import StagedDir, check_output_dir, copy_file, copy_tree
-from d3mkit.docs import DatasetDoc, ProblemDoc
-from d3mkit.docs.jsonio import save_json
-from d3mkit.errors import D3MKitError, OutputExists, OutputInsideInput, require_path, require_type
-from d3mkit.paths import CODE as PATH_ESCAPE, lexical_escape, outside_reason, resolve_inside, walk_files
-from d3mkit.splits import read_splits, select, splits_path
+from d3mkit.io.atomic import StagedDir, check_output_dir, copy_file, copy_tree
+from d3mkit.documents import DatasetDoc, ProblemDoc
+from d3mkit.documents.jsonio import save_json
+from d3mkit.core.errors import D3MKitError, OutputExists, OutputInsideInput, require_path, require_type
+from d3mkit.io.paths import CODE as PATH_ESCAPE, lexical_escape, outside_reason, resolve_inside, walk_files
+from d3mkit.taskroot.splits.read import read_splits, select, splits_path
 from d3mkit.tables import write_table
-from d3mkit.taskroot import TaskRoot
+from d3mkit.taskroot.model import TaskRoot
 
 VIEWS = ("TRAIN", "TEST", "SCORE")
 
 
 def _inside(root: Path, rel: str, doc_path: Path, location: str) -> Path:
-    """``root/rel`` if it stays inside ``root`` (:func:`d3mkit.paths.resolve_inside`)."""
+    """``root/rel`` if it stays inside ``root`` (:func:`d3mkit.io.paths.resolve_inside`)."""
     return resolve_inside(root, rel, doc=doc_path, location=location, what="path",
                           root_name="the dataset directory")
 

@@ -1,6 +1,6 @@
 """Reading and writing D3M JSON documents.
 
-Reading turns every failure into an :class:`~d3mkit.errors.Issue` with the file, a
+Reading turns every failure into an :class:`~d3mkit.core.errors.Issue` with the file, a
 ``line L, column C`` location and a message that names the usual hand-editing mistakes
 (trailing commas, comments, single quotes). Writing is byte-stable: keys in the order
 they were read or built, 2-space indent, UTF-8, trailing newline.
@@ -19,7 +19,7 @@ differently; each of these is an error with a code and a ``line L, column C`` lo
   ``"\\ud800"``, which no UTF-8 file can hold.
 
 Only regular files are read, at most ``D3MKIT_MAX_JSON_BYTES`` bytes (see
-:mod:`d3mkit.limits`).
+:mod:`d3mkit.io.limits`).
 
 >>> parse_json('{"a": 1,}', "doc.json")[1][0].message
 'trailing comma before "}"'
@@ -38,9 +38,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from d3mkit.errors import EXIT_USAGE, D3MKitError, Issue, error, require_path
-from d3mkit.limits import file_issue
-from d3mkit.readlog import note
+from d3mkit.core.errors import EXIT_USAGE, D3MKitError, Issue, error, require_path
+from d3mkit.io.limits import file_issue
+from d3mkit.io.readlog import note
 
 INT_MIN, INT_MAX = -2 ** 63, 2 ** 64 - 1
 _TOKEN = re.compile(r'[ \t\r\n]*(?:(?P<p>[{}\[\]:,])|(?P<s>")|(?P<l>true|false|null|NaN|-?Infinity)'
@@ -247,10 +247,10 @@ def dump_json(value: Any) -> str:
 
 
 def save_json(path: Path | str, value: Any) -> None:
-    """Write ``value`` as :func:`dump_json` text, atomically (:mod:`d3mkit.atomic`, imported
+    """Write ``value`` as :func:`dump_json` text, atomically (:mod:`d3mkit.io.atomic`, imported
     here: a reader of documents, such as ``d3mkit score``, never loads the writer's
     ``secrets``/``hashlib``, about 4 MB of a process)."""
-    from d3mkit.atomic import write_text
+    from d3mkit.io.atomic import write_text
     write_text(path, dump_json(value))
 
 
@@ -275,7 +275,7 @@ class JsonDocument:
     @classmethod
     def load(cls, path: Path | str):
         """Load the document (or :attr:`FILE_NAME` of a directory); errors raise
-        :class:`~d3mkit.errors.D3MKitError` naming the file (:func:`load_json`); a ``path``
+        :class:`~d3mkit.core.errors.D3MKitError` naming the file (:func:`load_json`); a ``path``
         that is not a path is a TypeError."""
         require_path("path", path)
         p = Path(path)

@@ -42,7 +42,7 @@ import os
 import stat
 from pathlib import Path
 
-from d3mkit.errors import Issue, error
+from d3mkit.core.errors import Issue, error
 
 DEFAULTS = {
     "MAX_FILE_BYTES": 4 << 30,
@@ -81,7 +81,7 @@ def how_to_raise(name: str) -> str:
 
 def file_kind(mode: int) -> str:
     """What a ``st_mode`` names, for messages ("a FIFO (named pipe)", "a symlink", ...): the one
-    wording of file kinds for the readers here and the output checks of d3mkit.atomic."""
+    wording of file kinds for the readers here and the output checks of d3mkit.io.atomic."""
     for test, what in ((stat.S_ISLNK, "a symlink"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"),
@@ -119,9 +119,9 @@ def file_issue(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE
 def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FILE_BYTES", *,
                  note: bool = True):
     """``path`` opened for binary reading when it is a regular file within the byte limit
-    ``limit_name``; else :class:`~d3mkit.errors.D3MKitError` with the issue of
+    ``limit_name``; else :class:`~d3mkit.core.errors.D3MKitError` with the issue of
     :func:`file_issue` (``file.missing``/``file.unreadable`` when it cannot be opened).
-    The file is noted as an input of the run (:func:`d3mkit.readlog.note`) unless ``note`` is
+    The file is noted as an input of the run (:func:`d3mkit.io.readlog.note`) unless ``note`` is
     False: for a caller reading many files of a tree it has noted as a whole and whose outputs
     it keeps out of that tree (``export hf``'s images: a note is ~300 bytes a file).
 
@@ -132,9 +132,9 @@ def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FI
     >>> open_regular("/dev/zero", "PGN file")
     Traceback (most recent call last):
     ...
-    d3mkit.errors.D3MKitError: /dev/zero: error [file.not_regular] expected a PGN file, found a character device; only regular files are read
+    d3mkit.core.errors.D3MKitError: /dev/zero: error [file.not_regular] expected a PGN file, found a character device; only regular files are read
     """
-    from d3mkit.errors import D3MKitError
+    from d3mkit.core.errors import D3MKitError
     p = str(path)
     refused = file_issue(p, what, limit_name)
     if refused is not None:
@@ -159,7 +159,7 @@ def open_regular(path: Path | str, what: str = "file", limit_name: str = "MAX_FI
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         if note:
-            from d3mkit.readlog import note as note_input
+            from d3mkit.io.readlog import note as note_input
             note_input(p, st)                # an input: no output of this run may replace it
         return os.fdopen(fd, "rb")
     except BaseException:

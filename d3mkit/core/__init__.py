@@ -1,0 +1,2 @@
+"""The bottom layer: typed errors and issue codes, the metric registry, entry points and
+lazy imports. Imports nothing else of d3mkit."""
