@@ -55,7 +55,18 @@ def uncatalogued() -> dict[str, str]:
     return {c: m for c, m in EMITTED.items() if c not in CODES and not c.startswith("schema.")}
 
 
+def pytest_testnodedown(node, error):
+    """Under pytest-xdist each worker records what its tests made d3mkit emit; the
+    controller gathers them so that the check below sees the whole run."""
+    for code, who in getattr(node, "workeroutput", {}).get("d3mkit_emitted", {}).items():
+        EMITTED.setdefault(code, who)
+
+
 def pytest_sessionfinish(session, exitstatus):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:              # an xdist worker: hand the codes to the controller
+        workeroutput["d3mkit_emitted"] = dict(EMITTED)
+        return
     bad = uncatalogued()
     if bad:
         lines = "\n".join(f"  {c} (emitted by {m})" for c, m in sorted(bad.items()))

@@ -260,8 +260,12 @@ def test_two_concurrent_runs_never_mix_their_outputs(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
     p, s = make_campaign(tmp_path, systems=6, problems=8, rows=20_000, seed=25, malformed=0)
+    # SIGINT's default disposition in the child, as under a terminal: a process started in the
+    # background of a shell, or by a pytest-xdist worker, inherits SIGINT ignored (and Python
+    # then keeps it ignored, rightly: nohup's rule)
     proc = _run_cli(["--problems", str(p), "--submissions", str(s), "--out", str(tmp_path / "out"),
-                     "--workers", "2", "--bootstrap", "20000"], start_new_session=True)
+                     "--workers", "2", "--bootstrap", "20000"], start_new_session=True,
+                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # interrupt once the workers run (a fixed sleep raced a fast machine, which had finished)
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     deadline = time.monotonic() + 60
