@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import sys
 
+# Compiled test modules (pytest's assertion rewriting) and d3mkit modules are cached in
+# __pycache__ even where PYTHONDONTWRITEBYTECODE=1 is set: without the cache every run
+# rewrites and compiles ~400 modules again (10-20 s of the fast subset's CPU, once per xdist
+# worker). Set here, before pytest imports the first test module.
+sys.dont_write_bytecode = False
+
 import pytest
 
 _HELPERS = {"d3mkit.core.errors", "d3mkit.core.codes", "d3mkit.validation.codes", "d3mkit.validation.common",

@@ -32,6 +32,7 @@ def root(tmp_path_factory):
     return cli.build_task_root(tmp_path_factory.mktemp("abs"), SMALL, seed=3)
 
 
+@pytest.mark.slow
 def test_task_root_is_valid_and_complete(root):
     assert not [i for i in validate_task_root(root) if i.is_error]
     task = TaskRoot.open(root)
@@ -52,6 +53,7 @@ def test_task_root_is_valid_and_complete(root):
     assert task.manifest["parameters"]["nOutcomes"] == 4
 
 
+@pytest.mark.slow
 def test_png_round_trip_is_exact(root):
     task = TaskRoot.open(root)
     imgs, ld = cli.load_images(task)
@@ -59,6 +61,7 @@ def test_png_round_trip_is_exact(root):
     assert np.array_equal(imgs, expected)
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes(tmp_path, root):
     again = cli.build_task_root(tmp_path, SMALL, seed=3)
     assert _digest(again) == _digest(root)
@@ -137,6 +140,7 @@ def test_cli_build_prints_the_root(tmp_path, capsys):
                  "translation", "--transformed", "2", "--n-train", "20", "--n-test", "10"]) == 2
 
 
+@pytest.mark.slow
 def test_grid_tool_builds_a_table(tmp_path, capsys):
     import importlib.util
     from pathlib import Path

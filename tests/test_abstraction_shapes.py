@@ -186,6 +186,7 @@ def test_test_set_defaults_to_the_training_size_and_labels_follow_the_notebook()
     assert counts.tolist() == [3, 2, 2, 3, 3, 3, 3, 2, 2, 2]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(transform=st.sampled_from(sorted(T.TRANSFORMS)), k=st.integers(0, 10),
        n_train=st.integers(10, 80), n_test=st.integers(10, 60), seed=st.integers(0, 2**32 - 1),

@@ -1,6 +1,7 @@
 """The public API (docs/api.md): its examples run here as a doctest, and the facade
 ``d3mkit`` stays cheap to import."""
 
+import pytest
 import doctest
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_docs_api_examples_run():
     res = doctest.testfile(str(REPO / "docs" / "api.md"), module_relative=False,
                            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -152,6 +152,7 @@ PRISM_MEDIA = {**{k: v for k, v in IMAGE_ATTACKS.items()},
                "directory": (None, "file.is_directory")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PRISM_MEDIA))
 def test_build_prism_names_the_bad_image(prism, tmp_path, capsys, name):
     img, recs = prism
@@ -297,6 +298,7 @@ PGN_ATTACKS = {   # name: (text, code, env)
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PGN_ATTACKS))
 def test_build_value_pgn_attacks(tmp_path, capsys, monkeypatch, name):
     text, code, env = PGN_ATTACKS[name]

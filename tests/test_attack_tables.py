@@ -55,6 +55,7 @@ RAGGED = {   # name: (file, line to edit (1 = header), edit)
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(RAGGED))
 def test_score_refuses_ragged_truth_rows(tmp_path, capsys, name):
     root = class_task(tmp_path)

@@ -45,6 +45,7 @@ def test_subclass_adds_its_own_checks():
         TabularBaselineConfig(epochs=0)
 
 
+@pytest.mark.slow
 def test_tabular_baseline_command(tmp_path, capsys):
     root = build_task_root(tmp_path, "iris")
     assert main(["baseline", str(root)]) == 0

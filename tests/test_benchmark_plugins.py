@@ -96,6 +96,7 @@ def test_own_benchmarks_come_through_the_entry_point_group():
     assert set(plugins.reproducers()) == {"problems", "value", "visudo", "abstraction"}
 
 
+@pytest.mark.slow
 def test_a_third_party_benchmark_appears_in_build_baseline_and_demo(toy, tmp_path, capsys):
     assert "toy" in plugins.names()
     with pytest.raises(SystemExit):
@@ -168,6 +169,7 @@ def test_names_import_nothing(monkeypatch):
     assert plugins.get("visudo").build._obj is None     # the builder is not imported until called
 
 
+@pytest.mark.slow
 def test_a_baseline_says_what_it_requires_before_any_work(toy, tmp_path, capsys):
     """``Baseline.requires`` is checked first: a missing module (with how to install it) or
     a missing data file of the task root is one line, exit 3, and nothing is written."""
@@ -212,6 +214,7 @@ def test_requirements_are_typed():
     assert plugins.Baseline(run=len, requires="torch").requires == (plugins.Requirement("torch", "baselines"),)
 
 
+@pytest.mark.slow
 def test_a_third_party_benchmark_brings_its_own_card(toy, tmp_path, capsys):
     """The card is a field of the Benchmark record: the exports of the toy's task root carry
     its citation and RAI fields (no rai_missing warning), and its licence where the datasetDoc

@@ -160,6 +160,7 @@ def test_prism_query_names_the_premises_file(tmp_path, caps, capsys):
     assert code == 2 and "cannot read premises" in err and str(tmp_path) in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", ["extract", "query"])
 @pytest.mark.parametrize("where", ["dir", "unwritable"])
 def test_prism_output_that_cannot_be_written(tmp_path, caps, capsys, cmd, where):

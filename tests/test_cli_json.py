@@ -56,6 +56,7 @@ def test_convert_document_file_and_tree(wine, tmp_path, capsys):
     assert doc["out"] == str(tmp_path / "tree") and isinstance(doc["issues"], list)
 
 
+@pytest.mark.slow
 def test_import_and_export(wine, tmp_path, capsys):
     csv = tmp_path / "t.csv"
     csv.write_text("a,b,label\n" + "".join(f"{i},{i % 3},{'xy'[i % 2]}\n" for i in range(30)))
@@ -66,6 +67,7 @@ def test_import_and_export(wine, tmp_path, capsys):
     assert all(i["severity"] == "warning" for i in doc["issues"])
 
 
+@pytest.mark.slow
 def test_evaluate_example_and_campaign(tmp_path, capsys):
     doc, _ = as_json(["evaluate", "--example", tmp_path / "camp"], capsys)
     assert doc["command"].startswith("d3mkit evaluate --problems")
@@ -90,6 +92,7 @@ def test_demo(tmp_path, capsys):
     assert [p["part"] for p in doc["parts"]] == ["tabular"] and "tabular done" in err
 
 
+@pytest.mark.slow
 def test_challenge(tmp_path, capsys):
     from server_helpers import need_server_extra
     need_server_extra()

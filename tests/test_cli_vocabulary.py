@@ -138,6 +138,7 @@ def test_prism_output_alias_still_works_and_warns(tmp_path, capsys):
     assert code == 0 and "--output is deprecated" in err and (tmp_path / "o.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_visudo_count_aliases_still_work_and_warn(tmp_path, capsys):
     code, _, err = run(["build", "visudo", "--out", tmp_path, "--sources", "digits", "--train-count", "2",
                         "--test-count", "2", "--valid-count", "1", "--quiet"], capsys)
@@ -279,6 +280,7 @@ def _cli(args, env_extra, cwd):
                           capture_output=True)
 
 
+@pytest.mark.slow
 def test_an_ascii_console_gets_escapes_not_an_encoding_error(wine, tmp_path):
     import shutil
     root = tmp_path / "cafe"
@@ -298,6 +300,7 @@ def test_an_ascii_console_gets_escapes_not_an_encoding_error(wine, tmp_path):
     p.stdout.decode("ascii")
 
 
+@pytest.mark.slow
 def test_validate_json_escapes_undecodable_bytes_of_a_path(tmp_path):
     if sys.platform == "darwin":
         pytest.skip("macOS file systems refuse names that are not UTF-8")
@@ -435,6 +438,7 @@ def test_did_you_mean_reaches_every_level(argv, hint, capsys):
     assert code == 2 and hint in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["evaluate", "--example", "x", "--seed", "-1"],
                                   ["challenge", "create", "--problems", "p", "--out", "o", "--seed", "-1"]])
 def test_a_negative_seed_is_a_usage_error_everywhere(argv, capsys):

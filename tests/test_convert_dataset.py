@@ -44,6 +44,7 @@ def test_partial_400_table_cannot_become_312():
     assert new is None and [i.code for i in issues if i.is_error] == ["convert.partial_columns"]
 
 
+@pytest.mark.slow
 def test_detection_task_root_to_400_and_back(tmp_path):
     root = build_detection(tmp_path / "src")
     ld = root / "od_dataset" / "tables" / "learningData.csv"

@@ -29,6 +29,7 @@ def _modes(root):
             for p in root.rglob("*") if not p.is_symlink()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("umask_of", [0o022, 0o077], indirect=True)
 def test_copied_media_get_the_umask_mode(tmp_path, capsys, umask_of):
     from PIL import Image

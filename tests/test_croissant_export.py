@@ -35,6 +35,7 @@ def _check_records(out: Path, root: Path):
     assert got == want
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("root", PARAMS)
 def test_problems_export_and_load(root, tmp_path, capsys):
     root = _copy(root, tmp_path)
@@ -86,6 +87,7 @@ def _typed_root(tmp: Path) -> Path:
                      col_types={"n": "integer", "r": "real", "b": "boolean", "when": "dateTime", "s": "string"})
 
 
+@pytest.mark.slow
 def test_types_and_missing_values(tmp_path, capsys):
     root = _typed_root(tmp_path)
     code, out, err = run(["export", "croissant", root], capsys)
@@ -109,6 +111,7 @@ def test_types_and_missing_values(tmp_path, capsys):
     assert [r["learningData/n"] for r in recs][:3] == [1, None, 3] or pd.isna(recs[1]["learningData/n"])
 
 
+@pytest.mark.slow
 def test_kfold_repeats_are_rows_of_datasplits(tmp_path, capsys):
     root = wine_kfold(tmp_path, capsys)
     code, out, err = run(["export", "croissant", root, "--rai", _rai(tmp_path)], capsys)
@@ -138,6 +141,7 @@ def _no_output(tmp: Path):
     assert not list(tmp.glob("*.croissant.json")) and not list(tmp.glob(".*tmp*")), list(tmp.iterdir())
 
 
+@pytest.mark.slow
 def test_invalid_root_refused_unless_force(tmp_path, capsys):
     root = _copy(ROOTS[-1], tmp_path)
     ld = root / "wine_dataset" / "tables" / "learningData.csv"
@@ -153,6 +157,7 @@ def test_invalid_root_refused_unless_force(tmp_path, capsys):
     assert "does not validate" in doc["description"]
 
 
+@pytest.mark.slow
 def test_output_inside_root_or_existing(tmp_path, capsys):
     root = _copy(ROOTS[-1], tmp_path)
     refused(["export", "croissant", root, "--out", root / "c.json"], capsys, "usage", 2)
@@ -175,6 +180,7 @@ def test_bad_rai_file(tmp_path, capsys, content, code):
     _no_output(tmp_path)
 
 
+@pytest.mark.slow
 def test_media_leaving_the_root_refused_even_with_force(tmp_path, capsys):
     root = _copy([r for r in ROOTS if r.name == "value"][0], tmp_path)
     media = root / "value_dataset" / "media"

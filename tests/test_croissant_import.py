@@ -30,6 +30,7 @@ def _fields(doc: dict, rs: str) -> list[tuple]:
     return [(f["name"], json.dumps(f["dataType"])) for f in r["field"]]
 
 
+@pytest.mark.slow
 def test_round_trip(tmp_path, capsys):
     first = _exported(tmp_path, capsys)
     out = tmp_path / "imported"
@@ -50,6 +51,7 @@ def test_round_trip(tmp_path, capsys):
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.slow
 def test_text_stays_text(tmp_path, capsys):
     """Cells are read by d3mkit's reader: '007' and 'NA' stay as written."""
     from _scoring_util import make_task
@@ -101,6 +103,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_refused(tmp_path, capsys, case):
     change, code = CASES[case]
@@ -120,6 +123,7 @@ def test_corrupt_or_unknown(tmp_path, capsys, content, code):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_missing_record_set_and_url_file(tmp_path, capsys):
     p = _exported(tmp_path, capsys)
     text = refused(["import", "croissant", p, "--record-set", "nope", "--target", "class", "--out", tmp_path / "o"],
@@ -134,6 +138,7 @@ def _splits_of(path: Path) -> tuple[pd.DataFrame, dict]:
     return read_record_set(path, "dataSplits").frame, json.loads(doc["d3m:problem"]["d3m:dataSplits"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["holdOut", "kFold"])
 def test_round_trip_keeps_the_splits(tmp_path, capsys, kind):
     """export -> import -> export gives the same dataSplits record set and split parameters,
@@ -232,6 +237,7 @@ def _problem_root(tmp: Path, kind: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["binary", "regression"])
 def test_round_trip_keeps_the_problem(tmp_path, capsys, kind):
     """export -> import (no --target: the file's problem names it) -> export gives the same
@@ -263,6 +269,7 @@ def test_metric_flag_replaces_the_files_metrics(tmp_path, capsys):
     assert task.problem.metrics == [{"metric": "f1Macro"}] and task.problem.task_subtype == "binary"
 
 
+@pytest.mark.slow
 def test_another_target_does_not_take_the_problem(tmp_path, capsys):
     """The file's problem applies to its own targets only: another target gets the defaults."""
     first = _exported_problem(tmp_path, capsys)
@@ -301,6 +308,7 @@ PROBLEM_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(PROBLEM_CASES))
 def test_bad_problem_refused(tmp_path, capsys, case):
     change, code, where = PROBLEM_CASES[case]
@@ -319,6 +327,7 @@ def test_no_target_and_no_problem(tmp_path, capsys):
     refused(["import", "croissant", p, "--record-set", "learningData", "--out", tmp_path / "o"], capsys, "usage", 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("root", PARAMS)
 def test_problems_round_trip(root, tmp_path, capsys):
     """Every root under problems/: export -> import (the file's problem) -> export gives the same

@@ -82,6 +82,7 @@ def test_task_problem_says_what_the_problem_doc_says(exported, kind):
         assert "hammingLoss" in [m["@value"] for m in doc["cr:evaluation"]["cr:expectedMetric"]]
 
 
+@pytest.mark.slow
 def test_shapes_reject_what_the_issue_names(exported):
     """The check is real: a plain metric string (language-tagged under the Croissant context)
     and cr:metric on the EvaluationSpec are rejected, as is a field with no dataType."""
@@ -99,6 +100,7 @@ def test_shapes_reject_what_the_issue_names(exported):
     assert not conforms(untyped, shapes_dir(), base)[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_d3m_tasks_d3m_is_the_identity(exported, kind, tmp_path, capsys):
     root, _, tfile = exported[kind]
@@ -153,6 +155,7 @@ def _official(tmp: Path, exported, input_node: dict) -> Path:
     return p
 
 
+@pytest.mark.slow
 def test_official_spelling_imports(exported, tmp_path, capsys):
     p = _official(tmp_path, exported, {"@type": "schema:Dataset", "@id": "binary.croissant.json",
                                        "schema:name": "binary"})
@@ -266,6 +269,7 @@ def test_tasks_and_results_together_refused(exported, capsys):
     refused(["export", "croissant", exported["binary"][0], "--tasks", "--results"], capsys, "usage", 2)
 
 
+@pytest.mark.slow
 def test_import_long_multilabel_croissant_and_custom_metric(exported, tmp_path, capsys):
     """Issue 36's defects: import croissant takes the long multiLabel form (a repeated index),
     and the custom metric import --metric hammingLoss wrote is other + specifyOther, valid."""
@@ -286,6 +290,7 @@ def test_import_long_multilabel_croissant_and_custom_metric(exported, tmp_path, 
     assert run(["validate", back.root], capsys)[0] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("root", PARAMS)
 def test_example_roots_conform(root, tmp_path, capsys):
     """The example roots under problems/: the Croissant file and its TaskProblem conform to the

@@ -69,6 +69,7 @@ def test_a_zip_on_sys_path_falls_back_to_importlib_metadata(tmp_path, monkeypatc
     assert [ep.name for ep in entrypoints.third_party("d3mkit.benchmarks")] == ["zb"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["build", "--help"], ["score", "--help"], ["validate", "--help"], ["--help"]])
 def test_start_up_does_not_import_importlib_metadata(args):
     """Nor, for the list of commands, what a command needs only when it runs (the atomic

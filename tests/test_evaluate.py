@@ -32,6 +32,7 @@ def campaign(tmp_path_factory):
     return root, p, s
 
 
+@pytest.mark.slow
 def test_scores_equal_d3mkit_score_and_failures_have_its_codes(campaign, capsys):
     root, p, s = campaign
     out = root / "out_serial"
@@ -60,6 +61,7 @@ def test_scores_equal_d3mkit_score_and_failures_have_its_codes(campaign, capsys)
                 assert failed[(sysdir.name, pid)] == first
 
 
+@pytest.mark.slow
 def test_ranks_follow_the_registry_direction(campaign):
     root, p, s = campaign
     out = root / "out_rank"
@@ -259,6 +261,7 @@ def test_out_inside_the_submissions_is_refused(campaign, capsys):
     assert not (s / "results").exists()
 
 
+@pytest.mark.slow
 def test_missing_submissions_rank_last(tmp_path):
     p, s = make_campaign(tmp_path, systems=3, problems=2, rows=20, seed=6, malformed=0)
     shutil.rmtree(s / "system_02" / "synth_000_problem")

@@ -72,6 +72,7 @@ def test_nothing_scored_exits_1_with_one_line_and_whole_outputs(small, capsys, c
 
 
 # ----------------------------------------------------------------------- exit policy, summary
+@pytest.mark.slow
 def test_fail_on_policy_summary_and_quiet(small, capsys):
     tmp, p, s = small
     (s / "system_02" / "synth_001_problem" / "predictions.csv").write_text("d3mIndex,y\n")
@@ -144,6 +145,7 @@ def test_max_size_mb_must_be_a_finite_positive_number(small, capsys, value):
 
 
 # ----------------------------------------------------------------------- unreadable folders
+@pytest.mark.slow
 def test_unreadable_system_folder_is_a_row_not_an_abort(small, monkeypatch):
     from d3mkit.evaluate.campaign import run_campaign
     from d3mkit.io.executor import make_executor
@@ -175,6 +177,7 @@ def test_unreadable_system_folder_for_real(small):
 
 
 # ----------------------------------------------------------------------- the cache key
+@pytest.mark.slow
 def test_cache_key_covers_learning_data_outside_tables_and_the_limits(tmp_path):
     from d3mkit.evaluate.campaign import run_campaign
     from d3mkit.io.executor import make_executor
@@ -208,6 +211,7 @@ def test_cache_key_covers_learning_data_outside_tables_and_the_limits(tmp_path):
 
 
 # ----------------------------------------------------------------------- outputs commit together
+@pytest.mark.slow
 def test_a_full_disk_leaves_the_previous_outputs_whole(small, monkeypatch, capsys):
     import errno
     tmp, p, s = small

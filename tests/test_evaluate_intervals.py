@@ -207,6 +207,7 @@ def test_confidence_multilabel_and_ranked_problems_get_intervals_and_tests(tmp_p
         {"mcnemar_exact"}
 
 
+@pytest.mark.slow
 def test_object_detection_problem_gets_intervals_and_tests(tmp_path):
     from taskroot_helpers import detection_root
     rng = np.random.default_rng(6)
@@ -329,6 +330,7 @@ def test_counted_and_weighted_resamples_give_the_same_intervals():
     assert [c[0] for c in comps] == ["accuracy", "f1Macro"]
 
 
+@pytest.mark.slow
 def test_all_targets_metrics_get_intervals(tmp_path):
     """An allTargets metric: a mean over the targets' calls (multiLabel, two targets) is
     resampled as the mean of its pieces on one draw; a regression metric of the stacked

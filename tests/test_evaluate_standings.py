@@ -48,6 +48,7 @@ def _scores(seed=0, p_n=20, f_n=3, s_n=6, decimals=2):
 
 
 # ----------------------------------------------------------------------------------------- Elo
+@pytest.mark.slow
 @pytest.mark.parametrize("reference", [None, "s3"])
 def test_elo_win_rate_improvability_equal_bencheval(reference):
     be = pytest.importorskip("bencheval.evaluator", reason="bencheval not installed (pip install bencheval)")
@@ -70,6 +71,7 @@ def test_elo_win_rate_improvability_equal_bencheval(reference):
         assert np.mean([st["systems"][s]["elo"] for s in systems]) == pytest.approx(1000.0)
 
 
+@pytest.mark.slow
 def test_elo_of_a_system_that_wins_everything_is_finite_and_equals_bencheval():
     be = pytest.importorskip("bencheval.evaluator", reason="bencheval not installed (pip install bencheval)")
     vals = np.tile(np.array([0.9, 0.8, 0.7]), (4, 2, 1))   # a total order on every fold: separable
@@ -94,6 +96,7 @@ def test_elo_hand_computation_two_systems():
     assert r["elo"].mean() == pytest.approx(1000.0)
 
 
+@pytest.mark.slow
 def test_elo_interval_brackets_the_estimate_and_is_seeded():
     vals = _scores(seed=4, p_n=30)
     frame, systems = _frame(vals)
@@ -121,6 +124,7 @@ def test_each_problem_weighs_one_across_its_folds():
 
 
 # ------------------------------------------------------------------------------ pairwise tests
+@pytest.mark.slow
 def test_wilcoxon_and_holm_equal_scipy_and_scikit_posthocs():
     from scipy.stats import wilcoxon
     vals = _scores(seed=2, p_n=15, f_n=1, s_n=4, decimals=3)
@@ -140,6 +144,7 @@ def test_wilcoxon_and_holm_equal_scipy_and_scikit_posthocs():
         assert row["wilcoxon_p_holm"] == pytest.approx(ref.loc[row["a"], row["b"]], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_wilcoxon_holm_groups_follow_scikit_posthocs_verdicts():
     sp = pytest.importorskip("scikit_posthocs", reason="scikit-posthocs not installed")
     rng = np.random.default_rng(8)
@@ -154,6 +159,7 @@ def test_wilcoxon_holm_groups_follow_scikit_posthocs_verdicts():
     assert expected                                       # not a vacuous comparison
 
 
+@pytest.mark.slow
 def test_bayesian_signed_rank_matches_baycomp_within_0_02():
     baycomp = pytest.importorskip("baycomp", reason="baycomp not installed (pip install baycomp)")
     rng = np.random.default_rng(3)
@@ -198,6 +204,7 @@ def test_demsar_worked_example_friedman_nemenyi_and_groups():
     assert st["cd"]["groups"] == [["C4.5+m+cf", "C4.5+m", "C4.5+cf", "C4.5"]]
 
 
+@pytest.mark.slow
 def test_nemenyi_cd_and_mean_ranks_equal_autorank():
     autorank = pytest.importorskip("autorank", reason="autorank not installed (pip install autorank)")
     rng = np.random.default_rng(5)
@@ -248,6 +255,7 @@ def test_two_problems_give_no_wilcoxon_and_no_infinite_iman_davenport():
     assert st["cd"]["groups"] == [["s0", "s1", "s2"]]                   # nothing is shown to differ
 
 
+@pytest.mark.slow
 def test_a_failing_system_counts_as_the_constant_predictor():
     vals = _scores(seed=6, p_n=8, f_n=2, s_n=3)
     vals[:, :, 2] = np.nan                                               # s2 failed everywhere

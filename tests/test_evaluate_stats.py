@@ -86,6 +86,7 @@ def test_holm():
     assert stats.holm([0.5, float("nan")])[0] == 0.5
 
 
+@pytest.mark.slow
 def test_bootstrap_interval_covers_the_truth_93_to_97_percent():
     """1,000 seeded repeats: a sample of 400 rows from a classifier with accuracy 0.8; the
     95% percentile interval of 1,000 resamples covers 0.8 in 93-97% of them. Vectorised:
@@ -144,6 +145,7 @@ def _read(path):
     return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
 
 
+@pytest.mark.slow
 def test_every_fold_is_scored_as_d3mkit_score_does(tmp_path, capsys):
     p, s = make_campaign(tmp_path, systems=2, problems=2, rows=40, seed=11, malformed=0, folds=3)
     out = tmp_path / "out"
@@ -183,6 +185,7 @@ def test_every_fold_is_scored_as_d3mkit_score_does(tmp_path, capsys):
     assert summary["friedman"]["k"] == 2 and summary["critical_difference"] > 0
 
 
+@pytest.mark.slow
 def test_a_missing_fold_is_a_failure_row(tmp_path):
     p, s = make_campaign(tmp_path, systems=2, problems=1, rows=30, seed=12, malformed=0, folds=3)
     import shutil
@@ -199,6 +202,7 @@ def test_a_missing_fold_is_a_failure_row(tmp_path):
                  "--workers", "1", "--bootstrap", "50", "--fail-on", "missing"]) == 1
 
 
+@pytest.mark.slow
 def test_same_seed_same_intervals_other_seed_other_intervals(tmp_path):
     p, s = make_campaign(tmp_path, systems=2, problems=1, rows=40, seed=13, malformed=0)
     outs = []

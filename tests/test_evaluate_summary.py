@@ -54,6 +54,7 @@ def campaign(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_summary_json_is_the_contract(campaign):
     text = (campaign / "summary.json").read_text()
     assert "Infinity" not in text and "NaN" not in text and '"inf"' not in text
@@ -79,6 +80,7 @@ def test_summary_json_is_the_contract(campaign):
     assert broken["elo"] == min(r["elo"] for r in summary["systems"].values())
 
 
+@pytest.mark.slow
 def test_submissions_and_folds_are_counted_apart(campaign):
     c = json.loads((campaign / "summary.json").read_text())["counts"]
     assert (c["submissions"], c["complete"], c["partial"], c["failed"], c["missing"]) == (16, 11, 1, 4, 0)
@@ -111,6 +113,7 @@ def test_results_table_csv_and_parquet(campaign):
     assert table["value"].tolist() == [float(r["value"]) for r in rows]
 
 
+@pytest.mark.slow
 def test_the_page_never_says_p_0_or_inf(campaign, tmp_path):
     p, s = make_campaign(tmp_path, systems=2, problems=2, rows=200, seed=3, malformed=0)
     out = tmp_path / "out"
@@ -125,6 +128,7 @@ def test_the_page_never_says_p_0_or_inf(campaign, tmp_path):
         assert not re.search(r"p = 0(?![.\d])", page) and ">inf<" not in page
 
 
+@pytest.mark.slow
 def test_options_reach_the_summary(campaign, tmp_path):
     p = campaign.parent / "problems"
     s = campaign.parent / "submissions"

@@ -54,6 +54,7 @@ def _same_rows(out: Path, root: Path, repeat=0, fold=0):
     return dd
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("root", PARAMS)
 def test_problems_load_from_disk(root, tmp_path, capsys):
     root = _copy(root, tmp_path)
@@ -84,6 +85,7 @@ def test_repeat_and_fold(tmp_path, capsys):
     assert not (tmp_path / "hf2").exists()
 
 
+@pytest.mark.slow
 def test_bad_input(tmp_path, capsys, monkeypatch):
     root = _copy([r for r in ROOTS if r.name == "wine"][0], tmp_path)
     refused(["export", "hf", root, "--out", root / "hf"], capsys, "usage", 2)
@@ -121,6 +123,7 @@ def _typed_root(tmp: Path) -> Path:
                                 "note": "string", "count": "integer"}, test=[1, 4, 7])
 
 
+@pytest.mark.slow
 def test_every_coltype(tmp_path, capsys):
     root = _typed_root(tmp_path)
     out = tmp_path / "hf"
@@ -136,6 +139,7 @@ def test_every_coltype(tmp_path, capsys):
     assert dd["train"]["vec"][0] == "1,2"             # as written
 
 
+@pytest.mark.slow
 def test_save_to_disk_layout(tmp_path, capsys, monkeypatch):
     """The files are those datasets' own save_to_disk writes (same names, the same keys in
     state.json, dataset_info.json's and the split sizes), and a split past the shard size gets several Arrow files."""

@@ -54,6 +54,7 @@ def test_boolean_spellings_are_two_classes(tmp_path, capsys):
     assert "true/false" in err
 
 
+@pytest.mark.slow
 def test_missing_value_tokens_in_numbers_and_dates(tmp_path, capsys):
     text = "x,d,s,y\n1,2020-01-01,NA,1.5\nNA,NA,b,2.5\n3,2020-01-03,NA,nan\n?,2020-01-04,a,3.5\nnull,,b,4.5\n6,2020-01-06,a,\n"
     task, err = _import(tmp_path, capsys, text, "--target", "y")
@@ -86,6 +87,7 @@ def test_arff_numeric_of_question_marks_stays_numeric(tmp_path, capsys):
     assert _types(TaskRoot.open(Path(out.strip())))["a"] == "real"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not REALWORLD, reason="D3MKIT_REALWORLD is not set (the shared corpus)")
 def test_croissant_integer_target_follows_the_csv_rules(tmp_path, capsys):
     src = Path(REALWORLD) / "ecosystem" / "croissant" / "1.0" / "titanic" / "metadata.json"
@@ -121,6 +123,7 @@ def test_arff_comments_java_dates_and_huge_integers(tmp_path, capsys):
     assert "data row 2" in text and "'abc'" in text
 
 
+@pytest.mark.slow
 def test_missing_liac_arff_exits_3(tmp_path):
     from _without import run_without
     p = tmp_path / "w.arff"

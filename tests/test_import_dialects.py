@@ -93,6 +93,7 @@ def _croissant(tmp_path, capsys, edit) -> Path:
     return c
 
 
+@pytest.mark.slow
 def test_croissant_duplicate_field_names_and_unknown_key(tmp_path, capsys):
     def dup(rs):
         rs["field"][2]["name"] = rs["field"][1]["name"]

@@ -7,6 +7,8 @@ facade ``d3mkit/__init__.py`` (lazy, above everything) is the one exception; ``d
 import ast
 from pathlib import Path
 
+import pytest
+
 from _sources import parse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,6 +60,7 @@ def test_every_module_has_a_layer():
     assert not missing, f"add these to LAYERS (and to docs/design.md): {missing}"
 
 
+@pytest.mark.slow
 def test_imports_run_one_way():
     wrong = []
     for name, f in modules():
@@ -160,6 +163,7 @@ def _circles(edges) -> set[frozenset]:
     return found
 
 
+@pytest.mark.slow
 def test_no_import_circles():
     """No two modules import each other, directly or through others, inside a layer too and
     through imports inside functions."""
@@ -168,6 +172,7 @@ def test_no_import_circles():
     assert KNOWN_CIRCLES - circles == set(), f"paid: remove from KNOWN_CIRCLES {KNOWN_CIRCLES - circles}"
 
 
+@pytest.mark.slow
 def test_no_private_names_across_modules():
     found = set()
     for name, f in modules():
@@ -180,6 +185,7 @@ def test_no_private_names_across_modules():
     assert KNOWN_PRIVATE - found == set(), f"paid: remove from KNOWN_PRIVATE {KNOWN_PRIVATE - found}"
 
 
+@pytest.mark.slow
 def test_one_table_reader():
     """Only d3mkit/tables parses a delimited table file: no ``read_csv``, ``csv.reader`` or
     ``csv.DictReader`` call anywhere else."""

@@ -55,6 +55,7 @@ def name_of(index, text) -> str:
     return next(k for k, v in CASES.items() if v[1] == text and v[2] == index)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", [None, 64], ids=["one block", "64-byte blocks"])
 @pytest.mark.parametrize("name,text,index", list(CASES.values()), ids=list(CASES))
 def test_chunked_path_equals_whole_table(tmp_path, monkeypatch, name, text, index, block):
@@ -88,6 +89,7 @@ def test_chunked_path_equals_whole_table(tmp_path, monkeypatch, name, text, inde
     assert d3mkit.is_valid(lean)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", [None, "key"])
 def test_blank_line_or_cr_at_any_block_boundary(tmp_path, monkeypatch, index):
     """A blank line or a CR wherever the blocks are cut: learningData as one block writes it
@@ -156,6 +158,7 @@ def test_parquet_equals_its_dataframe(tmp_path, monkeypatch):
                     "k": "integer", "y": "categorical"}
 
 
+@pytest.mark.slow
 def test_media_column_chunked(tmp_path, monkeypatch):
     from PIL import Image
     media = tmp_path / "pics"

@@ -59,6 +59,7 @@ def test_indicator_columns_become_label_rows(tmp_path, capsys, yes, no):
     assert run(["validate", task.root], capsys)[0] == 0
 
 
+@pytest.mark.slow
 def test_round_trip_views_and_score(tmp_path, capsys):
     root = d3mkit.import_table(_indicators(tmp_path), target=["sun", "rain", "snow"], out=tmp_path / "o")
     code, _, err = run(["views", root, "--out", tmp_path / "v"], capsys)

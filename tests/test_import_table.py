@@ -132,6 +132,7 @@ def test_dataframe_api_runs_the_same_code(mixed, tmp_path):
         (same / "file_problem" / "dataSplits.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_round_trip_validate_views_score(mixed, tmp_path, capsys):
     root = d3mkit.import_table(mixed, target="label", out=tmp_path / "o")
     assert run(["validate", root], capsys)[0] == 0
@@ -310,6 +311,7 @@ def test_media_refusals(tmp_path, capsys):
     assert _nothing_written(tmp_path / "o")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_chunked_path_keeps_every_cell(tmp_path, monkeypatch, newline):
     """The chunked CSV path (small chunks here) writes the cells the whole-table path does:
@@ -334,6 +336,7 @@ def test_chunked_path_keeps_every_cell(tmp_path, monkeypatch, newline):
     assert (root / "i_dataset" / "tables" / "learningData.csv").read_bytes() == idx.read_bytes()
 
 
+@pytest.mark.slow
 def test_chunked_and_whole_table_paths_infer_the_same(tmp_path, monkeypatch):
     """Columns that make pandas' typed chunks disagree with the text (an integer column with
     empty cells, 1 beside 1.0, a number column turning to text in a later chunk, booleans

@@ -35,6 +35,7 @@ def test_info_json_of_a_task_root(tmp_path, capsys):
     assert d["media"] == []
 
 
+@pytest.mark.slow
 def test_info_text_regression_and_media(tmp_path, capsys):
     from PIL import Image
     root = _root(tmp_path)
@@ -77,6 +78,7 @@ def test_info_refuses_what_is_not_d3m(tmp_path, capsys):
     refused(["info", j], capsys, "json.syntax", 1, path=j)
 
 
+@pytest.mark.slow
 def test_info_counts_instances_of_a_multilabel_root(tmp_path, capsys):
     """A multiLabel root (one row per (d3mIndex, label)): instances and label rows apart, the
     class balance counted over instances, TRAIN/TEST in instances with their rows beside."""
@@ -187,6 +189,7 @@ def _check_counts(root):
         assert f["train"] + f["test"] == listed[unit].nunique(), root.name
 
 
+@pytest.mark.slow
 def test_info_counts_of_the_bundled_problems():
     from pathlib import Path
     problems = sorted(p for p in (Path(__file__).parents[1] / "problems").iterdir() if p.is_dir())

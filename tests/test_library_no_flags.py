@@ -58,6 +58,7 @@ def test_the_grep_finds_a_flag_in_a_raise():
     assert not flag_mentions('p.add_argument("--out", help="x")')
 
 
+@pytest.mark.slow
 def test_no_library_module_names_a_command_line_flag():
     bad = [f"d3mkit/{rel}:{line}: {text!r}" for rel, path in _library_modules()
            for line, text in flag_mentions(parse(path))]

@@ -3,6 +3,7 @@ files in d3mkit/schemas/ are what the tool would write, and the check sees a cha
 
 from __future__ import annotations
 
+import pytest
 import importlib.util
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 TOOL = REPO / "tools" / "make_schemas.py"
 
 
+@pytest.mark.slow
 def test_generated_schemas_are_up_to_date():
     p = subprocess.run([sys.executable, str(TOOL), "--check"], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr

@@ -22,6 +22,7 @@ def test_abstraction_images_follow_the_datasetdoc(tmp_path):
     assert np.array_equal(before, after) and "shapeFile" in ld2.columns
 
 
+@pytest.mark.slow
 def test_visudo_puzzles_follow_the_datasetdoc(tmp_path):
     from d3mkit.benchmarks.visudo.baseline import load_puzzles
     from d3mkit.cli import main

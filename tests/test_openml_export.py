@@ -88,11 +88,13 @@ def _roundtrip(root: Path, tmp: Path, capsys) -> None:
         [a for a in data["attributes"] if isinstance(a[1], list)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_openml_roundtrip(roots, kind, tmp_path, capsys):
     _roundtrip(roots[kind], tmp_path, capsys)
 
 
+@pytest.mark.slow
 def test_openml_roundtrip_wine(tmp_path, capsys):
     wine = next(r for r in ROOTS if r.name == "wine")
     root = tmp_path / "wine"

@@ -118,6 +118,7 @@ def _file_cmd(name, wine, out):
 FILE_CMDS = ["score --out", "convert --out", "prism extract --out", "prism query --out"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", FILE_KINDS)
 @pytest.mark.parametrize("cmd", FILE_CMDS)
 def test_file_outputs_refuse_non_regular_names(wine, tmp_path, capsys, cmd, kind):
@@ -141,6 +142,7 @@ def _dir_cmd(name, wine, out):
 DIR_CMDS = ["views --out", "build --out", "evaluate --out"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", DIR_KINDS)
 @pytest.mark.parametrize("cmd", DIR_CMDS)
 def test_directory_outputs_refuse_non_directories(wine, tmp_path, capsys, cmd, kind):
@@ -185,6 +187,7 @@ def umask_of(request):
 UMASK_CMDS = ["build", "views", "score --out", "convert --out", "split", "baseline"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("umask_of", [0o022, 0o027, 0o077, 0o002], indirect=True)
 @pytest.mark.parametrize("cmd", UMASK_CMDS)
 def test_created_files_and_directories_honour_the_umask(wine, tmp_path, capsys, umask_of, cmd):

@@ -171,6 +171,7 @@ def _argv(cmd, root, tmp_path, wine):
 CASES = [(name, cmd) for name, (_, cmds) in ATTACKS.items() for cmd in cmds]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,cmd", CASES, ids=[f"{c}: {n}" for n, c in CASES])
 def test_every_command_refuses_paths_out_of_the_root(site, wine, tmp_path, capsys, name, cmd):
     root, out = site
@@ -271,6 +272,7 @@ MEDIA_ATTACKS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", ["validate", "views"])
 @pytest.mark.parametrize("name", list(MEDIA_ATTACKS))
 def test_collections_stay_inside_the_dataset(detection, tmp_path, capsys, name, cmd):
@@ -325,6 +327,7 @@ PRISM_ATTACKS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PRISM_ATTACKS))
 def test_build_prism_refuses_images_outside_images_dir(prism, tmp_path, capsys, name):
     img, out, recs = prism
@@ -335,6 +338,7 @@ def test_build_prism_refuses_images_outside_images_dir(prism, tmp_path, capsys, 
     assert not (tmp_path / "o" / "prism_pvli").exists()
 
 
+@pytest.mark.slow
 def test_build_prism_images_inside_the_directory_work(prism, tmp_path, capsys):
     img, out, recs = prism
     (img / "link.png").symlink_to("p0.png")        # a symlink that stays inside is fine

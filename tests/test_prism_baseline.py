@@ -47,6 +47,7 @@ def test_zero_rate_and_random(tmp_path):
     assert (t.solution_dir / "predictions.csv").is_file() and (t.solution_dir / "scores.csv").is_file()
 
 
+@pytest.mark.slow
 def test_text_baseline_reads_the_hypothesis(tmp_path):
     t = _task(tmp_path, image_decides=False)
     rep = run_baseline(t, "text", ARGS)
@@ -67,6 +68,7 @@ def test_fusion_baseline_reads_the_image(tmp_path):
     assert fusion >= 0.9 and fusion > text
 
 
+@pytest.mark.slow
 def test_pvlr_retrieval_rationale(tmp_path):
     t = _task(tmp_path, image_decides=False, task="pvlr")
     rep = run_baseline(t, "text", ARGS)
@@ -77,6 +79,7 @@ def test_pvlr_retrieval_rationale(tmp_path):
     assert rep.value("rationaleTokenF1") < 1.0
 
 
+@pytest.mark.slow
 def test_cli_baseline_defaults_to_text_for_prism(tmp_path, capsys):
     from d3mkit.cli import main
     t = _task(tmp_path, image_decides=False)

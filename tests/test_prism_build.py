@@ -73,6 +73,7 @@ def test_pvlr_scoring_of_perfect_and_partial_predictions(tmp_path):
     assert 0.0 < rep.value("rationaleTokenF1") < 1.0 and 0.0 < rep.value("rationaleRougeL") < 1.0
 
 
+@pytest.mark.slow
 def test_bad_records_reported_with_line_numbers(tmp_path):
     recs = _records(tmp_path, 6)
     recs[1]["hypothesis"] = "   "

@@ -118,6 +118,7 @@ def test_threshold_filters_and_summary_counts():
     assert [r["lf"] for r in rows] == ["because", "if"]
 
 
+@pytest.mark.slow
 def test_long_unicode_and_quote_heavy_captions_do_not_hang():
     big_one_sentence = "a unless b " * 10_000                     # ~110 KB, one sentence
     many = "The tea is hot because it was boiled. " * 2_700   # ~100 KB, many sentences

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,12 +24,14 @@ def _lcs_reference(a, b):
 words = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(words, words)
 def test_lcs_matches_the_quadratic_reference(a, b):
     assert lcs_length(a, b) == _lcs_reference(a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(words, words)
 def test_scores_are_symmetric_bounded_and_exact_on_identity(a, b):

@@ -28,6 +28,7 @@ def _rbo_ext_reference(s, t, p):
     return (1 - p) / p * total + ((X(ll) - X(sl)) / ll + X(sl) / sl) * p ** ll
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(st.permutations(list(range(10))), st.permutations(list(range(4, 14))),
        st.integers(1, 10), st.integers(1, 10), st.sampled_from([0.5, 0.8, 0.9, 0.98]))

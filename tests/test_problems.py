@@ -27,6 +27,7 @@ def test_problems_present():
     assert names, "problems/ holds no task roots"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("root", ROOTS, ids=[p.name for p in ROOTS])
 def test_example_validates(root):
     errors = [i.format() for i in validate_task_root(root) if i.is_error]

@@ -36,6 +36,7 @@ def published(tmp_path):
     return tab, views
 
 
+@pytest.mark.slow
 def test_views_keep_the_full_split_and_validate(published):
     _, views = published
     for v, path in views.items():
@@ -53,6 +54,7 @@ def test_the_same_files_outside_a_view_are_held_to_testsize(published, tmp_path)
     assert {"splits.test_size", "splits.stratification"} <= _codes([moved])
 
 
+@pytest.mark.slow
 def test_40_view_maps_pair_each_view_with_its_dataset(published):
     tab, views = published
     full_id = "t_dataset"

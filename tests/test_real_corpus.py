@@ -63,6 +63,7 @@ def test_corpus_size_and_spread():
     assert set(INVALID) <= {e["id"] for e in MANIFEST}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", MANIFEST, ids=[e["id"] for e in MANIFEST])
 def test_judged_verdict(entry):
     kind, path = _doc(entry)

@@ -275,6 +275,7 @@ def agree(kind, doc, version=None):
     return not js, not cb, js, cb
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, kind, doc, expected", hand_cases(), ids=lambda x: x if isinstance(x, str) else None)
 def test_hand_corpus(name, kind, doc, expected):
     js_valid, cb_valid, js, cb = agree(kind, doc)
@@ -297,6 +298,7 @@ def test_systematic_mutations_agree():
     assert accepted == []
 
 
+@pytest.mark.slow
 def test_optional_fields_are_exactly_the_documented_ones():
     """Deleting a field is accepted exactly when the field is optional (or has a default)."""
     optional = {

@@ -43,6 +43,7 @@ def test_unsupported_or_missing_version_is_one_issue(bad):
         assert repr(bad) in issue.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", VERSIONS)
 def test_each_version_has_its_schema(version):
     doc = problem(version)

@@ -34,6 +34,7 @@ def _score(args):
     return p, loaded[-1].split()[1:] if loaded else None
 
 
+@pytest.mark.slow
 def test_score_of_a_csv_classification_case_imports_no_pandas(tmp_path):
     pdoc = _problem(tmp_path, ["accuracy", "f1Macro"])
     (tmp_path / "targets.csv").write_text("d3mIndex,label\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(10)))
@@ -49,6 +50,7 @@ def test_score_of_a_csv_classification_case_imports_no_pandas(tmp_path):
                                                                       "0,p_problem,accuracy,0.5"]
 
 
+@pytest.mark.slow
 def test_a_bad_submission_is_reported_without_pandas_too(tmp_path):
     pdoc = _problem(tmp_path, ["accuracy"])
     (tmp_path / "targets.csv").write_text("d3mIndex,label\n0,a\n1,b\n2,a\n")
@@ -59,6 +61,7 @@ def test_a_bad_submission_is_reported_without_pandas_too(tmp_path):
     assert loaded == [], loaded
 
 
+@pytest.mark.slow
 def test_a_regression_case_with_confidence_free_metrics_imports_no_pandas(tmp_path):
     doc = ProblemDoc.new("r_problem", "r", "regression", "univariate", "r_dataset",
                          [Target(0, "learningData", 1, "y")],
@@ -128,6 +131,7 @@ def _case(tmp_path, name, truth: str, pred: str, *metrics, **kw):
     return pdoc, tmp_path / name / "targets.csv", tmp_path / name / "pred.csv"
 
 
+@pytest.mark.slow
 def test_the_other_layouts_and_a_text_d3mindex_import_no_pandas(tmp_path):
     cases = {}
     # classes: one row per (d3mIndex, class) with its confidence; index 2's most confident

@@ -13,6 +13,7 @@ from d3mkit.scoring.labels import encode
 from d3mkit.scoring.values import lookup
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", [None, 3])
 def test_lookup_agrees_with_a_pandas_index(monkeypatch, block):
     if block:   # every pass in blocks of 3 rows: blocks end mid-way through keys and values

@@ -1,6 +1,7 @@
 """The repository is self-contained: no file names a path of one machine or a file outside
 the repository (design notes live in docs/, reference data in tests/data/)."""
 
+import pytest
 import re
 from pathlib import Path
 
@@ -26,6 +27,7 @@ def _files():
                 yield f
 
 
+@pytest.mark.slow
 def test_no_machine_paths_or_outside_files():
     hits = []
     for f in _files():

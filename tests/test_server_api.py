@@ -58,6 +58,7 @@ def srv(tmp_path, monkeypatch):
     s.store.close()
 
 
+@pytest.mark.slow
 def test_submission_is_scored_like_d3mkit_score_on_the_public_rows(srv):
     ids = {}
     for system, pid in ((0, PID), (1, PID), (0, PID_REG)):
@@ -80,6 +81,7 @@ def test_submission_is_scored_like_d3mkit_score_on_the_public_rows(srv):
     assert board["board"] == "public" and board["overall"][0]["team"] == "alpha"
 
 
+@pytest.mark.slow
 def test_auth_and_teams_see_only_their_own(srv):
     r = srv.client.post("/api/submissions", data={"problem": PID},
                         files={"file": ("p.csv", b"d3mIndex,y\n", "text/csv")})
@@ -98,6 +100,7 @@ def test_auth_and_teams_see_only_their_own(srv):
     assert srv.tokens["alpha"].split(".")[2].encode() not in text
 
 
+@pytest.mark.slow
 def test_quota_and_rate_limit_answer_429(tmp_path, monkeypatch):
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
     s = Server(tmp_path / "q", daily_quota=2, rate=1000)
@@ -114,6 +117,7 @@ def test_quota_and_rate_limit_answer_429(tmp_path, monkeypatch):
     assert r.json()["error"]["code"] == "server.rate_limit" and int(r.headers["retry-after"]) >= 1
 
 
+@pytest.mark.slow
 def test_size_cap_and_content_types(tmp_path, monkeypatch):
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
     s = Server(tmp_path, daily_quota=50, rate=1000, max_size_mb=0.001)     # 1,048 bytes
@@ -142,6 +146,7 @@ def _multipart(data: bytes):
     return multipart({"problem": PID}, "file", "predictions.csv", data)
 
 
+@pytest.mark.slow
 def test_issues_name_the_submission_never_the_truth(srv):
     truth = pd.read_csv(srv.ch.truth(PID)["all"], dtype=str)
     df = pd.read_csv(srv.pred(0), dtype=str)
@@ -181,6 +186,7 @@ def test_truth_files_are_never_served(srv):
         assert b"d3mIndex" not in r.content
 
 
+@pytest.mark.slow
 def test_public_private_split_and_finalize(srv):
     from d3mkit.server.dispatch import finalize
     sids = [srv.post(team=t, system=k).json()["id"] for t, k in (("alpha", 0), ("beta", 1), ("alpha", 2))]
@@ -209,6 +215,7 @@ def test_public_private_split_and_finalize(srv):
     assert "Private leaderboard" in srv.client.get("/").text
 
 
+@pytest.mark.slow
 def test_same_seed_same_split(tmp_path, monkeypatch):
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
     a = make_challenge(tmp_path / "a", teams=(), fresh=True)[2]
@@ -234,6 +241,7 @@ def _csrf(client, page="/login"):
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 
 
+@pytest.mark.slow
 def test_csrf_on_every_form(srv):
     c = srv.client
     field = _csrf(c)
@@ -275,6 +283,7 @@ def test_idempotency_key_records_once(srv):
     assert srv.store.counts() == {"queued": 1} and len(list(srv.ch.uploads.glob("*.csv"))) == 1
 
 
+@pytest.mark.slow
 def test_a_submission_claimed_by_a_dead_server_is_scored_after_restart(srv):
     sid = srv.post().json()["id"]
     assert [s.id for s in srv.store.claim(5)] == [sid]          # claimed, then the server dies
@@ -314,6 +323,7 @@ def test_commands_say_which_extra_is_missing(tmp_path, monkeypatch, capsys):
     assert 'pip install "d3mkit[server]"' in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_submit_command_talks_to_the_server_with_the_stdlib_client(srv, capsys, monkeypatch):
     """``d3mkit submit`` against the app served by uvicorn on a free port, in a thread."""
     import socket
@@ -355,6 +365,7 @@ def test_submit_command_talks_to_the_server_with_the_stdlib_client(srv, capsys, 
         th.join(timeout=20)
 
 
+@pytest.mark.slow
 def test_the_leaderboard_page_is_the_campaign_renderer_over_the_board_model(srv):
     from d3mkit.evaluate.leaderboard import sections
     from d3mkit.server.board import build_board, leaderboard_model

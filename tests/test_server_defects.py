@@ -101,6 +101,7 @@ def test_the_organisers_limit_variables_are_not_named_to_teams():
     assert "100,000" in shown[0]["message"]
 
 
+@pytest.mark.slow
 def test_private_files_and_the_database_are_the_owners_only_under_umask_022(tmp_path, monkeypatch):
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
     old = os.umask(0o022)
@@ -222,6 +223,7 @@ def test_platform_failures_and_failed_files_are_not_charged(srv):
     srv.store.add_submission("4" * 32, key, PID, 10, "h", None, quota=2)
 
 
+@pytest.mark.slow
 def test_a_failed_file_is_free_by_default_and_charged_with_count_failed_yes(tmp_path, monkeypatch):
     monkeypatch.setenv("D3MKIT_FSYNC", "0")
     for flag, codes in (("no", [202, 202, 202]), ("yes", [202, 202, 429])):
@@ -291,6 +293,7 @@ def test_a_wrong_token_and_a_missing_one_get_different_words(srv):
     assert unknown.json() == wrong.json()          # an unknown key id reads the same as a wrong secret
 
 
+@pytest.mark.slow
 def test_the_board_is_built_once_per_change_and_answers_304(srv):
     first = srv.client.get("/api/leaderboard")
     for _ in range(5):

@@ -67,6 +67,7 @@ def killing_score_jobs(jobs):
     return score_jobs(jobs)
 
 
+@pytest.mark.slow
 def test_an_expired_lease_is_taken_over_by_another_server_without_a_restart(ch):
     challenge, store, subs, tokens = ch
     sid = _post(_client(challenge, store), tokens["alpha"], _body(subs)).json()["id"]
@@ -85,6 +86,7 @@ def test_an_expired_lease_is_taken_over_by_another_server_without_a_restart(ch):
     other.close()
 
 
+@pytest.mark.slow
 def test_a_file_that_kills_its_worker_fails_on_the_platform_and_the_pool_is_replaced_each_time(ch, monkeypatch):
     challenge, store, subs, tokens = ch
     monkeypatch.setattr(dispatch, "score_jobs", killing_score_jobs)
@@ -226,6 +228,7 @@ def sleeping_score_jobs(jobs):
     return score_jobs(jobs)
 
 
+@pytest.mark.slow
 def test_a_job_over_its_time_is_a_platform_failure_and_its_pool_is_replaced(ch, monkeypatch):
     challenge, store, subs, tokens = ch
     monkeypatch.setattr(dispatch, "score_jobs", sleeping_score_jobs)

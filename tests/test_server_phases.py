@@ -65,6 +65,7 @@ def env(tmp_path, monkeypatch):
         m.close()
 
 
+@pytest.mark.slow
 def test_create_takes_phases_from_flags_or_a_file(tmp_path, monkeypatch):
     from d3mkit.cli import main
     from d3mkit.evaluate.synthetic import make_campaign

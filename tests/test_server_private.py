@@ -46,6 +46,7 @@ def private(tmp_path, monkeypatch):
     store.close()
 
 
+@pytest.mark.slow
 def test_a_private_challenge_answers_only_its_teams(private):
     ch, store, client, subs, tokens = private
     assert ch.private
@@ -64,6 +65,7 @@ def test_a_private_challenge_answers_only_its_teams(private):
     assert client.get("/").status_code == 200 and "leaderboard" in client.get("/").text
 
 
+@pytest.mark.slow
 def test_an_organiser_sees_every_board_and_the_queue_and_submits_nothing(private):
     ch, store, client, subs, tokens = private
     body = (subs / "system_00" / PID / "predictions.csv").read_bytes()
@@ -82,6 +84,7 @@ def test_an_organiser_sees_every_board_and_the_queue_and_submits_nothing(private
     assert "ana" not in store.teams().values()              # never on a board
 
 
+@pytest.mark.slow
 def test_baselines_are_drawn_apart_and_results_are_downloadable_after_finalize(tmp_path, monkeypatch):
     import csv
     from starlette.testclient import TestClient

@@ -30,6 +30,7 @@ def _job(ch, pid, path, parts=("public", "private")):
     return {"id": "x", "predictions": str(path), "truth": ch.truth(pid), "check": True, "parts": list(parts)}
 
 
+@pytest.mark.slow
 def test_each_part_scores_like_d3mkit_score_of_its_rows(made, tmp_path):
     problems, subs, root, _ = made
     ch = open_challenge(root)
@@ -49,6 +50,7 @@ def test_each_part_scores_like_d3mkit_score_of_its_rows(made, tmp_path):
             assert {s["metric"]: s["value"] for s in got["scores"][part]} == pytest.approx(want, abs=1e-12), (pid, part)
 
 
+@pytest.mark.slow
 def test_the_file_path_gives_the_same_scores(made):
     problems, subs, root, _ = made
     ch = open_challenge(root)
@@ -91,6 +93,7 @@ def _with_metadata_metric(problems, name="synth_000", samples=True):
                      ).to_csv(debug / "samples.csv", index=False)
 
 
+@pytest.mark.slow
 def test_a_metric_reading_debug_metadata_is_scored_from_the_copy_kept_beside_the_truth(tmp_path, monkeypatch):
     import io
     from d3mkit.cli import main

@@ -42,6 +42,7 @@ def env(tmp_path, monkeypatch):
     yield tmp_path
 
 
+@pytest.mark.slow
 def test_two_servers_share_the_rate_limit_and_the_quota(env):
     _, subs, root, tokens = make_challenge(env / "rate", rows=20, daily_quota=50, rate=3)
     body = (subs / "system_00" / PID / "predictions.csv").read_bytes()
@@ -62,6 +63,7 @@ def test_two_servers_share_the_rate_limit_and_the_quota(env):
     assert r.status_code == 429 and r.json()["error"]["code"] == "server.quota"
 
 
+@pytest.mark.slow
 def test_login_attempts_are_counted_across_servers(env, monkeypatch):
     monkeypatch.setattr(store_mod, "LOGINS_PER_MINUTE", 3)
     _, _, root, tokens = make_challenge(env, rows=20, teams=("alpha",))
@@ -74,6 +76,7 @@ def test_login_attempts_are_counted_across_servers(env, monkeypatch):
     assert got == [401, 401, 401, 429]
 
 
+@pytest.mark.slow
 def test_concurrent_posts_through_two_databases_handles_cannot_pass_the_limits(env):
     _, _, root, _ = make_challenge(env, rows=20, teams=("alpha",), daily_quota=7, rate=100)
     ch = open_challenge(root)
@@ -123,6 +126,7 @@ def test_a_version_1_database_is_upgraded_in_place(tmp_path):
     s.close()
 
 
+@pytest.mark.slow
 def test_a_starting_server_keeps_the_partial_uploads_another_one_is_receiving(env):
     import os
     import time

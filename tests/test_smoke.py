@@ -1,9 +1,11 @@
 """The package imports without torch and the CLI answers."""
 
+import pytest
 import subprocess
 import sys
 
 
+@pytest.mark.slow
 def test_import_does_not_pull_torch():
     code = "import sys, d3mkit, d3mkit.cli; d3mkit.cli.build_parser(); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -18,6 +20,7 @@ def test_cli_version():
         assert exc.code == 0
 
 
+@pytest.mark.slow
 def test_tabular_demo_runs_and_reports_validation(tmp_path, capsys):
     from d3mkit.cli import main
     assert main(["demo", "--out", str(tmp_path / "d"), "--only", "tabular"]) == 0

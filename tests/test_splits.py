@@ -182,6 +182,7 @@ def _od_data(rng, n_images=20):
     return pd.DataFrame(rows, columns=["d3mIndex", "image", "bbox"])
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32), n_images=st.integers(2, 30))
 def test_object_detection_groups_by_image(seed, n_images):

@@ -57,6 +57,7 @@ def test_systems_lists_name_ready_version_tasks(capsys):
     assert "random-forest" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_unknown_system_is_a_usage_error(roots, tmp_path, capsys):
     assert main(["run", "random-forrest", str(roots["binary"]), "--out", str(tmp_path / "o")]) == 2
     assert "did you mean 'random-forest'" in capsys.readouterr().err
@@ -71,6 +72,7 @@ def _rf_beats_constant(got: dict) -> None:
             assert rf >= const, (key, rf, const)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_task_type_through_the_views(kind, roots):
     """constant and random-forest called as the child calls them, on the TRAIN/TEST views of
@@ -135,6 +137,7 @@ with open(out, "w", newline="") as f:
 """
 
 
+@pytest.mark.slow
 def test_command_system_on_binary_and_multiclass(roots, tmp_path):
     script = tmp_path / "fit.py"
     script.write_text(FIT_SCRIPT)
@@ -315,6 +318,7 @@ class TabularPredictor:
 '''
 
 
+@pytest.mark.slow
 def test_autogluon_handover_with_a_fake_interpreter(roots, tmp_path, monkeypatch):
     """The autogluon adapter's file handover, through a stand-in interpreter whose
     ``autogluon.tabular`` records what it is given (AutoGluon itself: the slow test below)."""
@@ -413,6 +417,7 @@ def test_folds_forked_by_the_warm_zygote_equal_fresh_children(tmp_path):
         (_preds(tmp_path / "warm", "random-forest", root, 0, 2) / "predictions.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_baseline_on_a_d3m_seed_root(tmp_path, capsys):
     """A published D3M seed root (no d3mkit manifest, no benchmark): random-forest by default."""
     import shutil

@@ -97,6 +97,7 @@ def test_list_codes(capsys):
     assert {r["code"] for r in json.loads(out)} == set(CODES)
 
 
+@pytest.mark.slow
 def test_paths_of_every_kind(tab, capsys):
     for p in (tab.pr_doc, tab.ds_doc, tab.problem, tab.dataset, tab.ld, tab.splits, tab.root.parent):
         assert run(["validate", str(p)], capsys)[0] == 0, p

@@ -37,6 +37,7 @@ def codes_of(paths, **kw) -> set[str]:
     return {i.code for i in validate_paths(paths, **kw).issues()}
 
 
+@pytest.mark.slow
 def test_valid_fixtures_have_no_issues(pristine):
     for root in pristine.values():
         report = validate_paths([root])

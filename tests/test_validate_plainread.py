@@ -113,6 +113,7 @@ def _issues(root: Path) -> list[str]:
     return [i.format() for i in validate_paths([root]).issues()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_arrow_and_pandas_readers_report_alike(case, pristine, tmp_path, monkeypatch):
     tab = Root(shutil.copytree(pristine, tmp_path / "t"))
@@ -140,6 +141,7 @@ def test_arrow_and_pandas_readers_report_alike(case, pristine, tmp_path, monkeyp
         assert with_arrow == []
 
 
+@pytest.mark.slow
 def test_validate_imports_no_pandas_for_plain_files(pristine, tmp_path):
     """A plain task root is validated without importing pandas (about 80 MB of an interpreter)."""
     import subprocess
@@ -153,6 +155,7 @@ def test_validate_imports_no_pandas_for_plain_files(pristine, tmp_path):
     assert out.stdout.split() == ["0", "False"], out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_many_item_names_read_as_bytes_report_alike(tmp_path, monkeypatch):
     """A column of more than 4096 distinct item names keeps them as a sorted byte array (no
     Python string per value): missing items, escaping names, empty cells and repeated

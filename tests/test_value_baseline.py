@@ -130,6 +130,7 @@ def test_one_epoch_cpu_baseline_writes_scored_solution(tiny_root, capsys, decode
     assert f"row 4 (d3mIndex {pred.d3mIndex[2]}), square c3" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_malformed_training_board_names_its_d3mindex(tiny_root, tmp_path, capsys):
     import shutil
     root = tmp_path / "value"

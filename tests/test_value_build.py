@@ -79,6 +79,7 @@ def test_a1_is_nearest_the_camera():
             assert depth.argmin() == 0
 
 
+@pytest.mark.slow
 def test_parallel_render_equals_serial(tmp_path):
     fens = games.random_game_positions(1, np.random.default_rng(1), 10)
     a = render.render_many(fens, [tmp_path / f"a{i}.jpg" for i in range(10)], seed=4, size=64, workers=1)
@@ -93,6 +94,7 @@ def _build(tmp_path, *extra):
                  "--n-train", "6", "--n-test", "3", "--size", "64", "--workers", "1", *extra])
 
 
+@pytest.mark.slow
 def test_build_value_task_root(tmp_path, capsys):
     assert _build(tmp_path, "--random-games", "2") == 0
     root = tmp_path / "value"
@@ -127,6 +129,7 @@ def test_build_value_task_root(tmp_path, capsys):
     assert len(boxes) == sum((codes != 0).sum(axis=1))
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_and_pgn_source(tmp_path):
     assert _build(tmp_path / "a", "--pgn", str(games.SAMPLE_PGN)) == 0
     assert _build(tmp_path / "b", "--pgn", str(games.SAMPLE_PGN)) == 0
@@ -254,6 +257,7 @@ def test_build_value_detection_scores_truth_as_ap_one(tmp_path, capsys):
     assert a == (tmp_path / "value/value_dataset/media/CV_0000004.jpg").read_bytes()
 
 
+@pytest.mark.slow
 def test_release_importer_on_a_fixture_in_the_release_layout(tmp_path, capsys):
     from d3mkit.benchmarks.value.boards import fen_to_array
     fens = games.random_game_positions(1, np.random.default_rng(2), 12)[:7]

@@ -75,6 +75,7 @@ def test_release_encoding_and_orientation():
     assert board.piece_at(chess.A1).symbol() == "R" and board.piece_at(chess.E8).symbol() == "k"
 
 
+@pytest.mark.slow
 @given(st.lists(st.sampled_from(B.SYMBOLS), min_size=64, max_size=64))
 @settings(max_examples=60, deadline=None)
 def test_any_board_round_trips(sym):

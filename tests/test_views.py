@@ -196,6 +196,7 @@ def test_views_validate(wine, tmp_path, method):
         assert ds["method"] == "holdOut" and ds["testSize"] == size and "numFolds" not in ds
 
 
+@pytest.mark.slow
 def test_views_cut_tables_that_refer_to_learning_data(tmp_path):
     """A secondary table keyed by learningData's d3mIndex keeps only the view's rows
     (the ViSudo-PC example's cells.csv), so the views validate."""

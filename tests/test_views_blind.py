@@ -32,6 +32,7 @@ def _all_text(d):
     return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in d.rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("per_image_index", [True, False])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_detection_test_view_has_one_row_per_image(tmp_path, per_image_index, seed):

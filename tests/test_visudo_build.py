@@ -26,12 +26,14 @@ def built(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_build_writes_valid_task_roots(built, capsys):
     roots = sorted(p for p in built.iterdir() if p.is_dir() and not p.name.startswith("."))
     assert [r.name for r in roots] == ["visudo_basic_digits_d4_n3_o0_s0", "visudo_basic_digits_d4_n3_o0_s1"]
     assert main(["validate", *map(str, roots)]) == 0
 
 
+@pytest.mark.slow
 def test_layout_tables_and_debug(built):
     from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(built / "visudo_basic_digits_d4_n3_o0_s0")

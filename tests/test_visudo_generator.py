@@ -287,6 +287,7 @@ def test_offline_sources_shape_and_determinism():
     assert exc.value.exit_code == 1 and "cifar" in str(exc.value)
 
 
+@pytest.mark.slow
 def test_catalog_from_two_sources_offsets_labels():
     from d3mkit.benchmarks.visudo.sources import load_source
     cat = Catalog.from_sources([load_source("digits"), load_source("glyphs", glyphs_per_label=8)])
