@@ -3,7 +3,7 @@
 Every issue code d3mkit emits while the tests run is recorded (wherever it was built: a
 literal, a constant, an f-string, a value passed through helpers), and the session fails
 when one is not in the catalogue (d3mkit/core/codes.py). The static scan of
-tests/test_codes_catalogue.py sees the codes in the sources; this sees the codes the tests
+tests/architecture/test_codes_catalogue.py sees the codes in the sources; this sees the codes the tests
 make d3mkit emit. Issues built by the tests themselves or by doctest examples are not
 d3mkit's and are not recorded."""
 
@@ -16,6 +16,16 @@ import sys
 # rewrites and compiles ~400 modules again (10-20 s of the fast subset's CPU, once per xdist
 # worker). Set here, before pytest imports the first test module.
 sys.dont_write_bytecode = False
+
+# The tests mirror d3mkit's packages (tests/<package>/test_*.py; tests/attack, crash,
+# architecture and tour hold the suites that cut across them). The helpers (tests/_*.py) sit
+# here and a test module may import another's helpers, so every folder is importable by module
+# name, whichever files a run collects (names are unique: pytest's prepend import mode needs it).
+_HERE = __import__("pathlib").Path(__file__).resolve().parent
+for _d in [_HERE, *sorted(p for p in _HERE.iterdir() if p.is_dir() and p.name.isidentifier()
+                       and not p.name.startswith("_") and p.name != "data")]:
+    if str(_d) not in sys.path:
+        sys.path.insert(0, str(_d))
 
 import pytest
 
@@ -40,7 +50,7 @@ def _emitter() -> str | None:
 def pytest_configure(config):
     # What the tests write is scratch: no flushes to the disk (d3mkit/io/atomic.py; what
     # D3MKIT_FSYNC=0 is for). The fast subset made ~8,800 fsync calls of 2-5 ms each on this
-    # machine's disk, a quarter of its wall time. tests/test_durability.py turns them back on
+    # machine's disk, a quarter of its wall time. tests/crash/test_durability.py turns them back on
     # to check their order; D3MKIT_FSYNC=1 in the environment keeps them on for every test.
     import os
     os.environ.setdefault("D3MKIT_FSYNC", "0")

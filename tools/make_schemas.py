@@ -7,7 +7,7 @@ here (the versions table in docs/schemas.md says the same in words).
 
 The base files are problemSchema-3.1.1 and datasetSchema-3.1.2; every other file is
 generated. Each change is applied to both forms (JSON Schema draft 2020-12 and cerberus),
-so the two forms stay equivalent (tests/test_schema_agreement.py checks them per version).
+so the two forms stay equivalent (tests/documents/test_schema_agreement.py checks them per version).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one catalogue of issue codes: every stable code any part of d3mkit emits, its
 severity and a one-line description. Validation, scoring, conversion, the benchmarks and the
-commands all use these codes; ``tests/test_codes_catalogue.py`` scans the sources for code
+commands all use these codes; ``tests/architecture/test_codes_catalogue.py`` scans the sources for code
 literals and fails on one that is not here or is emitted with another severity.
 
 ``d3mkit codes`` (and ``d3mkit validate --list-codes``) prints this table.
@@ -17,7 +17,7 @@ from d3mkit.core.errors import Issue
 
 E, W = "error", "warning"
 
-# the codes validation emits (d3mkit validate; tests/test_validate_codes.py provokes each one)
+# the codes validation emits (d3mkit validate; tests/validation/test_validate_codes.py provokes each one)
 VALIDATION: dict[str, tuple[str, str]] = {
     # files and JSON syntax (emitted by d3mkit.documents.jsonio and the table reader)
     "file.missing": (E, "a file the documents name does not exist"),

@@ -231,7 +231,7 @@ def _write_split(task, members, features, media, folder: Path, datasets) -> tupl
 def _split_metadata(folder: Path, split: str, features, rows: int, nbytes: int, files: list[str],
                     fingerprint: str, datasets) -> None:
     """``state.json`` and ``dataset_info.json`` of a split, as ``Dataset.save_to_disk`` writes
-    them (tests/test_hf_export.py checks the keys against datasets' own)."""
+    them (tests/interop/test_hf_export.py checks the keys against datasets' own)."""
     from datasets.utils.py_utils import asdict       # datasets' own, which save_to_disk uses
     info = datasets.DatasetInfo(features=features, dataset_size=nbytes, size_in_bytes=nbytes)
     info.splits = datasets.SplitDict()

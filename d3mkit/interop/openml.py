@@ -14,7 +14,7 @@ the directory is put in place, so a file liac-arff cannot read is never left beh
 
 ``d3mkit import arff DIR/dataset.arff --splits DIR/splits.arff --target T`` gives back the
 same learningData cells and dataSplits rows (numbers as their shortest text: ``1.50`` comes
-back ``1.5``; tests/test_openml_export.py). Refused (``export.unsupported``, nothing written):
+back ``1.5``; tests/interop/test_openml_export.py). Refused (``export.unsupported``, nothing written):
 a root with more than one table or a column referring to another resource (multi-table), media
 collections, a multiLabel problem (D3M's long form repeats d3mIndex; an OpenML row is one
 instance), task types other than classification and regression, and a column name or cell

@@ -7,7 +7,7 @@ Run with the reference environment's Python, not d3mkit's (this script imports n
 It generates a fixed set of cases from a seeded numpy Generator, scores each with the
 metric class ``d3m.metrics.class_map`` names, and writes the cases (truth rows,
 prediction rows, parameters) and the values to ``tests/data/d3m_reference_metrics.json``
-(committed). ``tests/test_scoring_reference.py`` scores the same rows through
+(committed). ``tests/scoring/test_scoring_reference.py`` scores the same rows through
 ``d3mkit score``'s code path and asserts equality to 1e-9.
 
 Layouts given to the reference: one row per index for hard-label metrics; one row per
