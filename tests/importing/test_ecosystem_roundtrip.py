@@ -54,13 +54,12 @@ CROISSANT = {   # file: (record set, target)
 FAST = {"seaborn__exercise.csv", "weka__weather.nominal.arff", "croissant/1.1/recipes/minimal_multilingual.json"}
 
 
-# the suite's slow run round-trips these too (a name with spaces and signs, yes/no and NA
-# cells, ARFF's ? cells and nominal targets, Parquet and 1.0 Croissant); every other file only
+# the suite's slow run round-trips these too (yes/no and NA cells, ARFF's ? cells and nominal targets, Parquet and 1.0 Croissant); every other file only
 # with D3MKIT_FULL_CORPUS=1 (about 10 minutes on 2 cores: the suite's 6-minute budget). The
 # sample keeps small files: mlcroissant types a whole file for its first records (anneal.arff's
 # 898 rows x 39 columns took 30-40 s), and weka's labor.arff has the ? cells and nominal target
 # anneal and credit-g were here for.
-SAMPLE = {"plotly__laucnty16.csv", "seaborn__titanic.csv", "seaborn__penguins.csv",
+SAMPLE = {"seaborn__titanic.csv", "seaborn__penguins.csv",
           "weka__labor.arff", "croissant/1.0/simple-parquet/metadata.json"}
 FULL = os.environ.get("D3MKIT_FULL_CORPUS") == "1"
 
