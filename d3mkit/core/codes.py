@@ -140,6 +140,8 @@ OTHER: dict[str, tuple[str, str]] = {
     "metric.metadata": (E, "a metric needs rows of a <name>_debug/ file that are missing"),
     "metric.failed": (E, "a metric's computation raised on the aligned rows"),
     "metrics.plugin": (W, "a third-party d3mkit.metrics entry point could not be loaded"),
+    "checks.plugin": (W, "a third-party d3mkit.checks entry point could not be loaded (its checks are left out)"),
+    "check.missing": (E, "no registered check validates a document of this kind (d3mkit's own checks are not installed)"),
     "benchmarks.plugin": (W, "a third-party d3mkit.benchmarks entry point could not be loaded (the benchmark is left out)"),
     # AutoML systems (d3mkit systems / run / benchmark; d3mkit.systems)
     "systems.plugin": (W, "a third-party d3mkit.systems entry point could not be loaded (the system is left out)"),
