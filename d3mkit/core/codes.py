@@ -434,9 +434,12 @@ def severity_of(code: str) -> str:
     raise KeyError(f"issue code {code!r} is not in the catalogue (d3mkit/core/codes.py)")
 
 
-def make(code: str, location: str, message: str, path: str = "", severity: str | None = None) -> Issue:
-    """An :class:`Issue` with the catalogue's severity (unless ``severity`` overrides it)."""
-    return Issue(severity or severity_of(code), code, location, message, str(path))
+def make(code: str, location: str, message: str, path: str = "", severity: str | None = None, *,
+         row: int | None = None, column: str | int | None = None, line: int | None = None,
+         json_path: str | None = None) -> Issue:
+    """An :class:`Issue` with the catalogue's severity (unless ``severity`` overrides it);
+    where it sits as fields (``row``, ``column``, ``line``, ``json_path``) or ``location`` text."""
+    return Issue(severity or severity_of(code), code, location, message, str(path), json_path, row, column, line)
 
 
 def table() -> list[tuple[str, str, str]]:
