@@ -114,3 +114,20 @@ def test_a_third_party_check_that_cannot_load_is_a_warning(root, tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "warning [checks.plugin] could not be loaded (ImportError: no such thing)" in out.stderr
+
+
+@pytest.mark.slow
+def test_the_api_verbs_run_the_predictions_check_too(tmp_path):
+    """The verbs run the same registered checks as the command: a predictions CSV inside a
+    problem directory is checked (before the registry, the API found it and said valid)."""
+    import d3mkit
+    from d3mkit.tables import write_table
+    from taskroot_helpers import true_test_rows, wine_root
+    root = wine_root(tmp_path)
+    rows = true_test_rows(root)
+    f = root / "wine_problem" / "predictions.csv"
+    write_table(rows.iloc[list(range(len(rows))) + [0]], f)
+    assert not d3mkit.is_valid(f)
+    assert "predictions.duplicate_index" in {i.code for i in d3mkit.iter_issues(f)}
+    write_table(rows, f)
+    assert d3mkit.is_valid(f, strict=True)
