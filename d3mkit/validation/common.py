@@ -8,7 +8,7 @@ per-row ones, :func:`row_issues`, are :mod:`d3mkit.tables.rows`').
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable
 
 import numpy as np
 
