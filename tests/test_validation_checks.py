@@ -71,6 +71,11 @@ def test_a_checklist_is_read_only_and_without_removes(root, tmp_path):
     assert validate_paths([broken], checks=base.without("problem.splits")).valid()
 
 
+def test_a_check_names_a_kind_the_driver_knows():
+    with pytest.raises(ValueError, match="kind must be one of datasetDoc, problemDoc, predictions"):
+        Check("toy", "readme", _readme)
+
+
 def test_a_document_no_check_covers_is_an_error(root, tmp_path):
     pred = tmp_path / "p.csv"
     pred.write_text("d3mIndex,y\n0,a\n")

@@ -96,6 +96,12 @@ class Check:
     run: Callable[[Document, Session], Iterable[Issue | None] | None]
     description: str = ""
 
+    def __post_init__(self):
+        if self.kind not in KINDS:     # a check of no kind the driver knows would never run
+            raise ValueError(f"check {self.name!r}: kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
+        if not callable(self.run):
+            raise TypeError(f"check {self.name!r}: run must be callable")
+
 
 @dataclass(frozen=True)
 class Checklist:
