@@ -2,7 +2,8 @@
 ``d3mkit validate --verify-digests ROOT...`` also checks each task root's files against the
 digests its manifest recorded (:mod:`d3mkit.taskroot.digests`);
 ``d3mkit validate PREDICTIONS... --problem P [--targets T]`` checks predictions files as
-``d3mkit score`` reads them (every issue, no scores).
+``d3mkit score`` reads them (every issue, no scores). Every check comes from the registry
+(:func:`d3mkit.validation.checks.load_checks`), the predictions check included.
 
 Exit 0 valid, 1 invalid (warnings count only with ``--strict``), 2 usage error, an
 unreadable PATH, or anything under it that could not be read (a directory that cannot be
@@ -58,17 +59,20 @@ def run(args) -> int:
         return _codes(args.format)
     if not args.paths:
         raise UsageError("validate needs at least one PATH (or --list-codes)")
+    from d3mkit.core.errors import print_issues
+    from d3mkit.validation.plugins import load_checks
+    from d3mkit.validation.run import validate_paths, validate_predictions
+    checks = load_checks()
+    print_issues(checks.issues)    # a third-party check that could not be loaded: why it did not run
     if args.problem is not None:
         if args.verify_digests:
             raise UsageError("--verify-digests checks task roots, not predictions files (drop --problem)")
-        from d3mkit.scoring.check import validate_predictions
-        report = validate_predictions(args.paths, args.problem, datasets=args.datasets,
+        report = validate_predictions(args.paths, args.problem, datasets=args.datasets, checks=checks,
                                       targets=args.targets, repeat=args.repeat, fold=args.fold)
     else:
         if args.targets is not None:
             raise UsageError("--targets needs --problem (it is the truth of predictions files)")
-        from d3mkit.scoring.check import validate_all
-        report = validate_all(args.paths, args.datasets)
+        report = validate_paths(args.paths, args.datasets, checks=checks)
         if args.verify_digests:
             from d3mkit.taskroot.model import verify_task_root
             for path in args.paths:

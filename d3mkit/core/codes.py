@@ -140,6 +140,8 @@ OTHER: dict[str, tuple[str, str]] = {
     "metric.metadata": (E, "a metric needs rows of a <name>_debug/ file that are missing"),
     "metric.failed": (E, "a metric's computation raised on the aligned rows"),
     "metrics.plugin": (W, "a third-party d3mkit.metrics entry point could not be loaded"),
+    "checks.plugin": (W, "a third-party d3mkit.checks entry point could not be loaded (its checks are left out)"),
+    "check.missing": (E, "no registered check validates a document of this kind (d3mkit's own checks are not installed)"),
     "benchmarks.plugin": (W, "a third-party d3mkit.benchmarks entry point could not be loaded (the benchmark is left out)"),
     # AutoML systems (d3mkit systems / run / benchmark; d3mkit.systems)
     "systems.plugin": (W, "a third-party d3mkit.systems entry point could not be loaded (the system is left out)"),
@@ -432,9 +434,12 @@ def severity_of(code: str) -> str:
     raise KeyError(f"issue code {code!r} is not in the catalogue (d3mkit/core/codes.py)")
 
 
-def make(code: str, location: str, message: str, path: str = "", severity: str | None = None) -> Issue:
-    """An :class:`Issue` with the catalogue's severity (unless ``severity`` overrides it)."""
-    return Issue(severity or severity_of(code), code, location, message, str(path))
+def make(code: str, location: str, message: str, path: str = "", severity: str | None = None, *,
+         row: int | None = None, column: str | int | None = None, line: int | None = None,
+         json_path: str | None = None) -> Issue:
+    """An :class:`Issue` with the catalogue's severity (unless ``severity`` overrides it);
+    where it sits as fields (``row``, ``column``, ``line``, ``json_path``) or ``location`` text."""
+    return Issue(severity or severity_of(code), code, location, message, str(path), json_path, row, column, line)
 
 
 def table() -> list[tuple[str, str, str]]:

@@ -199,12 +199,17 @@ def close_match(value: str, choices: Iterable[str], cutoff: float = 0.6) -> str 
     return by_lower[match[0]] if match else None
 
 
-def error(code: str, location: str, message: str, path: str = "") -> Issue:
-    return Issue(ERROR, code, location, message, str(path))
+def error(code: str, location: str, message: str, path: str = "", *, row: int | None = None,
+          column: str | int | None = None, line: int | None = None, json_path: str | None = None) -> Issue:
+    """An error :class:`Issue`; where it sits as fields (``row``, ``column``, ``line``,
+    ``json_path``: the ``location`` text is rendered from them) or as ``location`` text."""
+    return Issue(ERROR, code, location, message, str(path), json_path, row, column, line)
 
 
-def warning(code: str, location: str, message: str, path: str = "") -> Issue:
-    return Issue(WARNING, code, location, message, str(path))
+def warning(code: str, location: str, message: str, path: str = "", *, row: int | None = None,
+            column: str | int | None = None, line: int | None = None, json_path: str | None = None) -> Issue:
+    """A warning :class:`Issue` (the fields as :func:`error`'s)."""
+    return Issue(WARNING, code, location, message, str(path), json_path, row, column, line)
 
 
 def relocated(issues: Iterable[Issue], old, new) -> list[Issue]:
@@ -257,8 +262,10 @@ class D3MKitError(ValueError):
 
     @classmethod
     def single(cls, path, code: str, location: str, message: str,
-               exit_code: int = EXIT_INVALID) -> "D3MKitError":
-        return cls(error(code, location, message, str(path)), exit_code)
+               exit_code: int = EXIT_INVALID, **where) -> "D3MKitError":
+        """One error; ``where``: its location as fields (``row``, ``column``, ``line``,
+        ``json_path``), as :func:`error` takes them."""
+        return cls(error(code, location, message, str(path), **where), exit_code)
 
 
 class UsageError(D3MKitError):

@@ -62,10 +62,10 @@ def _explain(text: str, exc: json.JSONDecodeError) -> str:
     return exc.msg[0].lower() + exc.msg[1:]
 
 
-def _location_of(text: str, pos: int) -> str:
-    line = text.count("\n", 0, pos) + 1
-    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-    return f"line {line}, column {col}"
+def _line_column(text: str, pos: int) -> dict:
+    """Where character ``pos`` of ``text`` is, as an issue's fields ``line`` and ``column``
+    (both from 1)."""
+    return {"line": text.count("\n", 0, pos) + 1, "column": pos - (text.rfind("\n", 0, pos) + 1) + 1}
 
 
 class _Flag:
@@ -118,7 +118,7 @@ def _strict_issues(text: str, path: str) -> list[Issue]:
     pos = 0
 
     def add(code, at, msg):
-        out.append(error(code, _location_of(text, at), msg, path))
+        out.append(error(code, "", msg, path, **_line_column(text, at)))
 
     while True:
         m = _TOKEN.match(text, pos)
@@ -154,8 +154,9 @@ def _strict_issues(text: str, path: str) -> list[Issue]:
             if is_key:
                 seen = stack[-1][2]
                 if value in seen:
+                    first = _line_column(text, seen[value])
                     add("json.duplicate_key", at, f"key {value[:60]!r} appears twice in the object at "
-                        f"{_json_path(stack)} (first at {_location_of(text, seen[value])})")
+                        f"{_json_path(stack)} (first at line {first['line']}, column {first['column']})")
                 else:
                     seen[value] = at
                 stack[-1][1] = value
@@ -197,7 +198,7 @@ def parse_json(text: str, path: str = "") -> tuple[Any, list[Issue]]:
         if msg.startswith("trailing comma"):
             m = re.search(r",\s*$", text[:pos])
             pos = m.start() if m else pos
-        return None, [error("json.syntax", _location_of(text, pos), msg, path)]
+        return None, [error("json.syntax", "", msg, path, **_line_column(text, pos))]
     except RecursionError:
         return None, [error("json.syntax", "", "document is nested too deeply", path)]
 

@@ -40,7 +40,7 @@ def _metadata(metric: Metric, metadata_dir: Path | None, index: np.ndarray) -> p
                                      what=f"{metadata_dir.name}/{metric.metadata_file}",
                                      root_name="the task root"))
     if INDEX not in meta.columns:
-        raise D3MKitError(error("metric.metadata", "row 1", f"no {INDEX} column", where))
+        raise D3MKitError(error("metric.metadata", "", f"no {INDEX} column", where, row=1))
     mi, idx = same_kind(index_values(meta[INDEX]), index)
     mindex = pd.Index(mi)
     if mindex.has_duplicates:

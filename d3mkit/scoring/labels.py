@@ -4,7 +4,7 @@ The label metrics (confusion-matrix metrics, the ROC metrics on one confidence p
 work on integer codes into the sorted union of the true and predicted labels. They are
 pure: a metric computes the codes with :func:`encode`, unless the scorer hands it the
 ``codes=`` input (declared in the metric's ``inputs``), which the rows layout builds from
-what its parse already found (:func:`from_codes`) so that 10^6 labels are hashed once,
+what its parse already found (:func:`from_codes`) so that the labels are hashed once,
 not once per metric. Nothing is cached between calls.
 
 :class:`LabelArrays` holds an aligned bundle's per-target arrays with the label targets

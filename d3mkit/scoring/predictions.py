@@ -89,14 +89,14 @@ def frame_strings(frame, kind: str, usecols=None, int_cols=(INDEX,),
     name = source_name(frame, kind)
     header = [str(c) for c in frame.columns]
     if not header:
-        return None, [make("csv.empty", "row 1", "no columns", name)]
+        return None, [make("csv.empty", "", "no columns", name, row=1)]
     seen: set[str] = set()
     dups = [h for i, h in enumerate(header) if h in header[:i] and not seen.add(h)]
     if dups:
-        return None, [make("csv.duplicate_header", "row 1", "duplicate column names: "
-                           + ", ".join(repr(d[:60]) for d in dict.fromkeys(dups)), name)]
+        return None, [make("csv.duplicate_header", "", "duplicate column names: "
+                           + ", ".join(repr(d[:60]) for d in dict.fromkeys(dups)), name, row=1)]
     if len(frame) == 0 and not allow_empty:
-        return None, [error("csv.no_rows", "row 1", "the DataFrame has columns but no rows", name)]
+        return None, [error("csv.no_rows", "", "the DataFrame has columns but no rows", name, row=1)]
     cols = [c for c in usecols if c in header] if usecols is not None else header
     data = {}
     for i, h in enumerate(header):

@@ -121,27 +121,27 @@ def load_truth(problem, *, dataset=None, targets=None, splits_path=None,
         _train, sel = select(splits, repeat, fold, sp)
         test = index_values(splits[INDEX])[sel]
         if INDEX not in df.columns:
-            raise D3MKitError(error("truth.no_index", "row 1", f"no {INDEX} column", str(path)))
+            raise D3MKitError(error("truth.no_index", "", f"no {INDEX} column", str(path), row=1))
         li = index_values(df[INDEX])
         li, test = same_kind(li, test)
         absent = lookup(li, test)[0] < 0
         if absent.any():
             rows = lines(np.flatnonzero(sel)[absent], sp)
-            raise D3MKitError(error("splits.unknown_index", f"row {rows[0]}, column {INDEX}",
+            raise D3MKitError(error("splits.unknown_index", "",
                                     f"{int(absent.sum())} TEST d3mIndex value(s) of repeat {repeat}, "
                                     f"fold {fold} are not in learningData "
                                     f"({rows_text(unique_in_order(test[absent]))}; rows {rows_text(rows)}): "
-                                    f"they cannot be scored", str(sp)))
+                                    f"they cannot be scored", str(sp), row=rows[0], column=INDEX))
         rows = np.flatnonzero(lookup(test, li)[0] >= 0)
         df = df.take(rows)
     p = path if isinstance(path, Source) else Source(path, Path(path))
     missing = [c for c in [INDEX] + names if c not in df.columns]
     if missing:
-        raise D3MKitError(error("truth.columns", "row 1",
-                                f"truth lacks column(s): {', '.join(missing)}", p))
+        raise D3MKitError(error("truth.columns", "",
+                                f"truth lacks column(s): {', '.join(missing)}", p, row=1))
     if is_od and img is None:
-        raise D3MKitError(error("truth.image", "row 1", "objectDetection truth has no image "
-                                "column (an index column besides d3mIndex)", p))
+        raise D3MKitError(error("truth.image", "", "objectDetection truth has no image "
+                                "column (an index column besides d3mIndex)", p, row=1))
     index = index_values(df[INDEX])
     if targets is not None:
         rows = None                  # the file's rows, in order

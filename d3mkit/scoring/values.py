@@ -226,9 +226,9 @@ def parse_numeric(a: np.ndarray, name: str, path: str, code: str, what: str,
         pos = np.flatnonzero(bad)
         rows = lines(pos if positions is None else positions[pos], path)
         sample = str(a[pos[0]])[:40]
-        issues.append(error(code, f"row {rows[0]}, column {name}",
+        issues.append(error(code, "",
                             f"{len(pos)} value(s) in column {name!r} are not {what} "
-                            f"(first: {sample!r}; rows {rows_text(rows, len(pos))})", path))
+                            f"(first: {sample!r}; rows {rows_text(rows, len(pos))})", path, row=rows[0], column=name))
     return vals
 
 
@@ -285,9 +285,9 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
     if miss.any():
         pos = np.flatnonzero(miss)
         rows = lines(pos if positions is None else positions[pos], path)
-        issues.append(error(f"{kind}.missing_value", f"row {rows[0]}, column {name}",
+        issues.append(error(f"{kind}.missing_value", "",
                             f"{len(pos)} blank or NaN value(s) in column {name!r} "
-                            f"(rows {rows_text(rows, len(pos))})", path))
+                            f"(rows {rows_text(rows, len(pos))})", path, row=rows[0], column=name))
     if col_type in NUMERIC_TYPES:
         ok = ~miss
         sub_issues: list[Issue] = []
@@ -320,11 +320,11 @@ def parse_labels(a: np.ndarray, name: str, col_type: str, path: str, issues: lis
     if bad.any():
         pos = np.flatnonzero(bad)
         rows = lines(pos if positions is None else positions[pos], path)
-        issues.append(error(f"{kind}.bad_value", f"row {rows[0]}, column {name}",
+        issues.append(error(f"{kind}.bad_value", "",
                             f"{len(pos)} value(s) in column {name!r} are {coltypes.describe(col_type)} "
                             f"(colType {col_type}; first: "
                             f"{str(a[pos[0]] if a is not None else uniq[codes[pos[0]]])[:40]!r}; rows "
-                            f"{rows_text(rows, len(pos))})", path))
+                            f"{rows_text(rows, len(pos))})", path, row=rows[0], column=name))
     return vals, distinct
 
 
@@ -350,9 +350,9 @@ def index_issues(pred_idx, truth_idx, path, issues, what="index", *, truth_pos=N
             parts.append(f"{len(miss)} TEST {what}(es) missing ({rows_text(miss)})")
         if len(extra):
             parts.append(f"{len(extra)} not in the TEST set ({rows_text(extra)})")
-        loc = f"row {lines(np.flatnonzero(extra_mask), path)[0]}, column {INDEX}" if len(extra) else ""
-        issues.append(error("predictions.index_set", loc,
-                            f"d3mIndex values differ from the TEST set: {'; '.join(parts)}", path))
+        where = {"row": lines(np.flatnonzero(extra_mask), path)[0], "column": INDEX} if len(extra) else {}
+        issues.append(error("predictions.index_set", "",
+                            f"d3mIndex values differ from the TEST set: {'; '.join(parts)}", path, **where))
     return missing_mask, extra_mask
 
 
@@ -360,9 +360,9 @@ def unseen_labels(pred: np.ndarray, truth: np.ndarray, name: str, path: str, iss
     unseen = set(np.asarray(pred).tolist()) - set(np.asarray(truth).tolist())
     unseen = [u for u in unseen if not (isinstance(u, str) and u.strip() == "")]
     if unseen:
-        issues.append(warning("predictions.unseen_label", f"column {name}",
+        issues.append(warning("predictions.unseen_label", "",
                               f"{len(unseen)} predicted label(s) never occur in the truth: "
-                              f"{rows_text(repr(u) for u in sorted(map(str, unseen)))}", path))
+                              f"{rows_text(repr(u) for u in sorted(map(str, unseen)))}", path, column=name))
 
 
 def confidence_values(df, col, path, issues) -> np.ndarray:
@@ -372,9 +372,9 @@ def confidence_values(df, col, path, issues) -> np.ndarray:
     if out.any():
         pos = np.flatnonzero(out)
         rows = lines(pos, path)
-        issues.append(error("predictions.confidence_range", f"row {rows[0]}, column {col}",
+        issues.append(error("predictions.confidence_range", "",
                             f"{len(pos)} confidence value(s) outside [0, 1] "
-                            f"(first {float(vals[pos[0]])}; rows {rows_text(rows, len(pos))})", path))
+                            f"(first {float(vals[pos[0]])}; rows {rows_text(rows, len(pos))})", path, row=rows[0], column=col))
     return vals
 
 
@@ -388,8 +388,8 @@ def row_issue(issues: list[Issue], code: str, mask: np.ndarray, column: str, pat
     pos = np.flatnonzero(mask)
     rows = lines(pos if positions is None else positions[pos], path)
     first = "" if values is None else f"first {str(values[pos[0]])[:60]!r}; "
-    issues.append(error(code, f"row {rows[0]}, column {column}",
-                        f"{len(pos)} {what} ({first}rows {rows_text(rows, len(pos))})", path))
+    issues.append(error(code, "",
+                        f"{len(pos)} {what} ({first}rows {rows_text(rows, len(pos))})", path, row=rows[0], column=column))
 
 
 def parse_boxes(a: np.ndarray, name: str, path: str, issues: list[Issue],

@@ -8,8 +8,8 @@ parser, which gives every message) would give them — or None when the file is 
 reader does not read exactly, and the general reader then reads it and says what is wrong.
 
 pyarrow parses in C++ on several threads, numbers straight into numeric arrays and text
-columns dictionary-encoded (the distinct values once, a code per row), so a label column of
-10^6 rows is never 10^6 Python strings. What sends a file to the general reader: a row
+columns dictionary-encoded (the distinct values once, a code per row), so a label column is
+never one Python string a row. What sends a file to the general reader: a row
 whose width is not the header's, a blank line or a cell spanning lines (rows are located by
 their lines), bytes that are not UTF-8, a NUL byte, a file with a header and no rows, a
 one-column header, and a numeric column with a cell pyarrow does not parse as its type
@@ -22,8 +22,8 @@ one-column header, and a numeric column with a cell pyarrow does not parse as it
 * text columns: codes into the sorted distinct values (-1 where empty for validation).
 
 Why pyarrow and not a tokenizer of d3mkit's own: it is kept by a large project, reads
-quoted fields, CRLF endings and multi-line cells, and is as fast as pandas' reader or
-faster on every table measured (docs/performance.md).
+quoted fields, CRLF endings and multi-line cells; how it compares with pandas' reader is
+measured in docs/performance.md.
 """
 
 from __future__ import annotations

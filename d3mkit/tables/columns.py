@@ -3,7 +3,7 @@ numpy columns, and :class:`Categorical`, a text column as codes into its distinc
 
 The scorer reads its inputs (predictions, a targets table, the TEST rows of learningData,
 dataSplits) into this small type instead of a pandas DataFrame, so that scoring a CSV
-file never imports pandas (about 0.2 s and 80 MB of an interpreter). A column is an
+file never imports pandas (docs/performance.md says what that saves). A column is an
 ``int64`` array (a d3mIndex that is all integers), an object array of strings, or a
 :class:`Categorical` (a label column: the reader hashed its cells once). ``np.asarray``
 of any column gives its values.

@@ -136,29 +136,29 @@ def read_header(path: Path | str) -> tuple[list[str] | None, list[Issue]]:
                     if row is not None or eof:
                         break
                 if len(head) >= HEADER_BYTES:
-                    return None, [make("csv.too_wide", "row 1", f"the header line is longer than "
-                                       f"{HEADER_BYTES:,} bytes", p)]
+                    return None, [make("csv.too_wide", "", f"the header line is longer than "
+                                       f"{HEADER_BYTES:,} bytes", p, row=1)]
                 chunk = fh.read(min(1 << 20, HEADER_BYTES - len(head)))
                 eof = not chunk
                 head += chunk
         if row is not None and any("\udc80" <= ch <= "\udcff" for name in row for ch in name):
-            return None, [make("file.encoding", "row 1", "file is not valid UTF-8 (invalid bytes in "
-                               "the header)", p)]
+            return None, [make("file.encoding", "", "file is not valid UTF-8 (invalid bytes in "
+                               "the header)", p, row=1)]
     except FileNotFoundError:
         return None, [make("file.missing", "", "file does not exist", p)]
     except IsADirectoryError:
         return None, [make("file.is_directory", "", "expected a CSV file, found a directory", p)]
     except UnicodeDecodeError as exc:
-        return None, [make("file.encoding", "row 1", f"file is not valid UTF-8 ({exc.reason})", p)]
+        return None, [make("file.encoding", "", f"file is not valid UTF-8 ({exc.reason})", p, row=1)]
     except csv.Error as exc:
-        return None, [make("csv.parse", "row 1", f"cannot parse the header: {exc}", p)]
+        return None, [make("csv.parse", "", f"cannot parse the header: {exc}", p, row=1)]
     except OSError as exc:
         return None, [make("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p)]
     if not row or all(c == "" for c in row):
-        return None, [make("csv.empty", "row 1", "no header row (the file or its first line is empty)", p)]
+        return None, [make("csv.empty", "", "no header row (the file or its first line is empty)", p, row=1)]
     if len(row) > limit("MAX_COLUMNS"):
-        return None, [make("csv.too_wide", "row 1", f"the header has {len(row):,} columns, over the "
-                           f"{how_to_raise('MAX_COLUMNS')}", p)]
+        return None, [make("csv.too_wide", "", f"the header has {len(row):,} columns, over the "
+                           f"{how_to_raise('MAX_COLUMNS')}", p, row=1)]
     return row, []
 
 
@@ -243,8 +243,8 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
     seen: dict[str, int] = {}
     for i, name in enumerate(header):
         if name in seen:
-            t.issues.append(make("csv.duplicate_header", f"row 1, column {name}",
-                                 f"header names {name!r} twice (positions {seen[name]} and {i})", p))
+            t.issues.append(make("csv.duplicate_header", "",
+                                 f"header names {name!r} twice (positions {seen[name]} and {i})", p, row=1, column=name))
         else:
             seen[name] = i
     n = len(header)
@@ -284,7 +284,7 @@ def read_csv_checked(path: Path | str, numeric: dict[str, str] | None = None,
                 df[i] = df[i].astype("category")
         _keep_text(path, n, df)
     except pd.errors.EmptyDataError:
-        t.issues.append(make("csv.empty", "row 1", "no header row", p))
+        t.issues.append(make("csv.empty", "", "no header row", p, row=1))
         return t
     except UnicodeDecodeError as exc:
         t.issues.append(make("file.encoding", "", f"file is not valid UTF-8 ({exc.reason})", p))
@@ -523,8 +523,8 @@ def _table_header(path: Path) -> tuple[list[str] | None, list[Issue]]:
     if len(header) == 1 and "d3mIndex" not in header:
         for sep, name in _DELIMITERS:
             if sep in header[0]:
-                return None, [error("csv.delimiter", "row 1", f"columns are separated by {name}, not "
-                                   f"commas (header {header[0][:60]!r})", p)]
+                return None, [error("csv.delimiter", "", f"columns are separated by {name}, not "
+                                   f"commas (header {header[0][:60]!r})", p, row=1)]
     seen: set[str] = set()
     dups: list[str] = []
     for h in header:
@@ -532,8 +532,8 @@ def _table_header(path: Path) -> tuple[list[str] | None, list[Issue]]:
             dups.append(h)
         seen.add(h)
     if dups:
-        return None, [make("csv.duplicate_header", "row 1", "duplicate column names: "
-                           + ", ".join(repr(d[:60]) for d in dups[:10]), p)]
+        return None, [make("csv.duplicate_header", "", "duplicate column names: "
+                           + ", ".join(repr(d[:60]) for d in dups[:10]), p, row=1)]
     return header, []
 
 
@@ -619,14 +619,14 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
             return None, ragged
         m = _SAW.search(str(exc))
         if m:
-            return None, [make("csv.parse", f"row {m.group(1)}", f"row has {m.group(2)} fields, "
-                               f"the header has {len(header)}", p)]
+            return None, [make("csv.parse", "", f"row has {m.group(2)} fields, "
+                               f"the header has {len(header)}", p, row=m.group(1))]
         msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
         return None, [make("csv.parse", "", f"cannot parse CSV: {msg}", p)]
     except UnicodeDecodeError as exc:
         return None, [make("file.encoding", f"byte {exc.start}", "file is not valid UTF-8", p)]
     except pd.errors.EmptyDataError:
-        return None, [make("csv.empty", "row 1", "no header row", p)]
+        return None, [make("csv.empty", "", "no header row", p, row=1)]
     except OSError as exc:
         return None, [make("file.unreadable", "", f"cannot read file: {exc.strerror or exc}", p)]
     if every and len(df) and _maybe_short(df.iloc[:, -1]):
@@ -634,7 +634,7 @@ def read_strings(path: Path | str, usecols: list[str] | None = None, int_cols: t
         if ragged:
             return None, ragged
     if len(df) == 0 and not allow_empty:
-        return None, [error("csv.no_rows", "row 1", "file has a header but no rows", p)]
+        return None, [error("csv.no_rows", "", "file has a header but no rows", p, row=1)]
     return df, []
 
 

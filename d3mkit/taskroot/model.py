@@ -242,14 +242,14 @@ class TaskRoot:
         s = _read(p, "dataSplits")
         missing = [c for c in ("d3mIndex", "type", "repeat", "fold") if c not in s.columns]
         if missing:
-            raise D3MKitError(error("splits.columns", "row 1", f"missing column(s) {', '.join(missing)} "
-                                    f"(run 'd3mkit split' to rewrite it)", str(p)))
+            raise D3MKitError(error("splits.columns", "", f"missing column(s) {', '.join(missing)} "
+                                    f"(run 'd3mkit split' to rewrite it)", str(p), row=1))
         for col in ("repeat", "fold"):
             bad = ~s[col].str.fullmatch(r"-?[0-9]+")
             if bad.any():
                 i = int(bad.to_numpy().nonzero()[0][0])
-                raise D3MKitError(error("splits.type", f"row {i + 2}, column {col}",
-                                        f"{s[col].iloc[i]!r} is not an integer", str(p)))
+                raise D3MKitError(error("splits.type", "",
+                                        f"{s[col].iloc[i]!r} is not an integer", str(p), row=i + 2, column=col))
         return s
 
     def split_indices(self, repeat: int = 0, fold: int = 0) -> tuple[list[str], list[str]]:

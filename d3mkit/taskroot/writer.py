@@ -212,11 +212,11 @@ def _rewrite_column(csv: Path, column: str, kind: str, issues: list[Issue]) -> N
         except D3MKitError:   # a ValueError too: an input problem already stated
             raise
         except ValueError as exc:
-            raise D3MKitError(error("convert.box", f"row {r + 2}, column {column}", str(exc), str(csv)))
+            raise D3MKitError(error("convert.box", "", str(exc), str(csv), row=r + 2, column=column))
     if lossy:
-        issues.append(warning("convert.polygon_shape", f"column {column}",
+        issues.append(warning("convert.polygon_shape", "",
                               f"{lossy} polygon(s) are not axis-aligned rectangles; their bounding boxes "
-                              f"are written", str(csv)))
+                              f"are written", str(csv), column=column))
     df[column] = values
     write_table(df, csv)
 

@@ -21,7 +21,7 @@ through this module, so two spellings that validation accepts score as the same 
   — the text as written.
 
 Each check looks at every distinct value once (``category`` columns carry them) and maps
-the verdict back to rows with numpy, so a 10^6-row column costs one pass. Missing is one
+the verdict back to rows with numpy: one pass over a column's distinct values. Missing is one
 definition for every reader (:func:`is_missing`): an empty cell (or one of only
 whitespace), and for the number colTypes a ``NaN``; a label such as ``NA``, ``None``,
 ``null`` or ``N/A`` is a label. Missing values always pass. A column the reader already parsed as a number passed

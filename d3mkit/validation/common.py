@@ -1,27 +1,21 @@
 """Small helpers every check uses: type-guarded access to parsed JSON (documents can hold
-anything), CSV row locations, and bounded per-row issue lists.
-
-Rows are numbered as CSV records with the header as row 1, so the first data row is
-row 2 (the line number in a file without quoted newlines).
+anything), integer uniques, short quoting of cell values, and bounded issue lists (the
+per-row ones, :func:`row_issues`, are :mod:`d3mkit.tables.rows`').
 
 >>> as_int(True), as_int(3), as_int("3")
 (None, 3, None)
->>> row_location(0, "d3mIndex")
-'row 2, column d3mIndex'
->>> [i.location for i in row_issues("index.empty", [0, 1], "d3mIndex", lambda r: "empty", max_rows=1)]
-['row 2, column d3mIndex', 'column d3mIndex']
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable
 
 import numpy as np
 
 from d3mkit.core.errors import Issue
 from d3mkit.validation.codes import make
 from d3mkit.tables.columns import dense_span, first_index  # noqa: F401  (validation's checks use them)
-from d3mkit.tables.rows import MAX_ROW_ISSUES, row_issues, row_location  # noqa: F401
+from d3mkit.tables.rows import MAX_ROW_ISSUES, row_issues  # noqa: F401
 
 
 
@@ -51,8 +45,8 @@ def as_number(x: Any) -> float | None:
 
 def sorted_unique(a: np.ndarray, return_index: bool = False):
     """``np.unique`` of an integer array by sorting, whatever numpy's default path is:
-    numpy 2.3+ takes a hash table for a plain ``np.unique`` of ints, 10x slower than a
-    sort on 10^6 values (1.3 s against 0.12 s, issue 19); values in a narrow range
+    numpy 2.3+ takes a hash table for a plain ``np.unique`` of ints, much slower than a
+    sort on large arrays (docs/performance.md); values in a narrow range
     (:func:`dense_span`) are found with a table indexed by value, without sorting. With
     ``return_index``, also the position of each value's first occurrence (as ``np.unique``
     gives it).

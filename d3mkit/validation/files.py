@@ -227,11 +227,11 @@ def _check_partial_header(t: Table, res: dict, cols: list[dict], doc: str, loc: 
     for c in cols:
         i, name = c["colIndex"], c["colName"]
         if i >= len(header):
-            out.append(make("table.header", f"row 1, column {name}",
-                            f"declared column {name!r} has colIndex {i}, but the file has {len(header)} columns", p))
+            out.append(make("table.header", "",
+                            f"declared column {name!r} has colIndex {i}, but the file has {len(header)} columns", p, row=1, column=name))
         elif header[i] != name:
-            out.append(make("table.header", f"row 1, column {header[i]}",
-                            f"file column {i} is {header[i]!r} but datasetDoc declares {name!r} at colIndex {i}", p))
+            out.append(make("table.header", "",
+                            f"file column {i} is {header[i]!r} but datasetDoc declares {name!r} at colIndex {i}", p, row=1, column=header[i]))
     count = as_int(res.get("columnsCount"))
     if count is not None and count != len(header):
         out.append(make("table.columns_count", f"{loc[:-len('.columns')]}.columnsCount",
@@ -255,7 +255,7 @@ def _check_header(t: Table, cols: list[dict]) -> list[Issue]:
             msg = f"declared column {want!r} (colIndex {cols[pos]['colIndex']}) is missing from the file header"
         else:
             msg = f"file column {pos} is {have!r} but datasetDoc declares {want!r} at colIndex {cols[pos]['colIndex']}"
-        out.append(make("table.header", f"row 1, column {have if have is not None else want}", msg, p))
+        out.append(make("table.header", "", msg, p, row=1, column=have if have is not None else want))
     return out
 
 

@@ -3,8 +3,8 @@ column gives that are not among them (``collection.item_missing``) or leave the 
 (``path.escape``).
 
 The listing holds each file's path (relative to the collection, POSIX) as bytes in one sorted
-numpy ``S`` array: a few bytes a file, where a set of Python strings costs about 100 (10^5
-images: ~1 MB against ~13 MB). An item name that needs no normalisation (no ``\\``, ``:``,
+numpy ``S`` array (a few bytes a file, where a set of Python strings costs many times more).
+An item name that needs no normalisation (no ``\\``, ``:``,
 ``//``, ``/.``, leading ``/`` or ``.``, trailing ``/``: ``os.path.normpath`` leaves it as it is
 and :func:`d3mkit.io.paths.lexical_escape` has nothing to say) is looked up with a binary search
 over the whole array at once, in blocks; any other name, and every name when the collection

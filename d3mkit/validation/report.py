@@ -5,7 +5,7 @@ for ``validate --format json``), text second (:meth:`Report.to_text`).
 >>> r.add("a/problemDoc.json", "problemDoc", [])
 >>> from d3mkit.validation.codes import make
 >>> r.add("a/dataSplits.csv", "dataSplits",
-...       [make("splits.duplicate", "row 3, column d3mIndex", "listed twice")])
+...       [make("splits.duplicate", "", "listed twice", row=3, column="d3mIndex")])
 >>> r.valid(), r.valid(strict=True)
 (True, False)
 >>> r.to_dict()["documents"][1]["issues"][0]["code"]
@@ -15,7 +15,7 @@ for ``validate --format json``), text second (:meth:`Report.to_text`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 from d3mkit.core.errors import Issue, clean_text, shown
@@ -53,7 +53,7 @@ class Report:
 
     def add(self, path, kind: str, issues: list[Issue]) -> None:
         d = self.doc(path, kind)
-        new = [i if i.path else Issue(i.severity, i.code, i.location, i.message, str(path)) for i in issues]
+        new = [i if i.path else replace(i, path=str(path)) for i in issues]
         d.issues.extend(new)
         if self.sink is not None:
             self.sink.extend(new)

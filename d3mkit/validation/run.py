@@ -1,10 +1,15 @@
-"""Validation end to end: discover documents, pair problems with datasets, run every
-check, return a :class:`~d3mkit.validation.report.Report`. Nothing is ever written.
+"""Validation end to end: the driver that runs documents x checks.
 
-The driver is a generator of steps (:func:`_steps`: discovery, each step of each dataset,
-each problem), so the same code gives the whole report (:func:`validate_paths`) and a lazy
-stream of issues (:func:`stream_issues`, which yields each step's issues as soon as the
-step is done and does no more work than its consumer asks for).
+What this module owns: from the PATHs to a :class:`~d3mkit.validation.report.Report`:
+discover the documents, parse each problem and pair it with its datasets, then hand every
+document to the checks of its kind (:func:`d3mkit.validation.checks.run_checks`; the checks
+come from the registry, :func:`d3mkit.validation.checks.load_checks`, unless the caller
+passes its own :class:`~d3mkit.validation.checks.Checklist`). Nothing is ever written.
+
+The driver is a generator of steps (:func:`_steps`), so the same code gives the whole
+report (:func:`validate_paths`) and a lazy stream of issues (:func:`stream_issues`, which
+yields each step's issues as soon as the step is done and does no more work than its
+consumer asks for).
 """
 
 from __future__ import annotations
@@ -12,51 +17,63 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from d3mkit.tables.held import NOTHING, Held
-from d3mkit.documents.jsonio import load_json_issues
 from d3mkit.core.errors import Issue, UsageError
-from d3mkit.validation.codes import make
-from d3mkit.validation.common import as_dict, as_list, as_str
-from d3mkit.validation.crossdoc import check_problem_dataset
-from d3mkit.validation.discover import DatasetIndex, Found, check_readable, discover
-from d3mkit.validation import files
-from d3mkit.validation.report import Report
-from d3mkit.validation.splitcheck import check_splits
+from d3mkit.documents.jsonio import load_json_issues
 from d3mkit.documents.published import view_dataset_ids, view_of
 from d3mkit.documents.versions import task_of
+from d3mkit.tables.held import NOTHING, Held
+from d3mkit.validation.checks import Checklist, Document, ProblemEntry, Session, run_checks
+from d3mkit.validation.plugins import load_checks
+from d3mkit.validation.codes import make
+from d3mkit.validation.common import as_dict, as_list, as_str
+from d3mkit.validation.discover import DatasetIndex, Found, check_readable, discover
+from d3mkit.validation.report import Report
 
 
-def _problem_schema(data: dict, path: str) -> list[Issue]:
-    try:
-        from d3mkit.validation.schema import check_problem_schema
-    except ImportError:
-        return []
-    return list(check_problem_schema(data, path))
-
-
-def _splits_file(data: dict, pp: Path) -> Path:
-    rel = as_dict(as_dict(data.get("inputs")).get("dataSplits")).get("splitsFile", "dataSplits.csv")
-    return pp.parent / rel if isinstance(rel, str) else pp.parent / "dataSplits.csv"
-
-
-def validate_paths(paths: list[Path | str], datasets: list[Path | str] = (), held: Held = NOTHING) -> Report:
+def validate_paths(paths: list[Path | str], datasets: list[Path | str] = (), held: Held = NOTHING,
+                   checks: Checklist | None = None) -> Report:
     """Validate everything under ``paths``; a missing/unreadable PATH raises UsageError,
     and so does a PATH holding no D3M document. ``held``: what the caller holds of the
-    tables (:class:`d3mkit.tables.held.Held`; a task root's writer)."""
+    tables (:class:`d3mkit.tables.held.Held`; a task root's writer); ``checks``: the
+    checks to run (default: every registered one)."""
     report = Report()
-    for _ in _steps(paths, datasets, report, held=held):
+    for _ in _steps(paths, datasets, report, held=held, checks=checks):
         pass
     return report
 
 
-def stream_issues(paths: list[Path | str], datasets: list[Path | str] = ()) -> Iterator[Issue]:
+def validate_predictions(paths: list[Path | str], problem: Path | str, *, datasets=(),
+                         targets: Path | str | None = None, repeat: int = 0, fold: int = 0,
+                         checks: Checklist | None = None) -> Report:
+    """Check each predictions file in ``paths`` against ``problem`` (a problem directory,
+    problemDoc.json or task root) with the checks registered for predictions (the scoring
+    layer's: every issue ``d3mkit score`` would find, no scores); a missing path or dataset
+    is a :class:`UsageError`. The problemDoc is reported too (its problem-side issues)."""
+    from d3mkit.documents.locate import find_problem_doc
+    for p in paths:
+        p = Path(p)
+        if not p.is_file():
+            raise UsageError("path does not exist" if not p.exists() else "a predictions file is a CSV "
+                             "file, not a directory", str(p), code="usage.path")
+    pdoc = find_problem_doc(problem)
+    report = Report()
+    report.doc(str(pdoc), "problemDoc")
+    options = {"targets": targets, "repeat": repeat, "fold": fold}
+    docs = [Document("predictions", Path(p), problem=Path(problem), options=options) for p in paths]
+    for _ in run_checks(docs, checks if checks is not None else load_checks(), Session(report, search=tuple(datasets))):
+        pass
+    return report
+
+
+def stream_issues(paths: list[Path | str], datasets: list[Path | str] = (),
+                  checks: Checklist | None = None) -> Iterator[Issue]:
     """The issues of :func:`validate_paths`, yielded as the validator goes (each step's as
     soon as it is done; stopping the iteration stops the validation). A missing or
     unreadable PATH raises UsageError; a readable PATH that holds no D3M document is an
     error issue naming it (the question "is this valid?" has an answer: no)."""
     report = Report()
     report.sink = []
-    for _ in _steps(paths, datasets, report, lenient=True):
+    for _ in _steps(paths, datasets, report, lenient=True, checks=checks):
         if report.sink:
             ready, report.sink = report.sink, []
             yield from ready
@@ -86,10 +103,10 @@ def _discover(paths: list[Path | str], report: Report, lenient: bool) -> Found:
 
 
 def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
-           lenient: bool = False, held: Held = NOTHING) -> Iterator[None]:
-    """Validate into ``report``, yielding after discovery, after each step of each dataset
-    (:func:`d3mkit.validation.files.dataset_steps`: per table read, header and index,
-    column) and after each problem (the points where :func:`stream_issues` hands issues out)."""
+           lenient: bool = False, held: Held = NOTHING, checks: Checklist | None = None) -> Iterator[None]:
+    """Validate into ``report``, yielding after discovery, after each unreadable problemDoc,
+    and after each step of each check and each document (the points where
+    :func:`stream_issues` hands issues out)."""
     found = _discover(paths, report, lenient)
     index = DatasetIndex(found.datasets, datasets)
     for p, why in found.escaping:
@@ -102,10 +119,7 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
     yield
 
     # parse problems and pair each data entry with its dataset
-    problems = []
-    od_datasets: set[Path] = set()
-    ml_datasets: set[Path] = set()   # datasets of multiLabel problems (a d3mIndex repeats)
-    targets: dict[Path, set[str]] = {}   # columns the problems name as targets, per dataset
+    session = Session(report, held, tuple(datasets))
     wanted: list[Path] = list(found.datasets)
     for pp in found.problems:
         data, issues = load_json_issues(pp)
@@ -148,52 +162,21 @@ def _steps(paths: list[Path | str], datasets: list[Path | str], report: Report,
                     if d not in wanted:
                         wanted.append(d)
                     if od:
-                        od_datasets.add(d)
-                    if ml:
-                        ml_datasets.add(d)
-                    targets.setdefault(d, set()).update(
+                        session.object_detection.add(d)
+                    if ml:     # a multiLabel problem's dataset: a d3mIndex repeats
+                        session.multi_label.add(d)
+                    session.targets.setdefault(d, set()).update(
                         t["colName"] for t in as_list(as_dict(entry).get("targets"))
                         if isinstance(t, dict) and isinstance(t.get("colName"), str))
-        problems.append((pp, data, issues, pairs, missing, alone if not issues and isinstance(data, dict) else False))
+        session.problems[pp] = ProblemEntry(data, issues, pairs, missing,
+                                            alone if not issues and isinstance(data, dict) else False)
         if issues:    # an unreadable problemDoc is reported at once (is_valid can stop here)
             report.add(str(pp), "problemDoc", issues)
             yield
 
-    # predictions files are the scoring layer's to check (d3mkit.scoring.check.validate_all)
-    report.found_predictions = list(found.predictions)
-
-    contexts: dict[Path, files.DatasetContext] = {}
-    for d in wanted:
-        contexts[d] = yield from files.dataset_steps(d, report, object_detection=d in od_datasets,
-                                                    multi_label=d in ml_datasets,
-                                                    keep=frozenset(targets.get(d, ())), held=held)
-        yield
-
-    for pp, data, issues, pairs, missing, alone in problems:
-        p = str(pp)
-        yield from _problem_steps(pp, data, issues, pairs, missing, alone, contexts, report, held)
-        yield
-
-
-def _problem_steps(pp: Path, data, issues: list[Issue], pairs: dict, missing: list[Issue], alone: bool,
-                   contexts: dict, report: Report, held: Held = NOTHING) -> Iterator[None]:
-    """A problem's checks, yielding after its schema and after the problem <-> dataset
-    checks, before the splits file is read."""
-    p = str(pp)
-    if issues:
-        return    # reported when it was parsed
-    if not isinstance(data, dict):
-        report.add(p, "problemDoc", [make("doc.not_object", "",
-                                          f"a problemDoc is a JSON object, not {type(data).__name__}", p)])
-        return
-    report.add(p, "problemDoc", _problem_schema(data, p) + missing)
-    yield
-    ctxs = {i: contexts.get(d) if d is not None else None for i, d in pairs.items()}
-    report.add(p, "problemDoc", check_problem_dataset(data, ctxs, p))
-    yield
-    if alone and not _splits_file(data, pp).is_file():
-        return   # nothing to check: no phantom dataSplits document
-    check_splits(data, pp, ctxs.get(0), report, view=view_of(pp), held=held)
+    documents = ([Document("datasetDoc", d) for d in wanted] + [Document("problemDoc", pp) for pp in found.problems]
+                 + [Document("predictions", csv, problem=pdoc) for csv, pdoc in found.predictions])
+    yield from run_checks(documents, checks if checks is not None else load_checks(), session)
 
 
 def warm() -> None:

@@ -153,8 +153,8 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     required = REQUIRED + (("image",) if od else ())
     missing = [c for c in required if c not in t.header]
     if missing:
-        out.append(make("splits.columns", "row 1", f"missing column(s) {missing}; "
-                                                   f"dataSplits needs {','.join(required)}", p))
+        out.append(make("splits.columns", "", f"missing column(s) {missing}; "
+                                                   f"dataSplits needs {','.join(required)}", p, row=1))
     if t.cols is None or "d3mIndex" in missing or "type" in missing:
         report.add(p, "dataSplits", out)
         return
@@ -246,15 +246,15 @@ def check_splits(problem: dict, problem_path: Path, ctx: DatasetContext | None, 
     repeats, folds, method, share = _expected(split)
     present_r = sorted_unique(rep[ok_rows]).tolist()
     if present_r and present_r != repeats:
-        out.append(make("splits.repeats", "column repeat",
+        out.append(make("splits.repeats", "",
                         f"repeats present {present_r[:20]} but numRepeats {split.get('numRepeats', 0)} "
-                        f"means {repeats[:20]}", p))
+                        f"means {repeats[:20]}", p, column='repeat'))
     for r in present_r:
         pf = sorted_unique(fold[ok_rows & (rep == r)]).tolist()
         if pf != folds:
-            out.append(make("splits.folds", "column fold",
+            out.append(make("splits.folds", "",
                             f"repeat {r} has folds {pf[:20]} but method {method!r} with numFolds "
-                            f"{split.get('numFolds', 0)} means {folds[:20]}", p))
+                            f"{split.get('numFolds', 0)} means {folds[:20]}", p, column='fold'))
             break
 
     # per (repeat, fold): completeness, TEST share, stratification

@@ -8,7 +8,7 @@ from d3mkit.cli import main
 from d3mkit.core.errors import D3MKitError
 from d3mkit.scoring.score import score_predictions
 from d3mkit.tables import write_table
-from d3mkit.scoring.check import validate_all, validate_predictions
+from d3mkit.validation.run import validate_paths as validate_all, validate_predictions
 from taskroot_helpers import true_test_rows, wine_root
 
 

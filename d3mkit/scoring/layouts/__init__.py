@@ -86,38 +86,38 @@ def _header_checks(truth: Truth, df: ColumnTable, path: str, needs_confidence: b
     if INDEX not in cols:
         near = [c for c in cols if c.lower() == INDEX.lower()]
         hint = f" (found {near[0]!r}: the name is case-sensitive)" if near else ""
-        issues.append(error("predictions.no_index", "row 1", f"no {INDEX} column{hint}", path))
+        issues.append(error("predictions.no_index", "", f"no {INDEX} column{hint}", path, row=1))
     missing_t = [t for t in truth.targets if t not in cols]
     if missing_t:
-        issues.append(error("predictions.no_target", "row 1",
+        issues.append(error("predictions.no_target", "",
                             f"target column(s) missing: {', '.join(missing_t)} "
-                            f"(columns are: {', '.join(cols[:20])})", path))
+                            f"(columns are: {', '.join(cols[:20])})", path, row=1))
     # a target column is never the confidence or the rank column (a target named Confidence)
     others = [c for c in cols if c not in truth.targets and c != INDEX]
     conf_col, conf_hits = find_column(others, "confidence")
     if len(conf_hits) > 1:
-        issues.append(error("predictions.duplicate_confidence", "row 1",
-                            f"several confidence columns: {', '.join(conf_hits)}", path))
+        issues.append(error("predictions.duplicate_confidence", "",
+                            f"several confidence columns: {', '.join(conf_hits)}", path, row=1))
     rank_col, _ = find_column(others, "rank")
     if INDEX in cols and INDEX in df.columns and df[INDEX].dtype == object:
         blank = is_missing(np.asarray(df[INDEX]))
         if blank.any():
             pos = np.flatnonzero(blank)
-            issues.append(error("predictions.missing_value", f"row {lines(pos, path)[0]}, column {INDEX}",
+            issues.append(error("predictions.missing_value", "",
                                 f"{len(pos)} blank d3mIndex cell(s) (rows {rows_text(lines(pos, path), len(pos))}): "
-                                f"every row names the TEST index it predicts", path))
+                                f"every row names the TEST index it predicts", path, row=lines(pos, path)[0], column=INDEX))
     if needs_confidence and conf_col is None:
-        issues.append(error("predictions.no_confidence", "row 1",
+        issues.append(error("predictions.no_confidence", "",
                             "a metric of this problem needs a confidence column and there is none",
-                            path))
+                            path, row=1))
     if truth.image_column and truth.image_column not in cols and INDEX in cols:
         # the D3M layout (d3mIndex, boxes, confidence): when every truth d3mIndex names one
         # image, a prediction's d3mIndex says its image
         image_of = image_by_index(truth)
         if image_of is None:
-            issues.append(error("predictions.no_image", "row 1",
+            issues.append(error("predictions.no_image", "",
                                 f"objectDetection predictions need the {truth.image_column!r} column "
-                                f"(a d3mIndex of the truth names several images)", path))
+                                f"(a d3mIndex of the truth names several images)", path, row=1))
         else:
             pidx, tidx = same_kind(index_values(df[INDEX]), image_of.index.to_numpy())
             images = pd.Series(image_of.to_numpy(), index=pd.Index(tidx)).reindex(pidx).to_numpy()
@@ -125,12 +125,12 @@ def _header_checks(truth: Truth, df: ColumnTable, path: str, needs_confidence: b
             unknown = pd.isna(np.asarray(df[truth.image_column]))
             if unknown.any():
                 pos = np.flatnonzero(unknown)
-                issues.append(error("predictions.image_set", f"row {lines(pos, path)[0]}, column {INDEX}",
+                issues.append(error("predictions.image_set", "",
                                     f"{len(pos)} row(s) have a d3mIndex that is not a TEST image's "
-                                    f"(rows {rows_text(lines(pos, path), len(pos))})", path))
+                                    f"(rows {rows_text(lines(pos, path), len(pos))})", path, row=lines(pos, path)[0], column=INDEX))
     known = {INDEX, *truth.targets, conf_col, rank_col, truth.image_column}
     extra_cols = [c for c in cols if c not in known]
     if extra_cols:
-        issues.append(warning("predictions.extra_column", "row 1",
-                              f"column(s) ignored: {', '.join(extra_cols[:10])}", path))
+        issues.append(warning("predictions.extra_column", "",
+                              f"column(s) ignored: {', '.join(extra_cols[:10])}", path, row=1))
     return df, conf_col, rank_col, issues

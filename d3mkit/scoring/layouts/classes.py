@@ -26,12 +26,12 @@ class ClassesLayout(Layout):
         once = ~duplicated(pred_idx, keep=False)
         if once.any():   # the layout is decided by the whole file: no silent switch
             rows = lines(np.flatnonzero(once), path)
-            issues.append(error("predictions.mixed_layout", f"row {rows[0]}, column {INDEX}",
+            issues.append(error("predictions.mixed_layout", "",
                                 f"the file mixes layouts: {int((~once).sum())} rows repeat their "
                                 f"d3mIndex (one row per (index, class) with its confidence) but "
                                 f"{len(rows)} d3mIndex value(s) have a single row (rows "
                                 f"{rows_text(rows)}); list every index once, or every index with "
-                                f"two or more classes", path))
+                                f"two or more classes", path, row=rows[0], column=INDEX))
             return issues
         return _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues)
 
@@ -55,9 +55,9 @@ def _align_classes(truth, truth_idx, df, pred_idx, path, conf_col, issues):
     dup = duplicated(key, keep=False)
     if dup.any():
         pos = np.flatnonzero(dup)
-        issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {t}",
+        issues.append(error("predictions.duplicate_index", "",
                             f"{len(pos)} rows repeat a (d3mIndex, {t}) pair "
-                            f"(rows {rows_text(lines(pos, path), len(pos))})", path))
+                            f"(rows {rows_text(lines(pos, path), len(pos))})", path, row=lines(pos, path)[0], column=t))
         return issues
     mat = np.zeros((len(truth_idx), len(classes)))
     mat[tpos, code] = conf

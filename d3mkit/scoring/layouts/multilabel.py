@@ -71,9 +71,9 @@ def _align_multilabel(truth, df, path, conf_col, issues):
             blank = np.logical_and.reduce([is_missing(frame[t]) for t in targets])
             if blank.any():
                 rows = np.sort(lines(where[np.flatnonzero(blank)], fpath))
-                issues.append(error(f"{kind}.missing_value", f"row {rows[0]}",
+                issues.append(error(f"{kind}.missing_value", "",
                                     f"{len(rows)} row(s) have every target blank "
-                                    f"(rows {rows_text(rows)})", fpath))
+                                    f"(rows {rows_text(rows)})", fpath, row=rows[0]))
     sets = {}
     n = len(uniq)
     for t in targets:
@@ -92,10 +92,10 @@ def _align_multilabel(truth, df, path, conf_col, issues):
         cells = n * k   # dense (indices x labels) matrices: bool, and float64 scores
         if k > limit("MAX_LABELS") or cells > limit("MAX_LABEL_CELLS"):
             name = "MAX_LABELS" if k > limit("MAX_LABELS") else "MAX_LABEL_CELLS"
-            issues.append(error("predictions.too_many_labels", f"column {t}",
+            issues.append(error("predictions.too_many_labels", "",
                                 f"{k:,} distinct labels over {n:,} indices ({len(unique_in_order(pv)):,} "
                                 f"in the predictions) would need {cells:,} matrix cells, over the "
-                                f"{how_to_raise(name)}", path))
+                                f"{how_to_raise(name)}", path, column=t))
             continue
         tcode, pcode = label_codes(tv, labels), label_codes(pv, labels)
         tp_, pp_ = tpos[tkeep], ppos[pkeep]
@@ -106,12 +106,12 @@ def _align_multilabel(truth, df, path, conf_col, issues):
             dup = duplicated(rowpos.astype(np.int64) * k + code, keep="first")
             if dup.any():
                 rows = np.sort(lines(where[np.flatnonzero(src)[dup]], fpath))
-                issues.append(warning(f"{kind}.duplicate_label", f"row {rows[0]}, column {t}",
+                issues.append(warning(f"{kind}.duplicate_label", "",
                                       f"{len(rows)} row(s) repeat a (d3mIndex, {t}) pair; a label "
                                       f"counts once per index"
                                       + ("" if kind == "truth" or conf is None else
                                          " (its largest confidence is used)")
-                                      + f" (rows {rows_text(rows)})", fpath))
+                                      + f" (rows {rows_text(rows)})", fpath, row=rows[0], column=t))
         scores = None
         if conf is not None:
             scores = np.zeros((n, k))
@@ -121,11 +121,11 @@ def _align_multilabel(truth, df, path, conf_col, issues):
             unseen_labels(pv, tv, t, path, issues)
         pmat = matrix_from_pairs(pp_, pcode, n, k)
         if k > 1 and n > 1 and pmat.all():
-            issues.append(warning("predictions.all_labels", f"column {t}",
+            issues.append(warning("predictions.all_labels", "",
                                   f"every index lists all {k} labels: the hard-label metrics "
                                   f"(accuracy, f1, hammingLoss, ...) count every listed label as "
                                   f"predicted, whatever its confidence (as d3m.metrics does); "
-                                  f"list only the predicted labels", path))
+                                  f"list only the predicted labels", path, column=t))
         sets[t] = LabelSets(read_only(matrix_from_pairs(tp_, tcode, n, k)),
                             read_only(pmat), read_only(labels), scores)
     if any(i.is_error for i in issues):

@@ -55,14 +55,14 @@ def _align_od(truth, df, path, conf_col, issues):
     extra = pd.Index(pd.unique(pimg)).difference(known)
     if len(extra):
         pos = np.flatnonzero(known.get_indexer(pimg) < 0)
-        issues.append(error("predictions.image_set", f"row {lines(pos, path)[0]}, column {img}",
+        issues.append(error("predictions.image_set", "",
                             f"{len(extra)} image(s) are not TEST images: "
-                            f"{rows_text(sorted(map(str, extra)))}", path))
+                            f"{rows_text(sorted(map(str, extra)))}", path, row=lines(pos, path)[0], column=img))
     unseen = known.difference(pd.Index(pd.unique(pimg)))
     if len(unseen):
-        issues.append(warning("predictions.image_missing", f"column {img}",
+        issues.append(warning("predictions.image_missing", "",
                               f"{len(unseen)} TEST image(s) have no detections: "
-                              f"{rows_text(sorted(map(str, unseen)))}", path))
+                              f"{rows_text(sorted(map(str, unseen)))}", path, column=img))
     if any(i.is_error for i in issues):
         return issues
     return Aligned("objectDetection", read_only(truth.index), truth.targets, {t: read_only(tb)}, {t: read_only(pb)},

@@ -30,8 +30,8 @@ class RankedLayout(Layout):
 def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issues):
     t = truth.targets[0]
     if rank_col is None:
-        issues.append(error("predictions.no_rank", "row 1",
-                            "a ranking metric needs a rank column", path))
+        issues.append(error("predictions.no_rank", "",
+                            "a ranking metric needs a rank column", path, row=1))
         return issues
     tpos, bad = truth_positions(pred_idx, truth_idx, path, issues)
     ctype = truth.col_types[t]
@@ -41,8 +41,8 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
     low = ranks < 1
     if low.any():
         pos = np.flatnonzero(low)
-        issues.append(error("predictions.rank", f"row {lines(pos, path)[0]}, column {rank_col}",
-                            f"{len(pos)} rank(s) below 1", path))
+        issues.append(error("predictions.rank", "",
+                            f"{len(pos)} rank(s) below 1", path, row=lines(pos, path)[0], column=rank_col))
     tv = parse_target(truth.frame[t], t, ctype, truth.path, issues, truth.rows, kind="truth")
     if bad or any(i.is_error for i in issues):
         return issues
@@ -55,8 +55,8 @@ def _align_ranked(truth, truth_idx, df, pred_idx, path, rank_col, conf_col, issu
     pkey = tpos.astype(np.int64) * len(texts) + vcode
     if duplicated(pkey).any():
         pos = np.flatnonzero(duplicated(pkey, keep=False))
-        issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {t}",
-                            f"{len(pos)} rows repeat a (d3mIndex, {t}) pair", path))
+        issues.append(error("predictions.duplicate_index", "",
+                            f"{len(pos)} rows repeat a (d3mIndex, {t}) pair", path, row=lines(pos, path)[0], column=t))
         return issues
     hit = lookup(pkey, np.arange(len(truth_idx), dtype=np.int64) * len(texts) + tcode)[0]
     r = np.full(len(hit), MAX_RANK)            # a true value not listed: rank 500

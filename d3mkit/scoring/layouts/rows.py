@@ -29,16 +29,16 @@ class RowsLayout(Layout):
         repeated = not once_each
         ranked = ctx.ranked
         if ranked:
-            issues.append(error("predictions.no_rank", "row 1",
+            issues.append(error("predictions.no_rank", "",
                                 "a ranking metric needs rows (d3mIndex, value, rank) with a rank "
-                                "column", path))
+                                "column", path, row=1))
         if repeated:
             dup = duplicated(pred_idx, keep=False)
             pos = np.flatnonzero(dup)
             vals = unique_in_order(pred_idx[dup])
-            issues.append(error("predictions.duplicate_index", f"row {lines(pos, path)[0]}, column {INDEX}",
+            issues.append(error("predictions.duplicate_index", "",
                                 f"{len(vals)} d3mIndex value(s) appear more than once "
-                                f"({rows_text(vals)}; rows {rows_text(lines(pos, path), len(pos))})", path))
+                                f"({rows_text(vals)}; rows {rows_text(lines(pos, path), len(pos))})", path, row=lines(pos, path)[0], column=INDEX))
             _check_rows(truth, df, conf_col, path, issues)
             return issues
         missing_mask, extra_mask = index_issues(pred_idx, truth_idx, path, issues, pred_pos=order)

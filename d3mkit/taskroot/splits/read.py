@@ -41,8 +41,8 @@ def read_splits(path: Path | str) -> pd.DataFrame:
         bad = num.isna() | (num != num.round())
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
-            raise D3MKitError.single(path, "splits.bad_value", f"row {row}, column {col}",
-                                     f"{col} must be an integer, got {df[col].iloc[row - 1]!r}")
+            raise D3MKitError.single(path, "splits.bad_value", "",
+                                     f"{col} must be an integer, got {df[col].iloc[row - 1]!r}", row=row, column=col)
         df[col] = num.astype(np.int64)
     return df
 
@@ -70,7 +70,7 @@ def _fold_masks(splits, repeat: int, fold: int, p: str, first_row: int = 0
     a non-integer repeat/fold or another type than TRAIN/TEST in the fold raises."""
     missing = [c for c in COLUMNS if c not in splits.columns]
     if missing:
-        raise D3MKitError.single(p, "splits.columns", "row 1", f"missing column(s) {', '.join(missing)}")
+        raise D3MKitError.single(p, "splits.columns", "", f"missing column(s) {', '.join(missing)}", row=1)
     nums = {}
     for col in ("repeat", "fold"):
         raw = np.asarray(splits[col])
@@ -79,18 +79,18 @@ def _fold_masks(splits, repeat: int, fold: int, p: str, first_row: int = 0
                           errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x))) if x.dtype.kind == "f" else []
         if len(bad):
-            raise D3MKitError.single(p, "splits.value", f"row {first_row + bad[0] + 2}, column {col}",
+            raise D3MKitError.single(p, "splits.value", "",
                                      f"{len(bad)} {col} value(s) are not integers (first "
-                                     f"{str(raw[bad[0]])[:40]!r})")
+                                     f"{str(raw[bad[0]])[:40]!r})", row=first_row + bad[0] + 2, column=col)
         nums[col] = x
     sel = (nums["repeat"] == repeat) & (nums["fold"] == fold)
     typ = np.asarray(splits["type"]).astype(str)
     train, test = sel & (typ == "TRAIN"), sel & (typ == "TEST")
     other = np.flatnonzero(sel & ~train & ~test)
     if len(other):
-        raise D3MKitError.single(p, "splits.type", f"row {first_row + other[0] + 2}, column type",
+        raise D3MKitError.single(p, "splits.type", "",
                                  f"{len(other)} row(s) of repeat {repeat}, fold {fold} have a type other "
-                                 f"than TRAIN or TEST (first {str(typ[other[0]])[:40]!r})")
+                                 f"than TRAIN or TEST (first {str(typ[other[0]])[:40]!r})", row=first_row + other[0] + 2, column='type')
     return train, test, nums["repeat"][typ == "TEST"], nums["fold"][typ == "TEST"]
 
 
@@ -140,9 +140,9 @@ def fold_members(path: Path | str, repeat: int = 0, fold: int = 0) -> tuple[np.n
         raise D3MKitError.single(p, "splits.no_test", "", f"no TEST rows for repeat {repeat}, fold {fold} "
                                  f"({folds_present(rf[:, 0], rf[:, 1])})")
     if len(both):
-        raise D3MKitError.single(p, "splits.overlap", "column d3mIndex",
+        raise D3MKitError.single(p, "splits.overlap", "",
                                  f"{len(both)} TEST d3mIndex value(s) of repeat {repeat}, fold {fold} are also "
-                                 f"TRAIN ({', '.join(map(str, both[:10]))}); a split cannot score them")
+                                 f"TRAIN ({', '.join(map(str, both[:10]))}); a split cannot score them", column='d3mIndex')
     return train, test
 
 
@@ -208,9 +208,9 @@ def select(splits, repeat: int = 0, fold: int = 0, path: Path | str = ""
     if len(both):
         raw = np.asarray(splits["d3mIndex"])[both[:10]]
         shown = ", ".join(dict.fromkeys(str(k).strip() for k in raw))
-        raise D3MKitError.single(p, "splits.overlap", f"row {both[0] + 2}, column d3mIndex",
+        raise D3MKitError.single(p, "splits.overlap", "",
                                  f"{len(both)} TEST row(s) of repeat {repeat}, fold {fold} name a d3mIndex "
-                                 f"that is also TRAIN ({shown}); a split cannot score them")
+                                 f"that is also TRAIN ({shown}); a split cannot score them", row=both[0] + 2, column='d3mIndex')
     return train, test
 
 
