@@ -32,37 +32,17 @@ label { display: block; margin: 0.3em 0; }
 
 
 def css() -> str:
-    return _lb._CSS + EXTRA_CSS
+    return _lb.CSS + EXTRA_CSS
 
 
-LIVE_SCRIPT = r"""
+LIVE_SCRIPT = ("""
 (function () {
   "use strict";
   var live = document.getElementById("live");
   var sorted = {};            // table position in #live -> [column, ascending]
   function tables() { return live ? Array.from(live.querySelectorAll("table.sortable")) : []; }
-  function sortTable(t, col, up) {
-    var body = t.tBodies[0]; if (!body) return;
-    var rows = Array.from(body.rows);
-    var key = function (r) { var c = r.cells[col]; var v = c && c.dataset.v;
-      return v !== undefined && v !== "" ? parseFloat(v) : (c ? c.textContent : ""); };
-    rows.sort(function (a, b) { var x = key(a), y = key(b);
-      var d = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
-      return up ? d : -d; });
-    rows.forEach(function (r) { body.appendChild(r); });
-  }
-  function arm() {
-    tables().forEach(function (t, i) {
-      t.querySelectorAll("th").forEach(function (th, col) {
-        th.classList.add("sort"); th.title = "sort";
-        th.addEventListener("click", function () {
-          var prev = sorted[i], up = !(prev && prev[0] === col && prev[1]);
-          sorted[i] = [col, up]; sortTable(t, col, up);
-        });
-      });
-      if (sorted[i]) sortTable(t, sorted[i][0], sorted[i][1]);
-    });
-  }
+""" + _lb.SORT_FUNCTIONS + """
+  function arm() { armSorting(tables(), sorted); }
   arm();
   if (!live || !window.fetch) return;
   var poll = live.dataset.poll || live.dataset.src, src = live.dataset.src, tag = live.dataset.etag || null;
@@ -84,7 +64,7 @@ LIVE_SCRIPT = r"""
   }
   setTimeout(tick, 50);
 })();
-"""
+""")
 
 
 def script(poll_ms: int = REFRESH_SECONDS * 1000) -> str:
