@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, UsageError
+from d3mkit.core.errors import D3MKitError, Issue, MissingDependency
 
 # D3M licence text -> Hugging Face licence identifier (else "other" with the text as license_name)
 LICENSES = {"unknown": "unknown", "cc0": "cc0-1.0", "cc0-1.0": "cc0-1.0", "cc by 4.0": "cc-by-4.0", "cc-by-4.0": "cc-by-4.0", "mit": "mit",
@@ -282,17 +282,10 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     """Write the DatasetDict of the task root at ``root`` to the new directory ``out``
     (atomically; an existing one replaced only with ``force``). A task root that does not
     validate raises :class:`D3MKitError` unless ``force``. Returns the warnings."""
-    from d3mkit.io.atomic import StagedDir, check_output_dir, write_text
-    from d3mkit.io.paths import outside_reason
-    from d3mkit.taskroot.model import TaskRoot
+    from d3mkit.interop.exporting import start_export
+    from d3mkit.io.atomic import StagedDir, write_text
     datasets = _datasets()
-    task = TaskRoot.open(root)
-    out = Path(out)
-    if outside_reason(task.root, out) is None:
-        raise UsageError("the output is inside the task root; give a directory outside it", str(out))
-    check_output_dir(out)
-    from d3mkit.interop.croissant import root_errors
-    errors = root_errors(task.root)
+    task, out, errors = start_export(root, out)
     escapes = [i for i in errors if i.code == "path.escape"]
     if (errors and not force) or escapes:
         raise D3MKitError(escapes or errors)

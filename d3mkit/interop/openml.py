@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, UsageError, error
+from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, error
 
 NOMINAL_TYPES = ("categorical", "boolean")
 NUMERIC = {"integer": "INTEGER", "real": "REAL"}
@@ -129,17 +129,10 @@ def export_openml(root: Path | str, out: Path | str, *, force: bool = False) -> 
     directory, put in place atomically; an existing one replaced only with ``force``). A task
     root that does not validate, or does not map (:func:`check_mappable`), raises
     :class:`D3MKitError` with nothing written. Returns the warnings (none)."""
-    from d3mkit.io.atomic import StagedDir, check_output_dir, write_text
-    from d3mkit.io.paths import outside_reason
-    from d3mkit.interop.croissant import root_errors
-    from d3mkit.taskroot.model import TaskRoot
+    from d3mkit.interop.exporting import start_export
+    from d3mkit.io.atomic import StagedDir, write_text
     arff = _arff()
-    task = TaskRoot.open(root)
-    out = Path(out)
-    if outside_reason(task.root, out) is None:
-        raise UsageError("the output is inside the task root; give a directory outside it", str(out))
-    check_output_dir(out)
-    errors = root_errors(task.root)      # an error's consequences are not said twice
+    task, out, errors = start_export(root, out)
     if errors:
         raise D3MKitError(errors)
     check_mappable(task)
