@@ -134,6 +134,8 @@ class Issue:
     row: int | None = None
     column: str | int | None = None
     line: int | None = None
+    within: str | None = None     # the record holding the row or line, said first ("game 3")
+    after: str | None = None      # more of the place, written after it as given (" (d3mIndex 7)")
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -141,11 +143,13 @@ class Issue:
             if self.json_path:
                 set_(self, "location", self.json_path)
             elif self.line is not None:
-                set_(self, "location", f"line {self.line}, column {self.column}")
+                set_(self, "location", f"line {self.line}" + (f", column {self.column}" if self.column is not None else ""))
             elif self.row is not None:
                 set_(self, "location", f"row {self.row}" + (f", column {self.column}" if self.column is not None else ""))
             elif self.column is not None:
                 set_(self, "location", f"column {self.column}")
+            if self.within or self.after:
+                set_(self, "location", ", ".join(p for p in (self.within, self.location) if p) + (self.after or ""))
         elif self.json_path is None and self.row is None and self.line is None and self.column is None:
             loc = str(self.location)
             if m := _ROW.match(loc):
@@ -199,12 +203,14 @@ def close_match(value: str, choices: Iterable[str], cutoff: float = 0.6) -> str 
     return by_lower[match[0]] if match else None
 
 
-def error(code: str, location: str, message: str, path: str = "") -> Issue:
-    return Issue(ERROR, code, location, message, str(path))
+def error(code: str, location: str, message: str, path: str = "", **where) -> Issue:
+    """An error; ``where``: the place as fields (``row``, ``column``, ``line``, ...) when
+    ``location`` is empty."""
+    return Issue(ERROR, code, location, message, str(path), **where)
 
 
-def warning(code: str, location: str, message: str, path: str = "") -> Issue:
-    return Issue(WARNING, code, location, message, str(path))
+def warning(code: str, location: str, message: str, path: str = "", **where) -> Issue:
+    return Issue(WARNING, code, location, message, str(path), **where)
 
 
 def relocated(issues: Iterable[Issue], old, new) -> list[Issue]:
@@ -257,8 +263,8 @@ class D3MKitError(ValueError):
 
     @classmethod
     def single(cls, path, code: str, location: str, message: str,
-               exit_code: int = EXIT_INVALID) -> "D3MKitError":
-        return cls(error(code, location, message, str(path)), exit_code)
+               exit_code: int = EXIT_INVALID, **where) -> "D3MKitError":
+        return cls(error(code, location, message, str(path), **where), exit_code)
 
 
 class UsageError(D3MKitError):

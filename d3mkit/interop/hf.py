@@ -314,7 +314,7 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     from d3mkit.core.errors import warning
     from d3mkit.interop.croissant import invalid_root
     ld = str(task.dataset.resource_path(task.dataset.learning_data))
-    kept = [warning("export.kept_text", f"column {c}", text[c], ld) for c in sorted(text)]
-    kept += [warning("export.wide_dates", f"column {c}", "dates outside 1677-2262 (the nanosecond range): "
-                     "the feature is timestamp[us, tz=UTC]", ld) for c in sorted(wide)]
+    kept = [warning("export.kept_text", "", text[c], ld, column=c) for c in sorted(text)]
+    kept += [warning("export.wide_dates", "", "dates outside 1677-2262 (the nanosecond range): "
+                     "the feature is timestamp[us, tz=UTC]", ld, column=c) for c in sorted(wide)]
     return kept + ([invalid_root(task.root, errors, "the dataset holds the rows as read")] if errors else [])
