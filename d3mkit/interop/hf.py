@@ -19,10 +19,8 @@ Memory: nothing grows with the number of rows or images but the fold's indices (
 (:func:`d3mkit.tables.read_table_chunks`, rows picked by :func:`d3mkit.taskroot.splits.read.member_mask`), a
 first pass gives the ClassLabel names, and the second writes each split's Arrow file with
 datasets' own ``ArrowWriter`` a slice of rows at a time (its ``writer_batch_size``: 100 rows
-when there are images), the images read one at a time into the slice. ``Dataset.from_generator``
-+ ``save_to_disk`` (what session 6 used) wrote a cache file and then read it back through a
-memory map, whose pages count in the process's resident memory: ~110 bytes per 8x8 image.
-Needs the ``[hf]`` extra.
+when there are images), the images read one at a time into the slice (docs/performance.md
+says why not ``Dataset.from_generator``). Needs the ``[hf]`` extra.
 """
 
 from __future__ import annotations

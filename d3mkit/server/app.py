@@ -23,9 +23,7 @@ headers to every response. The routes:
 ==========================  ======================================================
 
 Request handlers never score: they store the file (fsynced), commit its row, wake the
-dispatcher (:mod:`d3mkit.server.dispatch`) and answer. The boards are built once per
-``board_version`` (:meth:`Store.board_version`, grown when a score, a failure or
-statistics are recorded) and kept: a view costs two small queries, not a rebuild. Every response carries a
+dispatcher (:mod:`d3mkit.server.dispatch`) and answer. Every response carries a
 Content-Security-Policy, ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``,
 ``Referrer-Policy: same-origin``; API and team pages ``Cache-Control: no-store``.
 """
