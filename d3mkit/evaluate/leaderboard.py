@@ -158,8 +158,13 @@ _SCRIPT = ("(function () {\n  \"use strict\";" + SORT_FUNCTIONS
            + '  armSorting(Array.from(document.querySelectorAll("table.sortable")), {});\n})();\n')
 
 
-def _e(text) -> str:
+def escape(text) -> str:
+    """``text`` as HTML text or an attribute value (the one escape of the pages drawn here
+    and of the server's own)."""
     return html.escape(str(text), quote=True)
+
+
+_e = escape
 
 
 def _num(v, digits: int = 4) -> str:
@@ -219,7 +224,7 @@ def _td(text: str, value=None, cls: str = "") -> str:
     return f"<td{c}{v}>{text}</td>"
 
 
-def _table(header: list[str], rows: list[list], classes: list[str] | None = None,
+def table(header: list[str], rows: list[list], classes: list[str] | None = None,
            num_cols=frozenset()) -> str:
     """A table of plain cells, every header and cell HTML-escaped; ``classes`` per row,
     ``num_cols`` right-aligned (the writer the server's pages share)."""

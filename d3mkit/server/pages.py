@@ -73,8 +73,7 @@ def script(poll_ms: int = REFRESH_SECONDS * 1000) -> str:
     return LIVE_SCRIPT.replace("POLL_MS", str(int(poll_ms)))
 
 
-def _e(text) -> str:
-    return _lb._e(text)
+_e = _lb.escape
 
 
 def _page(title: str, body: str, *, team: str | None, csrf: str, sortable: bool = False) -> str:
@@ -104,7 +103,7 @@ def _baselines(rows: list) -> str:
     body = [[r["team"], r["problemID"], *("" if r["scores"].get(m) is None else r["scores"][m] for m in labels)]
             for r in rows]
     return ('<h3 class="baselines">Baselines (not ranked)</h3>'
-            + _lb._table(["baseline", "problem", *labels], body))
+            + _lb.table(["baseline", "problem", *labels], body))
 
 
 def board_sections(models: list, baselines: dict | None = None) -> str:
@@ -210,7 +209,7 @@ def team_fragment(challenge, submissions: list, histories: dict, *, csrf: str) -
         history = "; ".join(f"{h['state']} {_when(h['at'])}" + (f" ({h['detail']})" if h["detail"] and h["state"] != "scoring" else "")
                             for h in histories.get(s.id, []))
         rows.append([s.created[:19].replace("T", " "), s.problem, s.shown_status, scores, issues, history, s.id])
-    table = _lb._table(["submitted (UTC)", "problem", "status", "public scores", "issues", "history (UTC)", "id"], rows)
+    table = _lb.table(["submitted (UTC)", "problem", "status", "public scores", "issues", "history (UTC)", "id"], rows)
     queued = [s for s in reversed(submissions) if s.status == "queued"]
     forms = "".join(f'<form method="post" action="/team/cancel"><input type="hidden" name="csrf" value="{_e(csrf)}">'
                     f'<input type="hidden" name="id" value="{_e(s.id)}">'
