@@ -77,8 +77,8 @@ class RunLog:
             bad = values.isna() & (df[c].str.strip() != "")
             if bad.any():
                 row = int(bad.to_numpy().nonzero()[0][0])
-                raise D3MKitError.single(self.path, "runlog.value", f"row {row + 1}, column {c}",
-                                         f"{df[c].iloc[row]!r} is not a number")
+                raise D3MKitError.single(self.path, "runlog.value", "", f"{df[c].iloc[row]!r} is not a number",
+                                         row=row + 1, column=c)
             df[c] = values
         return df
 

@@ -134,6 +134,8 @@ class Issue:
     row: int | None = None
     column: str | int | None = None
     line: int | None = None
+    within: str | None = None     # the record holding the row or line, said first ("game 3")
+    after: str | None = None      # more of the place, written after it as given (" (d3mIndex 7)")
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -141,11 +143,13 @@ class Issue:
             if self.json_path:
                 set_(self, "location", self.json_path)
             elif self.line is not None:
-                set_(self, "location", f"line {self.line}, column {self.column}")
+                set_(self, "location", f"line {self.line}" + (f", column {self.column}" if self.column is not None else ""))
             elif self.row is not None:
                 set_(self, "location", f"row {self.row}" + (f", column {self.column}" if self.column is not None else ""))
             elif self.column is not None:
                 set_(self, "location", f"column {self.column}")
+            if self.within or self.after:
+                set_(self, "location", ", ".join(p for p in (self.within, self.location) if p) + (self.after or ""))
         elif self.json_path is None and self.row is None and self.line is None and self.column is None:
             loc = str(self.location)
             if m := _ROW.match(loc):
@@ -200,16 +204,19 @@ def close_match(value: str, choices: Iterable[str], cutoff: float = 0.6) -> str 
 
 
 def error(code: str, location: str, message: str, path: str = "", *, row: int | None = None,
-          column: str | int | None = None, line: int | None = None, json_path: str | None = None) -> Issue:
+          column: str | int | None = None, line: int | None = None, json_path: str | None = None,
+          within: str | None = None, after: str | None = None) -> Issue:
     """An error :class:`Issue`; where it sits as fields (``row``, ``column``, ``line``,
-    ``json_path``: the ``location`` text is rendered from them) or as ``location`` text."""
-    return Issue(ERROR, code, location, message, str(path), json_path, row, column, line)
+    ``json_path``, ``within``, ``after``: the ``location`` text is rendered from them) or as
+    ``location`` text."""
+    return Issue(ERROR, code, location, message, str(path), json_path, row, column, line, within, after)
 
 
 def warning(code: str, location: str, message: str, path: str = "", *, row: int | None = None,
-            column: str | int | None = None, line: int | None = None, json_path: str | None = None) -> Issue:
+            column: str | int | None = None, line: int | None = None, json_path: str | None = None,
+            within: str | None = None, after: str | None = None) -> Issue:
     """A warning :class:`Issue` (the fields as :func:`error`'s)."""
-    return Issue(WARNING, code, location, message, str(path), json_path, row, column, line)
+    return Issue(WARNING, code, location, message, str(path), json_path, row, column, line, within, after)
 
 
 def relocated(issues: Iterable[Issue], old, new) -> list[Issue]:
@@ -264,7 +271,7 @@ class D3MKitError(ValueError):
     def single(cls, path, code: str, location: str, message: str,
                exit_code: int = EXIT_INVALID, **where) -> "D3MKitError":
         """One error; ``where``: its location as fields (``row``, ``column``, ``line``,
-        ``json_path``), as :func:`error` takes them."""
+        ``json_path``, ``within``, ``after``), as :func:`error` takes them."""
         return cls(error(code, location, message, str(path), **where), exit_code)
 
 

@@ -106,7 +106,7 @@ class Leaderboard:
     pairwise: list = field(default_factory=list)  # summary.json's pairwise rows
 
 
-_CSS = """
+CSS = """
 body { font-family: sans-serif; margin: 1.5em; color: #222; max-width: 1400px; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em 0; }
 th, td { border: 1px solid #8a9bb0; padding: 2px 8px; text-align: left; }
@@ -125,28 +125,46 @@ td.heat small { display: block; font-size: 75%; }
 figure.picture { margin: 0.5em 0 1.5em 0; } figure.picture svg { max-width: 100%; height: auto; }
 """
 
-# sort a table on a header click: numbers by their data-v value, text otherwise
-_SCRIPT = """
-document.querySelectorAll("table.sortable").forEach(function (t) {
-  t.querySelectorAll("th").forEach(function (th, col) {
-    th.classList.add("sort"); th.title = "sort";
-    th.addEventListener("click", function () {
-      var body = t.tBodies[0], rows = Array.from(body.rows), up = th.dataset.up !== "1";
-      th.dataset.up = up ? "1" : "0";
-      var key = function (r) { var c = r.cells[col]; var v = c && c.dataset.v;
-        return v !== undefined && v !== "" ? parseFloat(v) : (c ? c.textContent : ""); };
-      rows.sort(function (a, b) { var x = key(a), y = key(b);
-        var d = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
-        return up ? d : -d; });
-      rows.forEach(function (r) { body.appendChild(r); });
+#: The one owner of the tables' sorting (this page and the server's live page, which
+#: redraws its tables in place): ``sortTable`` orders a table's rows on a column, numbers by
+#: their data-v value, text otherwise; ``armSorting`` makes each header sort on a click (a
+#: second click on it reverses) and remembers the last sort of each table by its position in
+#: ``sorted``, sorting a table again that way when armed anew.
+SORT_FUNCTIONS = """
+  function sortTable(t, col, up) {
+    var body = t.tBodies[0]; if (!body) return;
+    var rows = Array.from(body.rows);
+    var key = function (r) { var c = r.cells[col]; var v = c && c.dataset.v;
+      return v !== undefined && v !== "" ? parseFloat(v) : (c ? c.textContent : ""); };
+    rows.sort(function (a, b) { var x = key(a), y = key(b);
+      var d = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
+      return up ? d : -d; });
+    rows.forEach(function (r) { body.appendChild(r); });
+  }
+  function armSorting(tables, sorted) {
+    tables.forEach(function (t, i) {
+      t.querySelectorAll("th").forEach(function (th, col) {
+        th.classList.add("sort"); th.title = "sort";
+        th.addEventListener("click", function () {
+          var prev = sorted[i], up = !(prev && prev[0] === col && prev[1]);
+          sorted[i] = [col, up]; sortTable(t, col, up);
+        });
+      });
+      if (sorted[i]) sortTable(t, sorted[i][0], sorted[i][1]);
     });
-  });
-});
+  }
 """
+_SCRIPT = ("(function () {\n  \"use strict\";" + SORT_FUNCTIONS
+           + '  armSorting(Array.from(document.querySelectorAll("table.sortable")), {});\n})();\n')
 
 
-def _e(text) -> str:
+def escape(text) -> str:
+    """``text`` as HTML text or an attribute value (the one escape of the pages drawn here
+    and of the server's own)."""
     return html.escape(str(text), quote=True)
+
+
+_e = escape
 
 
 def _num(v, digits: int = 4) -> str:
@@ -206,7 +224,7 @@ def _td(text: str, value=None, cls: str = "") -> str:
     return f"<td{c}{v}>{text}</td>"
 
 
-def _table(header: list[str], rows: list[list], classes: list[str] | None = None,
+def table(header: list[str], rows: list[list], classes: list[str] | None = None,
            num_cols=frozenset()) -> str:
     """A table of plain cells, every header and cell HTML-escaped; ``classes`` per row,
     ``num_cols`` right-aligned (the writer the server's pages share)."""
@@ -253,7 +271,7 @@ SECTIONS = ("intro", "overall", "heatmap", "problems", "failures")
 def render(m: Leaderboard) -> str:
     """The page for ``m`` (a complete HTML document)."""
     return "\n".join([f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-                      f"<title>{_e(m.title)}</title><style>{_CSS}</style></head><body>",
+                      f"<title>{_e(m.title)}</title><style>{CSS}</style></head><body>",
                       *sections(m), f"<script>{_SCRIPT}</script></body></html>\n"])
 
 

@@ -237,9 +237,9 @@ def croissant_document(task, base: Path, *, rai: dict | None = None, rai_path: s
         changed = pandas_changes(written.get(name, ())) if ctype in ("categorical", "string") else {}
         if changed:
             first = next(iter(sorted(changed)))
-            issues.append(warning("croissant.pandas_reads", f"column {name}", f"mlcroissant reads {len(changed)} "
+            issues.append(warning("croissant.pandas_reads", "", f"mlcroissant reads {len(changed)} "
                                   f"distinct cell(s) of this column otherwise than written (pandas' defaults): "
-                                  f"{first!r} as {changed[first]!r}", str(ddoc.resource_path(ld))))
+                                  f"{first!r} as {changed[first]!r}", str(ddoc.resource_path(ld)), column=name))
         labels = categories.get(name, []) if ctype == "categorical" else []
         if labels:                       # never an empty enumeration: mlcroissant refuses `data: []`
             eid = enumeration_id(name)

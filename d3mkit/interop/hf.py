@@ -19,10 +19,8 @@ Memory: nothing grows with the number of rows or images but the fold's indices (
 (:func:`d3mkit.tables.read_table_chunks`, rows picked by :func:`d3mkit.taskroot.splits.read.member_mask`), a
 first pass gives the ClassLabel names, and the second writes each split's Arrow file with
 datasets' own ``ArrowWriter`` a slice of rows at a time (its ``writer_batch_size``: 100 rows
-when there are images), the images read one at a time into the slice. ``Dataset.from_generator``
-+ ``save_to_disk`` (what session 6 used) wrote a cache file and then read it back through a
-memory map, whose pages count in the process's resident memory: ~110 bytes per 8x8 image.
-Needs the ``[hf]`` extra.
+when there are images), the images read one at a time into the slice (docs/performance.md
+says why not ``Dataset.from_generator``). Needs the ``[hf]`` extra.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, UsageError
+from d3mkit.core.errors import D3MKitError, Issue, MissingDependency
 
 # D3M licence text -> Hugging Face licence identifier (else "other" with the text as license_name)
 LICENSES = {"unknown": "unknown", "cc0": "cc0-1.0", "cc0-1.0": "cc0-1.0", "cc by 4.0": "cc-by-4.0", "cc-by-4.0": "cc-by-4.0", "mit": "mit",
@@ -282,17 +280,10 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     """Write the DatasetDict of the task root at ``root`` to the new directory ``out``
     (atomically; an existing one replaced only with ``force``). A task root that does not
     validate raises :class:`D3MKitError` unless ``force``. Returns the warnings."""
-    from d3mkit.io.atomic import StagedDir, check_output_dir, write_text
-    from d3mkit.io.paths import outside_reason
-    from d3mkit.taskroot.model import TaskRoot
+    from d3mkit.interop.exporting import start_export
+    from d3mkit.io.atomic import StagedDir, write_text
     datasets = _datasets()
-    task = TaskRoot.open(root)
-    out = Path(out)
-    if outside_reason(task.root, out) is None:
-        raise UsageError("the output is inside the task root; give a directory outside it", str(out))
-    check_output_dir(out)
-    from d3mkit.interop.croissant import root_errors
-    errors = root_errors(task.root)
+    task, out, errors = start_export(root, out)
     escapes = [i for i in errors if i.code == "path.escape"]
     if (errors and not force) or escapes:
         raise D3MKitError(escapes or errors)
@@ -321,7 +312,7 @@ def export_hf(root: Path | str, out: Path | str, *, repeat: int = 0, fold: int =
     from d3mkit.core.errors import warning
     from d3mkit.interop.croissant import invalid_root
     ld = str(task.dataset.resource_path(task.dataset.learning_data))
-    kept = [warning("export.kept_text", f"column {c}", text[c], ld) for c in sorted(text)]
-    kept += [warning("export.wide_dates", f"column {c}", "dates outside 1677-2262 (the nanosecond range): "
-                     "the feature is timestamp[us, tz=UTC]", ld) for c in sorted(wide)]
+    kept = [warning("export.kept_text", "", text[c], ld, column=c) for c in sorted(text)]
+    kept += [warning("export.wide_dates", "", "dates outside 1677-2262 (the nanosecond range): "
+                     "the feature is timestamp[us, tz=UTC]", ld, column=c) for c in sorted(wide)]
     return kept + ([invalid_root(task.root, errors, "the dataset holds the rows as read")] if errors else [])

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, UsageError, error
+from d3mkit.core.errors import D3MKitError, Issue, MissingDependency, error
 
 NOMINAL_TYPES = ("categorical", "boolean")
 NUMERIC = {"integer": "INTEGER", "real": "REAL"}
@@ -41,8 +41,11 @@ def _arff():
     return arff
 
 
-def _refuse(task, where: str, why: str) -> D3MKitError:
-    return D3MKitError(error("export.unsupported", where, f"{why}: it has no OpenML (ARFF) form", str(task.root)))
+def _refuse(task, where: str, why: str, **fields) -> D3MKitError:
+    """``task`` has no OpenML form because ``why``; the place: ``where`` (a document's path)
+    or ``fields`` (``row``, ``column``)."""
+    return D3MKitError(error("export.unsupported", where, f"{why}: it has no OpenML (ARFF) form", str(task.root),
+                             **fields))
 
 
 def check_mappable(task) -> None:
@@ -56,7 +59,7 @@ def check_mappable(task) -> None:
     ld = ddoc.learning_data
     refs = [c.col_name for c in (ld.columns or ()) if getattr(c, "refers_to", None)]
     if refs:
-        raise _refuse(task, f"column {refs[0]}", "a column referring to another resource")
+        raise _refuse(task, "", "a column referring to another resource", column=refs[0])
     if pdoc.task_type not in ("classification", "regression"):
         raise _refuse(task, "about.taskType", f"task type {pdoc.task_type!r}")
     if pdoc.task_subtype == "multiLabel":
@@ -109,7 +112,7 @@ def _read_back(arff, text: str, want: dict, task, name: str) -> None:
     if names != [a[0] for a in want["attributes"]]:
         bad = next(w for g, w in zip(names + [None] * len(want["attributes"]), [a[0] for a in want["attributes"]])
                    if g != w)
-        raise _refuse(task, f"column {bad}", "a column name liac-arff does not read back as written")
+        raise _refuse(task, "", "a column name liac-arff does not read back as written", column=bad)
     numeric = [not isinstance(a[1], list) and a[1] != "STRING" for a in want["attributes"]]
     for r, (g, w) in enumerate(zip(got["data"], want["data"])):
         for j, (gv, wv) in enumerate(zip(g, w)):
@@ -120,8 +123,8 @@ def _read_back(arff, text: str, want: dict, task, name: str) -> None:
             else:
                 ok = gv == wv
             if not ok:
-                raise _refuse(task, f"row {r + 1}, column {names[j]}", f"the cell {wv!r} does not read back as "
-                              "written")
+                raise _refuse(task, "", f"the cell {wv!r} does not read back as written",
+                              row=r + 1, column=names[j])
 
 
 def export_openml(root: Path | str, out: Path | str, *, force: bool = False) -> list[Issue]:
@@ -129,17 +132,10 @@ def export_openml(root: Path | str, out: Path | str, *, force: bool = False) -> 
     directory, put in place atomically; an existing one replaced only with ``force``). A task
     root that does not validate, or does not map (:func:`check_mappable`), raises
     :class:`D3MKitError` with nothing written. Returns the warnings (none)."""
-    from d3mkit.io.atomic import StagedDir, check_output_dir, write_text
-    from d3mkit.io.paths import outside_reason
-    from d3mkit.interop.croissant import root_errors
-    from d3mkit.taskroot.model import TaskRoot
+    from d3mkit.interop.exporting import start_export
+    from d3mkit.io.atomic import StagedDir, write_text
     arff = _arff()
-    task = TaskRoot.open(root)
-    out = Path(out)
-    if outside_reason(task.root, out) is None:
-        raise UsageError("the output is inside the task root; give a directory outside it", str(out))
-    check_output_dir(out)
-    errors = root_errors(task.root)      # an error's consequences are not said twice
+    task, out, errors = start_export(root, out)
     if errors:
         raise D3MKitError(errors)
     check_mappable(task)

@@ -62,27 +62,28 @@ def _read(board: Path, name: str, columns: list[str]):
     frame = read_table(path)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise D3MKitError(error("export.board", "row 1", f"{name} has no column(s) {', '.join(missing)} "
-                                "(not a d3mkit evaluate board)", str(path)))
+        raise D3MKitError(error("export.board", "", f"{name} has no column(s) {', '.join(missing)} "
+                                "(not a d3mkit evaluate board)", str(path), row=1))
     return frame
 
 
-def _number(text: str, where: str, path: Path) -> float | None:
+def _number(text: str, where: dict, path: Path) -> float | None:
+    """The cell ``text`` at ``where`` (``{"row", "column"}``) as a finite number, None when empty."""
     if text == "":
         return None
     try:
         v = float(text)
     except ValueError:
-        raise D3MKitError(error("export.board", where, f"{text[:40]!r} is not a number", str(path))) from None
+        raise D3MKitError(error("export.board", "", f"{text[:40]!r} is not a number", str(path), **where)) from None
     if v != v or v in (float("inf"), float("-inf")):
-        raise D3MKitError(error("export.board", where, f"{text!r} is not a finite number", str(path)))
+        raise D3MKitError(error("export.board", "", f"{text!r} is not a finite number", str(path), **where))
     return v
 
 
-def _int(text: str, where: str, path: Path) -> int | None:
+def _int(text: str, where: dict, path: Path) -> int | None:
     v = _number(text, where, path)
     if v is not None and not v.is_integer():
-        raise D3MKitError(error("export.board", where, f"{text!r} is not an integer", str(path)))
+        raise D3MKitError(error("export.board", "", f"{text!r} is not an integer", str(path), **where))
     return None if v is None else int(v)
 
 
@@ -110,29 +111,29 @@ def results_document(board: Path | str) -> dict:
     spath, apath = board / SCORES, board / AGGREGATES
     folds: dict[tuple[str, str], dict[tuple[int, int], list[dict]]] = {}
     for i, row in enumerate(scores.itertuples(index=False)):
-        where = f"row {i + 2}"
-        value = _number(row.value, f"{where}, column value", spath)
+        row_no = i + 2
+        value = _number(row.value, {"row": row_no, "column": "value"}, spath)
         if value is None:
             continue
-        lo = _number(row.ci_low, f"{where}, column ci_low", spath)
-        hi = _number(row.ci_high, f"{where}, column ci_high", spath)
+        lo = _number(row.ci_low, {"row": row_no, "column": "ci_low"}, spath)
+        hi = _number(row.ci_high, {"row": row_no, "column": "ci_high"}, spath)
         qv = {"@type": "QuantitativeValue", "value": value}
         if lo is not None and hi is not None:
             qv.update(minValue=lo, maxValue=hi)
-        key = (_int(row.repeat, f"{where}, column repeat", spath), _int(row.fold, f"{where}, column fold", spath))
+        key = (_int(row.repeat, {"row": row_no, "column": "repeat"}, spath), _int(row.fold, {"row": row_no, "column": "fold"}, spath))
         folds.setdefault((row.system, row.problemID), {}).setdefault(key, []).append(
-            _result(row.metric, qv, rank=_int(row.rank, f"{where}, column rank", spath),
+            _result(row.metric, qv, rank=_int(row.rank, {"row": row_no, "column": "rank"}, spath),
                     confidence=confidence if lo is not None and hi is not None else None))
     means: dict[tuple[str, str], list[dict]] = {}
     for i, row in enumerate(aggregates.itertuples(index=False)):
-        where = f"row {i + 2}"
-        mean = _number(row.mean, f"{where}, column mean", apath)
+        row_no = i + 2
+        mean = _number(row.mean, {"row": row_no, "column": "mean"}, apath)
         if mean is None:
             continue
         means.setdefault((row.system, row.problemID), []).append(
-            _result(row.metric, mean, sd=_number(row.sd, f"{where}, column sd", apath),
-                    folds=_int(row.folds, f"{where}, column folds", apath),
-                    rank=_int(row.rank, f"{where}, column rank", apath)))
+            _result(row.metric, mean, sd=_number(row.sd, {"row": row_no, "column": "sd"}, apath),
+                    folds=_int(row.folds, {"row": row_no, "column": "folds"}, apath),
+                    rank=_int(row.rank, {"row": row_no, "column": "rank"}, apath)))
     graph, systems = [], {}
     for (system, pid) in sorted(set(means) | set(folds)):
         sid = f"system/{system}"

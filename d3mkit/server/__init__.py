@@ -1,4 +1,4 @@
-"""The evaluation server (issue 22): a challenge made from task roots, teams that submit
+"""The evaluation server: a challenge made from task roots, teams that submit
 predictions over HTTP, scoring in worker processes, a live leaderboard. docs/server.md.
 
 One module per concern:
@@ -15,7 +15,8 @@ One module per concern:
   project's executor (:mod:`d3mkit.io.executor`) and recording the results;
 * :mod:`~d3mkit.server.board` — the leaderboard model (ranks from :mod:`d3mkit.evaluate.ranking`);
 * :mod:`~d3mkit.server.upload` — the streaming multipart reader with its size cap;
-* :mod:`~d3mkit.server.pages` — the HTML pages; :mod:`~d3mkit.server.app` — the ASGI routes;
+* :mod:`~d3mkit.server.pages` — the HTML pages; :mod:`~d3mkit.server.routes` — the HTTP
+  handlers, one module per area; :mod:`~d3mkit.server.app` — the ASGI application;
 * :mod:`~d3mkit.server.client` — ``d3mkit submit``'s client (standard library only).
 
 The optional extra ``[server]`` (Starlette, uvicorn, python-multipart, SQLAlchemy) is needed

@@ -32,37 +32,17 @@ label { display: block; margin: 0.3em 0; }
 
 
 def css() -> str:
-    return _lb._CSS + EXTRA_CSS
+    return _lb.CSS + EXTRA_CSS
 
 
-LIVE_SCRIPT = r"""
+LIVE_SCRIPT = ("""
 (function () {
   "use strict";
   var live = document.getElementById("live");
   var sorted = {};            // table position in #live -> [column, ascending]
   function tables() { return live ? Array.from(live.querySelectorAll("table.sortable")) : []; }
-  function sortTable(t, col, up) {
-    var body = t.tBodies[0]; if (!body) return;
-    var rows = Array.from(body.rows);
-    var key = function (r) { var c = r.cells[col]; var v = c && c.dataset.v;
-      return v !== undefined && v !== "" ? parseFloat(v) : (c ? c.textContent : ""); };
-    rows.sort(function (a, b) { var x = key(a), y = key(b);
-      var d = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
-      return up ? d : -d; });
-    rows.forEach(function (r) { body.appendChild(r); });
-  }
-  function arm() {
-    tables().forEach(function (t, i) {
-      t.querySelectorAll("th").forEach(function (th, col) {
-        th.classList.add("sort"); th.title = "sort";
-        th.addEventListener("click", function () {
-          var prev = sorted[i], up = !(prev && prev[0] === col && prev[1]);
-          sorted[i] = [col, up]; sortTable(t, col, up);
-        });
-      });
-      if (sorted[i]) sortTable(t, sorted[i][0], sorted[i][1]);
-    });
-  }
+""" + _lb.SORT_FUNCTIONS + """
+  function arm() { armSorting(tables(), sorted); }
   arm();
   if (!live || !window.fetch) return;
   var poll = live.dataset.poll || live.dataset.src, src = live.dataset.src, tag = live.dataset.etag || null;
@@ -84,7 +64,7 @@ LIVE_SCRIPT = r"""
   }
   setTimeout(tick, 50);
 })();
-"""
+""")
 
 
 def script(poll_ms: int = REFRESH_SECONDS * 1000) -> str:
@@ -93,8 +73,7 @@ def script(poll_ms: int = REFRESH_SECONDS * 1000) -> str:
     return LIVE_SCRIPT.replace("POLL_MS", str(int(poll_ms)))
 
 
-def _e(text) -> str:
-    return _lb._e(text)
+_e = _lb.escape
 
 
 def _page(title: str, body: str, *, team: str | None, csrf: str, sortable: bool = False) -> str:
@@ -124,7 +103,7 @@ def _baselines(rows: list) -> str:
     body = [[r["team"], r["problemID"], *("" if r["scores"].get(m) is None else r["scores"][m] for m in labels)]
             for r in rows]
     return ('<h3 class="baselines">Baselines (not ranked)</h3>'
-            + _lb._table(["baseline", "problem", *labels], body))
+            + _lb.table(["baseline", "problem", *labels], body))
 
 
 def board_sections(models: list, baselines: dict | None = None) -> str:
@@ -230,7 +209,7 @@ def team_fragment(challenge, submissions: list, histories: dict, *, csrf: str) -
         history = "; ".join(f"{h['state']} {_when(h['at'])}" + (f" ({h['detail']})" if h["detail"] and h["state"] != "scoring" else "")
                             for h in histories.get(s.id, []))
         rows.append([s.created[:19].replace("T", " "), s.problem, s.shown_status, scores, issues, history, s.id])
-    table = _lb._table(["submitted (UTC)", "problem", "status", "public scores", "issues", "history (UTC)", "id"], rows)
+    table = _lb.table(["submitted (UTC)", "problem", "status", "public scores", "issues", "history (UTC)", "id"], rows)
     queued = [s for s in reversed(submissions) if s.status == "queued"]
     forms = "".join(f'<form method="post" action="/team/cancel"><input type="hidden" name="csrf" value="{_e(csrf)}">'
                     f'<input type="hidden" name="id" value="{_e(s.id)}">'

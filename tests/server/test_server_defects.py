@@ -193,7 +193,7 @@ def test_a_retry_with_the_same_key_at_the_last_slot_gets_the_first_submission(sr
 
 
 def test_an_upload_completing_after_finalize_gets_409_and_is_not_kept(srv, monkeypatch):
-    import d3mkit.server.app as app_mod
+    import d3mkit.server.routes.accept as app_mod
     real = app_mod.receive
 
     async def receive_then_finalize(*a, **k):

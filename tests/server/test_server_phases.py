@@ -100,7 +100,7 @@ def test_uploads_outside_an_open_phase_get_409(env):
 
 
 def test_a_phase_that_ends_while_the_body_arrives_refuses_it_at_completion(env, monkeypatch):
-    import d3mkit.server.app as app_mod
+    import d3mkit.server.routes.accept as app_mod
     import d3mkit.server.store as store_mod
     s = env([{"name": "now", "start": _at(hours=-1), "end": _at(minutes=30)}])
     real = app_mod.receive

@@ -53,7 +53,15 @@ _SYM_BYTES = np.frombuffer(CODE_SYMBOLS.encode(), dtype=np.uint8)
 
 
 class BoardError(ValueError):
-    """A board that is not one: wrong size, unknown symbol or malformed FEN."""
+    """A board that is not one: wrong size, unknown symbol or malformed FEN. Where one board
+    of many is wrong: ``index`` (its position, from 0), ``square`` (the square, when one is
+    named) and ``reason`` (the message without the board's name)."""
+
+    def __init__(self, message: str, *, index: int | None = None, square: str | None = None,
+                 reason: str | None = None):
+        super().__init__(message)
+        self.index, self.square = index, square
+        self.reason = message if reason is None else reason
 
 
 def fen_to_symbols(fen: str) -> str:
@@ -269,7 +277,7 @@ def fens_to_codes(fens: Iterable, *, what: str = "board", labels: Sequence | Non
             except BoardError as exc:
                 name = str(labels[i]) if labels is not None else f"{what} {i + 1}"
                 shown = f" {f!r}" if isinstance(f, str) else ""
-                raise BoardError(f"{name}{shown}: {exc}") from None
+                raise BoardError(f"{name}{shown}: {exc}", index=i, reason=str(exc)) from None
             if isinstance(f, str):
                 cache[f] = got
         out[i] = got

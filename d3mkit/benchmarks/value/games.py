@@ -59,13 +59,13 @@ class _Lines:
         line = self.fh.readline(self.cap + 1)
         self.n += 1
         if len(line) > self.cap:
-            raise _too_large(self.where, f"line {self.n}", "a line is too long", "MAX_PGN_LINE")
+            raise _too_large(self.where, "", "a line is too long", "MAX_PGN_LINE", line=self.n)
         return line
 
 
-def _too_large(where: str, location: str, what: str, name: str) -> D3MKitError:
+def _too_large(where: str, location: str, what: str, name: str, **fields) -> D3MKitError:
     from d3mkit.io.limits import how_to_raise
-    return D3MKitError(error("pgn.too_large", location, f"{what} ({how_to_raise(name)})", where))
+    return D3MKitError(error("pgn.too_large", location, f"{what} ({how_to_raise(name)})", where, **fields))
 
 
 def _builder(where: str, game_no: int, plies_read: int):
@@ -107,8 +107,9 @@ def _positions_of_stream(fh, where: str, max_games: int | None) -> Iterator[str]
         except D3MKitError:
             raise
         except Exception as exc:  # noqa: BLE001 - python-chess fails in its own ways on garbage
-            raise D3MKitError(error("pgn.game", f"game {n + 1}, line {lines.n}", "could not read the "
-                                    f"game ({type(exc).__name__}: {exc}); is this a PGN file?", where)) from None
+            raise D3MKitError(error("pgn.game", "", "could not read the "
+                                    f"game ({type(exc).__name__}: {exc}); is this a PGN file?", where,
+                                    within=f"game {n + 1}", line=lines.n)) from None
         if game is None:
             break
         n += 1

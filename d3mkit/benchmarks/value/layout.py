@@ -85,8 +85,8 @@ def squares_to_codes(values, names: Sequence[str], *, labels: Sequence | None = 
         if bad:
             i = bad[0]
             lab = _labels(len(a), labels, what)[i]
-            raise BoardError(f"{lab}, square {SQUARES[sq]}: {col[i]!r} is not a square symbol "
-                             f"(one of {SYMBOLS}; x is empty)")
+            reason = f"{col[i]!r} is not a square symbol (one of {SYMBOLS}; x is empty)"
+            raise BoardError(f"{lab}, square {SQUARES[sq]}: {reason}", index=i, square=SQUARES[sq], reason=reason)
     return out
 
 

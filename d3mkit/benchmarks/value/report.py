@@ -244,21 +244,20 @@ def read_predictions(path: Path | str, column: str | None = None) -> tuple[np.nd
                                   f"{', ...' if len(others) > 5 else ''}): need the 64 square columns "
                                   "a1 ... h8 or one FEN column; pass {column}", str(p))
     if not squares and column not in df.columns:
-        raise D3MKitError(error("predictions.column", "row 1", f"no column {column!r}", str(p)))
+        raise D3MKitError(error("predictions.column", "", f"no column {column!r}", str(p), row=1))
     if len(df) == 0:
-        raise D3MKitError(error("predictions.empty", "row 2", "no predictions: the file has a header only",
-                                str(p)))
+        raise D3MKitError(error("predictions.empty", "", "no predictions: the file has a header only",
+                                str(p), row=2))
     ids = df["d3mIndex"].tolist() if "d3mIndex" in df.columns else None
-    where = [f"row {i + 2}" + ("" if squares else f", column {column}")
-             + (f" (d3mIndex {ids[i]})" if ids is not None else "") for i in range(len(df))]
     try:
-        codes = frame_to_codes(df, labels=where, column=None if squares else column)
+        codes = frame_to_codes(df, column=None if squares else column)
     except BoardError as exc:
-        msg = str(exc)
-        loc, _, rest = msg.partition(": ")
-        if not squares:                       # "LABEL 'FEN': problem"
-            loc = loc.split(" '")[0]
-        raise D3MKitError(error("predictions.board", loc, rest, str(p))) from None
+        if exc.index is None:
+            raise D3MKitError(error("predictions.board", "", exc.reason, str(p))) from None
+        after = ((f" (d3mIndex {ids[exc.index]})" if ids is not None else "")
+                 + (f", square {exc.square}" if exc.square else ""))
+        raise D3MKitError(error("predictions.board", "", exc.reason, str(p), row=exc.index + 2,
+                                column=None if squares else column, after=after or None)) from None
     index = df["d3mIndex"].tolist() if "d3mIndex" in df.columns else [str(i) for i in range(len(df))]
     return codes, index
 

@@ -20,7 +20,7 @@ from d3mkit.validation.run import validate_paths, validate_predictions
 
 from validate_helpers import build_tabular
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

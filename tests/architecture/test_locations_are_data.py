@@ -10,7 +10,7 @@ from pathlib import Path
 
 from _sources import parse
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 AREA = ["d3mkit/validation", "d3mkit/tables", "d3mkit/documents", "d3mkit/taskroot", "d3mkit/scoring",
         "d3mkit/commands/validate.py", "d3mkit/commands/score.py"]
 #: callables that build an issue, and the position of their location argument
