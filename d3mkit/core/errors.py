@@ -100,11 +100,6 @@ def clean_text(text: str, cut: bool = True) -> str:
     return text
 
 
-_ROW = re.compile(r"^row (\d+)(?:, column (.+))?$")
-_LINE = re.compile(r"^line (\d+), column (\d+)$")
-_COLUMN = re.compile(r"^column (.+)$")
-
-
 @dataclass(frozen=True)
 class Issue:
     """One finding: ``severity`` is "error" or "warning"; ``code`` is stable (dotted,
@@ -112,17 +107,17 @@ class Issue:
 
     Where in the file, as structure: ``json_path`` (a dotted path with ``[i]`` indices into a
     JSON document), ``row`` (1-based line of a CSV file, the header being row 1) and
-    ``column`` (a CSV column name), or ``line``/``column`` of a JSON syntax error. The text
-    ``location`` is derived from them (or, given as text, parsed into them), so callers may
-    pass either:
+    ``column`` (a CSV column name), or ``line``/``column`` of a JSON syntax error; ``within``
+    and ``after`` add what the place has beyond them. The text ``location`` is rendered from
+    the fields; a ``location`` given as text (a place with no row or line: a JSON path, a
+    file's part) is kept as it is and never parsed back into fields
+    (``tests/architecture/test_locations_are_data.py`` keeps rows and lines out of text):
 
     >>> Issue("error", "coltype.real", "", "not a number", "ld.csv", row=5, column="alcohol").location
     'row 5, column alcohol'
-    >>> i = Issue("error", "schema.range", "inputs.performanceMetrics[0].K", "K must be >= 1")
-    >>> i.json_path, i.row
+    >>> i = Issue("error", "schema.range", "", "K must be >= 1", json_path="inputs.performanceMetrics[0].K")
+    >>> i.location, i.row
     ('inputs.performanceMetrics[0].K', None)
-    >>> Issue("error", "csv.x", "row 7, column y", "bad").row
-    7
     """
 
     severity: str
@@ -150,18 +145,6 @@ class Issue:
                 set_(self, "location", f"column {self.column}")
             if self.within or self.after:
                 set_(self, "location", ", ".join(p for p in (self.within, self.location) if p) + (self.after or ""))
-        elif self.json_path is None and self.row is None and self.line is None and self.column is None:
-            loc = str(self.location)
-            if m := _ROW.match(loc):
-                set_(self, "row", int(m.group(1)))
-                set_(self, "column", m.group(2))
-            elif m := _LINE.match(loc):
-                set_(self, "line", int(m.group(1)))
-                set_(self, "column", int(m.group(2)))
-            elif m := _COLUMN.match(loc):
-                set_(self, "column", m.group(1))
-            elif " " not in loc:
-                set_(self, "json_path", loc)
         for name in ("location", "message", "path"):
             value = getattr(self, name)
             clean = clean_text(value, cut=name != "path")
