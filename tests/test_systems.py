@@ -440,3 +440,72 @@ def test_benchmark_on_a_dask_cluster(roots, tmp_path, capsys):
         assert "run_chunk" in cluster.scheduler.task_prefixes       # the cluster ran the unit
     assert json.loads(capsys.readouterr().out)["folds"] == {"ok": 1}
     assert not pd.read_csv(tmp_path / "board" / "evaluation" / "scores.csv").empty
+
+
+def test_tpot_handover_types_the_views_for_tpot(roots):
+    """tpot_main's side of the handover (it runs in TPOT's environment; here with d3mkit's
+    pandas): numbers and datetimes as floats, categories as text cells TPOT one-hot encodes,
+    text left out, the positive class coded 1."""
+    import importlib
+    from d3mkit.systems.handover import sandbox
+    main_ = importlib.import_module("d3mkit.systems.venv_exec.tpot_main")
+    views = importlib.import_module("d3mkit_views")     # tpot_main put its directory on sys.path
+    with sandbox(roots["binary"]) as box:
+        p = views.problem_of(box.paths["problem"])
+        df, cols = views.load(box.paths["train"])
+    X, kinds = views.features(df, cols, {p["target"]})
+    assert p["target"] == "label" and p["task"] == "classification" and p["subtype"] == "binary"
+    assert kinds == {"x": "number", "size": "number", "colour": "category", "flag": "category",
+                     "when": "datetime", "note": "text"}
+    frame, cats = main_.tpot_frame(X, kinds)
+    assert list(frame.columns) == ["x", "size", "colour", "flag", "when"] and cats == ["colour", "flag"]
+    assert frame["when"].dtype == float and frame["x"].isna().sum() == X["x"].isna().sum()
+    assert main_.classes_of(df["label"], "neg") == ["pos", "neg"]
+    assert main_.METRICS[p["metric"]] == "accuracy"
+
+
+def test_h2o_types_metrics_and_heap():
+    from d3mkit.systems import h2o_system
+    X = pd.DataFrame({"n": [1.0, None], "c": ["a", None], "d": pd.to_datetime(["1970-01-02", None]),
+                      "t": ["some words here and there", "x"]})
+    frame, types = h2o_system.frame(X, {"n": "real", "c": "categorical", "d": "dateTime", "t": "text"})
+    assert types == {"n": "numeric", "c": "enum", "d": "numeric"} and frame["d"].iloc[0] == 86400.0
+    assert h2o_system.heap_mb(1000) == 550 and h2o_system.heap_mb(None) is None
+
+
+def _venv_system_or_skip(name: str):
+    """The system, its environment made here when it is not yet (pip and the index reachable),
+    else a skip with the reason."""
+    from d3mkit.errors import D3MKitError
+    system = get(name)
+    if system.why_not_ready():
+        try:
+            system.install(lambda line: None)
+        except D3MKitError as exc:
+            pytest.skip(f"{name}'s environment cannot be made here: {exc}")
+    return system
+
+
+@pytest.mark.slow
+def test_tpot_itself(roots, tmp_path):
+    """TPOT 1.x in its own environment (made here if need be), 40 s budget, scored."""
+    system = _venv_system_or_skip("tpot")
+    for kind, metric in (("multiClass", "accuracy"), ("univariate", "rootMeanSquaredError")):
+        res = run_system(system, roots[kind], tmp_path, Options(time_limit=40, seed=0))
+        assert res[0].status == "ok", res[0].error
+        fold = _preds(tmp_path, "tpot", roots[kind])
+        assert "scorer" in (fold / "log.txt").read_text()
+        assert [v for (m, _), v in _score(roots[kind], fold / "predictions.csv").items() if m == metric]
+
+
+@pytest.mark.slow
+def test_h2o_itself(roots, tmp_path):
+    """H2O AutoML (its JVM started per fold) with a 30 s budget and a 1,500 MB cap, scored."""
+    system = get("h2o")
+    why = system.why_not_ready()
+    if why:
+        pytest.skip(f"h2o cannot run here ({why})")
+    for kind in ("binary", "univariate"):
+        res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0, memory_limit=1500))
+        assert res[0].status == "ok", res[0].error
+        assert _score(roots[kind], _preds(tmp_path, "h2o", roots[kind]) / "predictions.csv")

@@ -11,7 +11,7 @@ with it, is deleted before the system starts. The system gets:
   (output/predictions.csv);
 * the sandbox as its working directory, ``HOME`` and ``TMPDIR`` inside it;
 * an environment made from a short allow-list (:data:`PASSED`: ``PATH``, locale, time
-  zone), the thread caps, and for a Python system ``PYTHONPATH`` = the directory d3mkit is
+  zone, ``JAVA_HOME``), the thread caps, and for a Python system ``PYTHONPATH`` = the directory d3mkit is
   imported from; nothing else of the caller's environment (no ``D3MKIT_*``, no
   ``PWD``/``OLDPWD``) reaches it.
 
@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
+PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "JAVA_HOME")
 
 
 @dataclass(frozen=True)
