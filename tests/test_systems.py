@@ -509,3 +509,45 @@ def test_h2o_itself(roots, tmp_path):
         res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0, memory_limit=1500))
         assert res[0].status == "ok", res[0].error
         assert _score(roots[kind], _preds(tmp_path, "h2o", roots[kind]) / "predictions.csv")
+
+
+def test_an_allocation_past_the_hard_cap_is_memout(tmp_path):
+    """One allocation far past the memory limit fails at once at the kernel's hard cap
+    (RLIMIT_DATA), before the 0.1 s sampling could see it: status memout, said so."""
+    import resource  # noqa: F401 - Linux/macOS only
+    from d3mkit.systems.limits import hard_cap_mb, run_limited
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_DATA counts private writable memory on Linux only")
+    script = "x = bytearray(%d << 20)\nprint('allocated')\n" % (hard_cap_mb(200) + 512)
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}
+    out = run_limited([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env, log=tmp_path / "log",
+                      time_limit=20, memory_mb=200)
+    assert out.status == "memout" and "MemoryError" in out.log and "allocated" not in out.log
+    assert out.peak_memory_mb < 200 and out.wall_seconds < 5
+    free = run_limited([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env, log=tmp_path / "log2",
+                       time_limit=20)
+    assert free.status == "ok" and "allocated" in free.log    # untouched pages: no limit, no failure
+
+
+@pytest.mark.slow
+def test_a_forked_python_system_has_the_hard_cap_too(tmp_path):
+    """The zygote's forked child sets the hard cap on itself before it runs the system."""
+    import time
+    import psutil
+    from d3mkit.systems.limits import hard_cap_mb
+    from d3mkit.systems.runner import warm_zygote
+    (tmp_path / "box").mkdir()
+    seen = None
+    with warm_zygote(1) as z:
+        pid = z.start(["__nosuch__", "a", "b", "c", "d", "{}"], str(tmp_path / "box"), dict(z.env),
+                      str(tmp_path / "log"), 300)
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            try:
+                seen = psutil.Process(pid).rlimit(psutil.RLIMIT_DATA)[0]
+            except psutil.NoSuchProcess:
+                break
+            if seen != psutil.RLIM_INFINITY:
+                break
+        assert z.wait(30) != 0          # no such system: it fails, after the cap was looked at
+    assert seen == hard_cap_mb(300) << 20

@@ -92,7 +92,7 @@ def fit(train, options):
     from h2o.backend import H2OLocalServer
     tmp = os.environ.get("TMPDIR") or None
     heap = heap_mb(options.memory_limit)
-    server = H2OLocalServer.start(nthreads=max(1, options.cores), max_mem_size=None if heap is None else f"{heap}M",
+    server = H2OLocalServer.start(nthreads=max(1, options.cores), max_mem_size=None if heap is None else heap << 20,
                                   ice_root=tmp, log_dir=tmp, verbose=False, bind_to_localhost=True)
     try:
         h2o.connect(server=server, verbose=False)

@@ -121,9 +121,9 @@ def run_fold(system: System, task, repeat: int, fold: int, options: Options, des
             status, why = "failed", "the system exited 0 but wrote no predictions file"
         elif status != "ok":
             last = [ln for ln in out.log.strip().splitlines() if ln.strip()]
+            said = f"exit {out.returncode}: {last[-1][:300] if last else 'no output'}"
             why = {"timeout": f"killed after {out.wall_seconds:.1f} s (time limit {options.time_limit} s)",
-                   "memout": f"over the memory limit ({options.memory_limit} MB; peak seen {out.peak_memory_mb} MB)"
-                   }.get(status, f"exit {out.returncode}: {last[-1][:300] if last else 'no output'}")
+                   "memout": _memout_why(out, options.memory_limit, said)}.get(status, said)
         fit_s = timings.get("fit_seconds", out.wall_seconds if status == "ok" else None)
         result = FoldResult(label, pid, repeat, fold, status, fit_s, timings.get("predict_seconds"),
                             round(out.wall_seconds, 3), out.peak_memory_mb, error=why)
@@ -141,6 +141,15 @@ def run_fold(system: System, task, repeat: int, fold: int, options: Options, des
             (tmp / "log.txt").write_text(out.log, encoding="utf-8")
             (tmp / PIPELINE).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     return result
+
+
+def _memout_why(out, memory_limit, said: str) -> str:
+    from d3mkit.systems.limits import hard_cap_mb
+    if memory_limit is not None and out.peak_memory_mb > memory_limit:
+        return f"over the memory limit ({memory_limit} MB; peak seen {out.peak_memory_mb} MB)"
+    cap = hard_cap_mb(memory_limit)
+    where = f" (limit {memory_limit} MB, hard cap RLIMIT_DATA {cap} MB per process)" if cap else ""
+    return f"out of memory{where}: {said}"
 
 
 def check_accepts(system: System, task) -> None:

@@ -8,7 +8,7 @@ d3mkit's ``PYTHONPATH``; no ``D3MKIT_*``), in an empty directory of its own, imp
 pandas, scikit-learn and :mod:`d3mkit.systems.data` once, then for each request (one JSON
 line on its stdin: the child's arguments, its working directory, environment and log file)
 forks a child that starts a session of its own, moves into the sandbox, replaces its
-environment, sends its output to the log and runs :func:`d3mkit.systems.child.main`. The
+environment, sets its hard memory cap, sends its output to the log and runs :func:`d3mkit.systems.child.main`. The
 zygote answers ``{"pid"}`` at once and ``{"pid", "code"}`` when the child exits (it is the
 child's parent, so it reaps it). The caller watches and kills the child's process tree
 exactly as it does a child it started itself (:mod:`d3mkit.systems.limits`).
@@ -48,9 +48,11 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def start(self, argv: list[str], cwd: str, env: dict[str, str], log: str) -> int:
-        """Fork a child running ``child.main(argv)``; return its pid."""
-        self.proc.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env, "log": log}) + "\n")
+    def start(self, argv: list[str], cwd: str, env: dict[str, str], log: str, memory_mb: float | None = None) -> int:
+        """Fork a child running ``child.main(argv)``, its hard memory cap set for
+        ``memory_mb`` (:func:`d3mkit.systems.limits.cap_process`); return its pid."""
+        self.proc.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env, "log": log,
+                                          "memory_mb": memory_mb}) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
@@ -87,9 +89,12 @@ class Zygote:
 
 
 def _child(request: dict) -> None:
-    """In the forked child: a session of its own, the sandbox, its environment, its log."""
+    """In the forked child: a session of its own, its hard memory cap, the sandbox, its
+    environment, its log."""
     import time
+    from d3mkit.systems.limits import cap_process
     os.setsid()
+    cap_process(None, request.get("memory_mb"))
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
