@@ -1,10 +1,10 @@
 """The views of one (repeat, fold) put in a fresh sandbox directory, and what a system's
 process is handed: its argument list, environment and working directory.
 
-What this module owns: :func:`sandbox`. The TRAIN, TEST and SCORE views are written
-(:func:`d3mkit.views.write_views`) into a private temporary directory; TRAIN/ and TEST/ are
-moved into a second, fresh temporary directory (the sandbox) and the private one, SCORE
-with it, is deleted before the system starts. The system gets:
+What this module owns: :func:`sandbox`. The TRAIN and TEST views are written
+(:func:`d3mkit.views.write_views` with ``views=("TRAIN", "TEST")``: the SCORE view and
+the TEST targets are never written) into a fresh temporary directory, the sandbox. The
+system gets:
 
 * paths inside the sandbox only: ``train`` (TRAIN/dataset_TRAIN), ``test``
   (TEST/dataset_TEST, target cells empty), ``problem`` (TRAIN/problem_TRAIN) and ``out``
@@ -57,15 +57,12 @@ def base_env(cores: int, python: bool, home: Path) -> dict[str, str]:
 def sandbox(task_root: Path, repeat: int = 0, fold: int = 0):
     """A :class:`Sandbox` holding the TRAIN and TEST views of ``task_root``'s ``repeat``/``fold``."""
     from d3mkit.views import write_views
-    private = Path(tempfile.mkdtemp(prefix="d3mkit-views-"))
     box = Path(tempfile.mkdtemp(prefix="d3mkit-sandbox-"))
     try:
-        try:
-            views = write_views(task_root, private / "v", repeat=repeat, fold=fold)
-            for name in ("TRAIN", "TEST"):
-                shutil.move(str(views[name]), str(box / name))
-        finally:
-            shutil.rmtree(private, ignore_errors=True)    # SCORE goes before the system starts
+        views = write_views(task_root, box / "views", repeat=repeat, fold=fold, views=("TRAIN", "TEST"))
+        for name in ("TRAIN", "TEST"):
+            os.rename(views[name], box / name)
+        os.rmdir(box / "views")
         for d in ("output", "home", "tmp"):
             (box / d).mkdir()
         paths = {"train": str(box / "TRAIN" / "dataset_TRAIN"), "test": str(box / "TEST" / "dataset_TEST"),

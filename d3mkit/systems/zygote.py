@@ -131,6 +131,8 @@ def serve() -> int:
             import_module(m)
         except ImportError:
             pass
+    import gc
+    gc.freeze()     # the children's collections leave the warm objects (and their pages) alone
     sys.stdout.write(json.dumps({"ready": True}) + "\n")
     sys.stdout.flush()
     for line in sys.stdin:
