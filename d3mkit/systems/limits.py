@@ -211,8 +211,10 @@ def run_forked(zygote, argv: list[str], *, cwd: Path, env: dict, log: Path, time
     (``argv``: the arguments of :func:`d3mkit.systems.child.main`)."""
     psutil = _psutil()
     deadline = None if time_limit is None else time_limit + grace(time_limit)
+    zygote.wait_ready()         # its imports are not the fold's: the clock starts at the fork
     start = time.monotonic()
     pid = zygote.start(argv, str(cwd), env, str(log), memory_mb)
     returncode, status, peak = _watch(psutil, pid, lambda t: zygote.wait(3600.0 if t is None else t), start,
                                       deadline, memory_mb)
+    peak = max(peak, zygote.last_maxrss_mb)     # the child's own peak: it may exit before a sample
     return _outcome(returncode, status, peak, start, log, memory_mb)

@@ -164,7 +164,8 @@ def run_system(system: System, task_root, out: Path, options: Options, *, folds:
     """Run ``system`` on every fold (or the first) of the task root; return each fold's result.
     A Python system's children are forked by ``zygote`` (a
     :class:`~d3mkit.systems.zygote.Zygote` the caller keeps across calls), or by one made for
-    this call when more than one fold is to run, or started afresh."""
+    this call (started before the first fold's views are written, so that its imports and
+    the writing overlap)."""
     from d3mkit.taskroot import TaskRoot
     task = TaskRoot.open(task_root)
     check_accepts(system, task)
@@ -181,7 +182,8 @@ def run_system(system: System, task_root, out: Path, options: Options, *, folds:
     results = []
     todo = [p for p in pairs if not (resume and _reused(where / f"repeat_{p[0]}" / f"fold_{p[1]}", label, pid, *p))]
     own = None
-    if zygote is None and system.kind == "python" and len(todo) > 1:
+    if zygote is None and system.kind == "python" and todo:
+        # started now, it imports while the first fold's views are written
         own = zygote = warm_zygote(options.cores)
     from tqdm import tqdm
     try:
