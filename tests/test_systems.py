@@ -292,6 +292,15 @@ def test_baseline_on_imported_roots(kind, roots, tmp_path, capsys):
     assert "made by 'd3mkit import'" in err and "random-forest, constant" in err
 
 
+def _ready_or_skip(name: str):
+    """The system, or a skip saying why it cannot run here (what to install)."""
+    system = get(name)
+    why = system.why_not_ready()
+    if why:
+        pytest.skip(f"{name} cannot run here ({why})")
+    return system
+
+
 FAKE_AUTOGLUON = '''
 import json, sys
 import pandas as pd
@@ -349,10 +358,7 @@ def test_autogluon_handover_with_a_fake_interpreter(roots, tmp_path, monkeypatch
 
 @pytest.mark.slow
 def test_autogluon_itself(roots, tmp_path):
-    system = get("autogluon")
-    why = system.why_not_ready()
-    if why:
-        pytest.skip(f"AutoGluon's environment is not made here ({why})")
+    system = _ready_or_skip("autogluon")
     res = run_system(system, roots["multiClass"], tmp_path, Options(time_limit=60))
     assert res[0].status == "ok", res[0].error
     assert _score(roots["multiClass"], _preds(tmp_path, "autogluon", roots["multiClass"]) / "predictions.csv")
@@ -360,10 +366,7 @@ def test_autogluon_itself(roots, tmp_path):
 
 @pytest.mark.slow
 def test_flaml_with_a_ten_second_budget(roots, tmp_path):
-    system = get("flaml")
-    why = system.why_not_ready()
-    if why:
-        pytest.skip(f"flaml is not installed here ({why})")
+    system = _ready_or_skip("flaml")
     for kind in ("binary", "univariate"):
         res = run_system(system, roots[kind], tmp_path, Options(time_limit=10, seed=0))
         assert res[0].status in ("ok", "timeout")
@@ -501,10 +504,7 @@ def test_tpot_itself(roots, tmp_path):
 @pytest.mark.slow
 def test_h2o_itself(roots, tmp_path):
     """H2O AutoML (its JVM started per fold) with a 30 s budget and a 1,500 MB cap, scored."""
-    system = get("h2o")
-    why = system.why_not_ready()
-    if why:
-        pytest.skip(f"h2o cannot run here ({why})")
+    system = _ready_or_skip("h2o")
     for kind in ("binary", "univariate"):
         res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0, memory_limit=1500))
         assert res[0].status == "ok", res[0].error
