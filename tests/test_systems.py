@@ -491,10 +491,11 @@ def _venv_system_or_skip(name: str):
 
 @pytest.mark.slow
 def test_tpot_itself(roots, tmp_path):
-    """TPOT 1.x in its own environment (made here if need be), 40 s budget, scored."""
+    """TPOT 1.x in its own environment (made here if need be: 2.5 minutes, once), 30 s
+    budget, scored (one task type: the suite's budget; regression ran by hand, docs/systems.md)."""
     system = _venv_system_or_skip("tpot")
-    for kind, metric in (("multiClass", "accuracy"), ("univariate", "rootMeanSquaredError")):
-        res = run_system(system, roots[kind], tmp_path, Options(time_limit=40, seed=0))
+    for kind, metric in (("multiClass", "accuracy"),):
+        res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0))
         assert res[0].status == "ok", res[0].error
         fold = _preds(tmp_path, "tpot", roots[kind])
         assert "scorer" in (fold / "log.txt").read_text()
@@ -503,9 +504,10 @@ def test_tpot_itself(roots, tmp_path):
 
 @pytest.mark.slow
 def test_h2o_itself(roots, tmp_path):
-    """H2O AutoML (its JVM started per fold) with a 30 s budget and a 1,500 MB cap, scored."""
+    """H2O AutoML (its JVM started per fold) with a 30 s budget and a 1,500 MB cap, scored
+    (one task type: the suite's budget; regression ran by hand, docs/systems.md)."""
     system = _ready_or_skip("h2o")
-    for kind in ("binary", "univariate"):
+    for kind in ("binary",):
         res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0, memory_limit=1500))
         assert res[0].status == "ok", res[0].error
         assert _score(roots[kind], _preds(tmp_path, "h2o", roots[kind]) / "predictions.csv")
