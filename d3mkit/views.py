@@ -235,15 +235,18 @@ def _require_valid(task: TaskRoot) -> None:
 
 
 def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
-                repeat: int = 0, fold: int = 0, views: tuple[str, ...] = VIEWS) -> dict[str, Path]:
+                repeat: int = 0, fold: int = 0, views: tuple[str, ...] = VIEWS,
+                durable: bool = True) -> dict[str, Path]:
     """Write TRAIN/, TEST/ and SCORE/ under ``out`` (see the module docstring); return
     ``{"TRAIN": out/TRAIN, ...}``. ``views``: only these of them (``d3mkit run`` writes
-    TRAIN and TEST: a system's sandbox never holds a SCORE view)."""
+    TRAIN and TEST: a system's sandbox never holds a SCORE view); ``durable=False``: the
+    tree is not flushed to the disk as a whole (a scratch directory such as that sandbox)."""
     require_path("task_root", task_root)
     require_path("out", out)
     require_type("force", force, bool, "a bool")
     require_type("repeat", repeat, int, "an int")
     require_type("fold", fold, int, "an int")
+    require_type("durable", durable, bool, "a bool")
     if not isinstance(views, tuple) or not views or set(views) - set(VIEWS):
         raise InvalidArgument("views", f"must be a non-empty tuple of {', '.join(VIEWS)}, not {views!r}")
     out = check_output_dir(out, "out")
@@ -256,7 +259,7 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
     task.problem            # an unusable problemDoc is named as such before validate's errors
     _require_valid(task)
     src = _Source(task, repeat, fold)
-    with StagedDir(out, force=force) as tmp:
+    with StagedDir(out, force=force, durable=durable) as tmp:
         test_rows = src.rows["TEST"]
         plan = {"TRAIN": (src.rows["TRAIN"], src.split_rows["TRAIN"]),
                 "TEST": blind_test(src),

@@ -3,8 +3,8 @@ process is handed: its argument list, environment and working directory.
 
 What this module owns: :func:`sandbox`. The TRAIN and TEST views are written
 (:func:`d3mkit.views.write_views` with ``views=("TRAIN", "TEST")``: the SCORE view and
-the TEST targets are never written) into a fresh temporary directory, the sandbox. The
-system gets:
+the TEST targets are never written; ``durable=False``: no ``syncfs`` for a scratch tree)
+into a fresh temporary directory, the sandbox. The system gets:
 
 * paths inside the sandbox only: ``train`` (TRAIN/dataset_TRAIN), ``test``
   (TEST/dataset_TEST, target cells empty), ``problem`` (TRAIN/problem_TRAIN) and ``out``
@@ -59,7 +59,8 @@ def sandbox(task_root: Path, repeat: int = 0, fold: int = 0):
     from d3mkit.views import write_views
     box = Path(tempfile.mkdtemp(prefix="d3mkit-sandbox-"))
     try:
-        views = write_views(task_root, box / "views", repeat=repeat, fold=fold, views=("TRAIN", "TEST"))
+        views = write_views(task_root, box / "views", repeat=repeat, fold=fold, views=("TRAIN", "TEST"),
+                            durable=False)      # scratch: deleted when the fold ends
         for name in ("TRAIN", "TEST"):
             os.rename(views[name], box / name)
         os.rmdir(box / "views")
