@@ -43,7 +43,7 @@ def test_builtins_are_found_without_installed_metadata(monkeypatch):
     from d3mkit.systems import plugins
     monkeypatch.setattr(entrypoints, "own", lambda group: [])
     monkeypatch.setattr(entrypoints, "third_party", lambda group: [])
-    assert {"constant", "random-forest", "flaml", "autogluon"} <= set(plugins.names())
+    assert {"constant", "random-forest", "flaml", "autogluon", "h2o", "tpot"} <= set(plugins.names())
 
 
 def test_systems_lists_name_ready_version_tasks(capsys):
