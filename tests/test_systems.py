@@ -272,8 +272,9 @@ def test_refused_task_type_is_said(tmp_path):
     from d3mkit.errors import D3MKitError
     from d3mkit.taskroot import TaskRoot
     root = make_root(tmp_path, "multiLabel")
-    with pytest.raises(D3MKitError, match="flaml handles .* not classification/multiLabel"):
-        run_system(get("flaml"), root, tmp_path / "o", Options())
+    for name in ("flaml", "h2o", "tpot", "autogluon"):   # refused before any readiness check
+        with pytest.raises(D3MKitError, match=f"{name} handles .* not classification/multiLabel"):
+            run_system(get(name), root, tmp_path / "o", Options())
     assert TaskRoot.open(root)
 
 
