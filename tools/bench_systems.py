@@ -119,6 +119,10 @@ def measure(root: Path, systems: list[str], time_limit: float, runs: Path, zygot
                "peak_mb": res.peak_memory_mb, "rows": len(task.learning_data())}
         preds = runs / name / task.problem.problem_id / f"repeat_{r}" / f"fold_{f}" / "predictions.csv"
         row["score"] = first_score(root, preds) if res.status == "ok" else None
+        row["load"] = os.getloadavg()[0]
+        if system.kind != "python":      # a program of its own: nothing to call in this process
+            rows.append(row)
+            continue
         with sandbox(root, r, f) as box:
             t1 = time.perf_counter()
             frame, _, _ = fit_predict(system, box.paths["train"], box.paths["test"], box.paths["problem"], options)
@@ -153,14 +157,14 @@ def report(rows: list[dict], systems: list[str], time_limit: float) -> str:
              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; time limit {time_limit:g} s, "
              f"1 core; repeat 0 fold 0 of each root.", "",
              "| root | rows | system | status | fit s | predict s | child wall s | peak MB | call wall s | "
-             "direct s | overhead s (target 1 s + 5 %) | first metric | score |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "direct s | overhead s (target 1 s + 5 %) | load | first metric | score |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         sc = r.get("score")
         lines.append(f"| {r['root']} | {r.get('rows', '-')} | {r['system']} | {r['status']} | {_f(r.get('fit'))} | "
                      f"{_f(r.get('predict'))} | {_f(r.get('child_wall'))} | {_f(r.get('peak_mb'), '.0f')} | "
                      f"{_f(r.get('call_wall'))} | {_f(r.get('direct'))} | {_f(r.get('overhead'))} "
-                     f"{'ok' if r.get('overhead_ok') else 'OVER' if 'overhead' in r else ''} | "
+                     f"{'ok' if r.get('overhead_ok') else 'OVER' if 'overhead' in r else ''} | {_f(r.get('load'), '.1f')} | "
                      f"{sc[0] if sc else '-'} | {_f(sc[1] if sc else None, '.4g')} |")
     by_root: dict[str, dict] = {}
     for r in rows:
@@ -184,7 +188,10 @@ def report(rows: list[dict], systems: list[str], time_limit: float) -> str:
     if over:
         ok = sum(r["overhead_ok"] for r in over)
         med = sorted(r["overhead"] for r in over)[len(over) // 2]
-        lines.append(f"bridge overhead within 1 s + 5 %: {ok} of {len(over)} runs; median overhead {med:.2f} s.")
+        loads = sorted(r["load"] for r in over)
+        lines.append(f"bridge overhead within 1 s + 5 %: {ok} of {len(over)} runs; median overhead {med:.2f} s "
+                     f"(load average {loads[0]:.1f}-{loads[-1]:.1f}, median {loads[len(loads) // 2]:.1f}, "
+                     f"on {os.cpu_count()} CPUs).")
     within = [r for r in rows if r.get("child_wall") is not None]
     lines.append(f"child wall within the time limit: {sum(r['child_wall'] <= time_limit for r in within)} of "
                  f"{len(within)}.")
@@ -217,14 +224,16 @@ def main() -> int:
         for name in systems:
             cold = measure(roots[0], [name], args.time_limit, Path(tmp) / "cold")
             for r in cold:
-                print(f"cold child (first fold of a run): {r['root']} {name}: child wall {_f(r.get('child_wall'))} s, "
+                print(f"first fold of a run: {r['root']} {name}: child wall {_f(r.get('child_wall'))} s, "
                       f"call wall {_f(r.get('call_wall'))} s, direct {_f(r.get('direct'))} s", file=sys.stderr)
                 COLD.append(r)
         with warm_zygote(1) as zygote:
+            if hasattr(zygote, "wait_ready"):
+                zygote.wait_ready()     # its imports are the run's, not the first measured fold's
             for root in roots:
                 rows += measure(root, systems, args.time_limit, Path(tmp) / "runs", zygote)
     text = report(rows, systems, args.time_limit)
-    text += "\ncold child (a run's first fold, interpreter start and imports included): " + "; ".join(
+    text += "\na run's first fold (its zygote started with it: interpreter start and imports included, overlapping the views writing): " + "; ".join(
         f"{r['system']} on {r['root']}: call wall {_f(r.get('call_wall'))} s vs direct {_f(r.get('direct'))} s "
         f"(overhead {_f(r.get('overhead'))} s)" for r in COLD) + ".\n"
     print(text)

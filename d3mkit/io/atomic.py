@@ -450,9 +450,10 @@ class StagedDir:
     ('new', ['root'])
     """
 
-    def __init__(self, dest: Path | str, *, force: bool = False, param: str = "out"):
+    def __init__(self, dest: Path | str, *, force: bool = False, param: str = "out", durable: bool = True):
         self.dest = Path(dest)
         self.force = force
+        self.durable = durable         # False: a scratch tree, not flushed to the disk
         self.param = param
         self.tmp: Path | None = None
         self.staged: Path | None = None     # the temporary name, for messages
@@ -518,13 +519,16 @@ class StagedDir:
         (``force``) swapped atomically, its old tree left at the temporary name and
         removed by :meth:`__exit__` (or by the next run if this one is killed). The tree
         is flushed to the disk first and the parent directory after (see the module
-        docstring)."""
+        docstring), unless it was made with ``durable=False`` (a scratch tree: a system's
+        sandbox, deleted within seconds)."""
         assert self.tmp is not None
         refuse_input(self.dest)        # never over a tree holding a file this run read
-        fsync_tree(self.tmp)
+        if self.durable:
+            fsync_tree(self.tmp)
         self._put_in_place()
         produced(self.dest)
-        fsync_path(self.dest.parent)
+        if self.durable:
+            fsync_path(self.dest.parent)
 
     def _put_in_place(self) -> None:
         tmp, dest = self.tmp, self.dest

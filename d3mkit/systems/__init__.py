@@ -11,7 +11,10 @@ predictions where ``d3mkit evaluate`` reads them (docs/systems.md).
   task, first metric) and the predictions file written;
 * :mod:`d3mkit.systems.features` — the scikit-learn preprocessing of every colType;
 * :mod:`d3mkit.systems.constant`, :mod:`d3mkit.systems.forest`,
-  :mod:`d3mkit.systems.flaml_system`, :mod:`d3mkit.systems.autogluon` — the systems;
+  :mod:`d3mkit.systems.flaml_system`, :mod:`d3mkit.systems.h2o_system`,
+  :mod:`d3mkit.systems.autogluon`, :mod:`d3mkit.systems.tpot_system` — the systems;
+* :mod:`d3mkit.systems.venv` — a system's own virtual environment (autogluon, tpot), and
+  :mod:`d3mkit.systems.venv_exec` — the scripts that run there on the views' files;
 * :mod:`d3mkit.systems.handover` — the views of one fold put in a sandbox directory, the
   child's argument list, environment and working directory;
 * :mod:`d3mkit.systems.limits` — a process tree run under a time, memory and core budget;

@@ -1,5 +1,5 @@
 """d3mkit's own systems' records (entry points ``d3mkit.systems``: constant, random-forest,
-flaml, autogluon), as references into the modules that do the work, imported only when a
+flaml, autogluon, h2o, tpot), as references into the modules that do the work, imported only when a
 system runs.
 
 What this module owns: each built-in's name, description, task types, version, readiness
@@ -56,3 +56,15 @@ AUTOGLUON = System("autogluon", "AutoGluon Tabular, in its own virtual environme
                    ("classification/binary", "classification/multiClass", "regression/univariate"),
                    command=ref("d3mkit.systems.autogluon:command"), version=ref("d3mkit.systems.autogluon:version"),
                    ready=ref("d3mkit.systems.autogluon:ready"), install=ref("d3mkit.systems.autogluon:install"))
+
+TPOT = System("tpot", "TPOT 1.x genetic programming over scikit-learn pipelines, in its own virtual environment "
+              "(d3mkit systems install tpot)",
+              ("classification/binary", "classification/multiClass", "regression/univariate"),
+              command=ref("d3mkit.systems.tpot_system:VENV.command"), version=ref("d3mkit.systems.tpot_system:VENV.version"),
+              ready=ref("d3mkit.systems.tpot_system:VENV.ready"), install=ref("d3mkit.systems.tpot_system:VENV.install"))
+
+H2O = System("h2o", "H2O AutoML (GBM, XGBoost, GLM, random forest, stacked ensembles) in a JVM of its own",
+             ("classification/binary", "classification/multiClass", "regression/univariate"),
+             fit=ref("d3mkit.systems.h2o_system:fit"), predict=ref("d3mkit.systems.h2o_system:predict"),
+             version=_version_of("h2o"), ready=ref("d3mkit.systems.h2o_system:ready"),
+             install=ref("d3mkit.systems.h2o_system:install"))

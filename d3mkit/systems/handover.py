@@ -1,17 +1,17 @@
 """The views of one (repeat, fold) put in a fresh sandbox directory, and what a system's
 process is handed: its argument list, environment and working directory.
 
-What this module owns: :func:`sandbox`. The TRAIN, TEST and SCORE views are written
-(:func:`d3mkit.taskroot.views.write_views`) into a private temporary directory; TRAIN/ and TEST/ are
-moved into a second, fresh temporary directory (the sandbox) and the private one, SCORE
-with it, is deleted before the system starts. The system gets:
+What this module owns: :func:`sandbox`. The TRAIN and TEST views are written
+(:func:`d3mkit.taskroot.views.write_views` with ``views=("TRAIN", "TEST")``: the SCORE view and
+the TEST targets are never written; ``durable=False``: no ``syncfs`` for a scratch tree)
+into a fresh temporary directory, the sandbox. The system gets:
 
 * paths inside the sandbox only: ``train`` (TRAIN/dataset_TRAIN), ``test``
   (TEST/dataset_TEST, target cells empty), ``problem`` (TRAIN/problem_TRAIN) and ``out``
   (output/predictions.csv);
 * the sandbox as its working directory, ``HOME`` and ``TMPDIR`` inside it;
 * an environment made from a short allow-list (:data:`PASSED`: ``PATH``, locale, time
-  zone), the thread caps, and for a Python system ``PYTHONPATH`` = the directory d3mkit is
+  zone, ``JAVA_HOME``), the thread caps, and for a Python system ``PYTHONPATH`` = the directory d3mkit is
   imported from; nothing else of the caller's environment (no ``D3MKIT_*``, no
   ``PWD``/``OLDPWD``) reaches it.
 
@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
+PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "JAVA_HOME")
 
 
 @dataclass(frozen=True)
@@ -57,15 +57,13 @@ def base_env(cores: int, python: bool, home: Path) -> dict[str, str]:
 def sandbox(task_root: Path, repeat: int = 0, fold: int = 0):
     """A :class:`Sandbox` holding the TRAIN and TEST views of ``task_root``'s ``repeat``/``fold``."""
     from d3mkit.taskroot.views import write_views
-    private = Path(tempfile.mkdtemp(prefix="d3mkit-views-"))
     box = Path(tempfile.mkdtemp(prefix="d3mkit-sandbox-"))
     try:
-        try:
-            views = write_views(task_root, private / "v", repeat=repeat, fold=fold)
-            for name in ("TRAIN", "TEST"):
-                shutil.move(str(views[name]), str(box / name))
-        finally:
-            shutil.rmtree(private, ignore_errors=True)    # SCORE goes before the system starts
+        views = write_views(task_root, box / "views", repeat=repeat, fold=fold, views=("TRAIN", "TEST"),
+                            durable=False)      # scratch: deleted when the fold ends
+        for name in ("TRAIN", "TEST"):
+            os.rename(views[name], box / name)
+        os.rmdir(box / "views")
         for d in ("output", "home", "tmp"):
             (box / d).mkdir()
         paths = {"train": str(box / "TRAIN" / "dataset_TRAIN"), "test": str(box / "TEST" / "dataset_TEST"),

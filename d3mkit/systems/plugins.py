@@ -41,7 +41,9 @@ ENTRY_POINT_GROUP = "d3mkit.systems"
 BUILTIN = {"constant": "d3mkit.systems.builtin:CONSTANT",
            "random-forest": "d3mkit.systems.builtin:RANDOM_FOREST",
            "flaml": "d3mkit.systems.builtin:FLAML",
-           "autogluon": "d3mkit.systems.builtin:AUTOGLUON"}
+           "autogluon": "d3mkit.systems.builtin:AUTOGLUON",
+           "h2o": "d3mkit.systems.builtin:H2O",
+           "tpot": "d3mkit.systems.builtin:TPOT"}
 TABULAR = ("classification/binary", "classification/multiClass", "classification/multiLabel",
            "regression/univariate", "regression/multivariate")
 PLACEHOLDERS = ("train", "test", "problem", "out")

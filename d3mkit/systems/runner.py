@@ -121,9 +121,9 @@ def run_fold(system: System, task, repeat: int, fold: int, options: Options, des
             status, why = "failed", "the system exited 0 but wrote no predictions file"
         elif status != "ok":
             last = [ln for ln in out.log.strip().splitlines() if ln.strip()]
+            said = f"exit {out.returncode}: {last[-1][:300] if last else 'no output'}"
             why = {"timeout": f"killed after {out.wall_seconds:.1f} s (time limit {options.time_limit} s)",
-                   "memout": f"over the memory limit ({options.memory_limit} MB; peak seen {out.peak_memory_mb} MB)"
-                   }.get(status, f"exit {out.returncode}: {last[-1][:300] if last else 'no output'}")
+                   "memout": _memout_why(out, options.memory_limit, said)}.get(status, said)
         fit_s = timings.get("fit_seconds", out.wall_seconds if status == "ok" else None)
         result = FoldResult(label, pid, repeat, fold, status, fit_s, timings.get("predict_seconds"),
                             round(out.wall_seconds, 3), out.peak_memory_mb, error=why)
@@ -143,6 +143,15 @@ def run_fold(system: System, task, repeat: int, fold: int, options: Options, des
     return result
 
 
+def _memout_why(out, memory_limit, said: str) -> str:
+    from d3mkit.systems.limits import hard_cap_mb
+    if memory_limit is not None and out.peak_memory_mb > memory_limit:
+        return f"over the memory limit ({memory_limit} MB; peak seen {out.peak_memory_mb} MB)"
+    cap = hard_cap_mb(memory_limit)
+    where = f" (limit {memory_limit} MB, hard cap RLIMIT_DATA {cap} MB per process)" if cap else ""
+    return f"out of memory{where}: {said}"
+
+
 def check_accepts(system: System, task) -> None:
     why = system.accepts(task.problem.task_type, task.problem.task_subtype)
     if why:
@@ -155,7 +164,8 @@ def run_system(system: System, task_root, out: Path, options: Options, *, folds:
     """Run ``system`` on every fold (or the first) of the task root; return each fold's result.
     A Python system's children are forked by ``zygote`` (a
     :class:`~d3mkit.systems.zygote.Zygote` the caller keeps across calls), or by one made for
-    this call when more than one fold is to run, or started afresh."""
+    this call (started before the first fold's views are written, so that its imports and
+    the writing overlap)."""
     from d3mkit.taskroot.model import TaskRoot
     task = TaskRoot.open(task_root)
     check_accepts(system, task)
@@ -172,7 +182,8 @@ def run_system(system: System, task_root, out: Path, options: Options, *, folds:
     results = []
     todo = [p for p in pairs if not (resume and _reused(where / f"repeat_{p[0]}" / f"fold_{p[1]}", label, pid, *p))]
     own = None
-    if zygote is None and system.kind == "python" and len(todo) > 1:
+    if zygote is None and system.kind == "python" and todo:
+        # started now, it imports while the first fold's views are written
         own = zygote = warm_zygote(options.cores)
     from tqdm import tqdm
     try:

@@ -8,10 +8,11 @@ d3mkit's ``PYTHONPATH``; no ``D3MKIT_*``), in an empty directory of its own, imp
 pandas, scikit-learn and :mod:`d3mkit.systems.data` once, then for each request (one JSON
 line on its stdin: the child's arguments, its working directory, environment and log file)
 forks a child that starts a session of its own, moves into the sandbox, replaces its
-environment, sends its output to the log and runs :func:`d3mkit.systems.child.main`. The
-zygote answers ``{"pid"}`` at once and ``{"pid", "code"}`` when the child exits (it is the
-child's parent, so it reaps it). The caller watches and kills the child's process tree
-exactly as it does a child it started itself (:mod:`d3mkit.systems.limits`).
+environment, sets its hard memory cap, sends its output to the log and runs :func:`d3mkit.systems.child.main`. The
+zygote answers ``{"pid"}`` at once and ``{"pid", "code", "maxrss_mb"}`` when the child exits
+(it is the child's parent, so it reaps it, and reads its peak resident memory then). The
+caller watches and kills the child's process tree exactly as it does a child it started
+itself (:mod:`d3mkit.systems.limits`).
 
 The zygote computes nothing before it forks, so no BLAS or OpenMP thread pool exists to be
 broken by ``fork``. It holds no path of a task root: it is only ever sent sandbox paths.
@@ -41,16 +42,25 @@ class Zygote:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True, bufsize=1)
         self.env = env
-        ready = self.proc.stdout.readline()      # its imports done: no fold is charged for them
-        if not ready:
-            raise OSError("the zygote process ended before it was ready")
+        self._ready = False     # its imports go on while the caller writes the first fold's views
+        self.last_maxrss_mb = 0.0   # the peak resident memory of the last child that exited
+
+    def wait_ready(self) -> None:
+        """Block until the zygote has done its imports (once)."""
+        if not self._ready:
+            if not self.proc.stdout.readline():
+                raise OSError("the zygote process ended before it was ready")
+            self._ready = True
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def start(self, argv: list[str], cwd: str, env: dict[str, str], log: str) -> int:
-        """Fork a child running ``child.main(argv)``; return its pid."""
-        self.proc.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env, "log": log}) + "\n")
+    def start(self, argv: list[str], cwd: str, env: dict[str, str], log: str, memory_mb: float | None = None) -> int:
+        """Fork a child running ``child.main(argv)``, its hard memory cap set for
+        ``memory_mb`` (:func:`d3mkit.systems.limits.cap_process`); return its pid."""
+        self.wait_ready()
+        self.proc.stdin.write(json.dumps({"argv": argv, "cwd": cwd, "env": env, "log": log,
+                                          "memory_mb": memory_mb}) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
@@ -66,7 +76,9 @@ class Zygote:
         line = self.proc.stdout.readline()
         if not line:
             raise OSError("the zygote process ended")
-        return int(json.loads(line)["code"])
+        done = json.loads(line)
+        self.last_maxrss_mb = float(done.get("maxrss_mb") or 0.0)
+        return int(done["code"])
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -87,9 +99,12 @@ class Zygote:
 
 
 def _child(request: dict) -> None:
-    """In the forked child: a session of its own, the sandbox, its environment, its log."""
+    """In the forked child: a session of its own, its hard memory cap, the sandbox, its
+    environment, its log."""
     import time
+    from d3mkit.systems.limits import cap_process
     os.setsid()
+    cap_process(None, request.get("memory_mb"))
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -126,6 +141,8 @@ def serve() -> int:
             import_module(m)
         except ImportError:
             pass
+    import gc
+    gc.freeze()     # the children's collections leave the warm objects (and their pages) alone
     sys.stdout.write(json.dumps({"ready": True}) + "\n")
     sys.stdout.flush()
     for line in sys.stdin:
@@ -138,9 +155,10 @@ def serve() -> int:
                 os._exit(1)
         sys.stdout.write(json.dumps({"pid": pid}) + "\n")
         sys.stdout.flush()
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
         code = os.waitstatus_to_exitcode(status)
-        sys.stdout.write(json.dumps({"pid": pid, "code": code}) + "\n")
+        # its peak resident memory (KB on Linux), which a child quicker than a sample has too
+        sys.stdout.write(json.dumps({"pid": pid, "code": code, "maxrss_mb": usage.ru_maxrss / 1024}) + "\n")
         sys.stdout.flush()
     return 0
 

@@ -41,7 +41,8 @@ import pandas as pd
 from d3mkit.io.atomic import StagedDir, check_output_dir, copy_file, copy_tree
 from d3mkit.documents import DatasetDoc, ProblemDoc
 from d3mkit.documents.jsonio import save_json
-from d3mkit.core.errors import D3MKitError, OutputExists, OutputInsideInput, require_path, require_type
+from d3mkit.core.errors import (D3MKitError, InvalidArgument, OutputExists, OutputInsideInput, require_path,
+                           require_type)
 from d3mkit.io.paths import CODE as PATH_ESCAPE, lexical_escape, outside_reason, resolve_inside, walk_files
 from d3mkit.taskroot.splits.read import read_splits, select, splits_path
 from d3mkit.tables import write_table
@@ -234,14 +235,20 @@ def _require_valid(task: TaskRoot) -> None:
 
 
 def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
-                repeat: int = 0, fold: int = 0) -> dict[str, Path]:
+                repeat: int = 0, fold: int = 0, views: tuple[str, ...] = VIEWS,
+                durable: bool = True) -> dict[str, Path]:
     """Write TRAIN/, TEST/ and SCORE/ under ``out`` (see the module docstring); return
-    ``{"TRAIN": out/TRAIN, ...}``."""
+    ``{"TRAIN": out/TRAIN, ...}``. ``views``: only these of them (``d3mkit run`` writes
+    TRAIN and TEST: a system's sandbox never holds a SCORE view); ``durable=False``: the
+    tree is not flushed to the disk as a whole (a scratch directory such as that sandbox)."""
     require_path("task_root", task_root)
     require_path("out", out)
     require_type("force", force, bool, "a bool")
     require_type("repeat", repeat, int, "an int")
     require_type("fold", fold, int, "an int")
+    require_type("durable", durable, bool, "a bool")
+    if not isinstance(views, tuple) or not views or set(views) - set(VIEWS):
+        raise InvalidArgument("views", f"must be a non-empty tuple of {', '.join(VIEWS)}, not {views!r}")
     out = check_output_dir(out, "out")
     task = TaskRoot.open(task_root)
     if outside_reason(task.root, out) is None or outside_reason(out, task.root) is None:
@@ -252,18 +259,21 @@ def write_views(task_root: Path | str, out: Path | str, *, force: bool = False,
     task.problem            # an unusable problemDoc is named as such before validate's errors
     _require_valid(task)
     src = _Source(task, repeat, fold)
-    with StagedDir(out, force=force) as tmp:
+    with StagedDir(out, force=force, durable=durable) as tmp:
         test_rows = src.rows["TEST"]
         plan = {"TRAIN": (src.rows["TRAIN"], src.split_rows["TRAIN"]),
                 "TEST": blind_test(src),
                 "SCORE": (test_rows, src.split_rows["TEST"])}
         for view, (rows, split_rows) in plan.items():
+            if view not in views:
+                continue
             _write_dataset(src, view, rows, tmp / view / f"dataset_{view}")
             _write_problem(src, view, split_rows, tmp / view / f"problem_{view}",
                            0.0 if view == "TRAIN" else 1.0)
-        write_table(test_rows[src.key_cols + [t for t in src.targets if t not in src.key_cols]],
-                    tmp / "SCORE" / "targets.csv")
-    return {v: out / v for v in VIEWS}
+        if "SCORE" in views:
+            write_table(test_rows[src.key_cols + [t for t in src.targets if t not in src.key_cols]],
+                        tmp / "SCORE" / "targets.csv")
+    return {v: out / v for v in VIEWS if v in views}
 
 
 def _unit_cols(src: _Source) -> list[str]:

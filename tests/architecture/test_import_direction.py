@@ -101,7 +101,7 @@ KNOWN_PRIVATE = {
 }
 #: scripts that run in an AutoML system's own environment (no d3mkit there): the system's
 #: side of the handover reads the view's files with that environment's pandas, by design
-SYSTEM_SIDE = {"d3mkit/systems/autogluon_exec.py",
+SYSTEM_SIDE = {"d3mkit/systems/venv_exec/d3mkit_views.py",
                # reads cells d3mkit wrote the way mlcroissant reads them (pandas' defaults), to
                # warn where the two differ: a peer's reading replayed, not a table read
                "d3mkit/interop/croissant.py"}

@@ -112,3 +112,22 @@ def test_fsync_can_be_turned_off(tmp_path, calls, monkeypatch):
     with A.StagedDir(tmp_path / "root") as t:
         (t / "f").write_text("f")
     assert not [c for c in calls if c[0].startswith(("fsync", "syncfs"))], calls
+
+
+def test_a_scratch_tree_is_not_flushed(tmp_path, calls, monkeypatch):
+    """StagedDir(durable=False) (a system's sandbox, d3mkit.systems.handover): swapped in
+    atomically, never flushed (neither syncfs nor an fsync of its entries or its parent)."""
+    synced: list[int] = []
+
+    class Libc:
+        def syncfs(self, fd):
+            synced.append(fd)
+            return 0
+    monkeypatch.setattr(A, "_libc_handle", lambda: Libc())
+    with A.StagedDir(tmp_path / "box", durable=False) as t:
+        (t / "a.csv").write_text("a")
+    assert (tmp_path / "box" / "a.csv").read_text() == "a"
+    assert not synced and not [c for c in calls if c[0].startswith("fsync")], calls
+    with A.StagedDir(tmp_path / "kept") as t:          # the default is durable
+        (t / "a.csv").write_text("a")
+    assert synced

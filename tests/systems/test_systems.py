@@ -43,7 +43,7 @@ def test_builtins_are_found_without_installed_metadata(monkeypatch):
     from d3mkit.systems import plugins
     monkeypatch.setattr(entrypoints, "own", lambda group: [])
     monkeypatch.setattr(entrypoints, "third_party", lambda group: [])
-    assert {"constant", "random-forest", "flaml", "autogluon"} <= set(plugins.names())
+    assert {"constant", "random-forest", "flaml", "autogluon", "h2o", "tpot"} <= set(plugins.names())
 
 
 def test_systems_lists_name_ready_version_tasks(capsys):
@@ -275,8 +275,9 @@ def test_refused_task_type_is_said(tmp_path):
     from d3mkit.core.errors import D3MKitError
     from d3mkit.taskroot.model import TaskRoot
     root = make_root(tmp_path, "multiLabel")
-    with pytest.raises(D3MKitError, match="flaml handles .* not classification/multiLabel"):
-        run_system(get("flaml"), root, tmp_path / "o", Options())
+    for name in ("flaml", "h2o", "tpot", "autogluon"):   # refused before any readiness check
+        with pytest.raises(D3MKitError, match=f"{name} handles .* not classification/multiLabel"):
+            run_system(get(name), root, tmp_path / "o", Options())
     assert TaskRoot.open(root)
 
 
@@ -293,6 +294,15 @@ def test_baseline_on_imported_roots(kind, roots, tmp_path, capsys):
     assert main(["baseline", str(root), "--model", "logistic-regression"]) == 2
     err = capsys.readouterr().err
     assert "made by 'd3mkit import'" in err and "random-forest, constant" in err
+
+
+def _ready_or_skip(name: str):
+    """The system, or a skip saying why it cannot run here (what to install)."""
+    system = get(name)
+    why = system.why_not_ready()
+    if why:
+        pytest.skip(f"{name} cannot run here ({why})")
+    return system
 
 
 FAKE_AUTOGLUON = '''
@@ -353,10 +363,7 @@ def test_autogluon_handover_with_a_fake_interpreter(roots, tmp_path, monkeypatch
 
 @pytest.mark.slow
 def test_autogluon_itself(roots, tmp_path):
-    system = get("autogluon")
-    why = system.why_not_ready()
-    if why:
-        pytest.skip(f"AutoGluon's environment is not made here ({why})")
+    system = _ready_or_skip("autogluon")
     res = run_system(system, roots["multiClass"], tmp_path, Options(time_limit=60))
     assert res[0].status == "ok", res[0].error
     assert _score(roots["multiClass"], _preds(tmp_path, "autogluon", roots["multiClass"]) / "predictions.csv")
@@ -364,10 +371,7 @@ def test_autogluon_itself(roots, tmp_path):
 
 @pytest.mark.slow
 def test_flaml_with_a_ten_second_budget(roots, tmp_path):
-    system = get("flaml")
-    why = system.why_not_ready()
-    if why:
-        pytest.skip(f"flaml is not installed here ({why})")
+    system = _ready_or_skip("flaml")
     for kind in ("binary", "univariate"):
         res = run_system(system, roots[kind], tmp_path, Options(time_limit=10, seed=0))
         assert res[0].status in ("ok", "timeout")
@@ -445,3 +449,111 @@ def test_benchmark_on_a_dask_cluster(roots, tmp_path, capsys):
         assert "run_chunk" in cluster.scheduler.task_prefixes       # the cluster ran the unit
     assert json.loads(capsys.readouterr().out)["folds"] == {"ok": 1}
     assert not pd.read_csv(tmp_path / "board" / "evaluation" / "scores.csv").empty
+
+
+def test_tpot_handover_types_the_views_for_tpot(roots):
+    """tpot_main's side of the handover (it runs in TPOT's environment; here with d3mkit's
+    pandas): numbers and datetimes as floats, categories as text cells TPOT one-hot encodes,
+    text left out, the positive class coded 1."""
+    import importlib
+    from d3mkit.systems.handover import sandbox
+    main_ = importlib.import_module("d3mkit.systems.venv_exec.tpot_main")
+    views = importlib.import_module("d3mkit_views")     # tpot_main put its directory on sys.path
+    with sandbox(roots["binary"]) as box:
+        p = views.problem_of(box.paths["problem"])
+        df, cols = views.load(box.paths["train"])
+    X, kinds = views.features(df, cols, {p["target"]})
+    assert p["target"] == "label" and p["task"] == "classification" and p["subtype"] == "binary"
+    assert kinds == {"x": "number", "size": "number", "colour": "category", "flag": "category",
+                     "when": "datetime", "note": "text"}
+    frame, cats = main_.tpot_frame(X, kinds)
+    assert list(frame.columns) == ["x", "size", "colour", "flag", "when"] and cats == ["colour", "flag"]
+    assert frame["when"].dtype == float and frame["x"].isna().sum() == X["x"].isna().sum()
+    assert main_.classes_of(df["label"], "neg") == ["pos", "neg"]
+    assert main_.METRICS[p["metric"]] == "accuracy"
+
+
+def test_h2o_types_metrics_and_heap():
+    from d3mkit.systems import h2o_system
+    X = pd.DataFrame({"n": [1.0, None], "c": ["a", None], "d": pd.to_datetime(["1970-01-02", None]),
+                      "t": ["some words here and there", "x"]})
+    frame, types = h2o_system.frame(X, {"n": "real", "c": "categorical", "d": "dateTime", "t": "text"})
+    assert types == {"n": "numeric", "c": "enum", "d": "numeric"} and frame["d"].iloc[0] == 86400.0
+    assert h2o_system.heap_mb(1000) == 550 and h2o_system.heap_mb(None) is None
+
+
+def _venv_system_or_skip(name: str):
+    """The system when its own environment is made (``d3mkit systems install NAME``), else a
+    skip with the reason: the suite never makes one (no network at run time, and TPOT's takes
+    2.5 minutes and 1.3 GB)."""
+    system = get(name)
+    why = system.why_not_ready()
+    if why:
+        pytest.skip(f"{name}'s environment is not made here ({why})")
+    return system
+
+
+@pytest.mark.slow
+def test_tpot_itself(roots, tmp_path):
+    """TPOT 1.x in its own environment (where ``d3mkit systems install tpot`` made it), 30 s
+    budget, scored (one task type: the suite's budget; regression ran by hand, docs/systems.md)."""
+    system = _venv_system_or_skip("tpot")
+    for kind, metric in (("multiClass", "accuracy"),):
+        res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0))
+        assert res[0].status == "ok", res[0].error
+        fold = _preds(tmp_path, "tpot", roots[kind])
+        assert "scorer" in (fold / "log.txt").read_text()
+        assert [v for (m, _), v in _score(roots[kind], fold / "predictions.csv").items() if m == metric]
+
+
+@pytest.mark.slow
+def test_h2o_itself(roots, tmp_path):
+    """H2O AutoML (its JVM started per fold) with a 30 s budget and a 1,500 MB cap, scored
+    (one task type: the suite's budget; regression ran by hand, docs/systems.md)."""
+    system = _ready_or_skip("h2o")
+    for kind in ("binary",):
+        res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0, memory_limit=1500))
+        assert res[0].status == "ok", res[0].error
+        assert _score(roots[kind], _preds(tmp_path, "h2o", roots[kind]) / "predictions.csv")
+
+
+def test_an_allocation_past_the_hard_cap_is_memout(tmp_path):
+    """One allocation far past the memory limit fails at once at the kernel's hard cap
+    (RLIMIT_DATA), before the 0.1 s sampling could see it: status memout, said so."""
+    import resource  # noqa: F401 - Linux/macOS only
+    from d3mkit.systems.limits import hard_cap_mb, run_limited
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RLIMIT_DATA counts private writable memory on Linux only")
+    script = "x = bytearray(%d << 20)\nprint('allocated')\n" % (hard_cap_mb(200) + 512)
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}
+    out = run_limited([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env, log=tmp_path / "log",
+                      time_limit=20, memory_mb=200)
+    assert out.status == "memout" and "MemoryError" in out.log and "allocated" not in out.log
+    assert out.peak_memory_mb < 200 and out.wall_seconds < 5
+    small = run_limited([sys.executable, "-I", "-c", "x = bytearray(100 << 20)\nprint('allocated')"], cwd=tmp_path,
+                        env=env, log=tmp_path / "log2", time_limit=20, memory_mb=200)
+    assert small.status == "ok" and "allocated" in small.log     # under both caps: runs
+
+
+@pytest.mark.slow
+def test_a_forked_python_system_has_the_hard_cap_too(tmp_path):
+    """The zygote's forked child sets the hard cap on itself before it runs the system."""
+    import time
+    import psutil
+    from d3mkit.systems.limits import hard_cap_mb
+    from d3mkit.systems.runner import warm_zygote
+    (tmp_path / "box").mkdir()
+    seen = None
+    with warm_zygote(1) as z:
+        pid = z.start(["__nosuch__", "a", "b", "c", "d", "{}"], str(tmp_path / "box"), dict(z.env),
+                      str(tmp_path / "log"), 300)
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            try:
+                seen = psutil.Process(pid).rlimit(psutil.RLIMIT_DATA)[0]
+            except psutil.NoSuchProcess:
+                break
+            if seen != psutil.RLIM_INFINITY:
+                break
+        assert z.wait(30) != 0          # no such system: it fails, after the cap was looked at
+    assert seen == hard_cap_mb(300) << 20
