@@ -186,6 +186,9 @@ def _datetimes(v: np.ndarray) -> np.ndarray:
         out = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=True)
         rest = out.isna().to_numpy()
         if rest.any():
+            # microseconds: the unit pandas inferred from the ISO cells (seconds when there were
+            # none) would refuse an epoch second with a fraction ("2.5") or year 1 assigned below
+            out = out.dt.as_unit("us")
             x = _numbers(v[rest])
             num = ~np.isnan(x)
             if num.any():   # years (< 10000) or epoch seconds, as the validator reads them
@@ -194,7 +197,7 @@ def _datetimes(v: np.ndarray) -> np.ndarray:
                 vals = [pd.Timestamp(year=int(y), month=1, day=1, tz="UTC")
                         if float(y).is_integer() and 1 <= y < 10000 else
                         pd.to_datetime(y, unit="s", utc=True, errors="coerce") for y in yrs]
-                out.iloc[idx] = vals
+                out.iloc[idx] = pd.array(vals, dtype=out.dtype)
             rest = out.isna().to_numpy()
             if rest.any():
                 out[rest] = pd.to_datetime(s[rest], format="mixed", errors="coerce", utc=True)

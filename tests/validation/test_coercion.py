@@ -64,3 +64,18 @@ def test_coerce_never_makes_a_missing_value():
         col, bad = coerce(pd.Series(cells + [""]), ct)
         assert col.isna().tolist() == [False] * len(cells) + [True], ct
         assert len(bad) >= 1
+
+
+def test_epoch_seconds_with_a_fraction_and_year_one_read_as_dates(tab):
+    """A dateTime column whose cells read as a year (1) and as epoch seconds with a fraction
+    (2.5): pandas' inferred unit refused to hold both and validate crashed with a traceback."""
+    col, bad = coerce(pd.Series(["1", "2.5", ""]), "dateTime")
+    assert bad.tolist() == [] and [str(v) for v in col.tolist()] == [
+        "0001-01-01 00:00:00+00:00", "1970-01-01 00:00:02.500000+00:00", "NaT"]
+    tab.set_cell(tab.ld, 1, "when", "1")
+    tab.set_cell(tab.ld, 2, "when", "2.5")
+    report = validate_paths([tab.root])
+    assert report.valid(), report.issues()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TaskRoot.open(tab.root).frame()
