@@ -43,13 +43,16 @@ def test_taskroot_media_paths_resolved_and_inside():
         task.media_paths(rows=rows)
 
 
-def test_issue_structure_round_trips_through_text():
+def test_issue_location_is_rendered_from_its_fields_never_parsed_back():
+    """Locations are data (issue 31 item 3): the text is rendered from the fields; a text
+    location is kept as given and no field is read back out of it."""
     from d3mkit import Issue
     for kw, text in [({"json_path": "about.taskType"}, "about.taskType"),
                      ({"row": 3, "column": "y"}, "row 3, column y"),
                      ({"line": 2, "column": 5}, "line 2, column 5")]:
         built = Issue("error", "x.y", message="m", **kw)
-        parsed = Issue("error", "x.y", text, "m")
-        assert built.location == text and (parsed.json_path, parsed.row, parsed.line, parsed.column) == \
-            (built.json_path, built.row, built.line, built.column)
-        assert built.to_dict() == {"severity": "error", "code": "x.y", "location": text, "message": "m"}
+        given = Issue("error", "x.y", text, "m")
+        assert built.location == given.location == text
+        assert (given.json_path, given.row, given.line, given.column) == (None, None, None, None)
+        assert built.to_dict() == given.to_dict() == {"severity": "error", "code": "x.y", "location": text,
+                                                      "message": "m"}
