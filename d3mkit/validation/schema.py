@@ -50,6 +50,7 @@ True
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -186,8 +187,13 @@ def _dependency_issue(err, path: str) -> Issue:
     else:
         want = "a permitted value"
     got = f" ({other} is {_short(err.instance)})" if other else ""
-    return error("schema.dependency", format_location(obj_path + [field]),
+    return _at("schema.dependency", format_location(obj_path + [field]),
                  f"{field} is only allowed when {other or 'the document'} is {want}{got}", path)
+
+
+def _at(code: str, where: str, message: str, path: str) -> Issue:
+    """A schema error at the JSON path ``where`` (a field: the text is rendered from it)."""
+    return error(code, "", message, path, json_path=where)
 
 
 def _issues_for(err, path: str) -> list[Issue]:
@@ -201,9 +207,9 @@ def _issues_for(err, path: str) -> list[Issue]:
         if "then" in err.relative_schema_path:
             # a conditional requirement; the "then" schema describes its condition
             why = (err.schema or {}).get("description") if isinstance(err.schema, dict) else None
-            return [error("schema.required", format_location(loc_path + [m]),
+            return [_at("schema.required", format_location(loc_path + [m]),
                           why or f"required field {_short(m)} is missing", path) for m in missing]
-        return [error("schema.required", format_location(loc_path + [m]),
+        return [_at("schema.required", format_location(loc_path + [m]),
                       f"required field {_short(m)} is missing", path) for m in missing]
     if v == "additionalProperties":
         allowed = list((err.schema or {}).get("properties", {}))
@@ -211,31 +217,31 @@ def _issues_for(err, path: str) -> list[Issue]:
         out = []
         for k in extras:
             hint = _did_you_mean(k, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else "")
-            out.append(error("schema.unknown_field", format_location(loc_path + [k]),
+            out.append(_at("schema.unknown_field", format_location(loc_path + [k]),
                              f"unknown field {_short(k)}" + (f"; {hint}" if hint else ""), path))
         return out
     if v == "type":
-        return [error("schema.type", loc,
+        return [_at("schema.type", loc,
                       f"expected {_expected_types(val)}, got {_json_type(inst)} {_short(inst)}", path)]
     if v in ("enum", "const"):
         choices = val if v == "enum" else [val]
         hint = _did_you_mean(inst, choices)
-        return [error("schema.enum", loc,
+        return [_at("schema.enum", loc,
                       f"{_short(inst)} is not allowed" + (f" ({hint})" if hint else "")
                       + f"; expected {_names(_short(c) for c in choices)}", path)]
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         op = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[v]
-        return [error("schema.range", loc, f"must be {op} {val}, got {_short(inst)}", path)]
+        return [_at("schema.range", loc, f"must be {op} {val}, got {_short(inst)}", path)]
     if v == "minLength":
-        return [error("schema.empty", loc, "must not be empty", path)]
+        return [_at("schema.empty", loc, "must not be empty", path)]
     if v == "minItems":
-        return [error("schema.min_items", loc,
+        return [_at("schema.min_items", loc,
                       f"must contain at least {val} item{'s' if val != 1 else ''}, got {len(inst)}", path)]
     if v in ("oneOf", "anyOf"):
         desc = (err.schema or {}).get("description") if isinstance(err.schema, dict) else None
         what = desc or "one of the allowed forms"
-        return [error("schema.one_of", loc, f"{_short(inst)} is not valid here; expected {what}", path)]
-    return [error(f"schema.{v}", loc, err.message.splitlines()[0], path)]
+        return [_at("schema.one_of", loc, f"{_short(inst)} is not valid here; expected {what}", path)]
+    return [_at(f"schema.{v}", loc, err.message.splitlines()[0], path)]
 
 
 def _check(kind: str, data: Any, path: str, version: str | None = None) -> list[Issue]:
@@ -246,9 +252,8 @@ def _check(kind: str, data: Any, path: str, version: str | None = None) -> list[
         if bad is not None and declared_version(kind, data) is None:
             # no version at all: what the base schema finds is still worth knowing
             base = BASE_VERSION[kind]
-            return [bad] + [Issue(i.severity, i.code, i.location,
-                                  f"{i.message} (checked against {kind}Schema {base}, since the "
-                                  f"document declares no version)", i.path)
+            return [bad] + [replace(i, message=f"{i.message} (checked against {kind}Schema {base}, "
+                                               f"since the document declares no version)")
                             for i in _check(kind, data, path, base)]
         if bad is not None:
             return [bad]
