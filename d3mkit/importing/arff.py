@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.core.errors import D3MKitError, EXIT_USAGE, error, require_path
-from d3mkit.importing.table import Imported, default_name, options, package_frame
+from d3mkit.importing.options import Imported, default_name, options
+from d3mkit.importing.table import package_frame
 
 _DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b(.*)$""")
 _NUMBER = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)(?:numeric|real|integer)\s*$""")
@@ -298,7 +299,7 @@ def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Importe
     opts = options(target, **kwargs)
     split_rows, split_doc = None, None
     if splits is not None:
-        from d3mkit.importing.table import index_values
+        from d3mkit.importing.index import index_values
         index = index_values(df, opts.index, str(path))
         split_rows, split_doc = read_splits(splits, index)
     levels = {n: k for n, k in kinds.items() if isinstance(k, list)}

@@ -34,7 +34,12 @@ import pandas as pd
 from d3mkit.io.beside import ahead
 from d3mkit.core.errors import D3MKitError
 from d3mkit.importing import infer
-from d3mkit.importing.table import ImportOptions, Prepared, check_given, check_header
+from d3mkit.importing.checks import check_given, check_header
+from d3mkit.importing.index import canonical_ints, index_column
+from d3mkit.importing.mediacheck import media_column
+from d3mkit.importing.options import ImportOptions
+from d3mkit.importing.prepare import drop_empty_targets
+from d3mkit.importing.prepared import Prepared, is_multilabel, long_form_possible, target_types
 from d3mkit.io.numtext import number_lines
 
 CHUNK_ROWS = 250_000
@@ -132,7 +137,6 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     learningData is written from the file again (:func:`write_indexed`, or :func:`rewrite`
     when rows are left out, the index column moves or its values change, or the file is not
     comma-separated)."""
-    from d3mkit.importing.table import long_form_possible
     long_possible = long_form_possible(targets, opts)
     if len(header) == 1 or (long_possible and opts.subtype == "multiLabel"):
         return None                         # another delimiter (the checked reader names it); the long form
@@ -140,8 +144,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     given = {**(hints or {}), **opts.types}
     idx_name = opts.index or ("d3mIndex" if "d3mIndex" in header else None)
     if opts.index is not None and opts.index != "d3mIndex" and "d3mIndex" in header:
-        from d3mkit.importing.table import _index
-        _index(pd.DataFrame(columns=header), opts.index, display)     # the one message for both
+        index_column(pd.DataFrame(columns=header), opts.index, display)     # the one message for both
     if idx_name is not None and idx_name not in header:
         from d3mkit.core.errors import EXIT_USAGE, error
         raise D3MKitError(error("import.index", "row 1", f"index column {idx_name!r} is not in the table",
@@ -168,7 +171,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             # the next chunk is parsed in a thread (pandas tokenizes outside the interpreter lock)
             # while this one feeds the evidence (d3mkit.io.beside.ahead)
             # the index column as pandas' own str dtype (Arrow strings where pyarrow is installed:
-            # its checks and its integers in C++, table._int64), the other kept columns as objects
+            # its checks and its integers in C++, index._int64), the other kept columns as objects
             with ahead(_chunks(path, len(header), dtype={j: str if j == idx_pos else object for j in text_pos},
                                typed=True, sep=sep)) as chunks:
                 if meanwhile is not None:
@@ -216,15 +219,13 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     frame = pd.concat(kept, ignore_index=True)
     frame.columns = [header[j] for j in keep_pos]
     if len(targets) > 1:                    # label columns: the whole-table path makes one label column
-        from d3mkit.importing.table import is_multilabel, target_types
         nonempty = {t: int(frame[t][frame[t] != ""].nunique()) for t in targets}
         if is_multilabel(target_types(evidence, targets, given, nonempty), opts):
             return None
-    from d3mkit.importing.table import _index, _media, canonical_ints, drop_empty_targets
-    media = _media(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
+    media = media_column(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
     written = frame[idx_name] if idx_pos is not None else None
     if idx_pos is not None:
-        frame = _index(frame, opts.index, display, repeats=long_possible)
+        frame = index_column(frame, opts.index, display, repeats=long_possible)
         if long_possible and bool(frame["d3mIndex"].duplicated().any()):
             return None                     # the long multiLabel form: its rows are checked against each other
     else:
@@ -342,7 +343,7 @@ def _index_field(a: np.ndarray, starts: np.ndarray, ends: np.ndarray, idx_pos: i
 
 def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Path) -> str | None:
     """The column whose first non-empty cell (within the first rows) names a file under
-    ``media`` (the rule of :func:`d3mkit.importing.table._media`), or None."""
+    ``media`` (the rule of :func:`d3mkit.importing.mediacheck.media_column`), or None."""
     if not media.is_dir():
         return None
     head = pd.read_csv(path, header=0, names=list(range(len(header))), dtype=object, keep_default_na=False,
