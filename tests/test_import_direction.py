@@ -97,9 +97,7 @@ SYSTEM_SIDE = {"d3mkit/systems/autogluon_exec.py",
                # warn where the two differ: a peer's reading replayed, not a table read
                "d3mkit/interop/croissant.py"}
 #: modules outside d3mkit/tables that still parse a table file themselves
-KNOWN_READERS = {"d3mkit/importing/source.py", "d3mkit/importing/dialect.py",
-                 "d3mkit/importing/scan.py", "d3mkit/benchmarks/prism/extract.py",
-                 "d3mkit/benchmarks/prism/manifest.py"}
+KNOWN_READERS: set[str] = set()
 
 
 def _edges():

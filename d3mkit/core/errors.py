@@ -141,7 +141,7 @@ class Issue:
             if self.json_path:
                 set_(self, "location", self.json_path)
             elif self.line is not None:
-                set_(self, "location", f"line {self.line}, column {self.column}")
+                set_(self, "location", f"line {self.line}" + (f", column {self.column}" if self.column is not None else ""))
             elif self.row is not None:
                 set_(self, "location", f"row {self.row}" + (f", column {self.column}" if self.column is not None else ""))
             elif self.column is not None:
@@ -199,12 +199,15 @@ def close_match(value: str, choices: Iterable[str], cutoff: float = 0.6) -> str 
     return by_lower[match[0]] if match else None
 
 
-def error(code: str, location: str, message: str, path: str = "") -> Issue:
-    return Issue(ERROR, code, location, message, str(path))
+def error(code: str, location: str, message: str, path: str = "", **where) -> Issue:
+    """An error; ``where``: the location as fields (``row``, ``column``, ``line``,
+    ``json_path``) when ``location`` is ""."""
+    return Issue(ERROR, code, location, message, str(path), **where)
 
 
-def warning(code: str, location: str, message: str, path: str = "") -> Issue:
-    return Issue(WARNING, code, location, message, str(path))
+def warning(code: str, location: str, message: str, path: str = "", **where) -> Issue:
+    """A warning; ``where`` as :func:`error`'s."""
+    return Issue(WARNING, code, location, message, str(path), **where)
 
 
 def relocated(issues: Iterable[Issue], old, new) -> list[Issue]:

@@ -41,20 +41,18 @@ from d3mkit.importing.options import ImportOptions
 from d3mkit.importing.prepare import drop_empty_targets
 from d3mkit.importing.prepared import Prepared, is_multilabel, long_form_possible, target_types
 from d3mkit.io.numtext import number_lines
+from d3mkit.tables import TableSpec, Unreadable, read_table, read_table_chunks
 
 CHUNK_ROWS = 250_000
 REWRITE_ROWS = 50_000      # rows of text cells held while learningData is re-written
 BLOCK = 1 << 24
 
 
-def _chunks(path: Path, n: int, usecols=None, dtype=object, typed: bool = False, sep: str = ",",
-            rows: int = CHUNK_ROWS):
-    """Chunks of the CSV (``sep`` its delimiter), columns named by position: all text (``""``
-    for an empty cell), or with ``typed`` pandas' own inference (numbers, booleans; only empty
-    cells missing) for the columns ``dtype`` (a dict) does not name."""
-    na = dict(keep_default_na=False, na_values=[""]) if typed else dict(keep_default_na=False, na_filter=False)
-    return pd.read_csv(path, header=0, names=list(range(n)), dtype=dtype, encoding="utf-8-sig", engine="c",
-                       chunksize=rows, usecols=usecols, index_col=False, sep=sep, **na)
+def _chunks(path: Path, n: int, sep: str = ",", rows: int | None = None, **spec):
+    """Chunks of ``rows`` rows (default :data:`CHUNK_ROWS`) of the table (``sep`` its
+    delimiter), columns named by position, through :func:`d3mkit.tables.read_table_chunks`;
+    ``spec`` the other :class:`~d3mkit.tables.TableSpec` fields (all text by default)."""
+    return read_table_chunks(path, TableSpec(sep=sep, width=n, chunk_rows=rows or CHUNK_ROWS, **spec))
 
 
 def _kind(s: pd.Series) -> str:
@@ -172,8 +170,8 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             # while this one feeds the evidence (d3mkit.io.beside.ahead)
             # the index column as pandas' own str dtype (Arrow strings where pyarrow is installed:
             # its checks and its integers in C++, index._int64), the other kept columns as objects
-            with ahead(_chunks(path, len(header), dtype={j: str if j == idx_pos else object for j in text_pos},
-                               typed=True, sep=sep)) as chunks:
+            with ahead(_chunks(path, len(header), sep, na_values=("",), typed=True, text=frozenset(text_pos),
+                               str_columns=frozenset({idx_pos} - {None}))) as chunks:
                 if meanwhile is not None:
                     meanwhile()                 # while the first chunk is parsed
                 for chunk in chunks:
@@ -197,19 +195,17 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             for j in retext:
                 evidence[header[j]] = infer.Evidence(opts.na_tokens)
             start = 0
-            for chunk in _chunks(path, len(header), usecols=sorted(retext), sep=sep):
+            for chunk in _chunks(path, len(header), sep, usecols=tuple(sorted(retext))):
                 for j in sorted(retext):
                     _add_text(evidence[header[j]], chunk[j], None, header[j], start + 2, display)
                 start += len(chunk)
-    except (UnicodeDecodeError, pd.errors.ParserError, D3MKitError) as exc:
+    except (Unreadable, D3MKitError) as exc:
         _refuse_ragged(path, len(header), sep, display)   # a ragged row explains the others: named first
         from d3mkit.core.errors import error
-        if isinstance(exc, UnicodeDecodeError):
-            raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8",
-                                    display)) from None
-        if isinstance(exc, pd.errors.ParserError):
-            msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
-            raise D3MKitError(error("csv.parse", "", f"cannot parse CSV: {msg}", display)) from None
+        if isinstance(exc, Unreadable) and exc.byte is not None:
+            raise D3MKitError(error("file.encoding", f"byte {exc.byte}", exc.detail, display)) from None
+        if isinstance(exc, Unreadable):
+            raise D3MKitError(error("csv.parse", "", f"cannot parse CSV: {exc.detail}", display)) from None
         raise
     if any(ev.na_seen and ev.coltype() in (*infer.NUMERIC, "dateTime") for ev in evidence.values()):
         return None                         # missing-value tokens become empty cells: the whole-table path
@@ -240,105 +236,14 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         write = lambda out: write_indexed(path, out, header, idx_pos == 0)   # noqa: E731
     else:                                   # rows left out, the index moved or rewritten, tabs: re-written
         index = frame["d3mIndex"].to_numpy()
-        write = lambda out: rewrite_table(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
+        write = lambda out: rewrite(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
     return Prepared(["d3mIndex", *others], len(frame), evidence, {c: t for c, t in given.items()},
                     frame, write, dropped, media=media)
 
 
 class _NotPlain(Exception):
-    """The file holds what its lines cannot be re-written one by one with (:func:`_line_blocks`'
+    """The file holds what its lines cannot be numbered one by one with (:func:`_line_blocks`'
     ``bad``): learningData is written through pandas instead."""
-
-
-def rewrite_table(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
-                  keep: np.ndarray | None) -> None:
-    """learningData.csv at ``dst``: :func:`rewrite_bytes` when the index values are integers
-    and the file's lines can be re-written as bytes (no double quote, no carriage return, no
-    blank line, no comma in a file with another delimiter, a newline at the end; found as
-    the blocks are read, in the writer's thread), else :func:`rewrite` (from the start)."""
-    if index.dtype.kind == "i":
-        try:
-            return rewrite_bytes(src, dst, header, sep, idx_pos, index, keep)
-        except _NotPlain:
-            pass
-    rewrite(src, dst, header, sep, idx_pos, index, keep)
-
-
-def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
-                  keep: np.ndarray | None) -> None:
-    """:func:`rewrite` on the file's bytes with numpy (no Python string per cell), or
-    :class:`_NotPlain` when a block read holds a double quote, a carriage return, a blank
-    line or (``sep`` not a comma) a comma, or the file does not end with a newline: every
-    line has the header's width (checked before), so its delimiters sit at known places; the
-    index field and its delimiter are cut out, rows not in ``keep`` left out, tabs made
-    commas, and ``index`` put in front (:func:`d3mkit.io.numtext.number_lines`). An index that
-    is the first or the last field (up to 24 bytes) is found from the line's start or end a
-    word of 8 bytes at a time; one in the middle from every delimiter of the block."""
-    n = len(header)
-    names = [c for j, c in enumerate(header) if j != idx_pos]
-    d = ord(sep)
-    row = at = 0
-    bad = (b'"', b"\r") + ((b",",) if sep != "," else ())
-    with open(src, "rb") as fin, open(dst, "wb") as fout:
-        fout.write(_csv_line(["d3mIndex", *names]))
-        top = fin.readline()                                # the header
-        if any(b in top for b in bad):
-            raise _NotPlain
-        tabs = bytes.maketrans(sep.encode(), b",") if d != 44 else None
-        for lines in _line_blocks(fin, bad):
-            if tabs is not None:        # the delimiter made a comma first (the file holds none)
-                lines = bytes(lines).translate(tabs)
-            a = np.frombuffer(lines, dtype=np.uint8)
-            ends = np.flatnonzero(a == 10)
-            count = len(ends)
-            starts = np.concatenate(([0], ends[:-1] + 1))
-            if (ends == starts).any():
-                raise _NotPlain                             # a blank line: every reader skips it
-            cut = None
-            if idx_pos is not None:
-                lo, hi = _index_field(a, starts, ends, idx_pos, n, 44)
-                # each line: [start, lo) kept, [lo, hi) cut, [hi, end] kept (one bool per byte, no
-                # per-byte integers: memory stays a small multiple of the block)
-                spans = np.stack([lo - starts, hi - lo, ends + 1 - hi], axis=1).ravel()
-                cut = np.repeat(np.tile(np.array([True, False, True]), count), spans)
-            if keep is not None:
-                kept = np.repeat(keep[row:row + count], ends - starts + 1)    # per byte
-                cut = kept if cut is None else cut & kept
-                taken = int(keep[row:row + count].sum())
-            else:
-                taken = count
-            out = a[cut] if cut is not None else a
-            text, _ = number_lines(out, index[at:at + taken])
-            fout.write(text)
-            row += count
-            at += taken
-
-
-_BEFORE = 24        # zero bytes put before a block so that the words before its first line exist
-
-
-def _index_field(a: np.ndarray, starts: np.ndarray, ends: np.ndarray, idx_pos: int, n: int,
-                 d: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per line of the block ``a`` (``starts``, ``ends``: its lines' first bytes and
-    newlines), the bytes ``[lo, hi)`` cut out with the index field at ``idx_pos`` of ``n``
-    (delimiter ``d``): the field and the delimiter after it, or before it for the last."""
-    from d3mkit.tables.bytefind import first_byte, last_byte, words_of
-    found = None
-    if idx_pos in (0, n - 1):
-        buf = np.zeros(_BEFORE + len(a) + 8, dtype=np.uint8)
-        buf[_BEFORE:_BEFORE + len(a)] = a
-        words = words_of(buf)
-        if idx_pos == 0:
-            found = first_byte(words, starts + _BEFORE, d)
-        else:
-            found = last_byte(words, ends + _BEFORE, d)
-        del buf, words
-    if found is not None:
-        found -= _BEFORE
-        return (starts, found + 1) if idx_pos == 0 else (found, ends)
-    marks = np.flatnonzero((a == 10) | (a == d)).reshape(len(ends), n)
-    first = starts if idx_pos == 0 else marks[:, idx_pos - 1] + 1
-    return (first, marks[:, idx_pos] + 1) if idx_pos < n - 1 else (first - 1, marks[:, idx_pos])
 
 
 def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Path) -> str | None:
@@ -346,8 +251,7 @@ def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Pat
     ``media`` (the rule of :func:`d3mkit.importing.mediacheck.media_column`), or None."""
     if not media.is_dir():
         return None
-    head = pd.read_csv(path, header=0, names=list(range(len(header))), dtype=object, keep_default_na=False,
-                       na_filter=False, encoding="utf-8-sig", sep=sep, nrows=1000, index_col=False)
+    head = read_table(path, TableSpec(sep=sep, width=len(header), max_rows=1000))
     for j, c in enumerate(header):
         if c in skip:
             continue
@@ -369,7 +273,7 @@ def rewrite(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | No
     at = 0
     start = 0
     with open(dst, "w", encoding="utf-8", newline="") as fout:
-        for k, chunk in enumerate(_chunks(src, len(header), sep=sep, rows=REWRITE_ROWS)):
+        for k, chunk in enumerate(_chunks(src, len(header), sep, REWRITE_ROWS)):
             n = len(chunk)
             if keep is not None:
                 chunk = chunk[keep[start:start + n]]
