@@ -19,8 +19,10 @@ from d3mkit.importing.options import ImportOptions
 _ODD = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\ufeff]")
 
 
-def fail(source: str, code: str, location: str, message: str, exit_code: int = 1):
-    raise D3MKitError(error(code, location, message, source), exit_code)
+def fail(source: str, code: str, where: dict | str, message: str, exit_code: int = 1):
+    """Raise the one error of an import's refusal; ``where`` the location as fields
+    (``dict(row=, column=)``, rendered by :class:`~d3mkit.core.errors.Issue`) or ``""``."""
+    raise D3MKitError(error(code, "", message, source, **(where or {})), exit_code)
 
 
 def check_names(columns: list[str], source: str) -> None:
@@ -29,12 +31,12 @@ def check_names(columns: list[str], source: str) -> None:
     seen: set[str] = set()
     for i, c in enumerate(columns):
         if c in seen:
-            fail(source, "csv.duplicate_header", f"row 1, column {c}", f"column name {c!r} appears twice")
+            fail(source, "csv.duplicate_header", dict(row=1, column=c), f"column name {c!r} appears twice")
         seen.add(c)
         if c.strip() == "":
-            fail(source, "import.column_name", "row 1", f"column {i + 1} has an empty name")
+            fail(source, "import.column_name", dict(row=1), f"column {i + 1} has an empty name")
         if c != c.strip() or _ODD.search(c):
-            fail(source, "import.column_name", "row 1", f"column {i + 1} name {c!r} has control characters "
+            fail(source, "import.column_name", dict(row=1), f"column {i + 1} name {c!r} has control characters "
                   f"or leading/trailing whitespace")
 
 
@@ -44,7 +46,7 @@ def check_given(levels: np.ndarray, given: str, column: str, cells, row0: int, s
     (``cells`` the column's cells, the first of them on row ``row0``)."""
     from d3mkit.validation.coltypes import bad_rows, describe
     if given not in infer.OVERRIDABLE:
-        fail(source, "import.types", f"column {column}", f"unknown colType {given!r} "
+        fail(source, "import.types", dict(column=column), f"unknown colType {given!r} "
               f"(one of {', '.join(infer.OVERRIDABLE)})", EXIT_USAGE)
     if given in ("categorical", "string") or not len(levels):
         return
@@ -52,7 +54,7 @@ def check_given(levels: np.ndarray, given: str, column: str, cells, row0: int, s
     if len(bad):
         value = levels[int(bad[0])]
         row = int(np.flatnonzero(np.asarray(cells, dtype=object) == value)[0])
-        fail(source, "import.types", f"row {row0 + row}, column {column}",
+        fail(source, "import.types", dict(row=row0 + row, column=column),
               f"value {value!r} is {describe(given)}, yet the column was given colType {given!r}")
 
 
@@ -65,11 +67,11 @@ def check_header(columns: list[str], targets: list[str], opts: ImportOptions, so
         if t not in columns:
             from d3mkit.core.errors import close_match
             near = close_match(t, columns)
-            fail(source, "import.target", "row 1", f"target column {t!r} is not in the table"
+            fail(source, "import.target", dict(row=1), f"target column {t!r} is not in the table"
                   + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {listed(columns)}",
                   EXIT_USAGE)
         if t == "d3mIndex" or t == opts.index:
-            fail(source, "import.target", f"column {t}", "the index column cannot be a target", EXIT_USAGE)
+            fail(source, "import.target", dict(column=t), "the index column cannot be a target", EXIT_USAGE)
     unknown = [c for c in opts.types if c not in columns]
     if unknown:
         fail(source, "import.types", "", f"types name column(s) not in the table: "
@@ -100,6 +102,6 @@ def drop_ignored(df: pd.DataFrame, opts: ImportOptions, source: str) -> pd.DataF
         if c not in cols:
             from d3mkit.core.errors import close_match
             near = close_match(c, cols)
-            fail(source, "import.ignore", "row 1", f"--ignore names {c!r}, which is not a column"
+            fail(source, "import.ignore", dict(row=1), f"--ignore names {c!r}, which is not a column"
                   + (f" (did you mean {near!r}?)" if near else "") + f"; its columns: {listed(cols)}", EXIT_USAGE)
     return df.drop(columns=list(opts.ignore))

@@ -19,18 +19,18 @@ def index_column(df: pd.DataFrame, index: str | None, source: str, repeats: bool
     may be in the long multiLabel form, :func:`long_form_possible`)."""
     col = index or ("d3mIndex" if "d3mIndex" in df.columns else None)
     if index is not None and index != "d3mIndex" and "d3mIndex" in df.columns:
-        fail(source, "import.index", "column d3mIndex", f"the table has a d3mIndex column and the index "
+        fail(source, "import.index", dict(column="d3mIndex"), f"the table has a d3mIndex column and the index "
               f"{index!r} was named too; drop one")
     if col is None:
         df.insert(0, "d3mIndex", np.arange(len(df), dtype=np.int64))
         return df
     if col not in df.columns:
-        fail(source, "import.index", "row 1", f"index column {col!r} is not in the table", EXIT_USAGE)
+        fail(source, "import.index", dict(row=1), f"index column {col!r} is not in the table", EXIT_USAGE)
     values = df[col].astype(str)
     bad = np.flatnonzero(~values.str.fullmatch(r"[+-]?\d+").to_numpy())
     if len(bad):
         r = int(bad[0])
-        fail(source, "import.index", f"row {r + 2}, column {col}",
+        fail(source, "import.index", dict(row=r + 2, column=col),
               f"index value {values.iloc[r]!r} is not an integer")
     try:          # the cells matched [+-]?\d+; Python ints beyond 64 bits
         ints = pd.Series(_int64(values))
@@ -39,7 +39,7 @@ def index_column(df: pd.DataFrame, index: str | None, source: str, repeats: bool
     dup = np.flatnonzero(ints.duplicated().to_numpy()) if not repeats else ()
     if len(dup):
         r = int(dup[0])
-        fail(source, "import.index", f"row {r + 2}, column {col}",
+        fail(source, "import.index", dict(row=r + 2, column=col),
               f"index value {values.iloc[r]!r} appears on more than one row (an index repeats only in D3M's "
               f"long multiLabel form, with one classification target)")
     df = df.drop(columns=[col])

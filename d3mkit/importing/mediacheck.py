@@ -7,6 +7,7 @@ images through the image reader); the kinds of media d3mkit imports.
 
 from __future__ import annotations
 
+import dataclasses
 import mimetypes
 from pathlib import Path
 
@@ -46,14 +47,14 @@ def media_column(df: pd.DataFrame, skip: set[str], media: Path, source: str) -> 
     formats: list[str] = []
     for r, v in enumerate(df[found].tolist()):
         if v == "":
-            fail(source, "import.media", f"row {r + 2}, column {found}", "empty media file name")
+            fail(source, "import.media", dict(row=r + 2, column=found), "empty media file name")
         p = media / v
         why = outside_reason(media, p)
         if why:
-            fail(source, "path.escape", f"row {r + 2}, column {found}", f"media file {v!r} leaves the media "
+            fail(source, "path.escape", dict(row=r + 2, column=found), f"media file {v!r} leaves the media "
                   f"directory: {why}")
         if not p.exists():
-            fail(source, "import.media", f"row {r + 2}, column {found}", f"media file {v!r} does not exist "
+            fail(source, "import.media", dict(row=r + 2, column=found), f"media file {v!r} does not exist "
                   f"under {str(media)!r}")
         refused = file_issue(p, "media file")
         if refused is not None:
@@ -61,17 +62,18 @@ def media_column(df: pd.DataFrame, skip: set[str], media: Path, source: str) -> 
         ext = p.suffix.lower()
         kind = next((k for k, exts in MEDIA_KINDS.items() if ext in exts), None)
         if kind is None:
-            fail(source, "import.media", f"row {r + 2}, column {found}", f"media file {v!r}: extension "
+            fail(source, "import.media", dict(row=r + 2, column=found), f"media file {v!r}: extension "
                   f"{ext or '(none)'!r} is not an image, audio, text or video file")
         if kind == "image":
-            bad = image_issue(p, location=f"row {r + 2}, column {found}")
-            if bad is not None:
-                raise D3MKitError(bad)
+            bad = image_issue(p)
+            if bad is not None:      # located at the table's cell, as fields
+                raise D3MKitError(dataclasses.replace(bad, location="", json_path=None, line=None, row=r + 2,
+                                                      column=found))
         kinds.add(kind)
         mime = mimetypes.guess_type(p.name)[0] or f"{kind}/{ext.lstrip('.')}"
         if mime not in formats:
             formats.append(mime)
     if len(kinds) > 1:
-        fail(source, "import.media", f"column {found}", f"media files of several kinds ({', '.join(sorted(kinds))}); "
+        fail(source, "import.media", dict(column=found), f"media files of several kinds ({', '.join(sorted(kinds))}); "
               f"a collection holds one kind")
     return found, kinds.pop(), formats

@@ -113,19 +113,19 @@ def check_long_form(df: pd.DataFrame, target: str, source: str) -> None:
         bad = np.flatnonzero(v != v[ref])
         if len(bad):
             r = int(bad[0])
-            raise D3MKitError(error("import.long_form", f"row {r + 2}, column {c}",
+            raise D3MKitError(error("import.long_form", "",
                                     f"index {index[r]} repeats with another value in column {c!r} "
                                     f"({v[ref[r]]!r} on row {int(ref[r]) + 2}, {v[r]!r} here): the rows of one "
-                                    f"index may differ only in the target {target!r}", source))
+                                    f"index may differ only in the target {target!r}", source, row=r + 2, column=c))
     labels = df[target].to_numpy(dtype=object)
     pairs = pd.DataFrame({"i": codes, "label": labels})
     twice = np.flatnonzero(pairs.duplicated().to_numpy() & (labels != ""))
     if len(twice):
         r = int(twice[0])
         earlier = int(np.flatnonzero((codes == codes[r]) & (labels == labels[r]))[0])
-        raise D3MKitError(error("import.long_form", f"row {r + 2}, column {target}",
+        raise D3MKitError(error("import.long_form", "",
                                 f"index {index[r]} lists the label {labels[r]!r} twice (rows {earlier + 2} "
-                                f"and {r + 2})", source))
+                                f"and {r + 2})", source, row=r + 2, column=target))
 
 
 def as_multilabel(prep: Prepared, targets: list[str], types: dict[str, str], opts: ImportOptions, source: str,
@@ -142,14 +142,14 @@ def as_multilabel(prep: Prepared, targets: list[str], types: dict[str, str], opt
         raise RuntimeError("a multiLabel import needs the whole table (prepare_frame)")
     long, label, dropped, mode = long_labels(prep.frame, targets)
     if len(long) == 0:
-        fail(source, "import.target_empty", f"column {', '.join(targets)}", "no row has a label")
+        fail(source, "import.target_empty", dict(column=', '.join(targets)), "no row has a label")
     n_labels = int(long[label].nunique())
     if n_labels < 2:
-        fail(source, "import.target_constant", f"column {', '.join(targets)}", f"every row has the one label "
+        fail(source, "import.target_constant", dict(column=', '.join(targets)), f"every row has the one label "
               f"{long[label].iloc[0]!r} and no other: nothing to learn or score")
     if dropped:
-        notes.append(warning("import.target_missing", f"column {', '.join(targets)}",
-                                f"{dropped:,} row(s) with no label were left out", source))
+        notes.append(warning("import.target_missing", "", f"{dropped:,} row(s) with no label were left out",
+                             source, column=", ".join(targets)))
     evidence = {c: e for c, e in prep.evidence.items() if c not in targets}
     evidence[label] = infer.Evidence().add(*infer.levels_of(long[label]))
     others = [c for c in kept_cols if c not in targets]
@@ -171,7 +171,7 @@ def long_form_target(target: str, first: str, types: dict[str, str], counts: dic
     categorical (unless ``types`` gives it categorical or boolean), at least two labels; what
     was done (for the manifest and the label column's description)."""
     if counts[target] < 2:
-        fail(source, "import.target_constant", f"column {target}", f"every row of the label column {target!r} "
+        fail(source, "import.target_constant", dict(column=target), f"every row of the label column {target!r} "
               f"holds the one label {first!r}: nothing to learn or score")
     if opts.types.get(target) not in infer.DISCRETE:
         types[target] = "categorical"

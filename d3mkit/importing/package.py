@@ -40,7 +40,7 @@ def _task(targets: list[str], types: dict[str, str], labels: dict[str, int], opt
     if opts.task == "regression":
         for t in targets:
             if types[t] not in infer.NUMERIC:
-                fail(source, "import.task", f"column {t}", f"a regression target must be integer or real; "
+                fail(source, "import.task", dict(column=t), f"a regression target must be integer or real; "
                       f"{t!r} is {types[t]}")
     found = infer.infer_task([types[t] for t in targets], [labels[t] for t in targets])
     if found is None:
@@ -118,7 +118,7 @@ def package(prep: Prepared, opts: ImportOptions, out: Path | str, *, source: str
     else:
         for t in targets:
             if distinct[t][0] < 2:
-                fail(source, "import.target_constant", f"column {t}", f"target {t!r} has one value "
+                fail(source, "import.target_constant", dict(column=t), f"target {t!r} has one value "
                       f"({distinct[t][1]!r}) on every row: nothing to learn or score")
         task, subtype = _task(targets, types, counts, opts, source)
         if task == "regression":
@@ -215,7 +215,7 @@ def _finite_targets(kept: pd.DataFrame, targets: list[str], source: str) -> None
         bad = np.flatnonzero(cells.isin(["inf", "infinity"]).to_numpy())
         if len(bad):
             r = int(bad[0])
-            fail(source, "import.target_infinite", f"column {t}", f"target {t!r} is {kept[t].iloc[r]!r} on the "
+            fail(source, "import.target_infinite", dict(column=t), f"target {t!r} is {kept[t].iloc[r]!r} on the "
                   f"row with d3mIndex {kept['d3mIndex'].iloc[r]} ({len(bad)} row(s) in all): no prediction "
                   f"can be scored against an infinite value; remove or correct those rows")
 

@@ -28,12 +28,12 @@ def drop_empty_targets(df: pd.DataFrame, targets: list[str], source: str,
         missing |= (df[t].to_numpy() == "")
     dropped = int(missing.sum())
     if dropped == len(df):
-        fail(source, "import.target_empty", f"column {targets[0]}", "every target cell is empty")
+        fail(source, "import.target_empty", dict(column=targets[0]), "every target cell is empty")
     if not dropped:
         return df, None
-    issues.append(warning("import.target_missing", f"column {', '.join(targets)}",
+    issues.append(warning("import.target_missing", "",
                           f"{dropped:,} row(s) with an empty target were left out "
-                          f"(first at row {int(np.flatnonzero(missing)[0]) + 2})", source))
+                          f"(first at row {int(np.flatnonzero(missing)[0]) + 2})", source, column=", ".join(targets)))
     return df[~missing].reset_index(drop=True), ~missing
 
 
@@ -44,7 +44,7 @@ def prepare_frame(df: pd.DataFrame, opts: ImportOptions, targets: list[str], sou
     from d3mkit.tables import write_table
     check_header([str(c) for c in df.columns], targets, opts, source)
     if len(df) == 0:
-        fail(source, "csv.no_rows", "row 1", "the table has a header but no rows")
+        fail(source, "csv.no_rows", dict(row=1), "the table has a header but no rows")
     df = missing_tokens(df, opts, source, issues, hints)
     possible = long_form_possible(targets, opts)
     source_df, df = df, index_column(df.copy(), opts.index, source, repeats=possible)
@@ -105,9 +105,9 @@ def missing_tokens(df: pd.DataFrame, opts: ImportOptions, source: str, issues: l
         out = df.copy() if out is None else out
         out[c] = cells.where(~hit, "")
         found = sorted(set(cells[hit]))
-        issues.append(warning("import.missing_values", f"column {c}",
+        issues.append(warning("import.missing_values", "",
                               f"{int(hit.sum()):,} cell(s) {', '.join(repr(t) for t in found)} in a column of "
                               f"{ev.coltype()} values are missing values, written empty (first at row "
                               f"{int(np.flatnonzero(hit)[0]) + 2}; the keep_text option keeps them as text, na_values "
-                              f"chooses the tokens)", source))
+                              f"chooses the tokens)", source, column=c))
     return df if out is None else out

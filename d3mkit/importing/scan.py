@@ -145,8 +145,8 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         index_column(pd.DataFrame(columns=header), opts.index, display)     # the one message for both
     if idx_name is not None and idx_name not in header:
         from d3mkit.core.errors import EXIT_USAGE, error
-        raise D3MKitError(error("import.index", "row 1", f"index column {idx_name!r} is not in the table",
-                                display), EXIT_USAGE)
+        raise D3MKitError(error("import.index", "", f"index column {idx_name!r} is not in the table",
+                                display, row=1), EXIT_USAGE)
     idx_pos = header.index(idx_name) if idx_name is not None else None
     others = [c for j, c in enumerate(header) if j != idx_pos]
     evidence = {c: infer.Evidence(opts.na_tokens) for c in others}
@@ -211,7 +211,7 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         return None                         # missing-value tokens become empty cells: the whole-table path
     if rows == 0:
         from d3mkit.core.errors import error
-        raise D3MKitError(error("csv.no_rows", "row 1", "the table has a header but no rows", display))
+        raise D3MKitError(error("csv.no_rows", "", "the table has a header but no rows", display, row=1))
     frame = pd.concat(kept, ignore_index=True)
     frame.columns = [header[j] for j in keep_pos]
     if len(targets) > 1:                    # label columns: the whole-table path makes one label column

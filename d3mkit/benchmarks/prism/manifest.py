@@ -97,7 +97,8 @@ def jsonl_rows(fh):
             continue
         obj, issues = parse_json(line)
         if issues:
-            where = issues[0].location.replace("line 1, ", "")
+            i = issues[0]           # the line is the manifest's: only the column inside it is said
+            where = f"column {i.column}" if i.line == 1 and i.column is not None else i.location
             yield n, None, f"not valid JSON ({issues[0].message}{', ' + where if where else ''}) [{issues[0].code}]"
             continue
         if not isinstance(obj, dict):
