@@ -5,7 +5,8 @@ is the row index pandas and R write; names trimmed of surrounding whitespace).
 What this module owns: the :class:`Dialect` of ``d3mkit import table`` (``--sep``,
 ``--comment``, ``--skip-rows``), :func:`sniff` (the delimiter from the first lines: ``,``
 ``;`` tab ``|``, else runs of whitespace), :func:`read_dialect` (a file in a dialect other
-than the plain one read whole with pandas, every cell text) and :func:`fix_header`. A
+than the plain one read whole through :func:`d3mkit.tables.dialect.read_whole`, every cell
+text, the message in the import's words) and :func:`fix_header`. A
 file in the plain dialect (commas, or tabs for .tsv/.tab; no comment, nothing skipped)
 whose header needs no fix takes the import's chunked reader instead (:mod:`.scan`).
 """

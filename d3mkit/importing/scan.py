@@ -2,23 +2,20 @@
 
 What this module owns: importing a CSV or TSV file (a gzip or Parquet source arrives here as
 a temporary CSV/TSV file, :func:`d3mkit.importing.source.lean_source`) without holding it as
-Python strings. The file is checked like every CSV (:func:`d3mkit.tables.csvread.read_header`,
-the header rules, :func:`~d3mkit.tables.csvread.field_count_issues` for ragged rows,
-counted only when the parse hints at one), then read in chunks of :data:`CHUNK_ROWS` rows;
-each chunk's distinct cells feed every column's :class:`~d3mkit.importing.infer.Evidence`
-(the same rules as a table seen whole) and the ``types`` checks; only the index, the targets
-and a media column are kept. learningData is then written from the file again: its own bytes
-with a ``d3mIndex`` column put first (:func:`write_indexed`; numbered lines,
-:func:`d3mkit.io.numtext.number_lines`, when the file has no double quote, pandas chunk by chunk
-when it has) when nothing but the numbering changes, else re-written by pandas
-:data:`REWRITE_ROWS` rows at a time (:func:`rewrite`: rows with an empty target left out, the
-index column moved first with its integer values, tabs made commas). Peak memory is a chunk
-plus the kept columns, not the table.
+Python strings. The file is read through the front door in chunks
+(:func:`d3mkit.tables.read_table_chunks` with a :class:`~d3mkit.tables.TableSpec`: numbers
+and booleans parsed as pandas parses them, which the inference rules rest on); each chunk's
+distinct cells feed every column's :class:`~d3mkit.importing.infer.Evidence` and the
+``types`` checks; only the index, the targets and a media column are kept. learningData is
+then written from the file again: its bytes as they are when the first column is the index,
+its lines numbered when it has no index and no double quote (:func:`write_indexed`), else
+re-written chunk by chunk through pandas (:func:`rewrite`: rows with an empty target left
+out, the index column moved first, tabs made commas). Peak memory is a chunk plus the kept
+columns, not the table.
 
-The table goes through :func:`d3mkit.importing.table.prepare_frame` instead (:func:`prepare_csv`
-returns None) only for a multiLabel task (several label targets: each row becomes several; or
-one target with the index repeated, D3M's long form, whose rows are checked against each
-other), a media column not clear from the first rows, and a one-column file.
+The table goes through :func:`d3mkit.importing.prepare.prepare_frame` instead
+(:func:`prepare_csv` returns None) for a multiLabel task, a media column not clear from the
+first rows, and a one-column file.
 """
 
 from __future__ import annotations
