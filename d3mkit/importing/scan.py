@@ -240,7 +240,8 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
 
 class _NotPlain(Exception):
     """The file holds what its lines cannot be numbered one by one with (:func:`_line_blocks`'
-    ``bad``): learningData is written through pandas instead."""
+    ``bad``), or a cell pyarrow's writer would have to quote: learningData is written through
+    pandas instead."""
 
 
 def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Path) -> str | None:
@@ -262,10 +263,53 @@ def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Pat
 
 def rewrite(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
             keep: np.ndarray | None) -> None:
-    """learningData.csv at ``dst`` from the table ``src`` (``sep`` its delimiter) chunk by chunk:
-    the rows of ``keep`` (all when None), the column at ``idx_pos`` (if any) left out and
-    ``index`` (the kept rows' d3mIndex values) put first, written by pandas (commas, quoting
-    as needed). Memory: one chunk of text cells of :data:`REWRITE_ROWS` rows."""
+    """learningData.csv at ``dst`` from the table ``src`` (``sep`` its delimiter): the rows of
+    ``keep`` (all when None), the column at ``idx_pos`` (if any) left out and ``index`` (the
+    kept rows' d3mIndex values) put first. Read and written by pyarrow a block at a time
+    (:func:`_rewrite_arrow`) when the index is integers and no cell needs quoting, else by
+    pandas from the start (:func:`_rewrite_pandas`): the same bytes either way."""
+    if index.dtype.kind == "i":
+        try:
+            return _rewrite_arrow(src, dst, header, sep, idx_pos, index, keep)
+        except _NotPlain:
+            pass
+    _rewrite_pandas(src, dst, header, sep, idx_pos, index, keep)
+
+
+def _rewrite_arrow(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
+                   keep: np.ndarray | None) -> None:
+    """:func:`rewrite` with pyarrow's reader and writer (text cells, never quoted: a cell
+    that would need quotes, a comma, a double quote or a line end, raises :class:`_NotPlain`,
+    and pandas writes the file instead, quoting as it does)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyarrow import csv
+    names = [c for j, c in enumerate(header) if j != idx_pos]
+    plain = csv.WriteOptions(include_header=False, quoting_style="none")
+    row = at = 0
+    with open(dst, "wb") as fout:
+        fout.write(_csv_line(["d3mIndex", *names]))
+        try:
+            for batch in read_table_chunks(src, TableSpec(sep=sep, width=len(header), arrow=True)):
+                k = batch.num_rows
+                cols = [batch.column(j) for j in range(len(header)) if j != idx_pos]
+                if keep is not None:
+                    mask = pa.array(keep[row:row + k])
+                    cols = [pc.filter(c, mask) for c in cols]
+                m = len(cols[0]) if cols else int(keep[row:row + k].sum()) if keep is not None else k
+                table = pa.Table.from_arrays([pa.array(index[at:at + m]), *cols],
+                                             names=[str(j) for j in range(len(cols) + 1)])
+                csv.write_csv(table, fout, plain)
+                row += k
+                at += m
+        except (pa.ArrowInvalid, Unreadable):
+            raise _NotPlain from None
+
+
+def _rewrite_pandas(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
+                    keep: np.ndarray | None) -> None:
+    """:func:`rewrite` by pandas, chunk by chunk (commas, quoting as needed). Memory: one
+    chunk of text cells of :data:`REWRITE_ROWS` rows."""
     names = [c for j, c in enumerate(header) if j != idx_pos]
     at = 0
     start = 0

@@ -67,6 +67,10 @@ def read_table_chunks(path: Path | str, usecols: list[str] | TableSpec | None = 
     not checked here: the caller has read it), raising :class:`~d3mkit.tables.spec.Unreadable`."""
     from d3mkit.core.errors import EXIT_USAGE, D3MKitError, error
     if isinstance(usecols, TableSpec):
+        if usecols.arrow:
+            from d3mkit.tables.arrow import text_batches
+            yield from text_batches(path, usecols)
+            return
         from d3mkit.tables.dialect import read_chunks
         yield from read_chunks(path, usecols)
         return

@@ -34,7 +34,10 @@ class TableSpec:
       header must have where the caller knows them;
     * limits: ``max_rows`` rows read at most, ``chunk_rows`` rows a chunk
       (:func:`d3mkit.tables.read_table_chunks`); ``implicit_index`` lets a first column
-      without a header name be an index (pandas' default) rather than a ragged row.
+      without a header name be an index (pandas' default) rather than a ragged row;
+    * engine: ``arrow`` chunks as pyarrow record batches of text columns (pyarrow's reader,
+      multithreaded, a block of bytes a batch; needs ``width``, every cell text) instead of
+      DataFrames.
     """
 
     sep: str = ","
@@ -52,13 +55,14 @@ class TableSpec:
     max_rows: int | None = None
     chunk_rows: int = CHUNK_ROWS
     implicit_index: bool = False
+    arrow: bool = False
 
     def plain(self) -> bool:
         """Whether this is d3mkit's own dialect: commas, no comment, nothing skipped, every
         cell text (the checked reader :func:`d3mkit.tables.csvread.read_strings` reads it)."""
         return (self.sep == "," and self.quote == '"' and not self.comment and not self.skip_rows
                 and self.na_values is None and not self.typed and self.width is None
-                and self.max_rows is None and self.encoding == "utf-8-sig")
+                and self.max_rows is None and self.encoding == "utf-8-sig" and not self.arrow)
 
 
 class Unreadable(Exception):
