@@ -40,6 +40,7 @@ RAW_TEXTS = 4096      # a column of more distinct texts than this keeps their by
 
 
 BLOCK = 1 << 22       # bytes parsed per batch: memory beyond the columns is a few blocks
+TEXT_BLOCK = 1 << 21  # text_batches: every column text; one thread (docs/performance.md: peak memory)
 
 
 def _batches(path: Path, width: int, types: dict[int, object]):
@@ -344,9 +345,9 @@ def text_batches(path: Path | str, spec):
     fh = open(path, "rb")
     try:
         reader = csv.open_csv(
-            fh, memory_pool=pa.system_memory_pool(),
-            read_options=csv.ReadOptions(column_names=names, skip_rows=1 + spec.skip_rows, use_threads=True,
-                                         block_size=BLOCK),
+            fh,
+            read_options=csv.ReadOptions(column_names=names, skip_rows=1 + spec.skip_rows, use_threads=False,
+                                         block_size=TEXT_BLOCK),
             parse_options=csv.ParseOptions(delimiter=spec.sep, quote_char=spec.quote, newlines_in_values=True,
                                            ignore_empty_lines=True),
             convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names}, null_values=[],
