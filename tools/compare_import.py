@@ -38,9 +38,10 @@ import d3mkit.importing.scan as scan
 chunk = int(sys.argv[2])
 scan.CHUNK_ROWS = chunk
 scan.REWRITE_ROWS = max(1, chunk // 3)
-d = list(scan._chunks.__defaults__)
-d[-1] = chunk
-scan._chunks.__defaults__ = tuple(d)
+if getattr(scan._chunks, "__defaults__", None) and len(scan._chunks.__defaults__) == 5:
+    d = list(scan._chunks.__defaults__)      # a checkout whose _chunks took rows=CHUNK_ROWS
+    d[-1] = chunk
+    scan._chunks.__defaults__ = tuple(d)
 from d3mkit.core.errors import D3MKitError
 from d3mkit.importing.table import import_frame
 cases = json.load(open(sys.argv[1]))

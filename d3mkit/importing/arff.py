@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.core.errors import D3MKitError, EXIT_USAGE, error, require_path
-from d3mkit.importing.table import Imported, default_name, options, package_frame
+from d3mkit.importing.options import Imported, default_name, options
+from d3mkit.importing.table import package_frame
 
 _DATE = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)date\b(.*)$""")
 _NUMBER = re.compile(r"""(?im)^(\s*@attribute\s+(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)\s+)(?:numeric|real|integer)\s*$""")
@@ -85,8 +86,8 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
     except arff.ArffException as exc:
         line = getattr(exc, "line", None)
         why = str(exc).rsplit(", at line", 1)[0]
-        raise D3MKitError(error("import.arff", f"line {line}" if line else "", f"cannot parse ARFF: {why}",
-                                str(path))) from None
+        raise D3MKitError(error("import.arff", "", f"cannot parse ARFF: {why}", str(path),
+                                **({"line": line} if line else {}))) from None
     except (ValueError, IndexError, KeyError, TypeError) as exc:   # liac-arff's own slips on odd input
         raise D3MKitError(error("import.arff", "", f"cannot parse ARFF: {type(exc).__name__}: {exc}",
                                 str(path))) from None
@@ -123,8 +124,8 @@ def read_arff(path: Path | str) -> tuple[pd.DataFrame, dict[str, object]]:
                 cols[name][zero] = "1970-01-01T00:00:00" if compile_pattern(dates[name]).has_time else "1970-01-01"
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
-        raise D3MKitError(error("csv.duplicate_header", f"column {dup}", f"attribute {dup!r} is declared twice",
-                                str(path)))
+        raise D3MKitError(error("csv.duplicate_header", "", f"attribute {dup!r} is declared twice",
+                                str(path), column=dup))
     return pd.DataFrame(cols, columns=names, dtype=object), kinds
 
 
@@ -136,14 +137,15 @@ def _iso_dates(cells: np.ndarray, name: str, fmt: str, p: str) -> np.ndarray:
     try:
         pattern = compile_pattern(fmt)
     except ValueError as exc:
-        raise D3MKitError(error("import.arff_date", f"column {name}", str(exc), p)) from None
+        raise D3MKitError(error("import.arff_date", "", str(exc), p, column=name)) from None
     codes, uniq = pd.factorize(cells)
     iso = [pattern.iso(v) if v != "" else "" for v in uniq]
     bad = [k for k, v in enumerate(iso) if v is None]
     if bad:
         r = int(np.flatnonzero(codes == bad[0])[0])
-        raise D3MKitError(error("import.arff_date", f"row {r + 2}, column {name}",
-                                f"value {uniq[bad[0]]!r} does not match the declared date format {fmt!r}", p))
+        raise D3MKitError(error("import.arff_date", "",
+                                f"value {uniq[bad[0]]!r} does not match the declared date format {fmt!r}", p,
+                                row=r + 2, column=name))
     return np.asarray(iso, dtype=object)[codes]
 
 
@@ -232,8 +234,8 @@ def read_splits(path: Path | str, index: list[str]) -> tuple[pd.DataFrame, dict]
         raise D3MKitError(error("import.splits_file", "", f"a split file needs the attributes type, rowid, repeat "
                                 f"and fold; {', '.join(missing)} missing", p))
     if "sample" in df.columns and df["sample"].nunique() > 1:
-        raise D3MKitError(error("import.splits_file", "column sample", "a learning-curve split file (several "
-                                "samples) has no D3M equivalent; give a task's plain split file", p))
+        raise D3MKitError(error("import.splits_file", "", "a learning-curve split file (several "
+                                "samples) has no D3M equivalent; give a task's plain split file", p, column="sample"))
     bad_type = np.flatnonzero(~df["type"].isin(["TRAIN", "TEST"]).to_numpy())
     if len(bad_type):
         r = int(bad_type[0])
@@ -298,7 +300,7 @@ def import_arff_result(source, *, target, out, splits=None, **kwargs) -> Importe
     opts = options(target, **kwargs)
     split_rows, split_doc = None, None
     if splits is not None:
-        from d3mkit.importing.table import index_values
+        from d3mkit.importing.index import index_values
         index = index_values(df, opts.index, str(path))
         split_rows, split_doc = read_splits(splits, index)
     levels = {n: k for n, k in kinds.items() if isinstance(k, list)}

@@ -526,7 +526,9 @@ def read_problem(path: Path | str, record_set: str) -> CarriedProblem | None:
 def import_croissant_result(source, *, record_set: str, target=None, out, **kwargs):
     """:func:`import_croissant` returning :class:`~d3mkit.importing.table.Imported`."""
     from d3mkit.core.errors import UsageError
-    from d3mkit.importing.table import index_values, options, package_frame
+    from d3mkit.importing.index import index_values
+    from d3mkit.importing.options import options
+    from d3mkit.importing.table import package_frame
     require_path("source", source)
     require_path("out", out)
     require_type("record_set", record_set, str, "a record set's name or @id (str)")
@@ -539,8 +541,8 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
             raise UsageError("no target given, and the Croissant file poses no problem on this record set "
                              "that names one: name the target field(s)", str(path), code="usage")
         target = problem.targets
-    from d3mkit.importing.table import _as_list
-    if problem is not None and sorted(_as_list(target)) == sorted(problem.targets):
+    from d3mkit.importing.options import as_list
+    if problem is not None and sorted(as_list(target)) == sorted(problem.targets):
         # the file's problem applies: its facts unless the caller gave them
         if len(problem.targets) > 1 and problem.task == "classification" and problem.subtype != "multiLabel" \
                 and kwargs.get("subtype") is None:
@@ -556,7 +558,7 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     hints = {c: table.col_type(c) for c in table.frame.columns}
     user = kwargs.pop("types", None)
     if user is not None and not isinstance(user, dict):
-        from d3mkit.importing.table import read_types
+        from d3mkit.importing.options import read_types
         user = read_types(user)
     user = dict(user or {})
     types = {**hints, **user}
@@ -564,7 +566,7 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
     if kwargs.get("index") is None and len(key) == 1 and types.get(key[0]) == "integer":
         kwargs["index"] = key[0]
     if kwargs.get("name") is None:
-        from d3mkit.importing.table import default_name
+        from d3mkit.importing.options import default_name
         kwargs["name"] = default_name(path)
     a = table.about
     if kwargs.get("license") is None and a.get("license"):
@@ -580,8 +582,8 @@ def import_croissant_result(source, *, record_set: str, target=None, out, **kwar
             text = text[:-len(tail) - 1]
         kwargs["description"] = text or f"Imported from the Croissant record set {record_set!r} of {path.name}."
     # a repeated index is D3M's long multiLabel form when one target may be a label set (issue 36)
-    from d3mkit.importing.table import long_form_possible
-    repeats = long_form_possible(_as_list(target), options(target, types=types, **kwargs))
+    from d3mkit.importing.prepared import long_form_possible
+    repeats = long_form_possible(as_list(target), options(target, types=types, **kwargs))
     index = [str(v) for v in index_values(table.frame, kwargs.get("index"), str(path), repeats)]
     splits, split_doc, drop, issues = read_splits(path, record_set, table, index, split_params)
     frame = table.frame.drop(columns=[drop]) if drop else table.frame

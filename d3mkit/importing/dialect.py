@@ -5,14 +5,14 @@ is the row index pandas and R write; names trimmed of surrounding whitespace).
 What this module owns: the :class:`Dialect` of ``d3mkit import table`` (``--sep``,
 ``--comment``, ``--skip-rows``), :func:`sniff` (the delimiter from the first lines: ``,``
 ``;`` tab ``|``, else runs of whitespace), :func:`read_dialect` (a file in a dialect other
-than the plain one read whole with pandas, every cell text) and :func:`fix_header`. A
+than the plain one read whole through :func:`d3mkit.tables.dialect.read_whole`, every cell
+text, the message in the import's words) and :func:`fix_header`. A
 file in the plain dialect (commas, or tabs for .tsv/.tab; no comment, nothing skipped)
 whose header needs no fix takes the import's chunked reader instead (:mod:`.scan`).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import zlib
 from pathlib import Path
@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.core.errors import D3MKitError, Issue, error, warning
+from d3mkit.tables import WHITESPACE, TableSpec, Unreadable
+from d3mkit.tables.dialect import read_whole, records
 
-WHITESPACE = r"\s+"
 CANDIDATES = (",", ";", "\t", "|")
 NAMES = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "pipes", WHITESPACE: "whitespace"}
 SNIFF_BYTES = 1 << 16
@@ -79,7 +80,10 @@ def sniff(path: Path, d: Dialect) -> str:
         return default
     best, width = None, 1
     for c in (default, *[c for c in CANDIDATES if c != default]):
-        counts = {len(r) for r in csv.reader(lines, delimiter=c)}
+        try:
+            counts = {len(r) for r in records(lines, c)}
+        except Unreadable:
+            continue
         if len(counts) == 1 and (n := counts.pop()) > width:
             if c == default:
                 return c
@@ -99,21 +103,15 @@ def read_dialect(path: Path, display: str, d: Dialect, sep: str) -> pd.DataFrame
     refused = file_issue(path, "table file")
     if refused is not None:
         raise D3MKitError(refused)
-    kw = dict(dtype=object, keep_default_na=False, na_filter=False, encoding="utf-8-sig", header=0,
-              skiprows=d.skip_rows or None, comment=d.comment or None, skip_blank_lines=True,
-              compression="infer", index_col=False)
+    spec = TableSpec(sep=sep, comment=d.comment or None, skip_rows=d.skip_rows)
     try:
-        if sep == WHITESPACE:
-            df = pd.read_csv(path, sep=WHITESPACE, engine="python", **kw)
-        else:
-            df = pd.read_csv(path, sep=sep, engine="c", **kw)
-    except UnicodeDecodeError as exc:
-        raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8", display)) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
+        df = read_whole(path, spec)       # pandas' words for what does not parse (the checked reader has others)
+    except Unreadable as exc:
+        if exc.byte is not None:
+            raise D3MKitError(error("file.encoding", f"byte {exc.byte}", exc.detail, display)) from None
         raise D3MKitError(error("csv.parse", "", f"cannot read the table with {NAMES.get(sep, repr(sep))} "
-                                f"between fields: {msg} (the sep, comment and skip_rows options choose the dialect)",
-                                display)) from None
+                                f"between fields: {exc.detail} (the sep, comment and skip_rows options choose the "
+                                f"dialect)", display)) from None
     header = header_line(path, d, sep)            # pandas names an unnamed column "Unnamed: 0": as written
     if header is not None and len(header) == len(df.columns):
         df.columns = header
@@ -126,7 +124,10 @@ def header_line(path: Path, d: Dialect, sep: str) -> list[str] | None:
         return None
     if sep == WHITESPACE:
         return lines[0].split()
-    return next(csv.reader([lines[0]], delimiter=sep), None)
+    try:
+        return next(records([lines[0]], sep), None)
+    except Unreadable:
+        return None
 
 
 def needs_fix(header: list[str]) -> bool:
@@ -143,8 +144,8 @@ def fix_header(df: pd.DataFrame, index_given: bool, source: str) -> tuple[pd.Dat
     trimmed = [n.strip() for n in names]
     changed = [f"{a!r}" for a, b in zip(names, trimmed) if a != b and b]
     if changed:
-        notes.append(warning("import.header_trimmed", "row 1", f"column name(s) {', '.join(changed[:5])}"
-                             f"{' ...' if len(changed) > 5 else ''} trimmed of surrounding whitespace", source))
+        notes.append(warning("import.header_trimmed", "", f"column name(s) {', '.join(changed[:5])}"
+                             f"{' ...' if len(changed) > 5 else ''} trimmed of surrounding whitespace", source, row=1))
     if trimmed and trimmed[0] == "":
         col = df.iloc[:, 0].astype(str)
         counting = (not index_given and "d3mIndex" not in trimmed
@@ -152,9 +153,10 @@ def fix_header(df: pd.DataFrame, index_given: bool, source: str) -> tuple[pd.Dat
                     and np.array_equal(pd.to_numeric(col).to_numpy(), np.arange(len(df))))
         new = "d3mIndex" if counting else _free("unnamed_index", trimmed)
         trimmed[0] = new
-        notes.append(warning("import.index_column", "row 1, column 1", f"the first column has no name: the row "
+        notes.append(warning("import.index_column", "", f"the first column has no name: the row "
                              f"index pandas and R write; it is {new}"
-                             + ("" if counting else " (its values are not 0..n-1)"), source))
+                             + ("" if counting else " (its values are not 0..n-1)"), source,
+                             row=1, column=1))
     df = df.copy()
     df.columns = trimmed
     return df, notes

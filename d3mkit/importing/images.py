@@ -29,13 +29,15 @@ import numpy as np
 import pandas as pd
 
 from d3mkit.core.errors import D3MKitError, EXIT_USAGE, error, require_path
-from d3mkit.importing.table import MEDIA_KINDS, Imported, default_name, options, package_frame
+from d3mkit.importing.mediacheck import MEDIA_KINDS
+from d3mkit.importing.options import Imported, default_name, options
+from d3mkit.importing.table import package_frame
 
 IMAGE_COLUMN = "image"
 LABEL_COLUMN = "label"
 
 
-def _fail(path, code: str, message: str, exit_code: int = 1):
+def fail(path, code: str, message: str, exit_code: int = 1):
     raise D3MKitError(error(code, "", message, str(path)), exit_code)
 
 
@@ -63,7 +65,7 @@ def scan(root: Path | str, strict: bool = False) -> tuple[pd.DataFrame, dict[str
     from d3mkit.io.images import image_issue
     root = Path(root)
     if not root.is_dir():
-        _fail(root, "usage.path", "not a directory (an image folder has one sub-folder per class)", EXIT_USAGE)
+        fail(root, "usage.path", "not a directory (an image folder has one sub-folder per class)", EXIT_USAGE)
     rows: list[tuple[str, str]] = []
     files: dict[str, Path] = {}
     formats: list[str] = []

@@ -228,7 +228,7 @@ def _splits_part(pdoc: ProblemDoc, problem_dir: Path, d: dict, ld: pd.DataFrame 
     s = read_table(p)
     missing = [c for c in ("d3mIndex", "type", "repeat", "fold") if c not in s.columns]
     if missing:
-        raise D3MKitError(error("splits.columns", "row 1", f"missing column(s) {', '.join(missing)}", str(p)))
+        raise D3MKitError(error("splits.columns", "", f"missing column(s) {', '.join(missing)}", str(p), row=1))
     by_image = pdoc.task_type == "objectDetection" and image in s.columns
     rows_of = None
     if ld is not None and not by_image and "d3mIndex" in ld.columns and d.get("instances", 0) < d.get("rows", 0):

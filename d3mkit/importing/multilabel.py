@@ -34,7 +34,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from d3mkit.core.errors import D3MKitError, error
+from d3mkit.core.errors import EXIT_USAGE, D3MKitError, Issue, error, warning
+from d3mkit.importing import infer
+from d3mkit.importing.checks import fail
+from d3mkit.importing.options import ImportOptions
+from d3mkit.importing.prepared import Prepared
 
 YES = {"1", "true", "t", "yes", "y"}
 NO = {"0", "false", "f", "no", "n"}
@@ -109,16 +113,68 @@ def check_long_form(df: pd.DataFrame, target: str, source: str) -> None:
         bad = np.flatnonzero(v != v[ref])
         if len(bad):
             r = int(bad[0])
-            raise D3MKitError(error("import.long_form", f"row {r + 2}, column {c}",
+            raise D3MKitError(error("import.long_form", "",
                                     f"index {index[r]} repeats with another value in column {c!r} "
                                     f"({v[ref[r]]!r} on row {int(ref[r]) + 2}, {v[r]!r} here): the rows of one "
-                                    f"index may differ only in the target {target!r}", source))
+                                    f"index may differ only in the target {target!r}", source, row=r + 2, column=c))
     labels = df[target].to_numpy(dtype=object)
     pairs = pd.DataFrame({"i": codes, "label": labels})
     twice = np.flatnonzero(pairs.duplicated().to_numpy() & (labels != ""))
     if len(twice):
         r = int(twice[0])
         earlier = int(np.flatnonzero((codes == codes[r]) & (labels == labels[r]))[0])
-        raise D3MKitError(error("import.long_form", f"row {r + 2}, column {target}",
+        raise D3MKitError(error("import.long_form", "",
                                 f"index {index[r]} lists the label {labels[r]!r} twice (rows {earlier + 2} "
-                                f"and {r + 2})", source))
+                                f"and {r + 2})", source, row=r + 2, column=target))
+
+
+def as_multilabel(prep: Prepared, targets: list[str], types: dict[str, str], opts: ImportOptions, source: str,
+                   notes: list[Issue], kept_cols: list[str]):
+    """``prep`` with its label columns ``targets`` made one multiLabel target
+    (:func:`d3mkit.importing.multilabel.long_labels`): the new Prepared, colTypes, label count
+    and what was done (for the manifest and the label column's description)."""
+    from d3mkit.importing.multilabel import long_labels
+    from d3mkit.tables import write_table
+    if opts.subtype not in (None, "multiLabel"):
+        fail(source, "import.task", "", f"several label targets ({', '.join(targets)}) make a multiLabel "
+              f"task, not {opts.subtype!r}", EXIT_USAGE)
+    if prep.frame is None:
+        raise RuntimeError("a multiLabel import needs the whole table (prepare_frame)")
+    long, label, dropped, mode = long_labels(prep.frame, targets)
+    if len(long) == 0:
+        fail(source, "import.target_empty", dict(column=', '.join(targets)), "no row has a label")
+    n_labels = int(long[label].nunique())
+    if n_labels < 2:
+        fail(source, "import.target_constant", dict(column=', '.join(targets)), f"every row has the one label "
+              f"{long[label].iloc[0]!r} and no other: nothing to learn or score")
+    if dropped:
+        notes.append(warning("import.target_missing", "", f"{dropped:,} row(s) with no label were left out",
+                             source, column=", ".join(targets)))
+    evidence = {c: e for c, e in prep.evidence.items() if c not in targets}
+    evidence[label] = infer.Evidence().add(*infer.levels_of(long[label]))
+    others = [c for c in kept_cols if c not in targets]
+    new = Prepared(list(long.columns), len(long), evidence, {c: g for c, g in prep.given.items() if c not in targets},
+                   long[["d3mIndex", label, *others]], lambda path: write_table(long, path),
+                   prep.dropped + dropped, frame=long)
+    new_types = {c: t for c, t in types.items() if c not in targets}
+    new_types[label] = "categorical"
+    how = "a label per column whose cell is yes" if mode == "indicators" else "the labels written in the cells"
+    origin = {"label": label, "columns": targets, "mode": mode,
+              "description": {label: f"multiLabel target: one row per (d3mIndex, label); from the columns "
+                                     f"{', '.join(targets)} ({how})"}}
+    return new, new_types, {label: n_labels}, origin
+
+
+def long_form_target(target: str, first: str, types: dict[str, str], counts: dict[str, int],
+                      opts: ImportOptions, source: str) -> dict:
+    """The label column of a table already in the long multiLabel form: its colType made
+    categorical (unless ``types`` gives it categorical or boolean), at least two labels; what
+    was done (for the manifest and the label column's description)."""
+    if counts[target] < 2:
+        fail(source, "import.target_constant", dict(column=target), f"every row of the label column {target!r} "
+              f"holds the one label {first!r}: nothing to learn or score")
+    if opts.types.get(target) not in infer.DISCRETE:
+        types[target] = "categorical"
+    return {"label": target, "columns": [target], "mode": "long",
+            "description": {target: "multiLabel target: one row per (d3mIndex, label)"}}
+

@@ -2,23 +2,20 @@
 
 What this module owns: importing a CSV or TSV file (a gzip or Parquet source arrives here as
 a temporary CSV/TSV file, :func:`d3mkit.importing.source.lean_source`) without holding it as
-Python strings. The file is checked like every CSV (:func:`d3mkit.tables.csvread.read_header`,
-the header rules, :func:`~d3mkit.tables.csvread.field_count_issues` for ragged rows,
-counted only when the parse hints at one), then read in chunks of :data:`CHUNK_ROWS` rows;
-each chunk's distinct cells feed every column's :class:`~d3mkit.importing.infer.Evidence`
-(the same rules as a table seen whole) and the ``types`` checks; only the index, the targets
-and a media column are kept. learningData is then written from the file again: its own bytes
-with a ``d3mIndex`` column put first (:func:`write_indexed`; numbered lines,
-:func:`d3mkit.io.numtext.number_lines`, when the file has no double quote, pandas chunk by chunk
-when it has) when nothing but the numbering changes, else re-written by pandas
-:data:`REWRITE_ROWS` rows at a time (:func:`rewrite`: rows with an empty target left out, the
-index column moved first with its integer values, tabs made commas). Peak memory is a chunk
-plus the kept columns, not the table.
+Python strings. The file is read through the front door in chunks
+(:func:`d3mkit.tables.read_table_chunks` with a :class:`~d3mkit.tables.TableSpec`: numbers
+and booleans parsed as pandas parses them, which the inference rules rest on); each chunk's
+distinct cells feed every column's :class:`~d3mkit.importing.infer.Evidence` and the
+``types`` checks; only the index, the targets and a media column are kept. learningData is
+then written from the file again: its bytes as they are when the first column is the index,
+its lines numbered when it has no index and no double quote (:func:`write_indexed`), else
+re-written chunk by chunk through pandas (:func:`rewrite`: rows with an empty target left
+out, the index column moved first, tabs made commas). Peak memory is a chunk plus the kept
+columns, not the table.
 
-The table goes through :func:`d3mkit.importing.table.prepare_frame` instead (:func:`prepare_csv`
-returns None) only for a multiLabel task (several label targets: each row becomes several; or
-one target with the index repeated, D3M's long form, whose rows are checked against each
-other), a media column not clear from the first rows, and a one-column file.
+The table goes through :func:`d3mkit.importing.prepare.prepare_frame` instead
+(:func:`prepare_csv` returns None) for a multiLabel task, a media column not clear from the
+first rows, and a one-column file.
 """
 
 from __future__ import annotations
@@ -34,22 +31,25 @@ import pandas as pd
 from d3mkit.io.beside import ahead
 from d3mkit.core.errors import D3MKitError
 from d3mkit.importing import infer
-from d3mkit.importing.table import ImportOptions, Prepared, check_given, check_header
+from d3mkit.importing.checks import check_given, check_header
+from d3mkit.importing.index import canonical_ints, index_column
+from d3mkit.importing.mediacheck import media_column
+from d3mkit.importing.options import ImportOptions
+from d3mkit.importing.prepare import drop_empty_targets
+from d3mkit.importing.prepared import Prepared, is_multilabel, long_form_possible, target_types
 from d3mkit.io.numtext import number_lines
+from d3mkit.tables import TableSpec, Unreadable, read_table, read_table_chunks
 
 CHUNK_ROWS = 250_000
 REWRITE_ROWS = 50_000      # rows of text cells held while learningData is re-written
 BLOCK = 1 << 24
 
 
-def _chunks(path: Path, n: int, usecols=None, dtype=object, typed: bool = False, sep: str = ",",
-            rows: int = CHUNK_ROWS):
-    """Chunks of the CSV (``sep`` its delimiter), columns named by position: all text (``""``
-    for an empty cell), or with ``typed`` pandas' own inference (numbers, booleans; only empty
-    cells missing) for the columns ``dtype`` (a dict) does not name."""
-    na = dict(keep_default_na=False, na_values=[""]) if typed else dict(keep_default_na=False, na_filter=False)
-    return pd.read_csv(path, header=0, names=list(range(n)), dtype=dtype, encoding="utf-8-sig", engine="c",
-                       chunksize=rows, usecols=usecols, index_col=False, sep=sep, **na)
+def _chunks(path: Path, n: int, sep: str = ",", rows: int | None = None, **spec):
+    """Chunks of ``rows`` rows (default :data:`CHUNK_ROWS`) of the table (``sep`` its
+    delimiter), columns named by position, through :func:`d3mkit.tables.read_table_chunks`;
+    ``spec`` the other :class:`~d3mkit.tables.TableSpec` fields (all text by default)."""
+    return read_table_chunks(path, TableSpec(sep=sep, width=n, chunk_rows=rows or CHUNK_ROWS, **spec))
 
 
 def _kind(s: pd.Series) -> str:
@@ -132,7 +132,6 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     learningData is written from the file again (:func:`write_indexed`, or :func:`rewrite`
     when rows are left out, the index column moves or its values change, or the file is not
     comma-separated)."""
-    from d3mkit.importing.table import long_form_possible
     long_possible = long_form_possible(targets, opts)
     if len(header) == 1 or (long_possible and opts.subtype == "multiLabel"):
         return None                         # another delimiter (the checked reader names it); the long form
@@ -140,12 +139,11 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
     given = {**(hints or {}), **opts.types}
     idx_name = opts.index or ("d3mIndex" if "d3mIndex" in header else None)
     if opts.index is not None and opts.index != "d3mIndex" and "d3mIndex" in header:
-        from d3mkit.importing.table import _index
-        _index(pd.DataFrame(columns=header), opts.index, display)     # the one message for both
+        index_column(pd.DataFrame(columns=header), opts.index, display)     # the one message for both
     if idx_name is not None and idx_name not in header:
         from d3mkit.core.errors import EXIT_USAGE, error
-        raise D3MKitError(error("import.index", "row 1", f"index column {idx_name!r} is not in the table",
-                                display), EXIT_USAGE)
+        raise D3MKitError(error("import.index", "", f"index column {idx_name!r} is not in the table",
+                                display, row=1), EXIT_USAGE)
     idx_pos = header.index(idx_name) if idx_name is not None else None
     others = [c for j, c in enumerate(header) if j != idx_pos]
     evidence = {c: infer.Evidence(opts.na_tokens) for c in others}
@@ -168,9 +166,9 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             # the next chunk is parsed in a thread (pandas tokenizes outside the interpreter lock)
             # while this one feeds the evidence (d3mkit.io.beside.ahead)
             # the index column as pandas' own str dtype (Arrow strings where pyarrow is installed:
-            # its checks and its integers in C++, table._int64), the other kept columns as objects
-            with ahead(_chunks(path, len(header), dtype={j: str if j == idx_pos else object for j in text_pos},
-                               typed=True, sep=sep)) as chunks:
+            # its checks and its integers in C++, index._int64), the other kept columns as objects
+            with ahead(_chunks(path, len(header), sep, na_values=("",), typed=True, text=frozenset(text_pos),
+                               str_columns=frozenset({idx_pos} - {None}))) as chunks:
                 if meanwhile is not None:
                     meanwhile()                 # while the first chunk is parsed
                 for chunk in chunks:
@@ -194,37 +192,33 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
             for j in retext:
                 evidence[header[j]] = infer.Evidence(opts.na_tokens)
             start = 0
-            for chunk in _chunks(path, len(header), usecols=sorted(retext), sep=sep):
+            for chunk in _chunks(path, len(header), sep, usecols=tuple(sorted(retext))):
                 for j in sorted(retext):
                     _add_text(evidence[header[j]], chunk[j], None, header[j], start + 2, display)
                 start += len(chunk)
-    except (UnicodeDecodeError, pd.errors.ParserError, D3MKitError) as exc:
+    except (Unreadable, D3MKitError) as exc:
         _refuse_ragged(path, len(header), sep, display)   # a ragged row explains the others: named first
         from d3mkit.core.errors import error
-        if isinstance(exc, UnicodeDecodeError):
-            raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8",
-                                    display)) from None
-        if isinstance(exc, pd.errors.ParserError):
-            msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
-            raise D3MKitError(error("csv.parse", "", f"cannot parse CSV: {msg}", display)) from None
+        if isinstance(exc, Unreadable) and exc.byte is not None:
+            raise D3MKitError(error("file.encoding", f"byte {exc.byte}", exc.detail, display)) from None
+        if isinstance(exc, Unreadable):
+            raise D3MKitError(error("csv.parse", "", f"cannot parse CSV: {exc.detail}", display)) from None
         raise
     if any(ev.na_seen and ev.coltype() in (*infer.NUMERIC, "dateTime") for ev in evidence.values()):
         return None                         # missing-value tokens become empty cells: the whole-table path
     if rows == 0:
         from d3mkit.core.errors import error
-        raise D3MKitError(error("csv.no_rows", "row 1", "the table has a header but no rows", display))
+        raise D3MKitError(error("csv.no_rows", "", "the table has a header but no rows", display, row=1))
     frame = pd.concat(kept, ignore_index=True)
     frame.columns = [header[j] for j in keep_pos]
     if len(targets) > 1:                    # label columns: the whole-table path makes one label column
-        from d3mkit.importing.table import is_multilabel, target_types
         nonempty = {t: int(frame[t][frame[t] != ""].nunique()) for t in targets}
         if is_multilabel(target_types(evidence, targets, given, nonempty), opts):
             return None
-    from d3mkit.importing.table import _index, _media, canonical_ints, drop_empty_targets
-    media = _media(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
+    media = media_column(frame[[media_name]], set(), Path(opts.media), display) if media_name is not None else None
     written = frame[idx_name] if idx_pos is not None else None
     if idx_pos is not None:
-        frame = _index(frame, opts.index, display, repeats=long_possible)
+        frame = index_column(frame, opts.index, display, repeats=long_possible)
         if long_possible and bool(frame["d3mIndex"].duplicated().any()):
             return None                     # the long multiLabel form: its rows are checked against each other
     else:
@@ -239,114 +233,23 @@ def prepare_csv(path: Path, display: str, header: list[str], opts: ImportOptions
         write = lambda out: write_indexed(path, out, header, idx_pos == 0)   # noqa: E731
     else:                                   # rows left out, the index moved or rewritten, tabs: re-written
         index = frame["d3mIndex"].to_numpy()
-        write = lambda out: rewrite_table(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
+        write = lambda out: rewrite(path, out, header, sep, idx_pos, index, keep)   # noqa: E731
     return Prepared(["d3mIndex", *others], len(frame), evidence, {c: t for c, t in given.items()},
                     frame, write, dropped, media=media)
 
 
 class _NotPlain(Exception):
-    """The file holds what its lines cannot be re-written one by one with (:func:`_line_blocks`'
-    ``bad``): learningData is written through pandas instead."""
-
-
-def rewrite_table(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
-                  keep: np.ndarray | None) -> None:
-    """learningData.csv at ``dst``: :func:`rewrite_bytes` when the index values are integers
-    and the file's lines can be re-written as bytes (no double quote, no carriage return, no
-    blank line, no comma in a file with another delimiter, a newline at the end; found as
-    the blocks are read, in the writer's thread), else :func:`rewrite` (from the start)."""
-    if index.dtype.kind == "i":
-        try:
-            return rewrite_bytes(src, dst, header, sep, idx_pos, index, keep)
-        except _NotPlain:
-            pass
-    rewrite(src, dst, header, sep, idx_pos, index, keep)
-
-
-def rewrite_bytes(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
-                  keep: np.ndarray | None) -> None:
-    """:func:`rewrite` on the file's bytes with numpy (no Python string per cell), or
-    :class:`_NotPlain` when a block read holds a double quote, a carriage return, a blank
-    line or (``sep`` not a comma) a comma, or the file does not end with a newline: every
-    line has the header's width (checked before), so its delimiters sit at known places; the
-    index field and its delimiter are cut out, rows not in ``keep`` left out, tabs made
-    commas, and ``index`` put in front (:func:`d3mkit.io.numtext.number_lines`). An index that
-    is the first or the last field (up to 24 bytes) is found from the line's start or end a
-    word of 8 bytes at a time; one in the middle from every delimiter of the block."""
-    n = len(header)
-    names = [c for j, c in enumerate(header) if j != idx_pos]
-    d = ord(sep)
-    row = at = 0
-    bad = (b'"', b"\r") + ((b",",) if sep != "," else ())
-    with open(src, "rb") as fin, open(dst, "wb") as fout:
-        fout.write(_csv_line(["d3mIndex", *names]))
-        top = fin.readline()                                # the header
-        if any(b in top for b in bad):
-            raise _NotPlain
-        tabs = bytes.maketrans(sep.encode(), b",") if d != 44 else None
-        for lines in _line_blocks(fin, bad):
-            if tabs is not None:        # the delimiter made a comma first (the file holds none)
-                lines = bytes(lines).translate(tabs)
-            a = np.frombuffer(lines, dtype=np.uint8)
-            ends = np.flatnonzero(a == 10)
-            count = len(ends)
-            starts = np.concatenate(([0], ends[:-1] + 1))
-            if (ends == starts).any():
-                raise _NotPlain                             # a blank line: every reader skips it
-            cut = None
-            if idx_pos is not None:
-                lo, hi = _index_field(a, starts, ends, idx_pos, n, 44)
-                # each line: [start, lo) kept, [lo, hi) cut, [hi, end] kept (one bool per byte, no
-                # per-byte integers: memory stays a small multiple of the block)
-                spans = np.stack([lo - starts, hi - lo, ends + 1 - hi], axis=1).ravel()
-                cut = np.repeat(np.tile(np.array([True, False, True]), count), spans)
-            if keep is not None:
-                kept = np.repeat(keep[row:row + count], ends - starts + 1)    # per byte
-                cut = kept if cut is None else cut & kept
-                taken = int(keep[row:row + count].sum())
-            else:
-                taken = count
-            out = a[cut] if cut is not None else a
-            text, _ = number_lines(out, index[at:at + taken])
-            fout.write(text)
-            row += count
-            at += taken
-
-
-_BEFORE = 24        # zero bytes put before a block so that the words before its first line exist
-
-
-def _index_field(a: np.ndarray, starts: np.ndarray, ends: np.ndarray, idx_pos: int, n: int,
-                 d: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per line of the block ``a`` (``starts``, ``ends``: its lines' first bytes and
-    newlines), the bytes ``[lo, hi)`` cut out with the index field at ``idx_pos`` of ``n``
-    (delimiter ``d``): the field and the delimiter after it, or before it for the last."""
-    from d3mkit.tables.bytefind import first_byte, last_byte, words_of
-    found = None
-    if idx_pos in (0, n - 1):
-        buf = np.zeros(_BEFORE + len(a) + 8, dtype=np.uint8)
-        buf[_BEFORE:_BEFORE + len(a)] = a
-        words = words_of(buf)
-        if idx_pos == 0:
-            found = first_byte(words, starts + _BEFORE, d)
-        else:
-            found = last_byte(words, ends + _BEFORE, d)
-        del buf, words
-    if found is not None:
-        found -= _BEFORE
-        return (starts, found + 1) if idx_pos == 0 else (found, ends)
-    marks = np.flatnonzero((a == 10) | (a == d)).reshape(len(ends), n)
-    first = starts if idx_pos == 0 else marks[:, idx_pos - 1] + 1
-    return (first, marks[:, idx_pos] + 1) if idx_pos < n - 1 else (first - 1, marks[:, idx_pos])
+    """The file holds what its lines cannot be numbered one by one with (:func:`_line_blocks`'
+    ``bad``), or a cell pyarrow's writer would have to quote: learningData is written through
+    pandas instead."""
 
 
 def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Path) -> str | None:
     """The column whose first non-empty cell (within the first rows) names a file under
-    ``media`` (the rule of :func:`d3mkit.importing.table._media`), or None."""
+    ``media`` (the rule of :func:`d3mkit.importing.mediacheck.media_column`), or None."""
     if not media.is_dir():
         return None
-    head = pd.read_csv(path, header=0, names=list(range(len(header))), dtype=object, keep_default_na=False,
-                       na_filter=False, encoding="utf-8-sig", sep=sep, nrows=1000, index_col=False)
+    head = read_table(path, TableSpec(sep=sep, width=len(header), max_rows=1000))
     for j, c in enumerate(header):
         if c in skip:
             continue
@@ -360,15 +263,58 @@ def _media_column(path: Path, header: list[str], sep: str, skip: set, media: Pat
 
 def rewrite(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
             keep: np.ndarray | None) -> None:
-    """learningData.csv at ``dst`` from the table ``src`` (``sep`` its delimiter) chunk by chunk:
-    the rows of ``keep`` (all when None), the column at ``idx_pos`` (if any) left out and
-    ``index`` (the kept rows' d3mIndex values) put first, written by pandas (commas, quoting
-    as needed). Memory: one chunk of text cells of :data:`REWRITE_ROWS` rows."""
+    """learningData.csv at ``dst`` from the table ``src`` (``sep`` its delimiter): the rows of
+    ``keep`` (all when None), the column at ``idx_pos`` (if any) left out and ``index`` (the
+    kept rows' d3mIndex values) put first. Read and written by pyarrow a block at a time
+    (:func:`_rewrite_arrow`) when the index is integers and no cell needs quoting, else by
+    pandas from the start (:func:`_rewrite_pandas`): the same bytes either way."""
+    if index.dtype.kind == "i":
+        try:
+            return _rewrite_arrow(src, dst, header, sep, idx_pos, index, keep)
+        except _NotPlain:
+            pass
+    _rewrite_pandas(src, dst, header, sep, idx_pos, index, keep)
+
+
+def _rewrite_arrow(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
+                   keep: np.ndarray | None) -> None:
+    """:func:`rewrite` with pyarrow's reader and writer (text cells, never quoted: a cell
+    that would need quotes, a comma, a double quote or a line end, raises :class:`_NotPlain`,
+    and pandas writes the file instead, quoting as it does)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyarrow import csv
+    names = [c for j, c in enumerate(header) if j != idx_pos]
+    plain = csv.WriteOptions(include_header=False, quoting_style="none")
+    row = at = 0
+    with open(dst, "wb") as fout:
+        fout.write(_csv_line(["d3mIndex", *names]))
+        try:
+            for batch in read_table_chunks(src, TableSpec(sep=sep, width=len(header), arrow=True)):
+                k = batch.num_rows
+                cols = [batch.column(j) for j in range(len(header)) if j != idx_pos]
+                if keep is not None:
+                    mask = pa.array(keep[row:row + k])
+                    cols = [pc.filter(c, mask) for c in cols]
+                m = len(cols[0]) if cols else int(keep[row:row + k].sum()) if keep is not None else k
+                table = pa.Table.from_arrays([pa.array(index[at:at + m]), *cols],
+                                             names=[str(j) for j in range(len(cols) + 1)])
+                csv.write_csv(table, fout, plain)
+                row += k
+                at += m
+        except (pa.ArrowInvalid, Unreadable):
+            raise _NotPlain from None
+
+
+def _rewrite_pandas(src: Path, dst: Path, header: list[str], sep: str, idx_pos: int | None, index: np.ndarray,
+                    keep: np.ndarray | None) -> None:
+    """:func:`rewrite` by pandas, chunk by chunk (commas, quoting as needed). Memory: one
+    chunk of text cells of :data:`REWRITE_ROWS` rows."""
     names = [c for j, c in enumerate(header) if j != idx_pos]
     at = 0
     start = 0
     with open(dst, "w", encoding="utf-8", newline="") as fout:
-        for k, chunk in enumerate(_chunks(src, len(header), sep=sep, rows=REWRITE_ROWS)):
+        for k, chunk in enumerate(_chunks(src, len(header), sep, REWRITE_ROWS)):
             n = len(chunk)
             if keep is not None:
                 chunk = chunk[keep[start:start + n]]

@@ -26,6 +26,7 @@ import pandas as pd
 
 from d3mkit.core.errors import D3MKitError, EXIT_USAGE, error
 from d3mkit.io.limits import file_issue, how_to_raise, limit
+from d3mkit.tables import TableSpec, Unreadable, read_table
 
 SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".csv.gz", ".tsv.gz", ".tab.gz", ".txt.gz", ".parquet", ".pq")
 
@@ -36,8 +37,8 @@ def _raise(issues, usage_codes=("file.missing", "file.unreadable", "file.is_dire
 
 def _check_width(header: list[str], p: str) -> None:
     if len(header) > limit("MAX_IMPORT_COLUMNS"):
-        raise D3MKitError(error("import.too_wide", "row 1", f"the table has {len(header):,} columns, "
-                                f"over the import's column {how_to_raise('MAX_IMPORT_COLUMNS')}", p))
+        raise D3MKitError(error("import.too_wide", "", f"the table has {len(header):,} columns, "
+                                f"over the import's column {how_to_raise('MAX_IMPORT_COLUMNS')}", p, row=1))
 
 
 def _read_csv(path: Path, display: str) -> pd.DataFrame:
@@ -54,14 +55,16 @@ def _read_csv(path: Path, display: str) -> pd.DataFrame:
 
 
 def _tsv_header(path: Path, display: str) -> list[str]:
-    import csv
+    from d3mkit.tables.dialect import records
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
-            header = next(csv.reader(fh, delimiter="\t"), None)
+            header = next(records(fh, "\t"), None)
     except UnicodeDecodeError as exc:
-        raise D3MKitError(error("file.encoding", "row 1", f"file is not valid UTF-8 ({exc.reason})", display))
+        raise D3MKitError(error("file.encoding", "", f"file is not valid UTF-8 ({exc.reason})", display, row=1))
+    except Unreadable as exc:
+        raise D3MKitError(error("csv.parse", "", f"cannot parse the header: {exc.detail}", display, row=1))
     if not header:
-        raise D3MKitError(error("csv.empty", "row 1", "no header row", display))
+        raise D3MKitError(error("csv.empty", "", "no header row", display, row=1))
     _check_width(header, display)
     return header
 
@@ -69,18 +72,17 @@ def _tsv_header(path: Path, display: str) -> list[str]:
 def _read_tsv(path: Path, display: str) -> pd.DataFrame:
     header = _tsv_header(path, display)
     try:
-        df = pd.read_csv(path, sep="\t", dtype=object, keep_default_na=False, na_filter=False,
-                         encoding="utf-8-sig", header=0, names=list(range(len(header))), engine="c")
-    except UnicodeDecodeError as exc:
-        raise D3MKitError(error("file.encoding", f"byte {exc.start}", "file is not valid UTF-8", display))
-    except pd.errors.ParserError as exc:
-        msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
-        raise D3MKitError(error("csv.bad_row", "", f"a row has more fields than the header: {msg}", display))
+        df = read_table(path, TableSpec(sep="\t", width=len(header), implicit_index=True))
+    except Unreadable as exc:
+        if exc.byte is not None:
+            raise D3MKitError(error("file.encoding", f"byte {exc.byte}", exc.detail, display)) from None
+        raise D3MKitError(error("csv.bad_row", "", f"a row has more fields than the header: {exc.detail}",
+                                display)) from None
     short = df.isna().any(axis=1).to_numpy()      # na_filter off: only padded cells are NaN
     if short.any():
         r = int(np.flatnonzero(short)[0])
-        raise D3MKitError(error("csv.bad_row", f"row {r + 2}", f"expected {len(header)} fields, found "
-                                f"{int(df.iloc[r].notna().sum())} (too few)", display))
+        raise D3MKitError(error("csv.bad_row", "", f"expected {len(header)} fields, found "
+                                f"{int(df.iloc[r].notna().sum())} (too few)", display, row=r + 2))
     df.columns = header
     return df
 

@@ -249,7 +249,7 @@ def import_task_problem_result(source, *, out, target=None, **kwargs):
     :func:`~d3mkit.importing.croissant.import_croissant`'s, given ones over the file's."""
     from d3mkit.documents.jsonio import load_json
     from d3mkit.importing.croissant import import_croissant_result
-    from d3mkit.importing.table import default_name
+    from d3mkit.importing.options import default_name
     path = Path(source)
     problem = read_task_problem(path)
     dataset = _local_dataset(problem, path)

@@ -20,16 +20,31 @@ from pathlib import Path
 from d3mkit.core.lazy import pandas as pd   # imported on first use (importing this module costs nothing)
 
 from d3mkit.io.atomic import write_with
+from d3mkit.tables.spec import WHITESPACE, TableSpec, Unreadable
+
+__all__ = ["read_table", "read_table_chunks", "write_table", "TableSpec", "Unreadable", "WHITESPACE"]
 
 
-def read_table(path: Path | str, usecols: list[str] | None = None) -> pd.DataFrame:
+def read_table(path: Path | str, spec: TableSpec | list[str] | None = None, *,
+               usecols: list[str] | None = None) -> pd.DataFrame:
     """Read a CSV file with every cell as a string and no NA conversion, through the one
-    checked reader (:func:`d3mkit.tables.csvread.read_strings`; ``usecols`` the columns to
-    keep, every row's width still checked). Raises
+    checked reader (:func:`d3mkit.tables.csvread.read_strings`; ``spec`` a list, or ``usecols``: the
+    columns to keep, every row's width still checked). Raises
     :class:`~d3mkit.core.errors.D3MKitError` naming the file: exit 2 when it is missing or
-    unreadable, else exit 1 (not a regular file, too large, ragged rows, ...)."""
+    unreadable, else exit 1 (not a regular file, too large, ragged rows, ...).
+
+    ``spec`` a :class:`~d3mkit.tables.spec.TableSpec` of another dialect (a delimiter other
+    than commas, comment lines, rows before the header, missing-value tokens, a row limit):
+    the file as that spec says (:func:`d3mkit.tables.dialect.read_whole`), raising
+    :class:`~d3mkit.tables.spec.Unreadable` where it does not parse."""
     from d3mkit.core.errors import EXIT_USAGE, D3MKitError
     from d3mkit.tables.csvread import read_strings
+    if isinstance(spec, TableSpec):
+        if not spec.plain():
+            from d3mkit.tables.dialect import read_whole
+            return read_whole(path, spec)
+        spec = list(spec.usecols) if spec.usecols is not None else None
+    usecols = spec if spec is not None else usecols
     df, issues = read_strings(path, usecols, allow_empty=True)
     if df is None:
         usage = issues[0].code in ("file.missing", "file.unreadable", "file.is_directory")
@@ -37,16 +52,28 @@ def read_table(path: Path | str, usecols: list[str] | None = None) -> pd.DataFra
     return df
 
 
-CHUNK_ROWS = 2048
+CHUNK_ROWS = 2048      # the exporters' chunks
 
 
-def read_table_chunks(path: Path | str, usecols: list[str] | None = None, rows: int = CHUNK_ROWS):
+def read_table_chunks(path: Path | str, usecols: list[str] | TableSpec | None = None, rows: int = CHUNK_ROWS):
     """:func:`read_table` ``rows`` rows at a time (the same cells: every one a string, empty
     cells ``""``), for readers whose memory must not grow with the table (the exporters).
     ``usecols`` restricts the columns (absent names are skipped). The header is checked as
     :func:`read_table` checks it; a row the parser cannot read raises
-    :class:`~d3mkit.core.errors.D3MKitError` (``csv.unreadable``) naming the file."""
+    :class:`~d3mkit.core.errors.D3MKitError` (``csv.unreadable``) naming the file.
+
+    ``usecols`` a :class:`~d3mkit.tables.spec.TableSpec`: the chunks of that spec
+    (:func:`d3mkit.tables.dialect.read_chunks`; ``spec.chunk_rows`` rows each, the header
+    not checked here: the caller has read it), raising :class:`~d3mkit.tables.spec.Unreadable`."""
     from d3mkit.core.errors import EXIT_USAGE, D3MKitError, error
+    if isinstance(usecols, TableSpec):
+        if usecols.arrow:
+            from d3mkit.tables.arrow import text_batches
+            yield from text_batches(path, usecols)
+            return
+        from d3mkit.tables.dialect import read_chunks
+        yield from read_chunks(path, usecols)
+        return
     from d3mkit.tables.csvread import read_header
     header, issues = read_header(path)
     if header is None:

@@ -40,6 +40,7 @@ RAW_TEXTS = 4096      # a column of more distinct texts than this keeps their by
 
 
 BLOCK = 1 << 22       # bytes parsed per batch: memory beyond the columns is a few blocks
+TEXT_BLOCK = 1 << 21  # text_batches: every column text; one thread (docs/performance.md: peak memory)
 
 
 def _batches(path: Path, width: int, types: dict[int, object]):
@@ -330,3 +331,36 @@ def read_score_columns(path: Path | str, header: list[str], cols: list[str], int
         else:     # a numeric column with an empty, non-finite or inexact (2**53 or more) cell: as text
             return read_score_columns(path, header, cols, (), category_cols, ())
     return out
+
+
+def text_batches(path: Path | str, spec):
+    """The record batches of the table at ``path`` with every cell text (empty cells ``""``,
+    columns named by position 0..``spec.width``-1, the header line skipped), a block of
+    bytes at a time, in ``spec``'s delimiter and quote (a :class:`~d3mkit.tables.spec.TableSpec`);
+    raises :class:`~d3mkit.tables.spec.Unreadable` where a row does not parse."""
+    import pyarrow as pa
+    from pyarrow import csv
+    from d3mkit.tables.spec import Unreadable
+    names = [str(j) for j in range(spec.width)]
+    fh = open(path, "rb")
+    try:
+        reader = csv.open_csv(
+            fh,
+            read_options=csv.ReadOptions(column_names=names, skip_rows=1 + spec.skip_rows, use_threads=False,
+                                         block_size=TEXT_BLOCK),
+            parse_options=csv.ParseOptions(delimiter=spec.sep, quote_char=spec.quote, newlines_in_values=True,
+                                           ignore_empty_lines=True),
+            convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names}, null_values=[],
+                                               strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        fh.close()
+        raise Unreadable(str(exc)) from None
+    with fh, reader:
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+                raise Unreadable(str(exc)) from None
+            yield batch

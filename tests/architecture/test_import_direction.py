@@ -91,14 +91,8 @@ def test_registry_names_no_module_by_string():
 # --- issue 31: no circles, no private names across modules, one table reader ----------------
 # Each pinned exception below is a debt with an owner, listed so that no new one appears; the
 # test also fails when a pinned one is paid (remove it from the list then).
-KNOWN_CIRCLES = {
-    frozenset({"d3mkit.importing.scan", "d3mkit.importing.table"}),
-}
-KNOWN_PRIVATE = {
-    ("d3mkit/importing/croissant.py", "d3mkit.importing.table", "_as_list"),
-    ("d3mkit/importing/scan.py", "d3mkit.importing.table", "_index"),
-    ("d3mkit/importing/scan.py", "d3mkit.importing.table", "_media"),
-}
+KNOWN_CIRCLES: set[frozenset] = set()
+KNOWN_PRIVATE: set[tuple[str, str, str]] = set()
 #: scripts that run in an AutoML system's own environment (no d3mkit there): the system's
 #: side of the handover reads the view's files with that environment's pandas, by design
 SYSTEM_SIDE = {"d3mkit/systems/venv_exec/d3mkit_views.py",
@@ -106,9 +100,7 @@ SYSTEM_SIDE = {"d3mkit/systems/venv_exec/d3mkit_views.py",
                # warn where the two differ: a peer's reading replayed, not a table read
                "d3mkit/interop/croissant.py"}
 #: modules outside d3mkit/tables that still parse a table file themselves
-KNOWN_READERS = {"d3mkit/importing/source.py", "d3mkit/importing/dialect.py",
-                 "d3mkit/importing/scan.py", "d3mkit/benchmarks/prism/extract.py",
-                 "d3mkit/benchmarks/prism/manifest.py"}
+KNOWN_READERS: set[str] = set()
 
 
 def _edges():

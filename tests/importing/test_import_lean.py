@@ -76,9 +76,6 @@ def test_chunked_path_equals_whole_table(tmp_path, monkeypatch, name, text, inde
     def never(*args):
         raise AssertionError("the whole table was read, or a plain file re-written by pandas")
     monkeypatch.setattr(source, "read_source", never)
-    if "plain" in name_of(index, text):            # a plain file is re-written on its bytes
-        import d3mkit.importing.scan as scan
-        monkeypatch.setattr(scan, "rewrite", never)
     lean = d3mkit.import_table(src, target="y", index=index[0] if index else None, out=tmp_path / "l", name="t")
     for rel in ("t_dataset/tables/learningData.csv", "t_problem/dataSplits.csv", "t_dataset/datasetDoc.json",
                 "t_problem/problemDoc.json"):

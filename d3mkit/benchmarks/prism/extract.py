@@ -44,6 +44,8 @@ from d3mkit.benchmarks.prism.manifest import jsonl_rows
 from d3mkit.benchmarks.prism.preprocess import preprocess_caption
 from d3mkit.io.atomic import write_text
 from d3mkit.core.errors import D3MKitError, InvalidArgument, UsageError, error
+from d3mkit.tables import Unreadable
+from d3mkit.tables.dialect import DictRecords
 
 FIELDS = ("caption_id", "sentence", "action", "precondition", "label", "lf", "precision")
 MANIFEST_FIELDS = ("hypothesis", "image", "label", "rationale", "strategy", "source", "lf", "precision")
@@ -250,7 +252,7 @@ def _read_coco(fh: TextIO, where: str, summary: Summary, images: dict | None) ->
     try:
         data = json.load(fh)
     except json.JSONDecodeError as exc:
-        raise D3MKitError(error("json.syntax", f"line {exc.lineno}, column {exc.colno}", exc.msg, where)) from None
+        raise D3MKitError(error("json.syntax", "", exc.msg, where, line=exc.lineno, column=exc.colno)) from None
     anns = data.get("annotations") if isinstance(data, dict) else None
     if not isinstance(anns, list):
         raise D3MKitError(error("prism.captions", "", "not a COCO/VizWiz captions file: expected an object "
@@ -299,23 +301,25 @@ def _read_open(fh: TextIO, fmt: str, where: str, summary: Summary,
                 yield rec
         return
     if fmt == "csv":
-        csv.field_size_limit(1 << 30)
-        reader = csv.DictReader(fh)
+        try:
+            reader = DictRecords(fh)
+        except Unreadable as exc:
+            raise D3MKitError(error("prism.captions", "", f"unreadable CSV: {exc.detail}", where, line=1)) from None
         cols = reader.fieldnames or []
         missing = [c for c in ("id",) if c not in cols]
         if not any(f in cols for f in text_fields):
             missing.append(text_fields[0])
         if missing:
-            raise D3MKitError(error("prism.captions", "line 1", f"missing column(s) {', '.join(missing)} "
-                                    f"(found: {', '.join(cols) or 'none'})", where))
+            raise D3MKitError(error("prism.captions", "", f"missing column(s) {', '.join(missing)} "
+                                    f"(found: {', '.join(cols) or 'none'})", where, line=1))
         try:
             for row in reader:
                 rec = _record(row, f"{where}: line {reader.line_num}", summary, text_fields, images)
                 if rec is not None:
                     yield rec
-        except csv.Error as exc:
-            raise D3MKitError(error("prism.captions", f"line {reader.line_num}",
-                                    f"unreadable CSV: {exc}", where)) from None
+        except Unreadable as exc:
+            raise D3MKitError(error("prism.captions", "", f"unreadable CSV: {exc.detail}", where,
+                                    line=reader.line_num)) from None
         return
     raise UsageError(f"unknown caption format {fmt!r} ({', '.join(FORMAT_NAMES)})")
 

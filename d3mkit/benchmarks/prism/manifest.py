@@ -32,7 +32,6 @@ the build or the records are skipped and counted.
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from dataclasses import dataclass, field
@@ -40,6 +39,8 @@ from pathlib import Path
 
 from d3mkit.core.errors import Issue, UsageError, error
 from d3mkit.io.paths import escape_reason
+from d3mkit.tables import Unreadable
+from d3mkit.tables.dialect import DictRecords
 
 LABELS = ("allow", "prevent")
 REQUIRED = ("hypothesis", "image", "label")
@@ -96,7 +97,8 @@ def jsonl_rows(fh):
             continue
         obj, issues = parse_json(line)
         if issues:
-            where = issues[0].location.replace("line 1, ", "")
+            i = issues[0]           # the line is the manifest's: only the column inside it is said
+            where = f"column {i.column}" if i.line == 1 and i.column is not None else i.location
             yield n, None, f"not valid JSON ({issues[0].message}{', ' + where if where else ''}) [{issues[0].code}]"
             continue
         if not isinstance(obj, dict):
@@ -106,8 +108,11 @@ def jsonl_rows(fh):
 
 
 def _csv_rows(fh, delimiter: str):
-    csv.field_size_limit(1 << 30)
-    reader = csv.DictReader(fh, delimiter=delimiter)
+    try:
+        reader = DictRecords(fh, delimiter)
+    except Unreadable as exc:
+        yield 1, None, f"unreadable CSV ({exc.detail})"
+        return
     fields = reader.fieldnames
     if fields is None:
         yield 1, None, "the manifest is empty"
@@ -121,8 +126,8 @@ def _csv_rows(fh, delimiter: str):
             else:
                 yield start, {k.strip(): v for k, v in row.items() if k is not None}, None
             start = reader.line_num + 1
-    except csv.Error as exc:
-        yield start, None, f"unreadable CSV ({exc})"
+    except Unreadable as exc:
+        yield start, None, f"unreadable CSV ({exc.detail})"
 
 
 def _text(v) -> str:
@@ -165,14 +170,14 @@ def _scan(rows: list, path: Path, images: Path, task: str, image_check, allow_un
     n_rows = 0
     for line, row, problem in rows:
         if problem is not None:
-            issues.append(error("prism.manifest", f"line {line}", problem, where))
+            issues.append(error("prism.manifest", "", problem, where, line=line))
             continue
         if "__columns__" in row:                      # CSV header
             missing = [c for c in required if c not in row["__columns__"]]
             if missing:
-                issues.append(error("prism.manifest.column", "line 1",
+                issues.append(error("prism.manifest.column", "",
                                     f"missing column(s): {', '.join(missing)} "
-                                    f"(found: {', '.join(row['__columns__'])})", where))
+                                    f"(found: {', '.join(row['__columns__'])})", where, line=1))
                 return [], issues
             columns_checked = True
             continue
@@ -180,11 +185,11 @@ def _scan(rows: list, path: Path, images: Path, task: str, image_check, allow_un
         if not columns_checked:                       # JSONL: each record names its fields
             missing = [c for c in required if c not in row]
             if missing:
-                issues.append(error("prism.manifest.field", f"line {line}",
-                                    f"missing field(s): {', '.join(missing)}", where))
+                issues.append(error("prism.manifest.field", "",
+                                    f"missing field(s): {', '.join(missing)}", where, line=line))
                 continue
         rec, problems = _check(row, line, images, task, image_check)
-        issues.extend(error("prism.manifest.record", f"line {line}", p, where) for p in problems)
+        issues.extend(error("prism.manifest.record", "", p, where, line=line) for p in problems)
         if rec is not None:
             records.append(rec)
     if n_rows == 0 and not issues:
@@ -194,9 +199,9 @@ def _scan(rows: list, path: Path, images: Path, task: str, image_check, allow_un
         return records, issues
     if with_split and len(with_split) != len(records):
         first = next(r for r in records if not r.split)
-        issues.append(error("prism.manifest.split", f"line {first.line}",
+        issues.append(error("prism.manifest.split", "",
                             f"no split value, but {len(with_split)} other record(s) have one "
-                            "(give train/test on every record or on none)", where))
+                            "(give train/test on every record or on none)", where, line=first.line))
     return records, issues
 
 
