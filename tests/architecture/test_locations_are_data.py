@@ -1,7 +1,7 @@
-"""Locations are data (issue 31 item 3): in validation, tables, documents, taskroot, scoring and
-the validate/score commands, an issue's row, line and column are passed as fields
-(``row=``, ``column=``, ``line=``, ``json_path=``) and the text is rendered from them; no call
-writes a location such as ``f"row {r}, column {c}"`` by hand. Checked on the syntax tree."""
+"""Locations are data (issue 31 item 3): everywhere in d3mkit an issue's row, line and column
+are passed as fields (``row=``, ``column=``, ``line=``, ``json_path=``) and the text is rendered
+from them (d3mkit.core.errors.Issue, which parses nothing back); no call writes a location such
+as ``f"row {r}, column {c}"`` by hand. Checked on the syntax tree."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from pathlib import Path
 from _sources import parse
 
 REPO = Path(__file__).resolve().parents[2]
-AREA = ["d3mkit/validation", "d3mkit/tables", "d3mkit/documents", "d3mkit/taskroot", "d3mkit/scoring",
-        "d3mkit/commands/validate.py", "d3mkit/commands/score.py"]
+AREA = ["d3mkit"]
 #: callables that build an issue, and the position of their location argument
 LOCATION_AT = {"Issue": 2, "error": 1, "warning": 1, "make": 1, "single": 2}
 PREFIXES = ("row ", "line ", "column ")
