@@ -388,7 +388,7 @@ def test_benchmark_runs_every_system_on_every_root_then_evaluates(roots, tmp_pat
     script.write_text(FIT_SCRIPT)
     argv = ["benchmark", "--systems", f"constant,mine=command:{sys.executable} {script} {{train}} {{test}} "
             f"{{problem}} {{out}},flaml", "--problems", str(problems), "--out", str(tmp_path / "board"),
-            "--time-limit", "30", "--bootstrap", "0", "--workers", "1", "--format", "json"]
+            "--time-limit", "10", "--bootstrap", "0", "--workers", "1", "--format", "json"]
     assert main(argv) == 0
     first = json.loads(capsys.readouterr().out)
     runs = pd.read_csv(tmp_path / "board" / "runs.csv")
@@ -507,11 +507,11 @@ def test_tpot_itself(roots, tmp_path):
 
 @pytest.mark.slow
 def test_h2o_itself(roots, tmp_path):
-    """H2O AutoML (its JVM started per fold) with a 30 s budget and a 1,500 MB cap, scored
+    """H2O AutoML (its JVM started per fold) with a 15 s budget and a 1,500 MB cap, scored
     (one task type: the suite's budget; regression ran by hand, docs/systems.md)."""
     system = _ready_or_skip("h2o")
     for kind in ("binary",):
-        res = run_system(system, roots[kind], tmp_path, Options(time_limit=30, seed=0, memory_limit=1500))
+        res = run_system(system, roots[kind], tmp_path, Options(time_limit=15, seed=0, memory_limit=1500))
         assert res[0].status == "ok", res[0].error
         assert _score(roots[kind], _preds(tmp_path, "h2o", roots[kind]) / "predictions.csv")
 
