@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+# the lines run in order in one directory: one worker runs the whole module (pytest-xdist's
+# loadgroup scheduling, pyproject addopts)
+pytestmark = pytest.mark.xdist_group("readme_tour")
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 PLACEHOLDERS = {"P", "S", "DIR", "PATH"}
