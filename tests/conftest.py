@@ -10,6 +10,7 @@ d3mkit's and are not recorded."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 # Compiled test modules (pytest's assertion rewriting) and d3mkit modules are cached in
 # __pycache__ even where PYTHONDONTWRITEBYTECODE=1 is set: without the cache every run
@@ -21,7 +22,7 @@ sys.dont_write_bytecode = False
 # architecture and tour hold the suites that cut across them). The helpers (tests/_*.py) sit
 # here and a test module may import another's helpers, so every folder is importable by module
 # name, whichever files a run collects (names are unique: pytest's prepend import mode needs it).
-_HERE = __import__("pathlib").Path(__file__).resolve().parent
+_HERE = Path(__file__).resolve().parent
 for _d in [_HERE, *sorted(p for p in _HERE.iterdir() if p.is_dir() and p.name.isidentifier()
                        and not p.name.startswith("_") and p.name != "data")]:
     if str(_d) not in sys.path:

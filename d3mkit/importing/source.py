@@ -41,12 +41,20 @@ def _check_width(header: list[str], p: str) -> None:
                                 f"over the import's column {how_to_raise('MAX_IMPORT_COLUMNS')}", p, row=1))
 
 
-def _read_csv(path: Path, display: str) -> pd.DataFrame:
-    from d3mkit.tables.csvread import read_header, read_strings
+def _csv_header(path: Path, display: str) -> list[str]:
+    """The header of a comma-separated file (the front door's reading), within the width limit;
+    its issues name the file as the user gave it."""
+    from d3mkit.tables.csvread import read_header
     header, issues = read_header(path)
     if header is None:
         _raise([dataclasses.replace(i, path=display) for i in issues])
     _check_width(header, display)
+    return header
+
+
+def _read_csv(path: Path, display: str) -> pd.DataFrame:
+    from d3mkit.tables.csvread import read_strings
+    header = _csv_header(path, display)
     df, issues = read_strings(path)
     if df is None:
         _raise([dataclasses.replace(i, path=display) for i in issues])
@@ -214,11 +222,7 @@ def lean_source(path: Path):
         if name.endswith((".tsv", ".tab")):
             yield Lean(inner, _tsv_header(inner, display), "\t")
             return
-        header, issues = read_header(inner)
-        if header is None:
-            _raise([dataclasses.replace(i, path=display) for i in issues])
-        _check_width(header, display)
-        yield Lean(inner, header, ",")
+        yield Lean(inner, _csv_header(inner, display), ",")
 
 
 def _read_text_table(path: Path, display: str, name: str) -> pd.DataFrame:
